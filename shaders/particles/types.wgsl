@@ -1,0 +1,112 @@
+// Particle-domain structs. Mirrored by src/particles/types.rs; tests/layout.rs checks every
+// field offset and size against the Rust side, so edit both or the test fails.
+
+/// Per-particle bookkeeping: 16 bytes.
+struct Life {
+    /// Seconds since spawn.
+    age: f32,
+    /// Seconds to live; negative means immortal.
+    lifetime: f32,
+    /// Firework type (1-based rule index); 0 for a plain particle.
+    kind: u32,
+    /// Host handle id (bit 31 clear) or GPU serial (bit 31 set).
+    id: u32,
+}
+
+/// A force field: 32 bytes. kind: 1 gravity, 2 drag, 3 wind, 4 attractor.
+struct Field {
+    kind: u32,
+    k1: f32,
+    k2: f32,
+    radius: f32,
+    /// gravity: acceleration; wind: air velocity; attractor: centre (xyz) and strength (w).
+    v: vec4<f32>,
+}
+
+/// Per-step uniform block: 592 bytes.
+struct Params {
+    dt: f32,
+    step: u32,
+    seed: u32,
+    capacity: u32,
+    host_spawn: u32,
+    removal_count: u32,
+    field_count: u32,
+    collider_count: u32,
+    rule_count: u32,
+    kill_bounds: u32,
+    contact_slop: f32,
+    _pad0: u32,
+    kill_min: vec4<f32>,
+    kill_max: vec4<f32>,
+    fields: array<Field, MAX_FIELDS>,
+}
+
+/// A static collider: 64 bytes. kind: 1 half-space, 2 sphere, 3 box.
+struct Collider {
+    kind: u32,
+    restitution: f32,
+    friction: f32,
+    _pad: u32,
+    /// half-space: normal (xyz) and offset (w); sphere: centre and radius; box: centre.
+    a: vec4<f32>,
+    /// box: half extents.
+    b: vec4<f32>,
+    /// box: orientation quaternion (x, y, z, w).
+    q: vec4<f32>,
+}
+
+/// A firework rule: 96 bytes.
+struct Rule {
+    age_min: f32,
+    age_max: f32,
+    damping: f32,
+    size: f32,
+    payload_start: u32,
+    payload_len: u32,
+    children: u32,
+    _pad: u32,
+    vel_min: vec4<f32>,
+    vel_max: vec4<f32>,
+    colour: vec4<f32>,
+    gravity: vec4<f32>,
+}
+
+/// One payload entry of a rule: `count` children of type `ty`. 8 bytes.
+struct Payload {
+    ty: u32,
+    count: u32,
+}
+
+/// A particle waiting to be appended (host spawn or firework child): 96 bytes.
+struct SpawnRecord {
+    pos: vec4<f32>,
+    vel: vec4<f32>,
+    acc: vec4<f32>,
+    colour: vec4<f32>,
+    life: Life,
+    size: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+/// Pool counters, written by the lifecycle stages, read back asynchronously: 64 bytes.
+struct Counters {
+    live: u32,
+    dead: u32,
+    survivors: u32,
+    movers: u32,
+    spawn_wanted: u32,
+    spawn_accepted: u32,
+    children_wanted: u32,
+    next_serial: u32,
+    dropped_total: u32,
+    wanted_capacity: u32,
+    step: u32,
+    overflow_steps: u32,
+    host_dropped_total: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}

@@ -1,0 +1,125 @@
+//! The crate's error type. Every message says what was wrong and how to fix it.
+
+use thiserror::Error;
+
+/// Everything that can go wrong in wgphys, as a value.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum Error {
+    /// No GPU adapter was found.
+    #[error(
+        "no GPU adapter found ({0}). On Linux install a software adapter: \
+         `apt-get install -y mesa-vulkan-drivers` (Vulkan, lavapipe) or Mesa's libgl1-mesa-dri \
+         (GL, llvmpipe), or pick a backend with WGPU_BACKEND=vulkan|gl"
+    )]
+    NoAdapter(String),
+    /// The adapter refused to create a device.
+    #[error("the adapter could not create a device: {0}")]
+    RequestDevice(String),
+    /// The adapter lacks a feature or limit the engine needs.
+    #[error("the adapter is not capable enough: {0}")]
+    Unsupported(String),
+    /// A requested capacity needs a buffer larger than the device allows.
+    #[error(
+        "capacity {capacity} needs a {needed_bytes}-byte buffer but the device allows at most \
+         {max_bytes} bytes per buffer; lower the capacity to at most {max_capacity}"
+    )]
+    CapacityTooLarge {
+        /// The capacity asked for.
+        capacity: u32,
+        /// The size of the largest buffer it needs.
+        needed_bytes: u64,
+        /// The device's limit.
+        max_bytes: u64,
+        /// The largest capacity that fits.
+        max_capacity: u32,
+    },
+    /// A capacity of zero, or one smaller than what the world already holds.
+    #[error("invalid capacity {capacity}: {reason}")]
+    InvalidCapacity {
+        /// The capacity asked for.
+        capacity: u32,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// A time step that is not a positive finite number.
+    #[error("time step dt = {0} is invalid: pass a finite number of seconds greater than 0")]
+    InvalidTimeStep(f32),
+    /// A field of user input is NaN, infinite or out of range.
+    #[error("invalid {what}: {value} ({fix})")]
+    InvalidInput {
+        /// Which field, for example `particle.position`.
+        what: &'static str,
+        /// The offending value, printed.
+        value: String,
+        /// How to fix it.
+        fix: &'static str,
+    },
+    /// A handle whose particle was already removed, or one this world never issued.
+    #[error(
+        "stale particle handle {0}: its particle was removed or expired, or the handle comes from \
+         another world; spawn a new particle to get a live handle"
+    )]
+    StaleHandle(u32),
+    /// A firework type with no rule.
+    #[error("unknown firework type {ty}: the rule table has types 1..={max}; add a rule first")]
+    UnknownFireworkType {
+        /// The type asked for.
+        ty: u32,
+        /// The highest type with a rule.
+        max: u32,
+    },
+    /// More spawns were queued before a step than the pool can hold.
+    #[error(
+        "{queued} spawns are queued for one step but the capacity is {capacity}: call step() to \
+         flush them, or grow the pool with ParticleWorld::grow"
+    )]
+    SpawnQueueFull {
+        /// Spawns already queued.
+        queued: u32,
+        /// Pool capacity.
+        capacity: u32,
+    },
+    /// More force fields than the uniform block holds.
+    #[error("{count} force fields given but at most {max} fit; combine fields (gravity adds up)")]
+    TooManyFields {
+        /// Fields given.
+        count: usize,
+        /// Most allowed.
+        max: u32,
+    },
+    /// A GPU-only call on a CPU world.
+    #[error("{0} needs a GPU world; create it with Backend::Gpu")]
+    NeedsGpu(&'static str),
+    /// A GPU operation failed (device lost, map failure, validation error).
+    #[error("GPU operation failed: {0}")]
+    Gpu(String),
+}
+
+/// Shorthand for results in this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Checks that a float is finite, naming the field in the error.
+pub(crate) fn finite(what: &'static str, v: f32) -> Result<()> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput {
+            what,
+            value: format!("{v}"),
+            fix: "pass a finite number (not NaN or infinity)",
+        })
+    }
+}
+
+/// Checks that every lane of a vector is finite, naming the field in the error.
+pub(crate) fn finite3(what: &'static str, v: glam::Vec3) -> Result<()> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput {
+            what,
+            value: format!("{v:?}"),
+            fix: "pass finite components (not NaN or infinity)",
+        })
+    }
+}

@@ -1,0 +1,101 @@
+//! The GPU context: a device and queue, created headless or borrowed from the caller.
+
+use crate::error::{Error, Result};
+
+/// A wgpu device and queue with the adapter facts the engine needs.
+///
+/// Create one with [`GpuContext::new`] (headless, adapter picked by wgpu's environment variables
+/// such as `WGPU_BACKEND=vulkan|gl` and `WGPU_ADAPTER_NAME`), or wrap the device and queue your
+/// renderer already has with [`GpuContext::from_device`]. Cloning is cheap: wgpu handles are
+/// reference counted.
+#[derive(Clone, Debug)]
+pub struct GpuContext {
+    /// The device every engine buffer and pipeline lives on.
+    pub device: wgpu::Device,
+    /// The queue the engine submits to.
+    pub queue: wgpu::Queue,
+    /// What the adapter says about itself.
+    pub info: wgpu::AdapterInfo,
+    /// Whether pass timestamp queries are available (used by benchmarks).
+    pub timestamps: bool,
+}
+
+impl GpuContext {
+    /// Creates a headless device on the adapter wgpu's environment variables pick, requesting the
+    /// adapter's own limits rather than the defaults so large particle buffers fit.
+    ///
+    /// # Errors
+    /// [`Error::NoAdapter`] when no adapter exists (the message says how to install one), and
+    /// [`Error::RequestDevice`] when the adapter refuses.
+    pub fn new() -> Result<Self> {
+        pollster::block_on(Self::new_async())
+    }
+
+    /// The async form of [`GpuContext::new`].
+    ///
+    /// # Errors
+    /// As [`GpuContext::new`].
+    pub async fn new_async() -> Result<Self> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
+            .await
+            .map_err(|e| Error::NoAdapter(e.to_string()))?;
+        Self::from_adapter(&adapter).await
+    }
+
+    /// Creates a device on a given adapter with the adapter's limits and the optional features
+    /// the engine uses (timestamp queries) when present.
+    ///
+    /// # Errors
+    /// [`Error::RequestDevice`] when the adapter refuses.
+    pub async fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self> {
+        let info = adapter.get_info();
+        let wanted = wgpu::Features::TIMESTAMP_QUERY;
+        let features = adapter.features() & wanted;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("wgphys:device"),
+                required_features: features,
+                required_limits: adapter.limits(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| Error::RequestDevice(e.to_string()))?;
+        let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        Ok(Self { device, queue, info, timestamps })
+    }
+
+    /// Wraps a caller's device and queue, so the engine's buffers live beside the caller's
+    /// render resources. `info` is only used for reporting.
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
+        let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        Self { device, queue, info, timestamps }
+    }
+
+    /// One line naming the adapter, backend and device type, for logs and benchmark headers.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({:?}, {:?}, driver {} {})",
+            self.info.name, self.info.backend, self.info.device_type, self.info.driver, self.info.driver_info
+        )
+    }
+
+    /// The device's largest storage-buffer binding in bytes.
+    pub fn max_binding_bytes(&self) -> u64 {
+        let l = self.device.limits();
+        u64::from(l.max_storage_buffer_binding_size).min(l.max_buffer_size)
+    }
+
+    /// Blocks until all submitted work has finished.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] when the device is lost.
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| Error::Gpu(e.to_string()))
+    }
+}

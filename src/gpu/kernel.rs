@@ -1,0 +1,75 @@
+//! The kernel helper: one compute pipeline per WGSL entry point, a bind group built from named
+//! bindings, and dispatch in a labelled pass.
+
+/// How a kernel is launched.
+#[derive(Clone, Copy, Debug)]
+pub enum Dispatch<'a> {
+    /// A fixed workgroup count.
+    Direct(u32),
+    /// Workgroup count read from `buffer` at byte `offset` (three u32s) on the GPU.
+    Indirect(&'a wgpu::Buffer, u64),
+}
+
+/// A compiled entry point and the bind group that feeds it.
+#[derive(Debug)]
+pub struct Kernel {
+    /// Stage name: WGSL entry point, pass label suffix and CPU twin share it.
+    pub name: &'static str,
+    pipeline: wgpu::ComputePipeline,
+    bind_group: Option<wgpu::BindGroup>,
+    label: String,
+}
+
+impl Kernel {
+    /// Compiles `entry` of `module` with a layout derived from the bindings the entry uses.
+    pub fn new(device: &wgpu::Device, module: &wgpu::ShaderModule, entry: &'static str) -> Self {
+        let label = format!("wgphys:pipeline:{entry}");
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&label),
+            layout: None,
+            module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        Self { name: entry, pipeline, bind_group: None, label: format!("wgphys:pass:{entry}") }
+    }
+
+    /// (Re)binds the kernel's buffers; `entries` name exactly the bindings the entry point uses.
+    pub fn bind(&mut self, device: &wgpu::Device, entries: &[(u32, &wgpu::Buffer)]) {
+        let layout = self.pipeline.get_bind_group_layout(0);
+        let entries: Vec<wgpu::BindGroupEntry> = entries
+            .iter()
+            .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                binding: *binding,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect();
+        self.bind_group = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&format!("wgphys:bind_group:{}", self.name)),
+            layout: &layout,
+            entries: &entries,
+        }));
+    }
+
+    /// Records the kernel in its own labelled compute pass, with optional timestamp writes.
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        dispatch: Dispatch<'_>,
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(&self.label),
+            timestamp_writes: timestamps,
+        });
+        pass.set_pipeline(&self.pipeline);
+        if let Some(bg) = &self.bind_group {
+            pass.set_bind_group(0, bg, &[]);
+        }
+        match dispatch {
+            Dispatch::Direct(x) => pass.dispatch_workgroups(x, 1, 1),
+            Dispatch::Indirect(buffer, offset) => pass.dispatch_workgroups_indirect(buffer, offset),
+        }
+    }
+}

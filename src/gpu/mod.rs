@@ -1,0 +1,9 @@
+//! wgpu plumbing every domain uses: the context, the kernel helper, buffers, readback and shader
+//! composition.
+
+pub mod buffer;
+pub mod context;
+pub mod kernel;
+pub mod shader;
+
+pub use context::GpuContext;

@@ -1,0 +1,31 @@
+//! # wgphys
+//!
+//! A physics engine whose simulation runs in WGSL compute shaders through wgpu, with a CPU
+//! reference path that runs the same stages in the same order.
+//!
+//! This release holds the particle engine of Millington's *Game Physics Engine Development*
+//! (ch. 3–4): a particle pool with force fields, static colliders, lifetimes and removal by
+//! handle, and the book's fireworks with payloads spawned on the GPU. Live particles stay packed
+//! in the front of public buffers that a renderer draws with `draw_indirect`, so no frame needs a
+//! readback.
+//!
+//! ```no_run
+//! use wgphys::particles::{Backend, ParticleWorld, WorldConfig};
+//! let ctx = wgphys::gpu::GpuContext::new()?;
+//! let mut world = ParticleWorld::new(Backend::Gpu(ctx), WorldConfig::default())?;
+//! world.launch(1)?;
+//! for _ in 0..120 {
+//!     world.step(1.0 / 60.0)?;
+//! }
+//! # Ok::<(), wgphys::Error>(())
+//! ```
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod fireworks;
+pub mod gpu;
+pub mod particles;
+pub mod rng;
+pub mod scenes;
+
+pub use error::{Error, Result};

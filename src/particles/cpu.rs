@@ -1,0 +1,382 @@
+//! The CPU twin of the particle stages: the same functions as `shaders/particles/*.wgsl`, the
+//! same names, the same operation order, on plain slices. It is a real backend (no adapter
+//! needed, cheap for small scenes) and the reference the parity tests compare the GPU against.
+
+use super::types::*;
+use crate::rng::rng_unit;
+use glam::{Vec3, Vec4, Vec4Swizzles};
+
+/// Particle state in structure-of-arrays form, as on the GPU; `[0, counters.live)` is live.
+#[derive(Clone, Debug, Default)]
+pub struct CpuState {
+    /// Position (xyz), w = 1.
+    pub pos: Vec<Vec4>,
+    /// Velocity (xyz), damping (w).
+    pub vel: Vec<Vec4>,
+    /// Acceleration (xyz), inverse mass (w).
+    pub acc: Vec<Vec4>,
+    /// Age, lifetime, kind, id.
+    pub life: Vec<GpuLife>,
+    /// Colour.
+    pub colour: Vec<Vec4>,
+    /// Radius.
+    pub size: Vec<f32>,
+    /// Per-particle flags from `integrate`: dead bit | payload count << 1.
+    pub flags: Vec<u32>,
+    /// Per-block (dead, payload) totals, then their exclusive scan.
+    pub block_sums: Vec<[u32; 2]>,
+    /// Dead slots below `survivors`, by rank.
+    pub hole_slot: Vec<u32>,
+    /// Spawns waiting to be appended.
+    pub staging: Vec<GpuSpawnRecord>,
+    /// Pool counters.
+    pub counters: GpuCounters,
+}
+
+impl CpuState {
+    /// Empty state with room for `capacity` particles.
+    pub fn new(capacity: u32) -> Self {
+        let mut s = Self::default();
+        s.resize(capacity);
+        s
+    }
+
+    /// Grows (or shrinks, if nothing is lost) every array to `capacity`.
+    pub fn resize(&mut self, capacity: u32) {
+        let n = capacity as usize;
+        self.pos.resize(n, Vec4::ZERO);
+        self.vel.resize(n, Vec4::ZERO);
+        self.acc.resize(n, Vec4::ZERO);
+        self.life.resize(n, GpuLife::default());
+        self.colour.resize(n, Vec4::ZERO);
+        self.size.resize(n, 0.0);
+        self.flags.resize(n, 0);
+        self.block_sums.resize(n.div_ceil(BLOCK as usize).max(1), [0; 2]);
+        self.hole_slot.resize(n, 0);
+        self.staging.resize(n, GpuSpawnRecord::default());
+    }
+}
+
+/// The read-only inputs of a step (the CPU side of `Params` and the static tables).
+pub struct StepInputs<'a> {
+    /// The uniform block.
+    pub params: &'a GpuParams,
+    /// Colliders.
+    pub colliders: &'a [GpuCollider],
+    /// Firework rules.
+    pub rules: &'a [GpuRule],
+    /// Payload entries.
+    pub payloads: &'a [GpuPayload],
+    /// Sorted ids to remove.
+    pub removals: &'a [u32],
+}
+
+fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
+    let t = 2.0 * q.xyz().cross(v);
+    v + q.w * t + q.xyz().cross(t)
+}
+
+fn field_acceleration(params: &GpuParams, p: Vec3, v: Vec3, inv_mass: f32) -> Vec3 {
+    let mut a = Vec3::ZERO;
+    for fld in &params.fields[..params.field_count as usize] {
+        if fld.kind == 1 {
+            a += fld.v.xyz();
+        } else if fld.kind == 2 || fld.kind == 3 {
+            let mut u = v;
+            if fld.kind == 3 {
+                u = v - fld.v.xyz();
+            }
+            let speed = u.length();
+            if speed > 0.0 {
+                let mag = fld.k1 * speed + fld.k2 * speed * speed;
+                a -= u * (mag / speed) * inv_mass;
+            }
+        } else if fld.kind == 4 {
+            let d = fld.v.xyz() - p;
+            let r2 = d.dot(d) + fld.radius * fld.radius;
+            a += d * (fld.v.w / (r2 * r2.sqrt()));
+        }
+    }
+    a
+}
+
+/// Penetration (w, positive when overlapping) and outward normal (xyz) of a sphere of radius `r`
+/// at `p` against a collider.
+pub fn collider_contact(c: &GpuCollider, p: Vec3, r: f32) -> Vec4 {
+    if c.kind == 1 {
+        let n = c.a.xyz();
+        return n.extend(r - (n.dot(p) - c.a.w));
+    }
+    if c.kind == 2 {
+        let d = p - c.a.xyz();
+        let len = d.length();
+        let mut n = Vec3::Y;
+        if len > 0.0 {
+            n = d / len;
+        }
+        return n.extend(c.a.w + r - len);
+    }
+    let conj = Vec4::new(-c.q.x, -c.q.y, -c.q.z, c.q.w);
+    let lp = quat_rotate(conj, p - c.a.xyz());
+    let h = c.b.xyz();
+    let closest = lp.clamp(-h, h);
+    let diff = lp - closest;
+    let dist = diff.length();
+    if dist > 0.0 {
+        return quat_rotate(c.q, diff / dist).extend(r - dist);
+    }
+    let depth = h - lp.abs();
+    let mut axis = 0usize;
+    if depth.y < depth.x {
+        axis = 1;
+    }
+    if depth[2] < depth[axis] {
+        axis = 2;
+    }
+    let mut n_local = Vec3::ZERO;
+    n_local[axis] = if lp[axis] >= 0.0 { 1.0 } else { -1.0 };
+    quat_rotate(c.q, n_local).extend(depth[axis] + r)
+}
+
+fn resolve_contact(p: &mut Vec3, v: &mut Vec3, c: &GpuCollider, contact: Vec4, acc_total: Vec3, dt: f32) {
+    let n = contact.xyz();
+    let pen = contact.w;
+    if pen > 0.0 {
+        *p += n * pen;
+    }
+    let vn = v.dot(n);
+    if vn < 0.0 {
+        let mut new_vn = -c.restitution * vn;
+        let acc_vn = acc_total.dot(n) * dt;
+        if acc_vn < 0.0 {
+            new_vn = (new_vn + c.restitution * acc_vn).max(0.0);
+        }
+        let vt = *v - n * vn;
+        let vt_len = vt.length();
+        let mut scale = 0.0;
+        if vt_len > 0.0 {
+            scale = (vt_len - c.friction * (new_vn - vn)).max(0.0) / vt_len;
+        }
+        *v = vt * scale + n * new_vn;
+    }
+}
+
+/// Stage `integrate`: forces, integration (book order), colliders, ageing, death and payloads.
+pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
+    let params = inp.params;
+    let dt = params.dt;
+    for i in 0..s.counters.live as usize {
+        let mut life_i = s.life[i];
+        let pv = s.pos[i];
+        let vv = s.vel[i];
+        let av = s.acc[i];
+        let r = s.size[i];
+        let mut p = pv.xyz();
+        let mut v = vv.xyz();
+        let inv_mass = av.w;
+
+        let removed = !inp.removals.is_empty() && inp.removals.binary_search(&life_i.id).is_ok();
+        life_i.age += dt;
+        let mut dead = removed || (life_i.lifetime >= 0.0 && life_i.age >= life_i.lifetime);
+
+        if inv_mass > 0.0 {
+            let acc_total = av.xyz() + field_acceleration(params, p, v, inv_mass);
+            p += v * dt;
+            v += acc_total * dt;
+            let keep = if vv.w > 0.0 { vv.w.powf(dt) } else { 0.0 };
+            v *= keep;
+            for col in &inp.colliders[..params.collider_count as usize] {
+                let contact = collider_contact(col, p, r);
+                if contact.w > -params.contact_slop {
+                    resolve_contact(&mut p, &mut v, col, contact, acc_total, dt);
+                }
+            }
+        }
+
+        if params.kill_bounds != 0 && (p.cmplt(params.kill_min.xyz()).any() || p.cmpgt(params.kill_max.xyz()).any()) {
+            dead = true;
+        }
+        let mut payload = 0;
+        if life_i.kind != 0 {
+            dead = dead || p.y < 0.0;
+            let rule = &inp.rules[life_i.kind as usize - 1];
+            if dead && !removed {
+                payload = rule.children;
+            }
+            let mut t = 1.0;
+            if life_i.lifetime > 0.0 {
+                t = (1.0 - life_i.age / life_i.lifetime).clamp(0.0, 1.0);
+            }
+            s.colour[i] = rule.colour * t;
+        }
+
+        s.pos[i] = p.extend(pv.w);
+        s.vel[i] = v.extend(vv.w);
+        s.life[i] = life_i;
+        s.flags[i] = if dead { 1 | (payload << 1) } else { 0 };
+    }
+}
+
+fn flag_pair(s: &CpuState, i: usize) -> [u32; 2] {
+    if i >= s.counters.live as usize {
+        return [0, 0];
+    }
+    let f = s.flags[i];
+    [f & 1, f >> 1]
+}
+
+fn add(a: [u32; 2], b: [u32; 2]) -> [u32; 2] {
+    [a[0].wrapping_add(b[0]), a[1].wrapping_add(b[1])]
+}
+
+/// Stage `scan_reduce`: (dead, payload) totals per block.
+pub fn scan_reduce(s: &mut CpuState) {
+    let blocks = s.counters.live.div_ceil(BLOCK) as usize;
+    for b in 0..blocks {
+        let mut sum = [0, 0];
+        for i in b * BLOCK as usize..(b + 1) * BLOCK as usize {
+            sum = add(sum, flag_pair(s, i));
+        }
+        s.block_sums[b] = sum;
+    }
+}
+
+/// Stage `scan_blocks`: exclusive scan of the block totals, then plan the pool.
+pub fn scan_blocks(s: &mut CpuState, params: &GpuParams) {
+    let blocks = s.counters.live.div_ceil(BLOCK) as usize;
+    let mut run = [0, 0];
+    for b in 0..blocks {
+        let v = s.block_sums[b];
+        s.block_sums[b] = run;
+        run = add(run, v);
+    }
+    plan_pool(&mut s.counters, params, run);
+}
+
+fn plan_pool(c: &mut GpuCounters, params: &GpuParams, total: [u32; 2]) {
+    let survivors = c.live - total[0];
+    let host = params.host_spawn;
+    let wanted = host + total[1];
+    let room = params.capacity - survivors;
+    let accepted = wanted.min(room);
+    c.dead = total[0];
+    c.survivors = survivors;
+    c.movers = 0;
+    c.children_wanted = total[1];
+    c.spawn_wanted = wanted;
+    c.spawn_accepted = accepted;
+    if accepted < wanted {
+        c.dropped_total += wanted - accepted;
+        c.host_dropped_total += host - host.min(accepted);
+        c.overflow_steps += 1;
+        c.wanted_capacity = c.wanted_capacity.max(survivors + wanted);
+    }
+}
+
+/// Exclusive (dead, payload) prefix of every live slot, from the scanned block totals.
+fn prefixes(s: &CpuState) -> Vec<[u32; 2]> {
+    let live = s.counters.live as usize;
+    let mut out = Vec::with_capacity(live);
+    let mut run = [0, 0];
+    for i in 0..live {
+        if i % BLOCK as usize == 0 {
+            run = s.block_sums[i / BLOCK as usize];
+        }
+        out.push(run);
+        run = add(run, flag_pair(s, i));
+    }
+    out
+}
+
+fn emit_children(s: &mut CpuState, inp: &StepInputs, i: usize, first_slot: u32, accepted: u32, first_serial: u32) {
+    let params = inp.params;
+    let parent_p = s.pos[i].xyz();
+    let parent_v = s.vel[i].xyz();
+    let rule = &inp.rules[s.life[i].kind as usize - 1];
+    let mut n = 0u32;
+    for e in 0..rule.payload_len {
+        let payload = inp.payloads[(rule.payload_start + e) as usize];
+        let cr = &inp.rules[payload.ty as usize - 1];
+        for _ in 0..payload.count {
+            let slot = first_slot + n;
+            let serial = first_serial.wrapping_add(n);
+            n += 1;
+            if slot >= accepted {
+                return;
+            }
+            let u = |k| rng_unit(params.seed, serial, params.step, k);
+            let lifetime = cr.age_min + (cr.age_max - cr.age_min) * u(0);
+            let v = parent_v + (cr.vel_min.xyz() + (cr.vel_max.xyz() - cr.vel_min.xyz()) * Vec3::new(u(1), u(2), u(3)));
+            s.staging[slot as usize] = GpuSpawnRecord {
+                pos: parent_p.extend(1.0),
+                vel: v.extend(cr.damping),
+                acc: cr.gravity.xyz().extend(1.0),
+                colour: cr.colour,
+                life: GpuLife { age: 0.0, lifetime, kind: payload.ty, id: GPU_ID_BIT | (serial & !GPU_ID_BIT) },
+                size: cr.size,
+                _pad: [0; 3],
+            };
+        }
+    }
+}
+
+/// Stage `emit`: record holes and write firework children to staging.
+pub fn emit(s: &mut CpuState, inp: &StepInputs) {
+    let pre = prefixes(s);
+    let survivors = s.counters.survivors as usize;
+    let accepted = s.counters.spawn_accepted;
+    let serial0 = s.counters.next_serial;
+    for (i, run) in pre.iter().enumerate() {
+        let f = flag_pair(s, i);
+        if f[0] == 1 {
+            if i < survivors {
+                s.hole_slot[run[0] as usize] = i as u32;
+            }
+            if f[1] > 0 {
+                emit_children(s, inp, i, inp.params.host_spawn + run[1], accepted, serial0.wrapping_add(run[1]));
+            }
+        }
+        if i == survivors {
+            s.counters.movers = run[0];
+        }
+    }
+}
+
+/// Stage `compact`: move live particles at or above `survivors` into the holes below it.
+pub fn compact(s: &mut CpuState) {
+    let pre = prefixes(s);
+    let survivors = s.counters.survivors as usize;
+    let movers = s.counters.movers as usize;
+    for (i, run) in pre.iter().enumerate().skip(survivors) {
+        if flag_pair(s, i)[0] == 0 {
+            let rank = (i - survivors) - (run[0] as usize - movers);
+            let dst = s.hole_slot[rank] as usize;
+            s.pos[dst] = s.pos[i];
+            s.vel[dst] = s.vel[i];
+            s.acc[dst] = s.acc[i];
+            s.life[dst] = s.life[i];
+            s.colour[dst] = s.colour[i];
+            s.size[dst] = s.size[i];
+        }
+    }
+}
+
+/// Stage `append`: copy accepted spawns behind the survivors and publish the live count.
+pub fn append(s: &mut CpuState) {
+    let accepted = s.counters.spawn_accepted as usize;
+    let survivors = s.counters.survivors as usize;
+    for j in 0..accepted {
+        let rec = s.staging[j];
+        let dst = survivors + j;
+        s.pos[dst] = rec.pos;
+        s.vel[dst] = rec.vel;
+        s.acc[dst] = rec.acc;
+        s.life[dst] = rec.life;
+        s.colour[dst] = rec.colour;
+        s.size[dst] = rec.size;
+    }
+    let c = &mut s.counters;
+    c.live = (survivors + accepted) as u32;
+    c.next_serial = c.next_serial.wrapping_add(c.children_wanted);
+    c.step += 1;
+}

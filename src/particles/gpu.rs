@@ -1,0 +1,452 @@
+//! GPU host code for the particle stages: buffers, kernels and the step recorder. The stages and
+//! their order match src/particles/cpu.rs; the WGSL lives in shaders/particles/.
+
+use super::types::*;
+use crate::error::{Error, Result};
+use crate::gpu::buffer::{self, STATE};
+use crate::gpu::kernel::{Dispatch, Kernel};
+use crate::gpu::shader::{compose, prelude, BindingDecl};
+use crate::gpu::GpuContext;
+use std::mem::size_of;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use wgpu::BufferUsages as U;
+
+/// Binding indices of the particle domain's group 0, named once.
+pub mod binding {
+    #![allow(missing_docs)]
+    pub const PARAMS: u32 = 0;
+    pub const POS: u32 = 1;
+    pub const VEL: u32 = 2;
+    pub const ACC: u32 = 3;
+    pub const LIFE: u32 = 4;
+    pub const COLOUR: u32 = 5;
+    pub const SIZE: u32 = 6;
+    pub const FLAGS: u32 = 7;
+    pub const COUNTERS: u32 = 8;
+    pub const COLLIDERS: u32 = 9;
+    pub const RULES: u32 = 10;
+    pub const PAYLOADS: u32 = 11;
+    pub const REMOVALS: u32 = 12;
+    pub const BLOCK_SUMS: u32 = 13;
+    pub const HOLE_SLOT: u32 = 14;
+    pub const STAGING: u32 = 15;
+    pub const ARGS_STEP: u32 = 16;
+    pub const ARGS_APPEND: u32 = 17;
+    pub const DRAW_ARGS: u32 = 18;
+}
+
+const RW: &str = "storage, read_write";
+
+/// The particle domain's bindings, emitted into the WGSL prelude.
+pub const BINDINGS: &[BindingDecl] = &[
+    BindingDecl { index: binding::PARAMS, name: "params", space: "uniform", ty: "Params" },
+    BindingDecl { index: binding::POS, name: "pos", space: RW, ty: "array<vec4<f32>>" },
+    BindingDecl { index: binding::VEL, name: "vel", space: RW, ty: "array<vec4<f32>>" },
+    BindingDecl { index: binding::ACC, name: "acc", space: RW, ty: "array<vec4<f32>>" },
+    BindingDecl { index: binding::LIFE, name: "life", space: RW, ty: "array<Life>" },
+    BindingDecl { index: binding::COLOUR, name: "colour", space: RW, ty: "array<vec4<f32>>" },
+    BindingDecl { index: binding::SIZE, name: "size", space: RW, ty: "array<f32>" },
+    BindingDecl { index: binding::FLAGS, name: "flags", space: RW, ty: "array<u32>" },
+    BindingDecl { index: binding::COUNTERS, name: "counters", space: RW, ty: "Counters" },
+    BindingDecl { index: binding::COLLIDERS, name: "colliders", space: RW, ty: "array<Collider>" },
+    BindingDecl { index: binding::RULES, name: "rules", space: RW, ty: "array<Rule>" },
+    BindingDecl { index: binding::PAYLOADS, name: "payloads", space: RW, ty: "array<Payload>" },
+    BindingDecl { index: binding::REMOVALS, name: "removals", space: RW, ty: "array<u32>" },
+    BindingDecl { index: binding::BLOCK_SUMS, name: "block_sums", space: RW, ty: "array<vec2<u32>>" },
+    BindingDecl { index: binding::HOLE_SLOT, name: "hole_slot", space: RW, ty: "array<u32>" },
+    BindingDecl { index: binding::STAGING, name: "staging", space: RW, ty: "array<SpawnRecord>" },
+    BindingDecl { index: binding::ARGS_STEP, name: "args_step", space: RW, ty: "array<u32>" },
+    BindingDecl { index: binding::ARGS_APPEND, name: "args_append", space: RW, ty: "array<u32>" },
+    BindingDecl { index: binding::DRAW_ARGS, name: "draw_args", space: RW, ty: "array<u32>" },
+];
+
+/// The composed WGSL module of the particle domain.
+pub fn shader_source() -> String {
+    let consts = [
+        ("WG", WG),
+        ("ITEMS", ITEMS),
+        ("BLOCK", BLOCK),
+        ("MAX_FIELDS", MAX_FIELDS),
+        ("GPU_ID_BIT", GPU_ID_BIT),
+    ];
+    // WGSL resolves module-scope names in any order, so the prelude may name structs declared
+    // later in types.wgsl.
+    compose(
+        &prelude(&consts, BINDINGS),
+        &[
+            include_str!("../../shaders/particles/types.wgsl"),
+            include_str!("../../shaders/common/rng.wgsl"),
+            include_str!("../../shaders/particles/integrate.wgsl"),
+            include_str!("../../shaders/particles/lifecycle.wgsl"),
+        ],
+    )
+}
+
+/// Every buffer of a GPU particle world. The render-facing ones (`pos`, `colour`, `size`,
+/// `draw_args`) are documented on [`crate::particles::ParticleWorld::render_buffers`].
+#[derive(Debug)]
+pub struct Buffers {
+    pub(crate) params: wgpu::Buffer,
+    pub(crate) pos: wgpu::Buffer,
+    pub(crate) vel: wgpu::Buffer,
+    pub(crate) acc: wgpu::Buffer,
+    pub(crate) life: wgpu::Buffer,
+    pub(crate) colour: wgpu::Buffer,
+    pub(crate) size: wgpu::Buffer,
+    pub(crate) flags: wgpu::Buffer,
+    pub(crate) counters: wgpu::Buffer,
+    pub(crate) colliders: wgpu::Buffer,
+    pub(crate) rules: wgpu::Buffer,
+    pub(crate) payloads: wgpu::Buffer,
+    pub(crate) removals: wgpu::Buffer,
+    pub(crate) block_sums: wgpu::Buffer,
+    pub(crate) hole_slot: wgpu::Buffer,
+    pub(crate) staging: wgpu::Buffer,
+    pub(crate) args_step: wgpu::Buffer,
+    pub(crate) args_append: wgpu::Buffer,
+    pub(crate) draw_args: wgpu::Buffer,
+}
+
+/// Bytes of per-particle storage for `capacity` particles, per array, largest first.
+pub fn largest_buffer_bytes(capacity: u32) -> u64 {
+    u64::from(capacity) * size_of::<GpuSpawnRecord>() as u64
+}
+
+struct Kernels {
+    integrate: Kernel,
+    scan_reduce: Kernel,
+    scan_blocks: Kernel,
+    emit: Kernel,
+    compact: Kernel,
+    append: Kernel,
+}
+
+/// An asynchronous counters read: copied at one step, mapped at a later one, read when ready.
+struct StatusSlot {
+    buffer: wgpu::Buffer,
+    state: SlotState,
+    ready: Arc<AtomicBool>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SlotState {
+    Free,
+    Copied(u64),
+    Mapping(u64),
+}
+
+struct Timing {
+    queries: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+}
+
+/// The GPU backend of a particle world.
+pub struct GpuParticles {
+    pub(crate) ctx: GpuContext,
+    pub(crate) capacity: u32,
+    pub(crate) bufs: Buffers,
+    removal_capacity: u32,
+    kernels: Kernels,
+    status: Vec<StatusSlot>,
+    timing: Option<Timing>,
+}
+
+/// What one step hands to the GPU.
+pub struct Frame<'a> {
+    /// The uniform block.
+    pub params: GpuParams,
+    /// Host spawns for staging[0..n).
+    pub spawns: &'a [GpuSpawnRecord],
+    /// Sorted ids to remove.
+    pub removals: &'a [u32],
+    /// Whether the lifecycle stages must run (something may die or spawn).
+    pub lifecycle: bool,
+    /// Host step index (for status bookkeeping).
+    pub step: u64,
+    /// Whether to copy the counters for an asynchronous status read this step.
+    pub want_status: bool,
+}
+
+fn storage(ctx: &GpuContext, name: &str, bytes: u64, extra: U) -> wgpu::Buffer {
+    buffer::zeroed(&ctx.device, name, bytes, STATE | extra)
+}
+
+impl GpuParticles {
+    /// Creates the buffers and kernels for `capacity` particles with the given static tables.
+    ///
+    /// # Errors
+    /// [`Error::CapacityTooLarge`] when a buffer would exceed the device's binding limit.
+    pub fn new(ctx: &GpuContext, capacity: u32, colliders: &[GpuCollider], rules: &[GpuRule], payloads: &[GpuPayload]) -> Result<Self> {
+        check_capacity(ctx, capacity)?;
+        let device = &ctx.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("wgphys:shader:particles"),
+            source: wgpu::ShaderSource::Wgsl(shader_source().into()),
+        });
+        let kernels = Kernels {
+            integrate: Kernel::new(device, &module, "integrate"),
+            scan_reduce: Kernel::new(device, &module, "scan_reduce"),
+            scan_blocks: Kernel::new(device, &module, "scan_blocks"),
+            emit: Kernel::new(device, &module, "emit"),
+            compact: Kernel::new(device, &module, "compact"),
+            append: Kernel::new(device, &module, "append"),
+        };
+        let bufs = Self::make_buffers(ctx, capacity, colliders, rules, payloads, 64);
+        let status = (0..3)
+            .map(|i| StatusSlot {
+                buffer: buffer::zeroed(device, &format!("status{i}"), size_of::<GpuCounters>() as u64, U::MAP_READ | U::COPY_DST),
+                state: SlotState::Free,
+                ready: Arc::new(AtomicBool::new(false)),
+            })
+            .collect();
+        let mut me = Self { ctx: ctx.clone(), capacity, bufs, removal_capacity: 64, kernels, status, timing: None };
+        me.bind_all();
+        Ok(me)
+    }
+
+    fn make_buffers(ctx: &GpuContext, capacity: u32, colliders: &[GpuCollider], rules: &[GpuRule], payloads: &[GpuPayload], removal_capacity: u32) -> Buffers {
+        let n = u64::from(capacity);
+        let d = &ctx.device;
+        let v4 = 16 * n;
+        Buffers {
+            params: buffer::zeroed(d, "params", size_of::<GpuParams>() as u64, U::UNIFORM | U::COPY_DST),
+            pos: storage(ctx, "pos", v4, U::VERTEX),
+            vel: storage(ctx, "vel", v4, U::empty()),
+            acc: storage(ctx, "acc", v4, U::empty()),
+            life: storage(ctx, "life", n * size_of::<GpuLife>() as u64, U::empty()),
+            colour: storage(ctx, "colour", v4, U::VERTEX),
+            size: storage(ctx, "size", 4 * n, U::VERTEX),
+            flags: storage(ctx, "flags", 4 * n, U::empty()),
+            counters: storage(ctx, "counters", size_of::<GpuCounters>() as u64, U::empty()),
+            colliders: buffer::with_data(d, "colliders", bytemuck::cast_slice(colliders), STATE),
+            rules: buffer::with_data(d, "rules", bytemuck::cast_slice(rules), STATE),
+            payloads: buffer::with_data(d, "payloads", bytemuck::cast_slice(payloads), STATE),
+            removals: storage(ctx, "removals", 4 * u64::from(removal_capacity), U::empty()),
+            block_sums: storage(ctx, "block_sums", 8 * n.div_ceil(u64::from(BLOCK)).max(1), U::empty()),
+            hole_slot: storage(ctx, "hole_slot", 4 * n, U::empty()),
+            staging: storage(ctx, "staging", largest_buffer_bytes(capacity), U::empty()),
+            args_step: storage(ctx, "args_step", 24, U::INDIRECT),
+            args_append: storage(ctx, "args_append", 12, U::INDIRECT),
+            draw_args: storage(ctx, "draw_args", 16, U::INDIRECT),
+        }
+    }
+
+    fn bind_all(&mut self) {
+        use binding::*;
+        let b = &self.bufs;
+        let d = &self.ctx.device;
+        let k = &mut self.kernels;
+        k.integrate.bind(d, &[
+            (PARAMS, &b.params), (POS, &b.pos), (VEL, &b.vel), (ACC, &b.acc), (LIFE, &b.life),
+            (COLOUR, &b.colour), (SIZE, &b.size), (FLAGS, &b.flags), (COUNTERS, &b.counters),
+            (COLLIDERS, &b.colliders), (RULES, &b.rules), (REMOVALS, &b.removals),
+        ]);
+        k.scan_reduce.bind(d, &[(FLAGS, &b.flags), (COUNTERS, &b.counters), (BLOCK_SUMS, &b.block_sums)]);
+        k.scan_blocks.bind(d, &[(PARAMS, &b.params), (COUNTERS, &b.counters), (BLOCK_SUMS, &b.block_sums), (ARGS_APPEND, &b.args_append)]);
+        k.emit.bind(d, &[
+            (PARAMS, &b.params), (POS, &b.pos), (VEL, &b.vel), (LIFE, &b.life), (FLAGS, &b.flags),
+            (COUNTERS, &b.counters), (BLOCK_SUMS, &b.block_sums), (HOLE_SLOT, &b.hole_slot),
+            (STAGING, &b.staging), (RULES, &b.rules), (PAYLOADS, &b.payloads),
+        ]);
+        k.compact.bind(d, &[
+            (POS, &b.pos), (VEL, &b.vel), (ACC, &b.acc), (LIFE, &b.life), (COLOUR, &b.colour),
+            (SIZE, &b.size), (FLAGS, &b.flags), (COUNTERS, &b.counters), (BLOCK_SUMS, &b.block_sums),
+            (HOLE_SLOT, &b.hole_slot),
+        ]);
+        k.append.bind(d, &[
+            (STAGING, &b.staging), (POS, &b.pos), (VEL, &b.vel), (ACC, &b.acc), (LIFE, &b.life),
+            (COLOUR, &b.colour), (SIZE, &b.size), (COUNTERS, &b.counters), (ARGS_STEP, &b.args_step),
+            (DRAW_ARGS, &b.draw_args),
+        ]);
+    }
+
+    /// Replaces the collider table.
+    pub fn set_colliders(&mut self, colliders: &[GpuCollider]) {
+        self.bufs.colliders = buffer::with_data(&self.ctx.device, "colliders", bytemuck::cast_slice(colliders), STATE);
+        self.bind_all();
+    }
+
+    /// Grows every per-particle buffer to `capacity`, keeping the live particles and counters.
+    ///
+    /// # Errors
+    /// [`Error::CapacityTooLarge`] beyond the device limit; [`Error::Gpu`] if waiting fails.
+    pub fn grow(&mut self, capacity: u32) -> Result<()> {
+        check_capacity(&self.ctx, capacity)?;
+        let old = &self.bufs;
+        let new = Self::make_buffers(&self.ctx, capacity, &[], &[], &[], self.removal_capacity);
+        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("wgphys:grow") });
+        let n = u64::from(self.capacity);
+        for (src, dst, bytes) in [
+            (&old.pos, &new.pos, 16 * n),
+            (&old.vel, &new.vel, 16 * n),
+            (&old.acc, &new.acc, 16 * n),
+            (&old.life, &new.life, 16 * n),
+            (&old.colour, &new.colour, 16 * n),
+            (&old.size, &new.size, 4 * n),
+            (&old.counters, &new.counters, size_of::<GpuCounters>() as u64),
+            (&old.args_step, &new.args_step, 24),
+            (&old.draw_args, &new.draw_args, 16),
+        ] {
+            enc.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let keep = Buffers {
+            colliders: old.colliders.clone(),
+            rules: old.rules.clone(),
+            payloads: old.payloads.clone(),
+            removals: old.removals.clone(),
+            ..new
+        };
+        self.bufs = keep;
+        self.capacity = capacity;
+        self.bind_all();
+        self.ctx.wait()
+    }
+
+    /// Turns on per-step GPU timestamps (first pass start to last pass end), if the adapter
+    /// supports them. Returns whether timing is on.
+    pub fn enable_timing(&mut self) -> bool {
+        if !self.ctx.timestamps {
+            return false;
+        }
+        let queries = self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("wgphys:queries:step"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let resolve = buffer::zeroed(&self.ctx.device, "timestamps", 16, U::QUERY_RESOLVE | U::COPY_SRC);
+        self.timing = Some(Timing { queries, resolve });
+        true
+    }
+
+    /// GPU milliseconds of the last step (blocking readback; benchmarks only).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when timing is off; [`Error::Gpu`] on readback failure.
+    pub fn last_step_gpu_ms(&self) -> Result<f64> {
+        let t = self.timing.as_ref().ok_or_else(|| Error::Unsupported("timestamp queries are off or unavailable".into()))?;
+        let ts: Vec<u64> = buffer::read_vec(&self.ctx.device, &self.ctx.queue, &t.resolve, 2)?;
+        let period = f64::from(self.ctx.queue.get_timestamp_period());
+        Ok(ts[1].wrapping_sub(ts[0]) as f64 * period / 1e6)
+    }
+
+    /// Uploads the frame's inputs and records the step's passes into `encoder`, in stage order.
+    pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, frame: &Frame) {
+        self.upload(frame);
+        let b = &self.bufs;
+        let k = &self.kernels;
+        let ts = |first: bool, last: bool| {
+            self.timing.as_ref().map(|t| wgpu::ComputePassTimestampWrites {
+                query_set: &t.queries,
+                beginning_of_pass_write_index: first.then_some(0),
+                end_of_pass_write_index: last.then_some(1),
+            })
+        };
+        let particles = Dispatch::Indirect(&b.args_step, 0);
+        let blocks = Dispatch::Indirect(&b.args_step, 12);
+        k.integrate.record(encoder, particles, ts(true, !frame.lifecycle));
+        if frame.lifecycle {
+            k.scan_reduce.record(encoder, blocks, None);
+            k.scan_blocks.record(encoder, Dispatch::Direct(1), None);
+            k.emit.record(encoder, blocks, None);
+            k.compact.record(encoder, blocks, None);
+            k.append.record(encoder, Dispatch::Indirect(&b.args_append, 0), ts(false, true));
+        }
+        if let Some(t) = &self.timing {
+            encoder.resolve_query_set(&t.queries, 0..2, &t.resolve, 0);
+        }
+        if frame.want_status {
+            if let Some(slot) = self.status.iter_mut().find(|s| s.state == SlotState::Free) {
+                encoder.copy_buffer_to_buffer(&b.counters, 0, &slot.buffer, 0, size_of::<GpuCounters>() as u64);
+                slot.state = SlotState::Copied(frame.step);
+            }
+        }
+    }
+
+    fn upload(&mut self, frame: &Frame) {
+        let q = self.ctx.queue.clone();
+        q.write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&frame.params));
+        if !frame.spawns.is_empty() {
+            q.write_buffer(&self.bufs.staging, 0, bytemuck::cast_slice(frame.spawns));
+        }
+        if !frame.removals.is_empty() {
+            if frame.removals.len() as u32 > self.removal_capacity {
+                self.removal_capacity = (frame.removals.len() as u32).next_power_of_two();
+                self.bufs.removals = buffer::zeroed(&self.ctx.device, "removals", 4 * u64::from(self.removal_capacity), STATE);
+                self.bind_all();
+            }
+            q.write_buffer(&self.bufs.removals, 0, bytemuck::cast_slice(frame.removals));
+        }
+    }
+
+    /// Advances the asynchronous status reads without blocking; returns the newest finished one
+    /// as (host step it describes, counters).
+    pub fn poll_status(&mut self) -> Option<(u64, GpuCounters)> {
+        let _ = self.ctx.device.poll(wgpu::PollType::Poll);
+        let mut newest: Option<(u64, GpuCounters)> = None;
+        for slot in &mut self.status {
+            match slot.state {
+                SlotState::Copied(step) => {
+                    let ready = slot.ready.clone();
+                    ready.store(false, Ordering::Release);
+                    slot.buffer.map_async(wgpu::MapMode::Read, .., move |r| ready.store(r.is_ok(), Ordering::Release));
+                    slot.state = SlotState::Mapping(step);
+                }
+                SlotState::Mapping(step) if slot.ready.load(Ordering::Acquire) => {
+                    if let Ok(view) = slot.buffer.get_mapped_range(..) {
+                        let c: GpuCounters = bytemuck::pod_read_unaligned(&view[..size_of::<GpuCounters>()]);
+                        drop(view);
+                        if newest.is_none_or(|(s, _)| step > s) {
+                            newest = Some((step, c));
+                        }
+                    }
+                    slot.buffer.unmap();
+                    slot.state = SlotState::Free;
+                }
+                _ => {}
+            }
+        }
+        newest
+    }
+
+    /// Blocking read of the counters (tests and explicit reads).
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] on readback failure.
+    pub fn read_counters(&self) -> Result<GpuCounters> {
+        let v: Vec<GpuCounters> = buffer::read_vec(&self.ctx.device, &self.ctx.queue, &self.bufs.counters, 1)?;
+        v.first().copied().ok_or_else(|| Error::Gpu("empty counters readback".into()))
+    }
+
+    /// Blocking read of the first `n` particles' state.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] on readback failure.
+    pub fn read_state(&self, n: usize) -> Result<super::Snapshot> {
+        let (d, q, b) = (&self.ctx.device, &self.ctx.queue, &self.bufs);
+        Ok(super::Snapshot {
+            pos: buffer::read_vec(d, q, &b.pos, n)?,
+            vel: buffer::read_vec(d, q, &b.vel, n)?,
+            acc: buffer::read_vec(d, q, &b.acc, n)?,
+            life: buffer::read_vec(d, q, &b.life, n)?,
+            colour: buffer::read_vec(d, q, &b.colour, n)?,
+            size: buffer::read_vec(d, q, &b.size, n)?,
+        })
+    }
+}
+
+fn check_capacity(ctx: &GpuContext, capacity: u32) -> Result<()> {
+    let max = ctx.max_binding_bytes();
+    let needed = largest_buffer_bytes(capacity);
+    if needed > max {
+        let per = size_of::<GpuSpawnRecord>() as u64;
+        return Err(Error::CapacityTooLarge {
+            capacity,
+            needed_bytes: needed,
+            max_bytes: max,
+            max_capacity: u32::try_from(max / per).unwrap_or(u32::MAX),
+        });
+    }
+    Ok(())
+}

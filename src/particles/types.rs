@@ -1,0 +1,197 @@
+//! `#[repr(C)]` mirrors of the particle-domain WGSL structs in `shaders/particles/types.wgsl`.
+//! This is their one Rust home; `tests/layout.rs` compares every offset and size with naga's
+//! view of the WGSL.
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec4;
+
+/// Threads per workgroup for every particle kernel (emitted into the WGSL prelude).
+pub const WG: u32 = 256;
+/// Flags each thread scans in the lifecycle stages.
+pub const ITEMS: u32 = 4;
+/// Flags per scan block: `WG * ITEMS`.
+pub const BLOCK: u32 = WG * ITEMS;
+/// Force fields a world can hold (uniform array length).
+pub const MAX_FIELDS: u32 = 16;
+/// Bit 31 marks ids made by the GPU (firework children); host handles keep it clear.
+pub const GPU_ID_BIT: u32 = 0x8000_0000;
+
+/// Per-particle bookkeeping. 16 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuLife {
+    /// Seconds since spawn.
+    pub age: f32,
+    /// Seconds to live; negative means immortal.
+    pub lifetime: f32,
+    /// Firework type (1-based), 0 for a plain particle.
+    pub kind: u32,
+    /// Host handle id, or GPU serial with bit 31 set.
+    pub id: u32,
+}
+
+/// A force field. 32 bytes. `kind`: 1 gravity, 2 drag, 3 wind, 4 attractor.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuField {
+    /// Field kind.
+    pub kind: u32,
+    /// Linear drag coefficient (drag, wind).
+    pub k1: f32,
+    /// Quadratic drag coefficient (drag, wind).
+    pub k2: f32,
+    /// Softening radius (attractor).
+    pub radius: f32,
+    /// Gravity: acceleration; wind: air velocity; attractor: centre and strength (w).
+    pub v: Vec4,
+}
+
+/// The per-step uniform block. 592 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct GpuParams {
+    /// Step length in seconds.
+    pub dt: f32,
+    /// Step counter (random-number key).
+    pub step: u32,
+    /// World seed.
+    pub seed: u32,
+    /// Pool capacity.
+    pub capacity: u32,
+    /// Host spawns staged this step.
+    pub host_spawn: u32,
+    /// Sorted ids to remove this step.
+    pub removal_count: u32,
+    /// Active entries of `fields`.
+    pub field_count: u32,
+    /// Colliders in the collider buffer.
+    pub collider_count: u32,
+    /// Firework rules.
+    pub rule_count: u32,
+    /// 1 when particles leaving `kill_min..kill_max` die.
+    pub kill_bounds: u32,
+    /// Distance within which a collider already counts as touching.
+    pub contact_slop: f32,
+    /// Padding.
+    pub _pad0: u32,
+    /// Lower corner of the kill box.
+    pub kill_min: Vec4,
+    /// Upper corner of the kill box.
+    pub kill_max: Vec4,
+    /// Force fields.
+    pub fields: [GpuField; MAX_FIELDS as usize],
+}
+
+/// A static collider. 64 bytes. `kind`: 1 half-space, 2 sphere, 3 box.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuCollider {
+    /// Collider kind.
+    pub kind: u32,
+    /// Coefficient of restitution.
+    pub restitution: f32,
+    /// Coulomb friction coefficient.
+    pub friction: f32,
+    /// Padding.
+    pub _pad: u32,
+    /// Half-space: normal and offset; sphere: centre and radius; box: centre.
+    pub a: Vec4,
+    /// Box half extents.
+    pub b: Vec4,
+    /// Box orientation (x, y, z, w).
+    pub q: Vec4,
+}
+
+/// A firework rule. 96 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuRule {
+    /// Shortest fuse, seconds.
+    pub age_min: f32,
+    /// Longest fuse, seconds.
+    pub age_max: f32,
+    /// Velocity kept per second.
+    pub damping: f32,
+    /// Particle size (radius).
+    pub size: f32,
+    /// First payload entry.
+    pub payload_start: u32,
+    /// Payload entries.
+    pub payload_len: u32,
+    /// Children in all payload entries.
+    pub children: u32,
+    /// Padding.
+    pub _pad: u32,
+    /// Lowest launch velocity (relative to the parent).
+    pub vel_min: Vec4,
+    /// Highest launch velocity (relative to the parent).
+    pub vel_max: Vec4,
+    /// Colour at spawn; fades to zero with age.
+    pub colour: Vec4,
+    /// Acceleration (gravity) of particles of this type.
+    pub gravity: Vec4,
+}
+
+/// A payload entry. 8 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuPayload {
+    /// Child firework type.
+    pub ty: u32,
+    /// Children of that type.
+    pub count: u32,
+}
+
+/// A particle waiting to be appended. 96 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuSpawnRecord {
+    /// Position (xyz), w = 1.
+    pub pos: Vec4,
+    /// Velocity (xyz) and damping (w).
+    pub vel: Vec4,
+    /// Acceleration (xyz) and inverse mass (w).
+    pub acc: Vec4,
+    /// Colour.
+    pub colour: Vec4,
+    /// Age, lifetime, kind, id.
+    pub life: GpuLife,
+    /// Size (radius).
+    pub size: f32,
+    /// Padding.
+    pub _pad: [u32; 3],
+}
+
+/// Pool counters. 64 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuCounters {
+    /// Live particles, packed in [0, live).
+    pub live: u32,
+    /// Deaths in the last step.
+    pub dead: u32,
+    /// Live particles that survived the last step.
+    pub survivors: u32,
+    /// Survivors moved into holes in the last step.
+    pub movers: u32,
+    /// Spawns wanted in the last step (host + children).
+    pub spawn_wanted: u32,
+    /// Spawns that fitted.
+    pub spawn_accepted: u32,
+    /// Firework children wanted in the last step.
+    pub children_wanted: u32,
+    /// Next GPU serial for firework children.
+    pub next_serial: u32,
+    /// Spawns refused for lack of room, since creation.
+    pub dropped_total: u32,
+    /// Largest live count ever wanted when room ran out.
+    pub wanted_capacity: u32,
+    /// Lifecycle steps run.
+    pub step: u32,
+    /// Steps that refused spawns.
+    pub overflow_steps: u32,
+    /// Host spawns refused for lack of room, since creation.
+    pub host_dropped_total: u32,
+    /// Padding.
+    pub _pad: [u32; 3],
+}

@@ -1,0 +1,649 @@
+//! The particle world: validation, handles and the host queues in front of the two backends.
+//! `step` checks its input, builds the step's uniform block, then runs the backend's stages.
+
+use super::cpu::{self, CpuState, StepInputs};
+use super::gpu::{Frame, GpuParticles};
+use super::model::{Collider, ForceField, KillBounds, Particle, ParticleHandle};
+use super::types::*;
+use super::Snapshot;
+use crate::error::{Error, Result};
+use crate::fireworks::{launch_record, FireworkRules};
+use crate::gpu::GpuContext;
+use crate::rng::hash_u32;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
+
+/// How a world is built.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorldConfig {
+    /// Particles the pool holds (growable with [`ParticleWorld::grow`]).
+    pub capacity: u32,
+    /// Seed of the counter-based random numbers.
+    pub seed: u32,
+    /// Force fields acting on every particle (at most [`MAX_FIELDS`]).
+    pub fields: Vec<ForceField>,
+    /// Static colliders.
+    pub colliders: Vec<Collider>,
+    /// Firework rule table; [`FireworkRules::book`] by default.
+    pub fireworks: FireworkRules,
+    /// Particles leaving this box die.
+    pub kill_bounds: Option<KillBounds>,
+    /// Read the GPU counters back asynchronously every this many steps (0: never). The CPU
+    /// backend always knows them.
+    pub status_interval: u32,
+    /// Grow the pool automatically when a status shows spawns were refused.
+    pub auto_grow: bool,
+    /// Distance (m) within which a collider counts as touching, so resting particles stay put.
+    pub contact_slop: f32,
+}
+
+impl Default for WorldConfig {
+    fn default() -> Self {
+        Self {
+            capacity: 65_536,
+            seed: 1,
+            fields: Vec::new(),
+            colliders: Vec::new(),
+            fireworks: FireworkRules::book(),
+            kill_bounds: None,
+            status_interval: 1,
+            auto_grow: false,
+            contact_slop: 1e-4,
+        }
+    }
+}
+
+/// Which backend runs the stages.
+#[derive(Clone, Debug)]
+pub enum Backend {
+    /// The CPU twin.
+    Cpu,
+    /// WGSL compute shaders on this context's device.
+    Gpu(GpuContext),
+}
+
+/// What the pool looked like after a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Status {
+    /// The step (1-based count of steps taken) this status describes.
+    pub step: u64,
+    /// Pool capacity when read.
+    pub capacity: u32,
+    /// Live particles.
+    pub live: u32,
+    /// Particles that died in that step.
+    pub died: u32,
+    /// Particles spawned in that step.
+    pub spawned: u32,
+    /// Spawns refused for lack of room since the world was made.
+    pub dropped_total: u32,
+    /// Of those, spawns the host asked for.
+    pub host_dropped_total: u32,
+    /// The largest live count wanted when room ran out.
+    pub wanted_capacity: u32,
+}
+
+impl Status {
+    fn from_counters(step: u64, capacity: u32, c: &GpuCounters) -> Self {
+        Self {
+            step,
+            capacity,
+            live: c.live,
+            died: c.dead,
+            spawned: c.spawn_accepted,
+            dropped_total: c.dropped_total,
+            host_dropped_total: c.host_dropped_total,
+            wanted_capacity: c.wanted_capacity,
+        }
+    }
+
+    /// Whether any spawn was ever refused.
+    pub fn overflowed(&self) -> bool {
+        self.dropped_total > 0
+    }
+
+    /// What to do about an overflow, naming the knob.
+    pub fn advice(&self) -> Option<String> {
+        self.overflowed().then(|| {
+            format!(
+                "particle pool full: {} spawns refused ({} from the host); raise \
+                 WorldConfig::capacity or call ParticleWorld::grow({}), or set WorldConfig::auto_grow",
+                self.dropped_total, self.host_dropped_total, self.wanted_capacity
+            )
+        })
+    }
+}
+
+/// What `step` returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepReport {
+    /// Steps taken so far, this one included.
+    pub step: u64,
+    /// The newest pool status known: this step's on the CPU, a frame or more late on the GPU
+    /// (`None` until the first asynchronous read lands, or when `status_interval` is 0).
+    pub status: Option<Status>,
+    /// The new capacity when `auto_grow` grew the pool during this call.
+    pub grew_to: Option<u32>,
+}
+
+/// The GPU buffers a renderer binds to draw the particles with no readback.
+///
+/// Live particles are packed in slots `[0, live)`; `draw_args` holds `live`, so draw with
+/// `draw_indirect(draw_args, 0)` and one instance per particle.
+#[derive(Clone, Copy, Debug)]
+pub struct RenderBuffers<'a> {
+    /// `array<vec4<f32>>`: xyz position in metres, w = 1. Usage: STORAGE | VERTEX | COPY_SRC |
+    /// COPY_DST; bind as an instance vertex buffer (`Float32x4`, stride 16) or as storage.
+    pub positions: &'a wgpu::Buffer,
+    /// `array<vec4<f32>>`: linear RGBA (fireworks fade with age). Same usage as `positions`.
+    pub colours: &'a wgpu::Buffer,
+    /// `array<f32>`: radius in metres (sprite half-extent). Same usage; `Float32`, stride 4.
+    pub sizes: &'a wgpu::Buffer,
+    /// `DrawIndirectArgs` { vertex_count: 6, instance_count: live, first_vertex: 0,
+    /// first_instance: 0 }. Usage: STORAGE | INDIRECT | COPY_SRC | COPY_DST.
+    pub draw_args: &'a wgpu::Buffer,
+}
+
+enum Engine {
+    Cpu(Box<CpuState>),
+    Gpu(Box<GpuParticles>),
+}
+
+/// A pool of particles stepped on the GPU or the CPU twin.
+pub struct ParticleWorld {
+    config: WorldConfig,
+    capacity: u32,
+    fields: [GpuField; MAX_FIELDS as usize],
+    colliders: Vec<GpuCollider>,
+    rules: Vec<GpuRule>,
+    payloads: Vec<GpuPayload>,
+    engine: Engine,
+    step: u64,
+    sim_time: f64,
+    spawns: Vec<GpuSpawnRecord>,
+    removals: Vec<u32>,
+    next_id: u32,
+    outstanding: HashSet<u32>,
+    expiry: BinaryHeap<Reverse<(u64, u32)>>,
+    launches: u32,
+    mortal: bool,
+    latest: Option<Status>,
+    seen_dropped: u32,
+}
+
+const LAUNCH_ID: u32 = u32::MAX;
+
+impl ParticleWorld {
+    /// Builds a world on the given backend.
+    ///
+    /// # Errors
+    /// [`Error::InvalidCapacity`] for capacity 0, [`Error::CapacityTooLarge`] beyond the device's
+    /// buffer limit, and [`Error::InvalidInput`] / [`Error::TooManyFields`] for bad fields,
+    /// colliders or firework rules.
+    pub fn new(backend: Backend, config: WorldConfig) -> Result<Self> {
+        if config.capacity == 0 {
+            return Err(Error::InvalidCapacity { capacity: 0, reason: "a pool needs room for at least one particle".into() });
+        }
+        if config.capacity >= GPU_ID_BIT {
+            return Err(Error::InvalidCapacity { capacity: config.capacity, reason: "capacity must be below 2^31".into() });
+        }
+        if !(config.contact_slop >= 0.0 && config.contact_slop.is_finite()) {
+            return Err(Error::InvalidInput { what: "config.contact_slop", value: format!("{}", config.contact_slop), fix: "pass a finite distance >= 0" });
+        }
+        if let Some(k) = config.kill_bounds {
+            crate::error::finite3("kill_bounds.min", k.min)?;
+            crate::error::finite3("kill_bounds.max", k.max)?;
+        }
+        let fields = fields_to_gpu(&config.fields)?;
+        let colliders = colliders_to_gpu(&config.colliders)?;
+        let (rules, payloads) = config.fireworks.to_gpu()?;
+        let engine = match backend {
+            Backend::Cpu => Engine::Cpu(Box::new(CpuState::new(config.capacity))),
+            Backend::Gpu(ctx) => Engine::Gpu(Box::new(GpuParticles::new(&ctx, config.capacity, &colliders, &rules, &payloads)?)),
+        };
+        Ok(Self {
+            capacity: config.capacity,
+            config,
+            fields,
+            colliders,
+            rules,
+            payloads,
+            engine,
+            step: 0,
+            sim_time: 0.0,
+            spawns: Vec::new(),
+            removals: Vec::new(),
+            next_id: 0,
+            outstanding: HashSet::new(),
+            expiry: BinaryHeap::new(),
+            launches: 0,
+            mortal: false,
+            latest: None,
+            seen_dropped: 0,
+        })
+    }
+
+    /// The configuration the world was built with (fields and colliders as last set).
+    pub fn config(&self) -> &WorldConfig {
+        &self.config
+    }
+
+    /// Pool capacity.
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Steps taken.
+    pub fn steps(&self) -> u64 {
+        self.step
+    }
+
+    /// Whether this world runs on the GPU.
+    pub fn is_gpu(&self) -> bool {
+        matches!(self.engine, Engine::Gpu(_))
+    }
+
+    /// Queues a particle; it joins the pool at the end of the next step.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] naming the bad field (the world is unchanged), or
+    /// [`Error::SpawnQueueFull`] when more than `capacity` spawns wait for one step.
+    pub fn spawn(&mut self, particle: Particle) -> Result<ParticleHandle> {
+        particle.validate()?;
+        self.check_queue(1)?;
+        if self.next_id >= GPU_ID_BIT {
+            return Err(Error::InvalidCapacity { capacity: self.capacity, reason: "2^31 host handles issued; build a new world".into() });
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.spawns.push(particle.record(id));
+        self.outstanding.insert(id);
+        if let Some(l) = particle.lifetime {
+            self.mortal = true;
+            let deadline = self.sim_time + f64::from(l);
+            self.expiry.push(Reverse((deadline.to_bits(), id)));
+        }
+        Ok(ParticleHandle(id))
+    }
+
+    /// Queues the removal of a particle; it goes in the next step.
+    ///
+    /// # Errors
+    /// [`Error::StaleHandle`] when the handle was already removed, has expired, or is not from
+    /// this world. Nothing changes then.
+    pub fn remove(&mut self, handle: ParticleHandle) -> Result<()> {
+        if !self.outstanding.remove(&handle.0) {
+            return Err(Error::StaleHandle(handle.0));
+        }
+        if let Some(pos) = self.spawns.iter().position(|s| s.life.id == handle.0) {
+            // Still queued: it never reached the pool.
+            self.spawns.remove(pos);
+        } else {
+            self.removals.push(handle.0);
+        }
+        Ok(())
+    }
+
+    /// Whether a handle's particle is still believed alive (not removed, not past its lifetime).
+    pub fn contains(&self, handle: ParticleHandle) -> bool {
+        self.outstanding.contains(&handle.0)
+    }
+
+    /// Launches a firework of type `ty` (1-based) from the ground, as the book does.
+    ///
+    /// # Errors
+    /// [`Error::UnknownFireworkType`] for a type with no rule; [`Error::SpawnQueueFull`].
+    pub fn launch(&mut self, ty: u32) -> Result<()> {
+        let max = self.rules.len() as u32;
+        if ty == 0 || ty > max {
+            return Err(Error::UnknownFireworkType { ty, max });
+        }
+        self.check_queue(1)?;
+        let rule = self.rules[ty as usize - 1];
+        let seed = hash_u32(self.config.seed ^ 0x5bd1_e995);
+        let rec = launch_record(&rule, ty, LAUNCH_ID, seed, self.launches, self.step as u32);
+        self.launches = self.launches.wrapping_add(1);
+        self.spawns.push(rec);
+        self.mortal = true;
+        Ok(())
+    }
+
+    /// Spawns a firework of type `ty` at `position` with `velocity` and a fuse of `fuse`
+    /// seconds (a Catherine wheel, a burst at a click, a test), instead of the book's launcher.
+    ///
+    /// # Errors
+    /// [`Error::UnknownFireworkType`], [`Error::InvalidInput`] for non-finite vectors or a
+    /// fuse that is not positive, [`Error::SpawnQueueFull`].
+    pub fn spawn_firework(&mut self, ty: u32, position: glam::Vec3, velocity: glam::Vec3, fuse: f32) -> Result<()> {
+        let max = self.rules.len() as u32;
+        if ty == 0 || ty > max {
+            return Err(Error::UnknownFireworkType { ty, max });
+        }
+        crate::error::finite3("firework.position", position)?;
+        crate::error::finite3("firework.velocity", velocity)?;
+        if !(fuse > 0.0 && fuse.is_finite()) {
+            return Err(Error::InvalidInput { what: "firework.fuse", value: format!("{fuse}"), fix: "pass a positive finite number of seconds" });
+        }
+        self.check_queue(1)?;
+        let rule = self.rules[ty as usize - 1];
+        self.spawns.push(GpuSpawnRecord {
+            pos: position.extend(1.0),
+            vel: velocity.extend(rule.damping),
+            acc: rule.gravity.truncate().extend(1.0),
+            colour: rule.colour,
+            life: GpuLife { age: 0.0, lifetime: fuse, kind: ty, id: LAUNCH_ID },
+            size: rule.size,
+            _pad: [0; 3],
+        });
+        self.mortal = true;
+        Ok(())
+    }
+
+    fn check_queue(&self, more: u32) -> Result<()> {
+        let queued = self.spawns.len() as u32;
+        if queued + more > self.capacity {
+            return Err(Error::SpawnQueueFull { queued, capacity: self.capacity });
+        }
+        Ok(())
+    }
+
+    /// Replaces the force fields.
+    ///
+    /// # Errors
+    /// [`Error::TooManyFields`] or [`Error::InvalidInput`]; the old fields stay then.
+    pub fn set_fields(&mut self, fields: Vec<ForceField>) -> Result<()> {
+        self.fields = fields_to_gpu(&fields)?;
+        self.config.fields = fields;
+        Ok(())
+    }
+
+    /// Replaces the static colliders.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] naming the bad collider field; the old colliders stay then.
+    pub fn set_colliders(&mut self, colliders: Vec<Collider>) -> Result<()> {
+        let gpu = colliders_to_gpu(&colliders)?;
+        if let Engine::Gpu(g) = &mut self.engine {
+            g.set_colliders(&gpu);
+        }
+        self.colliders = gpu;
+        self.config.colliders = colliders;
+        Ok(())
+    }
+
+    /// Grows the pool to `capacity`, keeping every live particle.
+    ///
+    /// # Errors
+    /// [`Error::InvalidCapacity`] below the current capacity; [`Error::CapacityTooLarge`]
+    /// beyond the device limit (the world is unchanged then).
+    pub fn grow(&mut self, capacity: u32) -> Result<()> {
+        if capacity < self.capacity || capacity >= GPU_ID_BIT {
+            return Err(Error::InvalidCapacity { capacity, reason: format!("grow needs a capacity between the current {} and 2^31", self.capacity) });
+        }
+        match &mut self.engine {
+            Engine::Cpu(s) => s.resize(capacity),
+            Engine::Gpu(g) => g.grow(capacity)?,
+        }
+        self.capacity = capacity;
+        self.config.capacity = capacity;
+        Ok(())
+    }
+
+    /// Advances the world by `dt` seconds and submits the work (GPU) or runs it (CPU).
+    ///
+    /// # Errors
+    /// [`Error::InvalidTimeStep`] for dt <= 0 or non-finite (nothing is changed, queued spawns
+    /// stay queued); [`Error::Gpu`] if the device fails.
+    pub fn step(&mut self, dt: f32) -> Result<StepReport> {
+        let frame_params = self.begin_step(dt)?;
+        let grew_to = match &mut self.engine {
+            Engine::Cpu(_) => None,
+            Engine::Gpu(g) => {
+                let mut enc = g.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("wgphys:step") });
+                let frame = Frame {
+                    params: frame_params.0,
+                    spawns: &self.spawns,
+                    removals: &self.removals,
+                    lifecycle: frame_params.1,
+                    step: self.step + 1,
+                    want_status: frame_params.2,
+                };
+                g.encode(&mut enc, &frame);
+                g.ctx.queue.submit([enc.finish()]);
+                None
+            }
+        };
+        if let Engine::Cpu(s) = &mut self.engine {
+            run_cpu_step(s, &frame_params.0, frame_params.1, &self.spawns, &self.removals, &self.colliders, &self.rules, &self.payloads);
+        }
+        self.finish_step(dt);
+        let grew_to = grew_to.or(self.maybe_grow()?);
+        Ok(StepReport { step: self.step, status: self.latest, grew_to })
+    }
+
+    /// Records the step into the caller's encoder instead of submitting it (GPU worlds only).
+    /// Call it at most once per submission: the step's uniforms and spawns are uploaded with
+    /// `queue.write_buffer`, which lands at the next submit.
+    ///
+    /// # Errors
+    /// As [`ParticleWorld::step`], and [`Error::NeedsGpu`] on a CPU world.
+    pub fn encode_step(&mut self, dt: f32, encoder: &mut wgpu::CommandEncoder) -> Result<StepReport> {
+        if !self.is_gpu() {
+            return Err(Error::NeedsGpu("encode_step"));
+        }
+        let (params, lifecycle, want_status) = self.begin_step(dt)?;
+        if let Engine::Gpu(g) = &mut self.engine {
+            let frame = Frame { params, spawns: &self.spawns, removals: &self.removals, lifecycle, step: self.step + 1, want_status };
+            g.encode(encoder, &frame);
+        }
+        self.finish_step(dt);
+        let grew_to = self.maybe_grow()?;
+        Ok(StepReport { step: self.step, status: self.latest, grew_to })
+    }
+
+    /// Validates dt, collects async status, and builds the step's uniform block.
+    fn begin_step(&mut self, dt: f32) -> Result<(GpuParams, bool, bool)> {
+        if !(dt > 0.0 && dt.is_finite()) {
+            return Err(Error::InvalidTimeStep(dt));
+        }
+        if let Engine::Gpu(g) = &mut self.engine {
+            if let Some((step, c)) = g.poll_status() {
+                if self.latest.is_none_or(|s| step > s.step) {
+                    self.latest = Some(Status::from_counters(step, self.capacity, &c));
+                }
+            }
+        }
+        self.removals.sort_unstable();
+        let lifecycle = self.mortal || self.config.kill_bounds.is_some() || !self.spawns.is_empty() || !self.removals.is_empty();
+        let kill = self.config.kill_bounds;
+        let params = GpuParams {
+            dt,
+            step: self.step as u32,
+            seed: self.config.seed,
+            capacity: self.capacity,
+            host_spawn: self.spawns.len() as u32,
+            removal_count: self.removals.len() as u32,
+            field_count: self.config.fields.len() as u32,
+            collider_count: self.colliders.len() as u32,
+            rule_count: self.rules.len() as u32,
+            kill_bounds: u32::from(kill.is_some()),
+            contact_slop: self.config.contact_slop,
+            _pad0: 0,
+            kill_min: kill.map_or(glam::Vec4::ZERO, |k| k.min.extend(0.0)),
+            kill_max: kill.map_or(glam::Vec4::ZERO, |k| k.max.extend(0.0)),
+            fields: self.fields,
+        };
+        let interval = u64::from(self.config.status_interval);
+        let want_status = interval > 0 && (self.step + 1) % interval == 0;
+        Ok((params, lifecycle, want_status))
+    }
+
+    fn finish_step(&mut self, dt: f32) {
+        self.spawns.clear();
+        self.removals.clear();
+        self.step += 1;
+        self.sim_time += f64::from(dt);
+        while let Some(Reverse((bits, id))) = self.expiry.peek().copied() {
+            if f64::from_bits(bits) > self.sim_time {
+                break;
+            }
+            self.expiry.pop();
+            self.outstanding.remove(&id);
+        }
+        if let Engine::Cpu(s) = &self.engine {
+            self.latest = Some(Status::from_counters(self.step, self.capacity, &s.counters));
+        }
+    }
+
+    fn maybe_grow(&mut self) -> Result<Option<u32>> {
+        let Some(st) = self.latest else { return Ok(None) };
+        if !self.config.auto_grow || st.dropped_total == self.seen_dropped {
+            return Ok(None);
+        }
+        self.seen_dropped = st.dropped_total;
+        let want = st.wanted_capacity.max(self.capacity.saturating_mul(2)).next_power_of_two().min(GPU_ID_BIT - 1);
+        if want <= self.capacity {
+            return Ok(None);
+        }
+        self.grow(want)?;
+        Ok(Some(want))
+    }
+
+    /// The newest status known without blocking (see [`StepReport::status`]).
+    pub fn latest_status(&self) -> Option<Status> {
+        self.latest
+    }
+
+    /// Reads the pool counters now (blocks on the GPU).
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] on readback failure.
+    pub fn read_status(&self) -> Result<Status> {
+        let c = self.read_counters()?;
+        Ok(Status::from_counters(self.step, self.capacity, &c))
+    }
+
+    /// Reads the raw counters now (blocks on the GPU).
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] on readback failure.
+    pub fn read_counters(&self) -> Result<GpuCounters> {
+        match &self.engine {
+            Engine::Cpu(s) => Ok(s.counters),
+            Engine::Gpu(g) => g.read_counters(),
+        }
+    }
+
+    /// Copies the live particles' state (blocks on the GPU).
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] on readback failure.
+    pub fn read_snapshot(&self) -> Result<Snapshot> {
+        match &self.engine {
+            Engine::Cpu(s) => {
+                let n = s.counters.live as usize;
+                Ok(Snapshot {
+                    pos: s.pos[..n].to_vec(),
+                    vel: s.vel[..n].to_vec(),
+                    acc: s.acc[..n].to_vec(),
+                    life: s.life[..n].to_vec(),
+                    colour: s.colour[..n].to_vec(),
+                    size: s.size[..n].to_vec(),
+                })
+            }
+            Engine::Gpu(g) => {
+                let n = g.read_counters()?.live as usize;
+                g.read_state(n)
+            }
+        }
+    }
+
+    /// The buffers a renderer draws from (GPU worlds only; `None` on the CPU backend).
+    pub fn render_buffers(&self) -> Option<RenderBuffers<'_>> {
+        match &self.engine {
+            Engine::Gpu(g) => Some(RenderBuffers {
+                positions: &g.bufs.pos,
+                colours: &g.bufs.colour,
+                sizes: &g.bufs.size,
+                draw_args: &g.bufs.draw_args,
+            }),
+            Engine::Cpu(_) => None,
+        }
+    }
+
+    /// The CPU state (CPU worlds only): lets a CPU-side renderer read the arrays directly.
+    pub fn cpu_state(&self) -> Option<&CpuState> {
+        match &self.engine {
+            Engine::Cpu(s) => Some(s),
+            Engine::Gpu(_) => None,
+        }
+    }
+
+    /// Turns on GPU timestamps for [`ParticleWorld::last_step_gpu_ms`]; false if unavailable.
+    pub fn enable_gpu_timing(&mut self) -> bool {
+        match &mut self.engine {
+            Engine::Gpu(g) => g.enable_timing(),
+            Engine::Cpu(_) => false,
+        }
+    }
+
+    /// GPU time of the last step in ms, from timestamp queries (blocking; for benchmarks).
+    ///
+    /// # Errors
+    /// [`Error::NeedsGpu`], [`Error::Unsupported`] without timing, [`Error::Gpu`].
+    pub fn last_step_gpu_ms(&self) -> Result<f64> {
+        match &self.engine {
+            Engine::Gpu(g) => g.last_step_gpu_ms(),
+            Engine::Cpu(_) => Err(Error::NeedsGpu("last_step_gpu_ms")),
+        }
+    }
+
+    /// Blocks until the GPU has finished all submitted steps (no-op on the CPU).
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] if the device is lost.
+    pub fn wait(&self) -> Result<()> {
+        match &self.engine {
+            Engine::Gpu(g) => g.ctx.wait(),
+            Engine::Cpu(_) => Ok(()),
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_cpu_step(
+    s: &mut CpuState,
+    params: &GpuParams,
+    lifecycle: bool,
+    spawns: &[GpuSpawnRecord],
+    removals: &[u32],
+    colliders: &[GpuCollider],
+    rules: &[GpuRule],
+    payloads: &[GpuPayload],
+) {
+    s.staging[..spawns.len()].copy_from_slice(spawns);
+    let inp = StepInputs { params, colliders, rules, payloads, removals };
+    cpu::integrate(s, &inp);
+    if lifecycle {
+        cpu::scan_reduce(s);
+        cpu::scan_blocks(s, params);
+        cpu::emit(s, &inp);
+        cpu::compact(s);
+        cpu::append(s);
+    }
+}
+
+fn fields_to_gpu(fields: &[ForceField]) -> Result<[GpuField; MAX_FIELDS as usize]> {
+    if fields.len() > MAX_FIELDS as usize {
+        return Err(Error::TooManyFields { count: fields.len(), max: MAX_FIELDS });
+    }
+    let mut out = [GpuField::default(); MAX_FIELDS as usize];
+    for (o, f) in out.iter_mut().zip(fields) {
+        *o = f.to_gpu()?;
+    }
+    Ok(out)
+}
+
+fn colliders_to_gpu(colliders: &[Collider]) -> Result<Vec<GpuCollider>> {
+    colliders.iter().map(|c| c.to_gpu()).collect()
+}
