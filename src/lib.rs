@@ -29,3 +29,8 @@ pub mod rng;
 pub mod scenes;
 
 pub use error::{Error, Result};
+
+/// The README's Rust examples, compiled as doctests so the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

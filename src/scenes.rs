@@ -12,7 +12,7 @@ pub const DT: f32 = 1.0 / 60.0;
 /// example, the end-to-end test and the benchmark see the same show.
 pub fn show_launches(step: u64) -> Vec<u32> {
     let mut out = Vec::new();
-    if step % 20 == 0 {
+    if step.is_multiple_of(20) {
         out.push(1 + ((step / 20) % 9) as u32);
     }
     if step % 45 == 10 {
@@ -156,6 +156,20 @@ pub fn cloud_spawn(world: &mut ParticleWorld, n: u32) -> Result<()> {
         let p = Vec3::new(40.0 * u(0) - 20.0, 0.5 + 30.0 * u(1), 40.0 * u(2) - 20.0);
         let v = Vec3::new(4.0 * u(3) - 2.0, 4.0 * u(4) - 2.0, 4.0 * u(5) - 2.0);
         world.spawn(Particle::new(p).with_velocity(v).with_damping(0.995).with_size(0.05).with_colour(Vec4::new(u(6), 0.5, 1.0 - u(6), 1.0)))?;
+    }
+    Ok(())
+}
+
+/// A busy fireworks show for benchmarks: `per_step` launches every step, cycling the nine
+/// types, so the pool reaches a steady state of bursting, ageing and dying particles.
+///
+/// # Errors
+/// As [`ParticleWorld::launch`].
+pub fn fireworks_busy_tick(world: &mut ParticleWorld, per_step: u32) -> Result<()> {
+    let step = world.steps();
+    for k in 0..per_step {
+        let ty = 1 + ((step * u64::from(per_step) + u64::from(k)) % 9) as u32;
+        world.launch(ty)?;
     }
     Ok(())
 }

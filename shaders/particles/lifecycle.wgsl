@@ -154,17 +154,24 @@ fn emit_children(i: u32, first_slot: u32, accepted: u32, first_serial: u32) {
     }
 }
 
+/// Loads this thread's ITEMS flags into `vals` and returns the exclusive (dead, payload) prefix
+/// of the first of them, using the block offsets left by `scan_blocks`.
+fn block_prefix(block: u32, lid: u32, live: u32, vals: ptr<function, array<vec2<u32>, ITEMS>>) -> vec2<u32> {
+    let first = block * BLOCK + lid * ITEMS;
+    var s = vec2<u32>(0u);
+    for (var k = 0u; k < ITEMS; k = k + 1u) {
+        (*vals)[k] = flag_pair(first + k, live);
+        s = s + (*vals)[k];
+    }
+    return block_sums[block] + workgroup_exclusive_scan(lid, s);
+}
+
 @compute @workgroup_size(WG)
 fn emit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let live = counters.live;
     let first = wid.x * BLOCK + lid.x * ITEMS;
     var vals: array<vec2<u32>, ITEMS>;
-    var s = vec2<u32>(0u);
-    for (var k = 0u; k < ITEMS; k = k + 1u) {
-        vals[k] = flag_pair(first + k, live);
-        s = s + vals[k];
-    }
-    var run = block_sums[wid.x] + workgroup_exclusive_scan(lid.x, s);
+    var run = block_prefix(wid.x, lid.x, live, &vals);
     let survivors = counters.survivors;
     let accepted = counters.spawn_accepted;
     let serial0 = counters.next_serial;
@@ -192,12 +199,7 @@ fn compact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) 
     let live = counters.live;
     let first = wid.x * BLOCK + lid.x * ITEMS;
     var vals: array<vec2<u32>, ITEMS>;
-    var s = vec2<u32>(0u);
-    for (var k = 0u; k < ITEMS; k = k + 1u) {
-        vals[k] = flag_pair(first + k, live);
-        s = s + vals[k];
-    }
-    var run = block_sums[wid.x] + workgroup_exclusive_scan(lid.x, s);
+    var run = block_prefix(wid.x, lid.x, live, &vals);
     let survivors = counters.survivors;
     let movers = counters.movers;
     for (var k = 0u; k < ITEMS; k = k + 1u) {

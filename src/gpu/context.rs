@@ -85,7 +85,7 @@ impl GpuContext {
     /// The device's largest storage-buffer binding in bytes.
     pub fn max_binding_bytes(&self) -> u64 {
         let l = self.device.limits();
-        u64::from(l.max_storage_buffer_binding_size).min(l.max_buffer_size)
+        l.max_storage_buffer_binding_size.min(l.max_buffer_size)
     }
 
     /// Blocks until all submitted work has finished.

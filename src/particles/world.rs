@@ -54,6 +54,8 @@ impl Default for WorldConfig {
 }
 
 /// Which backend runs the stages.
+// Passed once at construction, so the size of the GPU variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Backend {
     /// The CPU twin.
@@ -165,6 +167,8 @@ pub struct ParticleWorld {
     next_id: u32,
     outstanding: HashSet<u32>,
     expiry: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Lifetimes of handles spawned since the last step; their clocks start when they join.
+    pending_expiry: Vec<(u32, f32)>,
     launches: u32,
     mortal: bool,
     latest: Option<Status>,
@@ -216,6 +220,7 @@ impl ParticleWorld {
             next_id: 0,
             outstanding: HashSet::new(),
             expiry: BinaryHeap::new(),
+            pending_expiry: Vec::new(),
             launches: 0,
             mortal: false,
             latest: None,
@@ -260,8 +265,7 @@ impl ParticleWorld {
         self.outstanding.insert(id);
         if let Some(l) = particle.lifetime {
             self.mortal = true;
-            let deadline = self.sim_time + f64::from(l);
-            self.expiry.push(Reverse((deadline.to_bits(), id)));
+            self.pending_expiry.push((id, l));
         }
         Ok(ParticleHandle(id))
     }
@@ -278,6 +282,7 @@ impl ParticleWorld {
         if let Some(pos) = self.spawns.iter().position(|s| s.life.id == handle.0) {
             // Still queued: it never reached the pool.
             self.spawns.remove(pos);
+            self.pending_expiry.retain(|&(id, _)| id != handle.0);
         } else {
             self.removals.push(handle.0);
         }
@@ -474,7 +479,7 @@ impl ParticleWorld {
             fields: self.fields,
         };
         let interval = u64::from(self.config.status_interval);
-        let want_status = interval > 0 && (self.step + 1) % interval == 0;
+        let want_status = interval > 0 && (self.step + 1).is_multiple_of(interval);
         Ok((params, lifecycle, want_status))
     }
 
@@ -483,6 +488,12 @@ impl ParticleWorld {
         self.removals.clear();
         self.step += 1;
         self.sim_time += f64::from(dt);
+        // Spawns join the pool at the end of this step with age 0 and age from the next step on,
+        // so their deadlines count from now.
+        for (id, l) in self.pending_expiry.drain(..) {
+            let deadline = self.sim_time + f64::from(l);
+            self.expiry.push(Reverse((deadline.to_bits(), id)));
+        }
         while let Some(Reverse((bits, id))) = self.expiry.peek().copied() {
             if f64::from_bits(bits) > self.sim_time {
                 break;

@@ -1,0 +1,115 @@
+//! The benchmark: one table of ms/step for the GPU and CPU paths.
+//!
+//! Rows: the particle cloud (integrate + forces + colliders, `scenes::cloud_config`) at 10k,
+//! 100k and 1M particles, and a busy fireworks show at steady state. GPU time comes from
+//! timestamp queries where the adapter has them (the GPU rows also show wall time per step with
+//! a wait after each submit). Medians over the measured steps, after warm-up.
+//!
+//! ```text
+//! cargo run --release --example bench                 # full table
+//! cargo run --release --example bench -- --quick      # 10k only, a few steps (CI)
+//! cargo run --release --example bench -- --sizes 1000000,10000000 --no-cpu   # big GPU rows
+//! ```
+
+use std::time::Instant;
+use wgphys::gpu::GpuContext;
+use wgphys::particles::{Backend, ParticleWorld, WorldConfig};
+use wgphys::scenes;
+
+struct Row {
+    scene: String,
+    size: String,
+    backend: &'static str,
+    ms_gpu: Option<f64>,
+    ms_wall: f64,
+    live: u32,
+    dispatches: &'static str,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v[v.len() / 2]
+}
+
+fn measure(world: &mut ParticleWorld, warm: usize, steps: usize, tick: &mut dyn FnMut(&mut ParticleWorld) -> wgphys::Result<()>) -> wgphys::Result<(Option<f64>, f64)> {
+    let timed = world.enable_gpu_timing();
+    for _ in 0..warm {
+        tick(world)?;
+        world.step(scenes::DT)?;
+    }
+    world.wait()?;
+    let mut wall = Vec::with_capacity(steps);
+    let mut gpu = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        tick(world)?;
+        let t0 = Instant::now();
+        world.step(scenes::DT)?;
+        world.wait()?;
+        wall.push(t0.elapsed().as_secs_f64() * 1e3);
+        if timed {
+            gpu.push(world.last_step_gpu_ms()?);
+        }
+    }
+    Ok((timed.then(|| median(gpu)), median(wall)))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let no_cpu = args.iter().any(|a| a == "--no-cpu");
+    let mut sizes: Vec<u32> = if quick { vec![10_000] } else { vec![10_000, 100_000, 1_000_000] };
+    if let Some(i) = args.iter().position(|a| a == "--sizes") {
+        sizes = args.get(i + 1).ok_or("--sizes needs a list")?.split(',').map(str::parse).collect::<Result<_, _>>()?;
+    }
+    let (warm, steps) = if quick { (3, 5) } else { (10, 40) };
+    let ctx = GpuContext::new()?;
+    println!("wgphys bench — adapter: {}", ctx.describe());
+    println!("timestamp queries: {}", if ctx.timestamps { "yes" } else { "no (GPU column empty)" });
+    println!("{warm} warm-up steps, median of {steps} steps, dt = 1/60 s");
+    let mut rows = Vec::new();
+    let mut noop = |_: &mut ParticleWorld| Ok(());
+    for &n in &sizes {
+        let backends: Vec<(&'static str, Backend)> = if no_cpu || n > 2_000_000 {
+            vec![("gpu", Backend::Gpu(ctx.clone()))]
+        } else {
+            vec![("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)]
+        };
+        for (name, backend) in backends {
+            let mut world = ParticleWorld::new(backend, WorldConfig { status_interval: 0, ..scenes::cloud_config(n, 7) })?;
+            scenes::cloud_spawn(&mut world, n)?;
+            world.step(scenes::DT)?; // the spawn step
+            let (g, w) = measure(&mut world, warm, if name == "cpu" && n >= 1_000_000 { steps / 4 } else { steps }, &mut noop)?;
+            let live = world.read_status()?.live;
+            rows.push(Row { scene: "cloud: integrate+forces+colliders".into(), size: format!("{n}"), backend: name, ms_gpu: g, ms_wall: w, live, dispatches: "1" });
+        }
+    }
+    let per_step = if quick { 5 } else { 40 };
+    for (name, backend) in [("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)] {
+        if no_cpu && name == "cpu" {
+            continue;
+        }
+        let mut world = ParticleWorld::new(backend, WorldConfig { status_interval: 0, ..scenes::fireworks_config(1 << 20, 11) })?;
+        let mut tick = |w: &mut ParticleWorld| scenes::fireworks_busy_tick(w, per_step);
+        // Reach steady state: the longest chain (type 7 then 8) lives about 5.5 s.
+        for _ in 0..if quick { 30 } else { 400 } {
+            tick(&mut world)?;
+            world.step(scenes::DT)?;
+        }
+        let (g, w) = measure(&mut world, warm, steps, &mut tick)?;
+        let live = world.read_status()?.live;
+        rows.push(Row { scene: format!("fireworks show, {per_step} launches/step"), size: "steady".into(), backend: name, ms_gpu: g, ms_wall: w, live, dispatches: "6" });
+    }
+    println!();
+    println!("| scene | size | backend | live | dispatches/step | GPU ms/step (timestamps) | wall ms/step | particles/s |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        let ms = r.ms_gpu.filter(|_| r.backend == "gpu").unwrap_or(r.ms_wall);
+        let rate = f64::from(r.live) / (ms / 1e3);
+        let gpu = r.ms_gpu.filter(|_| r.backend == "gpu").map_or("–".to_string(), |g| format!("{g:.3}"));
+        println!("| {} | {} | {} | {} | {} | {} | {:.3} | {:.3e} |", r.scene, r.size, r.backend, r.live, r.dispatches, gpu, r.ms_wall, rate);
+    }
+    Ok(())
+}
