@@ -12,9 +12,12 @@
 //! ```
 
 use std::time::Instant;
+use wgphys::aggregate::AggregateWorld;
 use wgphys::gpu::GpuContext;
+use wgphys::grid::{GpuGrid, GridSpec};
 use wgphys::particles::{Backend, ParticleWorld, WorldConfig};
 use wgphys::scenes;
+use wgphys::scenes::aggregate as agg;
 
 struct Row {
     scene: String,
@@ -23,7 +26,26 @@ struct Row {
     ms_gpu: Option<f64>,
     ms_wall: f64,
     live: u32,
-    dispatches: &'static str,
+    dispatches: String,
+}
+
+fn measure_agg(
+    world: &mut AggregateWorld,
+    warm: usize,
+    steps: usize,
+) -> wgphys::Result<(f64, u32)> {
+    for _ in 0..warm {
+        world.step(scenes::DT)?;
+    }
+    world.wait()?;
+    let mut wall = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        let t0 = Instant::now();
+        world.step(scenes::DT)?;
+        world.wait()?;
+        wall.push(t0.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok((median(wall), world.last_dispatches()))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -34,7 +56,12 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn measure(world: &mut ParticleWorld, warm: usize, steps: usize, tick: &mut dyn FnMut(&mut ParticleWorld) -> wgphys::Result<()>) -> wgphys::Result<(Option<f64>, f64)> {
+fn measure(
+    world: &mut ParticleWorld,
+    warm: usize,
+    steps: usize,
+    tick: &mut dyn FnMut(&mut ParticleWorld) -> wgphys::Result<()>,
+) -> wgphys::Result<(Option<f64>, f64)> {
     let timed = world.enable_gpu_timing();
     for _ in 0..warm {
         tick(world)?;
@@ -60,14 +87,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
     let no_cpu = args.iter().any(|a| a == "--no-cpu");
-    let mut sizes: Vec<u32> = if quick { vec![10_000] } else { vec![10_000, 100_000, 1_000_000] };
+    let mut sizes: Vec<u32> = if quick {
+        vec![10_000]
+    } else {
+        vec![10_000, 100_000, 1_000_000]
+    };
     if let Some(i) = args.iter().position(|a| a == "--sizes") {
-        sizes = args.get(i + 1).ok_or("--sizes needs a list")?.split(',').map(str::parse).collect::<Result<_, _>>()?;
+        sizes = args
+            .get(i + 1)
+            .ok_or("--sizes needs a list")?
+            .split(',')
+            .map(str::parse)
+            .collect::<Result<_, _>>()?;
     }
     let (warm, steps) = if quick { (3, 5) } else { (10, 40) };
     let ctx = GpuContext::new()?;
     println!("wgphys bench — adapter: {}", ctx.describe());
-    println!("timestamp queries: {}", if ctx.timestamps { "yes" } else { "no (GPU column empty)" });
+    println!(
+        "timestamp queries: {}",
+        if ctx.timestamps {
+            "yes"
+        } else {
+            "no (GPU column empty)"
+        }
+    );
     println!("{warm} warm-up steps, median of {steps} steps, dt = 1/60 s");
     let mut rows = Vec::new();
     let mut noop = |_: &mut ParticleWorld| Ok(());
@@ -78,12 +121,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             vec![("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)]
         };
         for (name, backend) in backends {
-            let mut world = ParticleWorld::new(backend, WorldConfig { status_interval: 0, ..scenes::cloud_config(n, 7) })?;
+            let mut world = ParticleWorld::new(
+                backend,
+                WorldConfig {
+                    status_interval: 0,
+                    ..scenes::cloud_config(n, 7)
+                },
+            )?;
             scenes::cloud_spawn(&mut world, n)?;
             world.step(scenes::DT)?; // the spawn step
-            let (g, w) = measure(&mut world, warm, if name == "cpu" && n >= 1_000_000 { steps / 4 } else { steps }, &mut noop)?;
+            let (g, w) = measure(
+                &mut world,
+                warm,
+                if name == "cpu" && n >= 1_000_000 {
+                    steps / 4
+                } else {
+                    steps
+                },
+                &mut noop,
+            )?;
             let live = world.read_status()?.live;
-            rows.push(Row { scene: "cloud: integrate+forces+colliders".into(), size: format!("{n}"), backend: name, ms_gpu: g, ms_wall: w, live, dispatches: "1" });
+            rows.push(Row {
+                scene: "cloud: integrate+forces+colliders".into(),
+                size: format!("{n}"),
+                backend: name,
+                ms_gpu: g,
+                ms_wall: w,
+                live,
+                dispatches: "1".into(),
+            });
         }
     }
     let per_step = if quick { 5 } else { 40 };
@@ -91,7 +157,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if no_cpu && name == "cpu" {
             continue;
         }
-        let mut world = ParticleWorld::new(backend, WorldConfig { status_interval: 0, ..scenes::fireworks_config(1 << 20, 11) })?;
+        let mut world = ParticleWorld::new(
+            backend,
+            WorldConfig {
+                status_interval: 0,
+                ..scenes::fireworks_config(1 << 20, 11)
+            },
+        )?;
         let mut tick = |w: &mut ParticleWorld| scenes::fireworks_busy_tick(w, per_step);
         // Reach steady state: the longest chain (type 7 then 8) lives about 5.5 s.
         for _ in 0..if quick { 30 } else { 400 } {
@@ -100,16 +172,105 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let (g, w) = measure(&mut world, warm, steps, &mut tick)?;
         let live = world.read_status()?.live;
-        rows.push(Row { scene: format!("fireworks show, {per_step} launches/step"), size: "steady".into(), backend: name, ms_gpu: g, ms_wall: w, live, dispatches: "6" });
+        rows.push(Row {
+            scene: format!("fireworks show, {per_step} launches/step"),
+            size: "steady".into(),
+            backend: name,
+            ms_gpu: g,
+            ms_wall: w,
+            live,
+            dispatches: "6".into(),
+        });
     }
+    // Mass-aggregate rows: wall time per step (submit + wait); lavapipe runs on the host CPU,
+    // so wall time there is GPU time plus a small submit cost.
+    let grain_sizes: Vec<u32> = if quick {
+        vec![10_000]
+    } else {
+        vec![100_000, 1_000_000]
+    };
+    for &n in &grain_sizes {
+        for (name, backend) in [("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)] {
+            if no_cpu && name == "cpu" {
+                continue;
+            }
+            let mut world = agg::granular_block(backend, n, 0.02)?;
+            let few = name == "cpu" && n >= 1_000_000;
+            let (w, d) = measure_agg(
+                &mut world,
+                if few { 1 } else { warm.min(5) },
+                if few { 2 } else { steps / 2 },
+            )?;
+            rows.push(Row {
+                scene: "grains: grid + 8 collide iterations".into(),
+                size: format!("{n}"),
+                backend: name,
+                ms_gpu: None,
+                ms_wall: w,
+                live: n,
+                dispatches: d.to_string(),
+            });
+        }
+    }
+    for &n in &grain_sizes {
+        let spec = GridSpec::new(0.04, (2 * n).next_power_of_two())?;
+        let world = agg::granular_block(Backend::Gpu(ctx.clone()), n, 0.02)?;
+        let mut grid = GpuGrid::new(&ctx, n, spec)?;
+        let positions = world.render_buffers().ok_or("a GPU world")?.positions;
+        let mut times = Vec::new();
+        for k in 0..(warm + steps) {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            grid.encode_build(&mut enc, positions, n)?;
+            let t0 = Instant::now();
+            ctx.queue.submit([enc.finish()]);
+            ctx.wait()?;
+            if k >= warm {
+                times.push(t0.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        rows.push(Row {
+            scene: "grid build alone (keys, radix sort, ranges)".into(),
+            size: format!("{n}"),
+            backend: "gpu",
+            ms_gpu: None,
+            ms_wall: median(times),
+            live: n,
+            dispatches: grid.dispatches().to_string(),
+        });
+    }
+    let cloth_side: u32 = if quick { 50 } else { 160 };
+    for (name, backend) in [("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)] {
+        if no_cpu && name == "cpu" {
+            continue;
+        }
+        let mut world = agg::cloth(backend, cloth_side)?;
+        let springs = 4 * cloth_side * cloth_side - 6 * cloth_side + 2;
+        let (w, d) = measure_agg(&mut world, warm, steps)?;
+        rows.push(Row {
+            scene: format!("cloth: {springs} damped springs"),
+            size: format!("{}", cloth_side * cloth_side),
+            backend: name,
+            ms_gpu: None,
+            ms_wall: w,
+            live: cloth_side * cloth_side,
+            dispatches: d.to_string(),
+        });
+    }
+
     println!();
     println!("| scene | size | backend | live | dispatches/step | GPU ms/step (timestamps) | wall ms/step | particles/s |");
     println!("|---|---|---|---|---|---|---|---|");
     for r in &rows {
         let ms = r.ms_gpu.filter(|_| r.backend == "gpu").unwrap_or(r.ms_wall);
         let rate = f64::from(r.live) / (ms / 1e3);
-        let gpu = r.ms_gpu.filter(|_| r.backend == "gpu").map_or("–".to_string(), |g| format!("{g:.3}"));
-        println!("| {} | {} | {} | {} | {} | {} | {:.3} | {:.3e} |", r.scene, r.size, r.backend, r.live, r.dispatches, gpu, r.ms_wall, rate);
+        let gpu = r
+            .ms_gpu
+            .filter(|_| r.backend == "gpu")
+            .map_or("–".to_string(), |g| format!("{g:.3}"));
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {:.3} | {:.3e} |",
+            r.scene, r.size, r.backend, r.live, r.dispatches, gpu, r.ms_wall, rate
+        );
     }
     Ok(())
 }

@@ -33,6 +33,14 @@ pub enum Error {
         /// The largest capacity that fits.
         max_capacity: u32,
     },
+    /// The host could not allocate the CPU backend's arrays.
+    #[error("could not allocate {bytes} bytes on the host for capacity {capacity}; lower the capacity")]
+    HostMemory {
+        /// The capacity asked for.
+        capacity: u32,
+        /// Bytes the arrays need.
+        bytes: u64,
+    },
     /// A capacity of zero, or one smaller than what the world already holds.
     #[error("invalid capacity {capacity}: {reason}")]
     InvalidCapacity {
@@ -86,6 +94,22 @@ pub enum Error {
         count: usize,
         /// Most allowed.
         max: u32,
+    },
+    /// A fixed-size pool is full.
+    #[error("the {what} pool is full at {capacity}; build the world with a larger capacity")]
+    Full {
+        /// Which pool.
+        what: &'static str,
+        /// Its capacity.
+        capacity: u32,
+    },
+    /// A particle cannot be removed while force generators or links use it.
+    #[error("particle {id} is still used by {by}; remove those first")]
+    ParticleInUse {
+        /// The particle.
+        id: u32,
+        /// What uses it.
+        by: String,
     },
     /// A GPU-only call on a CPU world.
     #[error("{0} needs a GPU world; create it with Backend::Gpu")]

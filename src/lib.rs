@@ -21,9 +21,11 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod aggregate;
 pub mod error;
 pub mod fireworks;
 pub mod gpu;
+pub mod grid;
 pub mod particles;
 pub mod rng;
 pub mod scenes;

@@ -13,16 +13,6 @@ struct Life {
     id: u32,
 }
 
-/// A force field: 32 bytes. kind: 1 gravity, 2 drag, 3 wind, 4 attractor.
-struct Field {
-    kind: u32,
-    k1: f32,
-    k2: f32,
-    radius: f32,
-    /// gravity: acceleration; wind: air velocity; attractor: centre (xyz) and strength (w).
-    v: vec4<f32>,
-}
-
 /// Per-step uniform block: 592 bytes.
 struct Params {
     dt: f32,
@@ -40,20 +30,6 @@ struct Params {
     kill_min: vec4<f32>,
     kill_max: vec4<f32>,
     fields: array<Field, MAX_FIELDS>,
-}
-
-/// A static collider: 64 bytes. kind: 1 half-space, 2 sphere, 3 box.
-struct Collider {
-    kind: u32,
-    restitution: f32,
-    friction: f32,
-    _pad: u32,
-    /// half-space: normal (xyz) and offset (w); sphere: centre and radius; box: centre.
-    a: vec4<f32>,
-    /// box: half extents.
-    b: vec4<f32>,
-    /// box: orientation quaternion (x, y, z, w).
-    q: vec4<f32>,
 }
 
 /// A firework rule: 96 bytes.

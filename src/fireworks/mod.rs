@@ -41,7 +41,15 @@ pub struct FireworkRules {
     pub rules: Vec<FireworkRule>,
 }
 
-fn rule(age: (f32, f32), vmin: [f32; 3], vmax: [f32; 3], damping: f32, payload: &[(u32, u32)], colour: [f32; 3], size: f32) -> FireworkRule {
+fn rule(
+    age: (f32, f32),
+    vmin: [f32; 3],
+    vmax: [f32; 3],
+    damping: f32,
+    payload: &[(u32, u32)],
+    colour: [f32; 3],
+    size: f32,
+) -> FireworkRule {
     FireworkRule {
         age,
         velocity: (Vec3::from(vmin), Vec3::from(vmax)),
@@ -58,15 +66,87 @@ impl FireworkRules {
     pub fn book() -> Self {
         Self {
             rules: vec![
-                rule((0.5, 1.4), [-5.0, 25.0, -5.0], [5.0, 28.0, 5.0], 0.1, &[(3, 5), (5, 5)], [1.0, 0.3, 0.2], 0.12),
-                rule((0.5, 1.0), [-5.0, 10.0, -5.0], [5.0, 20.0, 5.0], 0.8, &[(4, 2)], [1.0, 0.6, 0.1], 0.10),
-                rule((0.5, 1.5), [-5.0, -5.0, -5.0], [5.0, 5.0, 5.0], 0.1, &[], [1.0, 1.0, 0.3], 0.08),
-                rule((0.25, 0.5), [-20.0, 5.0, -5.0], [20.0, 5.0, 5.0], 0.2, &[], [0.3, 1.0, 0.3], 0.08),
-                rule((0.5, 1.0), [-20.0, 2.0, -5.0], [20.0, 18.0, 5.0], 0.01, &[(3, 5)], [0.3, 0.6, 1.0], 0.10),
-                rule((3.0, 5.0), [-5.0, 5.0, -5.0], [5.0, 10.0, 5.0], 0.95, &[], [0.9, 0.3, 1.0], 0.08),
-                rule((4.0, 5.0), [-5.0, 50.0, -5.0], [5.0, 60.0, 5.0], 0.01, &[(8, 10)], [0.3, 1.0, 1.0], 0.14),
-                rule((0.25, 0.5), [-1.0, -1.0, -1.0], [1.0, 1.0, 1.0], 0.01, &[], [1.0, 1.0, 1.0], 0.08),
-                rule((3.0, 5.0), [-15.0, 10.0, -5.0], [15.0, 15.0, 5.0], 0.95, &[], [1.0, 0.5, 0.7], 0.08),
+                rule(
+                    (0.5, 1.4),
+                    [-5.0, 25.0, -5.0],
+                    [5.0, 28.0, 5.0],
+                    0.1,
+                    &[(3, 5), (5, 5)],
+                    [1.0, 0.3, 0.2],
+                    0.12,
+                ),
+                rule(
+                    (0.5, 1.0),
+                    [-5.0, 10.0, -5.0],
+                    [5.0, 20.0, 5.0],
+                    0.8,
+                    &[(4, 2)],
+                    [1.0, 0.6, 0.1],
+                    0.10,
+                ),
+                rule(
+                    (0.5, 1.5),
+                    [-5.0, -5.0, -5.0],
+                    [5.0, 5.0, 5.0],
+                    0.1,
+                    &[],
+                    [1.0, 1.0, 0.3],
+                    0.08,
+                ),
+                rule(
+                    (0.25, 0.5),
+                    [-20.0, 5.0, -5.0],
+                    [20.0, 5.0, 5.0],
+                    0.2,
+                    &[],
+                    [0.3, 1.0, 0.3],
+                    0.08,
+                ),
+                rule(
+                    (0.5, 1.0),
+                    [-20.0, 2.0, -5.0],
+                    [20.0, 18.0, 5.0],
+                    0.01,
+                    &[(3, 5)],
+                    [0.3, 0.6, 1.0],
+                    0.10,
+                ),
+                rule(
+                    (3.0, 5.0),
+                    [-5.0, 5.0, -5.0],
+                    [5.0, 10.0, 5.0],
+                    0.95,
+                    &[],
+                    [0.9, 0.3, 1.0],
+                    0.08,
+                ),
+                rule(
+                    (4.0, 5.0),
+                    [-5.0, 50.0, -5.0],
+                    [5.0, 60.0, 5.0],
+                    0.01,
+                    &[(8, 10)],
+                    [0.3, 1.0, 1.0],
+                    0.14,
+                ),
+                rule(
+                    (0.25, 0.5),
+                    [-1.0, -1.0, -1.0],
+                    [1.0, 1.0, 1.0],
+                    0.01,
+                    &[],
+                    [1.0, 1.0, 1.0],
+                    0.08,
+                ),
+                rule(
+                    (3.0, 5.0),
+                    [-15.0, 10.0, -5.0],
+                    [15.0, 15.0, 5.0],
+                    0.95,
+                    &[],
+                    [1.0, 0.5, 0.7],
+                    0.08,
+                ),
             ],
         }
     }
@@ -81,32 +161,66 @@ impl FireworkRules {
     /// # Errors
     /// [`Error::InvalidInput`] naming the rule and field at fault.
     pub fn to_gpu(&self) -> Result<(Vec<GpuRule>, Vec<GpuPayload>)> {
-        let bad = |what: &'static str, value: String, fix: &'static str| Error::InvalidInput { what, value, fix };
+        let bad = |what: &'static str, value: String, fix: &'static str| Error::InvalidInput {
+            what,
+            value,
+            fix,
+        };
         let mut rules = Vec::with_capacity(self.rules.len());
         let mut payloads = Vec::new();
         for (i, r) in self.rules.iter().enumerate() {
             let t = i + 1;
             if !(r.age.0 > 0.0 && r.age.1 >= r.age.0 && r.age.1.is_finite()) {
-                return Err(bad("firework rule age", format!("type {t}: {:?}", r.age), "pass 0 < min <= max, finite"));
+                return Err(bad(
+                    "firework rule age",
+                    format!("type {t}: {:?}", r.age),
+                    "pass 0 < min <= max, finite",
+                ));
             }
-            if !(r.velocity.0.is_finite() && r.velocity.1.is_finite()) || r.velocity.0.cmpgt(r.velocity.1).any() {
-                return Err(bad("firework rule velocity", format!("type {t}: {:?}", r.velocity), "pass finite bounds with min <= max per component"));
+            if !(r.velocity.0.is_finite() && r.velocity.1.is_finite())
+                || r.velocity.0.cmpgt(r.velocity.1).any()
+            {
+                return Err(bad(
+                    "firework rule velocity",
+                    format!("type {t}: {:?}", r.velocity),
+                    "pass finite bounds with min <= max per component",
+                ));
             }
             if !(0.0..=1.0).contains(&r.damping) {
-                return Err(bad("firework rule damping", format!("type {t}: {}", r.damping), "pass a value in [0, 1]"));
+                return Err(bad(
+                    "firework rule damping",
+                    format!("type {t}: {}", r.damping),
+                    "pass a value in [0, 1]",
+                ));
             }
-            if !(r.size >= 0.0 && r.size.is_finite() && r.colour.is_finite() && r.gravity.is_finite()) {
-                return Err(bad("firework rule size/colour/gravity", format!("type {t}"), "pass finite values, size >= 0"));
+            if !(r.size >= 0.0
+                && r.size.is_finite()
+                && r.colour.is_finite()
+                && r.gravity.is_finite())
+            {
+                return Err(bad(
+                    "firework rule size/colour/gravity",
+                    format!("type {t}"),
+                    "pass finite values, size >= 0",
+                ));
             }
             let mut children = 0u32;
             for &(ty, count) in &r.payload {
                 if ty == 0 || ty as usize > self.rules.len() {
-                    return Err(bad("firework payload type", format!("type {t} names type {ty}"), "payload types must name rules in the table (1-based)"));
+                    return Err(bad(
+                        "firework payload type",
+                        format!("type {t} names type {ty}"),
+                        "payload types must name rules in the table (1-based)",
+                    ));
                 }
                 children = children.saturating_add(count);
             }
             if children > MAX_CHILDREN_PER_RULE {
-                return Err(bad("firework payload size", format!("type {t}: {children} children"), "keep a rule's payload at or below MAX_CHILDREN_PER_RULE"));
+                return Err(bad(
+                    "firework payload size",
+                    format!("type {t}: {children} children"),
+                    "keep a rule's payload at or below MAX_CHILDREN_PER_RULE",
+                ));
             }
             rules.push(GpuRule {
                 age_min: r.age.0,
@@ -122,7 +236,11 @@ impl FireworkRules {
                 colour: r.colour,
                 gravity: r.gravity.extend(0.0),
             });
-            payloads.extend(r.payload.iter().map(|&(ty, count)| GpuPayload { ty, count }));
+            payloads.extend(
+                r.payload
+                    .iter()
+                    .map(|&(ty, count)| GpuPayload { ty, count }),
+            );
         }
         Ok((rules, payloads))
     }
@@ -130,18 +248,31 @@ impl FireworkRules {
 
 /// A firework launched from the ground (book: x = −5, 0 or 5, y = 0), drawn from the
 /// counter-based generator keyed by (seed, `serial`, `step`).
-pub fn launch_record(rule: &GpuRule, ty: u32, id: u32, seed: u32, serial: u32, step: u32) -> GpuSpawnRecord {
+pub fn launch_record(
+    rule: &GpuRule,
+    ty: u32,
+    id: u32,
+    seed: u32,
+    serial: u32,
+    step: u32,
+) -> GpuSpawnRecord {
     let u = |k: u32| rng_unit(seed, serial, step, k);
     let column = (u(4) * 3.0).floor().min(2.0);
     let x = 5.0 * (column - 1.0);
     let lifetime = rule.age_min + (rule.age_max - rule.age_min) * u(0);
-    let v = rule.vel_min.truncate() + (rule.vel_max.truncate() - rule.vel_min.truncate()) * Vec3::new(u(1), u(2), u(3));
+    let v = rule.vel_min.truncate()
+        + (rule.vel_max.truncate() - rule.vel_min.truncate()) * Vec3::new(u(1), u(2), u(3));
     GpuSpawnRecord {
         pos: Vec4::new(x, 0.0, 0.0, 1.0),
         vel: v.extend(rule.damping),
         acc: rule.gravity.truncate().extend(1.0),
         colour: rule.colour,
-        life: GpuLife { age: 0.0, lifetime, kind: ty, id },
+        life: GpuLife {
+            age: 0.0,
+            lifetime,
+            kind: ty,
+            id,
+        },
         size: rule.size,
         _pad: [0; 3],
     }

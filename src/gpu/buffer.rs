@@ -4,7 +4,12 @@ use crate::error::{Error, Result};
 use wgpu::util::DeviceExt;
 
 /// Creates a zeroed buffer of `bytes` (at least 256) with the given usage and a namespaced label.
-pub fn zeroed(device: &wgpu::Device, name: &str, bytes: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+pub fn zeroed(
+    device: &wgpu::Device,
+    name: &str,
+    bytes: u64,
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(&format!("wgphys:buffer:{name}")),
         size: bytes.max(256).next_multiple_of(4),
@@ -14,7 +19,12 @@ pub fn zeroed(device: &wgpu::Device, name: &str, bytes: u64, usage: wgpu::Buffer
 }
 
 /// Creates a buffer holding `data` (padded to at least 256 bytes, so any struct array binds).
-pub fn with_data(device: &wgpu::Device, name: &str, data: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+pub fn with_data(
+    device: &wgpu::Device,
+    name: &str,
+    data: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
     let mut bytes = data.to_vec();
     if bytes.len() < 256 {
         bytes.resize(256, 0);
@@ -35,7 +45,12 @@ pub const STATE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
 ///
 /// # Errors
 /// [`Error::Gpu`] when mapping fails or the device is lost.
-pub fn read_bytes(device: &wgpu::Device, queue: &wgpu::Queue, src: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
+pub fn read_bytes(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    src: &wgpu::Buffer,
+    bytes: u64,
+) -> Result<Vec<u8>> {
     if bytes == 0 {
         return Ok(Vec::new());
     }
@@ -46,7 +61,9 @@ pub fn read_bytes(device: &wgpu::Device, queue: &wgpu::Queue, src: &wgpu::Buffer
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("wgphys:readback") });
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("wgphys:readback"),
+    });
     encoder.copy_buffer_to_buffer(src, 0, &staging, 0, size);
     queue.submit([encoder.finish()]);
     let (tx, rx) = std::sync::mpsc::channel();
@@ -59,7 +76,9 @@ pub fn read_bytes(device: &wgpu::Device, queue: &wgpu::Queue, src: &wgpu::Buffer
     rx.recv()
         .map_err(|e| Error::Gpu(format!("readback callback dropped: {e}")))?
         .map_err(|e| Error::Gpu(format!("map for readback: {e}")))?;
-    let view = staging.get_mapped_range(..).map_err(|e| Error::Gpu(format!("mapped range: {e}")))?;
+    let view = staging
+        .get_mapped_range(..)
+        .map_err(|e| Error::Gpu(format!("mapped range: {e}")))?;
     let mut out = view.to_vec();
     drop(view);
     staging.unmap();
@@ -71,7 +90,17 @@ pub fn read_bytes(device: &wgpu::Device, queue: &wgpu::Queue, src: &wgpu::Buffer
 ///
 /// # Errors
 /// As [`read_bytes`].
-pub fn read_vec<T: bytemuck::Pod>(device: &wgpu::Device, queue: &wgpu::Queue, src: &wgpu::Buffer, count: usize) -> Result<Vec<T>> {
-    let bytes = read_bytes(device, queue, src, (count * std::mem::size_of::<T>()) as u64)?;
+pub fn read_vec<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    src: &wgpu::Buffer,
+    count: usize,
+) -> Result<Vec<T>> {
+    let bytes = read_bytes(
+        device,
+        queue,
+        src,
+        (count * std::mem::size_of::<T>()) as u64,
+    )?;
     Ok(bytemuck::pod_collect_to_vec(&bytes))
 }

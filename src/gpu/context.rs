@@ -36,7 +36,8 @@ impl GpuContext {
     /// # Errors
     /// As [`GpuContext::new`].
     pub async fn new_async() -> Result<Self> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
             .await
             .map_err(|e| Error::NoAdapter(e.to_string()))?;
@@ -64,21 +65,35 @@ impl GpuContext {
             .await
             .map_err(|e| Error::RequestDevice(e.to_string()))?;
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        Ok(Self { device, queue, info, timestamps })
+        Ok(Self {
+            device,
+            queue,
+            info,
+            timestamps,
+        })
     }
 
     /// Wraps a caller's device and queue, so the engine's buffers live beside the caller's
     /// render resources. `info` is only used for reporting.
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        Self { device, queue, info, timestamps }
+        Self {
+            device,
+            queue,
+            info,
+            timestamps,
+        }
     }
 
     /// One line naming the adapter, backend and device type, for logs and benchmark headers.
     pub fn describe(&self) -> String {
         format!(
             "{} ({:?}, {:?}, driver {} {})",
-            self.info.name, self.info.backend, self.info.device_type, self.info.driver, self.info.driver_info
+            self.info.name,
+            self.info.backend,
+            self.info.device_type,
+            self.info.driver,
+            self.info.driver_info
         )
     }
 

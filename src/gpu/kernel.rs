@@ -32,7 +32,12 @@ impl Kernel {
             compilation_options: Default::default(),
             cache: None,
         });
-        Self { name: entry, pipeline, bind_group: None, label: format!("wgphys:pass:{entry}") }
+        Self {
+            name: entry,
+            pipeline,
+            bind_group: None,
+            label: format!("wgphys:pass:{entry}"),
+        }
     }
 
     /// (Re)binds the kernel's buffers; `entries` name exactly the bindings the entry point uses.

@@ -5,5 +5,6 @@ pub mod buffer;
 pub mod context;
 pub mod kernel;
 pub mod shader;
+pub mod sort;
 
 pub use context::GpuContext;

@@ -35,25 +35,42 @@ pub struct CpuState {
 
 impl CpuState {
     /// Empty state with room for `capacity` particles.
-    pub fn new(capacity: u32) -> Self {
+    ///
+    /// # Errors
+    /// [`crate::Error::HostMemory`] when the host cannot allocate the arrays.
+    pub fn new(capacity: u32) -> crate::Result<Self> {
         let mut s = Self::default();
-        s.resize(capacity);
-        s
+        s.resize(capacity)?;
+        Ok(s)
     }
 
-    /// Grows (or shrinks, if nothing is lost) every array to `capacity`.
-    pub fn resize(&mut self, capacity: u32) {
+    /// Bytes of host memory the arrays take per particle.
+    pub const BYTES_PER_PARTICLE: u64 = (4 * 16 + 16 + 4 + 4 + 4 + std::mem::size_of::<GpuSpawnRecord>()) as u64;
+
+    /// Grows every array to `capacity` (never shrinks), reserving first so an allocation
+    /// failure is an error, not an abort.
+    ///
+    /// # Errors
+    /// [`crate::Error::HostMemory`] when the host cannot allocate the arrays.
+    pub fn resize(&mut self, capacity: u32) -> crate::Result<()> {
         let n = capacity as usize;
-        self.pos.resize(n, Vec4::ZERO);
-        self.vel.resize(n, Vec4::ZERO);
-        self.acc.resize(n, Vec4::ZERO);
-        self.life.resize(n, GpuLife::default());
-        self.colour.resize(n, Vec4::ZERO);
-        self.size.resize(n, 0.0);
-        self.flags.resize(n, 0);
-        self.block_sums.resize(n.div_ceil(BLOCK as usize).max(1), [0; 2]);
-        self.hole_slot.resize(n, 0);
-        self.staging.resize(n, GpuSpawnRecord::default());
+        let oom = |_| crate::Error::HostMemory { capacity, bytes: u64::from(capacity) * Self::BYTES_PER_PARTICLE };
+        fn grow<T: Clone>(v: &mut Vec<T>, n: usize, fill: T) -> Result<(), std::collections::TryReserveError> {
+            v.try_reserve_exact(n.saturating_sub(v.len()))?;
+            v.resize(n.max(v.len()), fill);
+            Ok(())
+        }
+        grow(&mut self.pos, n, Vec4::ZERO).map_err(oom)?;
+        grow(&mut self.vel, n, Vec4::ZERO).map_err(oom)?;
+        grow(&mut self.acc, n, Vec4::ZERO).map_err(oom)?;
+        grow(&mut self.life, n, GpuLife::default()).map_err(oom)?;
+        grow(&mut self.colour, n, Vec4::ZERO).map_err(oom)?;
+        grow(&mut self.size, n, 0.0).map_err(oom)?;
+        grow(&mut self.flags, n, 0).map_err(oom)?;
+        grow(&mut self.block_sums, n.div_ceil(BLOCK as usize).max(1), [0; 2]).map_err(oom)?;
+        grow(&mut self.hole_slot, n, 0).map_err(oom)?;
+        grow(&mut self.staging, n, GpuSpawnRecord::default()).map_err(oom)?;
+        Ok(())
     }
 }
 
@@ -76,26 +93,35 @@ fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
     v + q.w * t + q.xyz().cross(t)
 }
 
+/// Acceleration one force field gives a particle (twin of `field_accel_one` in forces.wgsl).
+pub fn field_accel_one(fld: &GpuField, p: Vec3, v: Vec3, inv_mass: f32) -> Vec3 {
+    if fld.kind == 1 {
+        return fld.v.xyz();
+    }
+    if fld.kind == 2 || fld.kind == 3 {
+        let mut u = v;
+        if fld.kind == 3 {
+            u = v - fld.v.xyz();
+        }
+        let speed = u.length();
+        if speed > 0.0 {
+            let mag = fld.k1 * speed + fld.k2 * speed * speed;
+            return -u * (mag / speed) * inv_mass;
+        }
+        return Vec3::ZERO;
+    }
+    if fld.kind == 4 {
+        let d = fld.v.xyz() - p;
+        let r2 = d.dot(d) + fld.radius * fld.radius;
+        return d * (fld.v.w / (r2 * r2.sqrt()));
+    }
+    Vec3::ZERO
+}
+
 fn field_acceleration(params: &GpuParams, p: Vec3, v: Vec3, inv_mass: f32) -> Vec3 {
     let mut a = Vec3::ZERO;
     for fld in &params.fields[..params.field_count as usize] {
-        if fld.kind == 1 {
-            a += fld.v.xyz();
-        } else if fld.kind == 2 || fld.kind == 3 {
-            let mut u = v;
-            if fld.kind == 3 {
-                u = v - fld.v.xyz();
-            }
-            let speed = u.length();
-            if speed > 0.0 {
-                let mag = fld.k1 * speed + fld.k2 * speed * speed;
-                a -= u * (mag / speed) * inv_mass;
-            }
-        } else if fld.kind == 4 {
-            let d = fld.v.xyz() - p;
-            let r2 = d.dot(d) + fld.radius * fld.radius;
-            a += d * (fld.v.w / (r2 * r2.sqrt()));
-        }
+        a += field_accel_one(fld, p, v, inv_mass);
     }
     a
 }
@@ -138,7 +164,16 @@ pub fn collider_contact(c: &GpuCollider, p: Vec3, r: f32) -> Vec4 {
     quat_rotate(c.q, n_local).extend(depth[axis] + r)
 }
 
-fn resolve_contact(p: &mut Vec3, v: &mut Vec3, c: &GpuCollider, contact: Vec4, acc_total: Vec3, dt: f32) {
+/// Pushes a sphere out of a collider and applies restitution (with the resting-contact fix)
+/// and Coulomb friction (twin of `resolve_contact` in forces.wgsl).
+pub fn resolve_contact(
+    p: &mut Vec3,
+    v: &mut Vec3,
+    c: &GpuCollider,
+    contact: Vec4,
+    acc_total: Vec3,
+    dt: f32,
+) {
     let n = contact.xyz();
     let pen = contact.w;
     if pen > 0.0 {
@@ -193,7 +228,9 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
             }
         }
 
-        if params.kill_bounds != 0 && (p.cmplt(params.kill_min.xyz()).any() || p.cmpgt(params.kill_max.xyz()).any()) {
+        if params.kill_bounds != 0
+            && (p.cmplt(params.kill_min.xyz()).any() || p.cmpgt(params.kill_max.xyz()).any())
+        {
             dead = true;
         }
         let mut payload = 0;
@@ -288,7 +325,14 @@ fn prefixes(s: &CpuState) -> Vec<[u32; 2]> {
     out
 }
 
-fn emit_children(s: &mut CpuState, inp: &StepInputs, i: usize, first_slot: u32, accepted: u32, first_serial: u32) {
+fn emit_children(
+    s: &mut CpuState,
+    inp: &StepInputs,
+    i: usize,
+    first_slot: u32,
+    accepted: u32,
+    first_serial: u32,
+) {
     let params = inp.params;
     let parent_p = s.pos[i].xyz();
     let parent_v = s.vel[i].xyz();
@@ -306,13 +350,20 @@ fn emit_children(s: &mut CpuState, inp: &StepInputs, i: usize, first_slot: u32, 
             }
             let u = |k| rng_unit(params.seed, serial, params.step, k);
             let lifetime = cr.age_min + (cr.age_max - cr.age_min) * u(0);
-            let v = parent_v + (cr.vel_min.xyz() + (cr.vel_max.xyz() - cr.vel_min.xyz()) * Vec3::new(u(1), u(2), u(3)));
+            let v = parent_v
+                + (cr.vel_min.xyz()
+                    + (cr.vel_max.xyz() - cr.vel_min.xyz()) * Vec3::new(u(1), u(2), u(3)));
             s.staging[slot as usize] = GpuSpawnRecord {
                 pos: parent_p.extend(1.0),
                 vel: v.extend(cr.damping),
                 acc: cr.gravity.xyz().extend(1.0),
                 colour: cr.colour,
-                life: GpuLife { age: 0.0, lifetime, kind: payload.ty, id: GPU_ID_BIT | (serial & !GPU_ID_BIT) },
+                life: GpuLife {
+                    age: 0.0,
+                    lifetime,
+                    kind: payload.ty,
+                    id: GPU_ID_BIT | (serial & !GPU_ID_BIT),
+                },
                 size: cr.size,
                 _pad: [0; 3],
             };
@@ -333,7 +384,14 @@ pub fn emit(s: &mut CpuState, inp: &StepInputs) {
                 s.hole_slot[run[0] as usize] = i as u32;
             }
             if f[1] > 0 {
-                emit_children(s, inp, i, inp.params.host_spawn + run[1], accepted, serial0.wrapping_add(run[1]));
+                emit_children(
+                    s,
+                    inp,
+                    i,
+                    inp.params.host_spawn + run[1],
+                    accepted,
+                    serial0.wrapping_add(run[1]),
+                );
             }
         }
         if i == survivors {

@@ -40,25 +40,120 @@ const RW: &str = "storage, read_write";
 
 /// The particle domain's bindings, emitted into the WGSL prelude.
 pub const BINDINGS: &[BindingDecl] = &[
-    BindingDecl { index: binding::PARAMS, name: "params", space: "uniform", ty: "Params" },
-    BindingDecl { index: binding::POS, name: "pos", space: RW, ty: "array<vec4<f32>>" },
-    BindingDecl { index: binding::VEL, name: "vel", space: RW, ty: "array<vec4<f32>>" },
-    BindingDecl { index: binding::ACC, name: "acc", space: RW, ty: "array<vec4<f32>>" },
-    BindingDecl { index: binding::LIFE, name: "life", space: RW, ty: "array<Life>" },
-    BindingDecl { index: binding::COLOUR, name: "colour", space: RW, ty: "array<vec4<f32>>" },
-    BindingDecl { index: binding::SIZE, name: "size", space: RW, ty: "array<f32>" },
-    BindingDecl { index: binding::FLAGS, name: "flags", space: RW, ty: "array<u32>" },
-    BindingDecl { index: binding::COUNTERS, name: "counters", space: RW, ty: "Counters" },
-    BindingDecl { index: binding::COLLIDERS, name: "colliders", space: RW, ty: "array<Collider>" },
-    BindingDecl { index: binding::RULES, name: "rules", space: RW, ty: "array<Rule>" },
-    BindingDecl { index: binding::PAYLOADS, name: "payloads", space: RW, ty: "array<Payload>" },
-    BindingDecl { index: binding::REMOVALS, name: "removals", space: RW, ty: "array<u32>" },
-    BindingDecl { index: binding::BLOCK_SUMS, name: "block_sums", space: RW, ty: "array<vec2<u32>>" },
-    BindingDecl { index: binding::HOLE_SLOT, name: "hole_slot", space: RW, ty: "array<u32>" },
-    BindingDecl { index: binding::STAGING, name: "staging", space: RW, ty: "array<SpawnRecord>" },
-    BindingDecl { index: binding::ARGS_STEP, name: "args_step", space: RW, ty: "array<u32>" },
-    BindingDecl { index: binding::ARGS_APPEND, name: "args_append", space: RW, ty: "array<u32>" },
-    BindingDecl { index: binding::DRAW_ARGS, name: "draw_args", space: RW, ty: "array<u32>" },
+    BindingDecl {
+        index: binding::PARAMS,
+        name: "params",
+        space: "uniform",
+        ty: "Params",
+    },
+    BindingDecl {
+        index: binding::POS,
+        name: "pos",
+        space: RW,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::VEL,
+        name: "vel",
+        space: RW,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::ACC,
+        name: "acc",
+        space: RW,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::LIFE,
+        name: "life",
+        space: RW,
+        ty: "array<Life>",
+    },
+    BindingDecl {
+        index: binding::COLOUR,
+        name: "colour",
+        space: RW,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::SIZE,
+        name: "size",
+        space: RW,
+        ty: "array<f32>",
+    },
+    BindingDecl {
+        index: binding::FLAGS,
+        name: "flags",
+        space: RW,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::COUNTERS,
+        name: "counters",
+        space: RW,
+        ty: "Counters",
+    },
+    BindingDecl {
+        index: binding::COLLIDERS,
+        name: "colliders",
+        space: RW,
+        ty: "array<Collider>",
+    },
+    BindingDecl {
+        index: binding::RULES,
+        name: "rules",
+        space: RW,
+        ty: "array<Rule>",
+    },
+    BindingDecl {
+        index: binding::PAYLOADS,
+        name: "payloads",
+        space: RW,
+        ty: "array<Payload>",
+    },
+    BindingDecl {
+        index: binding::REMOVALS,
+        name: "removals",
+        space: RW,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::BLOCK_SUMS,
+        name: "block_sums",
+        space: RW,
+        ty: "array<vec2<u32>>",
+    },
+    BindingDecl {
+        index: binding::HOLE_SLOT,
+        name: "hole_slot",
+        space: RW,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::STAGING,
+        name: "staging",
+        space: RW,
+        ty: "array<SpawnRecord>",
+    },
+    BindingDecl {
+        index: binding::ARGS_STEP,
+        name: "args_step",
+        space: RW,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::ARGS_APPEND,
+        name: "args_append",
+        space: RW,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::DRAW_ARGS,
+        name: "draw_args",
+        space: RW,
+        ty: "array<u32>",
+    },
 ];
 
 /// The composed WGSL module of the particle domain.
@@ -77,6 +172,7 @@ pub fn shader_source() -> String {
         &[
             include_str!("../../shaders/particles/types.wgsl"),
             include_str!("../../shaders/common/rng.wgsl"),
+            include_str!("../../shaders/common/forces.wgsl"),
             include_str!("../../shaders/particles/integrate.wgsl"),
             include_str!("../../shaders/particles/lifecycle.wgsl"),
         ],
@@ -177,7 +273,13 @@ impl GpuParticles {
     ///
     /// # Errors
     /// [`Error::CapacityTooLarge`] when a buffer would exceed the device's binding limit.
-    pub fn new(ctx: &GpuContext, capacity: u32, colliders: &[GpuCollider], rules: &[GpuRule], payloads: &[GpuPayload]) -> Result<Self> {
+    pub fn new(
+        ctx: &GpuContext,
+        capacity: u32,
+        colliders: &[GpuCollider],
+        rules: &[GpuRule],
+        payloads: &[GpuPayload],
+    ) -> Result<Self> {
         check_capacity(ctx, capacity)?;
         let device = &ctx.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -195,22 +297,47 @@ impl GpuParticles {
         let bufs = Self::make_buffers(ctx, capacity, colliders, rules, payloads, 64);
         let status = (0..3)
             .map(|i| StatusSlot {
-                buffer: buffer::zeroed(device, &format!("status{i}"), size_of::<GpuCounters>() as u64, U::MAP_READ | U::COPY_DST),
+                buffer: buffer::zeroed(
+                    device,
+                    &format!("status{i}"),
+                    size_of::<GpuCounters>() as u64,
+                    U::MAP_READ | U::COPY_DST,
+                ),
                 state: SlotState::Free,
                 ready: Arc::new(AtomicBool::new(false)),
             })
             .collect();
-        let mut me = Self { ctx: ctx.clone(), capacity, bufs, removal_capacity: 64, kernels, status, timing: None };
+        let mut me = Self {
+            ctx: ctx.clone(),
+            capacity,
+            bufs,
+            removal_capacity: 64,
+            kernels,
+            status,
+            timing: None,
+        };
         me.bind_all();
         Ok(me)
     }
 
-    fn make_buffers(ctx: &GpuContext, capacity: u32, colliders: &[GpuCollider], rules: &[GpuRule], payloads: &[GpuPayload], removal_capacity: u32) -> Buffers {
+    fn make_buffers(
+        ctx: &GpuContext,
+        capacity: u32,
+        colliders: &[GpuCollider],
+        rules: &[GpuRule],
+        payloads: &[GpuPayload],
+        removal_capacity: u32,
+    ) -> Buffers {
         let n = u64::from(capacity);
         let d = &ctx.device;
         let v4 = 16 * n;
         Buffers {
-            params: buffer::zeroed(d, "params", size_of::<GpuParams>() as u64, U::UNIFORM | U::COPY_DST),
+            params: buffer::zeroed(
+                d,
+                "params",
+                size_of::<GpuParams>() as u64,
+                U::UNIFORM | U::COPY_DST,
+            ),
             pos: storage(ctx, "pos", v4, U::VERTEX),
             vel: storage(ctx, "vel", v4, U::empty()),
             acc: storage(ctx, "acc", v4, U::empty()),
@@ -223,7 +350,12 @@ impl GpuParticles {
             rules: buffer::with_data(d, "rules", bytemuck::cast_slice(rules), STATE),
             payloads: buffer::with_data(d, "payloads", bytemuck::cast_slice(payloads), STATE),
             removals: storage(ctx, "removals", 4 * u64::from(removal_capacity), U::empty()),
-            block_sums: storage(ctx, "block_sums", 8 * n.div_ceil(u64::from(BLOCK)).max(1), U::empty()),
+            block_sums: storage(
+                ctx,
+                "block_sums",
+                8 * n.div_ceil(u64::from(BLOCK)).max(1),
+                U::empty(),
+            ),
             hole_slot: storage(ctx, "hole_slot", 4 * n, U::empty()),
             staging: storage(ctx, "staging", largest_buffer_bytes(capacity), U::empty()),
             args_step: storage(ctx, "args_step", 24, U::INDIRECT),
@@ -237,33 +369,96 @@ impl GpuParticles {
         let b = &self.bufs;
         let d = &self.ctx.device;
         let k = &mut self.kernels;
-        k.integrate.bind(d, &[
-            (PARAMS, &b.params), (POS, &b.pos), (VEL, &b.vel), (ACC, &b.acc), (LIFE, &b.life),
-            (COLOUR, &b.colour), (SIZE, &b.size), (FLAGS, &b.flags), (COUNTERS, &b.counters),
-            (COLLIDERS, &b.colliders), (RULES, &b.rules), (REMOVALS, &b.removals),
-        ]);
-        k.scan_reduce.bind(d, &[(FLAGS, &b.flags), (COUNTERS, &b.counters), (BLOCK_SUMS, &b.block_sums)]);
-        k.scan_blocks.bind(d, &[(PARAMS, &b.params), (COUNTERS, &b.counters), (BLOCK_SUMS, &b.block_sums), (ARGS_APPEND, &b.args_append)]);
-        k.emit.bind(d, &[
-            (PARAMS, &b.params), (POS, &b.pos), (VEL, &b.vel), (LIFE, &b.life), (FLAGS, &b.flags),
-            (COUNTERS, &b.counters), (BLOCK_SUMS, &b.block_sums), (HOLE_SLOT, &b.hole_slot),
-            (STAGING, &b.staging), (RULES, &b.rules), (PAYLOADS, &b.payloads),
-        ]);
-        k.compact.bind(d, &[
-            (POS, &b.pos), (VEL, &b.vel), (ACC, &b.acc), (LIFE, &b.life), (COLOUR, &b.colour),
-            (SIZE, &b.size), (FLAGS, &b.flags), (COUNTERS, &b.counters), (BLOCK_SUMS, &b.block_sums),
-            (HOLE_SLOT, &b.hole_slot),
-        ]);
-        k.append.bind(d, &[
-            (STAGING, &b.staging), (POS, &b.pos), (VEL, &b.vel), (ACC, &b.acc), (LIFE, &b.life),
-            (COLOUR, &b.colour), (SIZE, &b.size), (COUNTERS, &b.counters), (ARGS_STEP, &b.args_step),
-            (DRAW_ARGS, &b.draw_args),
-        ]);
+        k.integrate.bind(
+            d,
+            &[
+                (PARAMS, &b.params),
+                (POS, &b.pos),
+                (VEL, &b.vel),
+                (ACC, &b.acc),
+                (LIFE, &b.life),
+                (COLOUR, &b.colour),
+                (SIZE, &b.size),
+                (FLAGS, &b.flags),
+                (COUNTERS, &b.counters),
+                (COLLIDERS, &b.colliders),
+                (RULES, &b.rules),
+                (REMOVALS, &b.removals),
+            ],
+        );
+        k.scan_reduce.bind(
+            d,
+            &[
+                (FLAGS, &b.flags),
+                (COUNTERS, &b.counters),
+                (BLOCK_SUMS, &b.block_sums),
+            ],
+        );
+        k.scan_blocks.bind(
+            d,
+            &[
+                (PARAMS, &b.params),
+                (COUNTERS, &b.counters),
+                (BLOCK_SUMS, &b.block_sums),
+                (ARGS_APPEND, &b.args_append),
+            ],
+        );
+        k.emit.bind(
+            d,
+            &[
+                (PARAMS, &b.params),
+                (POS, &b.pos),
+                (VEL, &b.vel),
+                (LIFE, &b.life),
+                (FLAGS, &b.flags),
+                (COUNTERS, &b.counters),
+                (BLOCK_SUMS, &b.block_sums),
+                (HOLE_SLOT, &b.hole_slot),
+                (STAGING, &b.staging),
+                (RULES, &b.rules),
+                (PAYLOADS, &b.payloads),
+            ],
+        );
+        k.compact.bind(
+            d,
+            &[
+                (POS, &b.pos),
+                (VEL, &b.vel),
+                (ACC, &b.acc),
+                (LIFE, &b.life),
+                (COLOUR, &b.colour),
+                (SIZE, &b.size),
+                (FLAGS, &b.flags),
+                (COUNTERS, &b.counters),
+                (BLOCK_SUMS, &b.block_sums),
+                (HOLE_SLOT, &b.hole_slot),
+            ],
+        );
+        k.append.bind(
+            d,
+            &[
+                (STAGING, &b.staging),
+                (POS, &b.pos),
+                (VEL, &b.vel),
+                (ACC, &b.acc),
+                (LIFE, &b.life),
+                (COLOUR, &b.colour),
+                (SIZE, &b.size),
+                (COUNTERS, &b.counters),
+                (ARGS_STEP, &b.args_step),
+                (DRAW_ARGS, &b.draw_args),
+            ],
+        );
     }
 
     /// Replaces the collider table.
     pub fn set_colliders(&mut self, colliders: &[GpuCollider]) {
-        self.bufs.colliders = buffer::with_data(&self.ctx.device, "colliders", bytemuck::cast_slice(colliders), STATE);
+        self.bufs.colliders = buffer::with_data(
+            &self.ctx.device,
+            "colliders",
+            bytemuck::cast_slice(colliders),
+            STATE,
+        );
         self.bind_all();
     }
 
@@ -275,7 +470,12 @@ impl GpuParticles {
         check_capacity(&self.ctx, capacity)?;
         let old = &self.bufs;
         let new = Self::make_buffers(&self.ctx, capacity, &[], &[], &[], self.removal_capacity);
-        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("wgphys:grow") });
+        let mut enc = self
+            .ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("wgphys:grow"),
+            });
         let n = u64::from(self.capacity);
         for (src, dst, bytes) in [
             (&old.pos, &new.pos, 16 * n),
@@ -284,7 +484,11 @@ impl GpuParticles {
             (&old.life, &new.life, 16 * n),
             (&old.colour, &new.colour, 16 * n),
             (&old.size, &new.size, 4 * n),
-            (&old.counters, &new.counters, size_of::<GpuCounters>() as u64),
+            (
+                &old.counters,
+                &new.counters,
+                size_of::<GpuCounters>() as u64,
+            ),
             (&old.args_step, &new.args_step, 24),
             (&old.draw_args, &new.draw_args, 16),
         ] {
@@ -315,7 +519,12 @@ impl GpuParticles {
             ty: wgpu::QueryType::Timestamp,
             count: 2,
         });
-        let resolve = buffer::zeroed(&self.ctx.device, "timestamps", 16, U::QUERY_RESOLVE | U::COPY_SRC);
+        let resolve = buffer::zeroed(
+            &self.ctx.device,
+            "timestamps",
+            16,
+            U::QUERY_RESOLVE | U::COPY_SRC,
+        );
         self.timing = Some(Timing { queries, resolve });
         true
     }
@@ -325,7 +534,10 @@ impl GpuParticles {
     /// # Errors
     /// [`Error::Unsupported`] when timing is off; [`Error::Gpu`] on readback failure.
     pub fn last_step_gpu_ms(&self) -> Result<f64> {
-        let t = self.timing.as_ref().ok_or_else(|| Error::Unsupported("timestamp queries are off or unavailable".into()))?;
+        let t = self
+            .timing
+            .as_ref()
+            .ok_or_else(|| Error::Unsupported("timestamp queries are off or unavailable".into()))?;
         let ts: Vec<u64> = buffer::read_vec(&self.ctx.device, &self.ctx.queue, &t.resolve, 2)?;
         let period = f64::from(self.ctx.queue.get_timestamp_period());
         Ok(ts[1].wrapping_sub(ts[0]) as f64 * period / 1e6)
@@ -337,28 +549,41 @@ impl GpuParticles {
         let b = &self.bufs;
         let k = &self.kernels;
         let ts = |first: bool, last: bool| {
-            self.timing.as_ref().map(|t| wgpu::ComputePassTimestampWrites {
-                query_set: &t.queries,
-                beginning_of_pass_write_index: first.then_some(0),
-                end_of_pass_write_index: last.then_some(1),
-            })
+            self.timing
+                .as_ref()
+                .map(|t| wgpu::ComputePassTimestampWrites {
+                    query_set: &t.queries,
+                    beginning_of_pass_write_index: first.then_some(0),
+                    end_of_pass_write_index: last.then_some(1),
+                })
         };
         let particles = Dispatch::Indirect(&b.args_step, 0);
         let blocks = Dispatch::Indirect(&b.args_step, 12);
-        k.integrate.record(encoder, particles, ts(true, !frame.lifecycle));
+        k.integrate
+            .record(encoder, particles, ts(true, !frame.lifecycle));
         if frame.lifecycle {
             k.scan_reduce.record(encoder, blocks, None);
             k.scan_blocks.record(encoder, Dispatch::Direct(1), None);
             k.emit.record(encoder, blocks, None);
             k.compact.record(encoder, blocks, None);
-            k.append.record(encoder, Dispatch::Indirect(&b.args_append, 0), ts(false, true));
+            k.append.record(
+                encoder,
+                Dispatch::Indirect(&b.args_append, 0),
+                ts(false, true),
+            );
         }
         if let Some(t) = &self.timing {
             encoder.resolve_query_set(&t.queries, 0..2, &t.resolve, 0);
         }
         if frame.want_status {
             if let Some(slot) = self.status.iter_mut().find(|s| s.state == SlotState::Free) {
-                encoder.copy_buffer_to_buffer(&b.counters, 0, &slot.buffer, 0, size_of::<GpuCounters>() as u64);
+                encoder.copy_buffer_to_buffer(
+                    &b.counters,
+                    0,
+                    &slot.buffer,
+                    0,
+                    size_of::<GpuCounters>() as u64,
+                );
                 slot.state = SlotState::Copied(frame.step);
             }
         }
@@ -373,7 +598,12 @@ impl GpuParticles {
         if !frame.removals.is_empty() {
             if frame.removals.len() as u32 > self.removal_capacity {
                 self.removal_capacity = (frame.removals.len() as u32).next_power_of_two();
-                self.bufs.removals = buffer::zeroed(&self.ctx.device, "removals", 4 * u64::from(self.removal_capacity), STATE);
+                self.bufs.removals = buffer::zeroed(
+                    &self.ctx.device,
+                    "removals",
+                    4 * u64::from(self.removal_capacity),
+                    STATE,
+                );
                 self.bind_all();
             }
             q.write_buffer(&self.bufs.removals, 0, bytemuck::cast_slice(frame.removals));
@@ -390,12 +620,15 @@ impl GpuParticles {
                 SlotState::Copied(step) => {
                     let ready = slot.ready.clone();
                     ready.store(false, Ordering::Release);
-                    slot.buffer.map_async(wgpu::MapMode::Read, .., move |r| ready.store(r.is_ok(), Ordering::Release));
+                    slot.buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+                        ready.store(r.is_ok(), Ordering::Release)
+                    });
                     slot.state = SlotState::Mapping(step);
                 }
                 SlotState::Mapping(step) if slot.ready.load(Ordering::Acquire) => {
                     if let Ok(view) = slot.buffer.get_mapped_range(..) {
-                        let c: GpuCounters = bytemuck::pod_read_unaligned(&view[..size_of::<GpuCounters>()]);
+                        let c: GpuCounters =
+                            bytemuck::pod_read_unaligned(&view[..size_of::<GpuCounters>()]);
                         drop(view);
                         if newest.is_none_or(|(s, _)| step > s) {
                             newest = Some((step, c));
@@ -415,8 +648,11 @@ impl GpuParticles {
     /// # Errors
     /// [`Error::Gpu`] on readback failure.
     pub fn read_counters(&self) -> Result<GpuCounters> {
-        let v: Vec<GpuCounters> = buffer::read_vec(&self.ctx.device, &self.ctx.queue, &self.bufs.counters, 1)?;
-        v.first().copied().ok_or_else(|| Error::Gpu("empty counters readback".into()))
+        let v: Vec<GpuCounters> =
+            buffer::read_vec(&self.ctx.device, &self.ctx.queue, &self.bufs.counters, 1)?;
+        v.first()
+            .copied()
+            .ok_or_else(|| Error::Gpu("empty counters readback".into()))
     }
 
     /// Blocking read of the first `n` particles' state.

@@ -72,7 +72,9 @@ impl Particle {
     /// Sets the mass in kg (stored as its inverse; zero, negative or NaN is rejected at spawn).
     #[must_use]
     pub fn with_mass(mut self, m: f32) -> Self {
-        self.inverse_mass = if m > 0.0 && m.is_finite() { 1.0 / m } else { -1.0 / m };
+        // +inf gives 0 (the book's infinite mass); zero, negative or NaN give NaN, which
+        // `validate` refuses.
+        self.inverse_mass = if m > 0.0 { 1.0 / m } else { f32::NAN };
         self
     }
     /// Sets the inverse mass; 0 makes the particle immovable.
@@ -120,7 +122,8 @@ impl Particle {
             return Err(Error::InvalidInput {
                 what: "particle.inverse_mass",
                 value: format!("{}", self.inverse_mass),
-                fix: "mass must be positive and finite; use inverse_mass 0 for an immovable particle",
+                fix:
+                    "mass must be positive and finite; use inverse_mass 0 for an immovable particle",
             });
         }
         if let Some(l) = self.lifetime {
@@ -156,21 +159,30 @@ impl Particle {
             vel: self.velocity.extend(self.damping),
             acc: self.acceleration.extend(self.inverse_mass),
             colour: self.colour,
-            life: GpuLife { age: 0.0, lifetime: self.lifetime.unwrap_or(-1.0), kind: 0, id },
+            life: GpuLife {
+                age: 0.0,
+                lifetime: self.lifetime.unwrap_or(-1.0),
+                kind: 0,
+                id,
+            },
             size: self.size,
             _pad: [0; 3],
         }
     }
 }
 
-/// A handle to a particle spawned from the host, for removal.
+/// A handle to a particle spawned from the host, for removal. It names its world, so a
+/// handle from another world is refused rather than removing a stranger.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ParticleHandle(pub(crate) u32);
+pub struct ParticleHandle {
+    pub(crate) id: u32,
+    pub(crate) world: u32,
+}
 
 impl ParticleHandle {
     /// The id stored with the particle (`Life::id`).
     pub fn id(self) -> u32 {
-        self.0
+        self.id
     }
 }
 
@@ -211,20 +223,39 @@ impl ForceField {
         Ok(match self {
             Self::Gravity(g) => {
                 finite3("field.gravity", g)?;
-                GpuField { kind: 1, v: g.extend(0.0), ..Default::default() }
+                GpuField {
+                    kind: 1,
+                    v: g.extend(0.0),
+                    ..Default::default()
+                }
             }
             Self::Drag { k1, k2 } => {
                 non_negative("field.drag.k1", k1)?;
                 non_negative("field.drag.k2", k2)?;
-                GpuField { kind: 2, k1, k2, ..Default::default() }
+                GpuField {
+                    kind: 2,
+                    k1,
+                    k2,
+                    ..Default::default()
+                }
             }
             Self::Wind { velocity, k1, k2 } => {
                 finite3("field.wind.velocity", velocity)?;
                 non_negative("field.wind.k1", k1)?;
                 non_negative("field.wind.k2", k2)?;
-                GpuField { kind: 3, k1, k2, v: velocity.extend(0.0), ..Default::default() }
+                GpuField {
+                    kind: 3,
+                    k1,
+                    k2,
+                    v: velocity.extend(0.0),
+                    ..Default::default()
+                }
             }
-            Self::Attractor { centre, strength, softening } => {
+            Self::Attractor {
+                centre,
+                strength,
+                softening,
+            } => {
                 finite3("field.attractor.centre", centre)?;
                 finite("field.attractor.strength", strength)?;
                 if !(softening > 0.0 && softening.is_finite()) {
@@ -234,7 +265,12 @@ impl ForceField {
                         fix: "pass a positive softening radius so the pull stays finite",
                     });
                 }
-                GpuField { kind: 4, radius: softening, v: centre.extend(strength), ..Default::default() }
+                GpuField {
+                    kind: 4,
+                    radius: softening,
+                    v: centre.extend(strength),
+                    ..Default::default()
+                }
             }
         })
     }
@@ -244,7 +280,11 @@ fn non_negative(what: &'static str, v: f32) -> Result<()> {
     if v >= 0.0 && v.is_finite() {
         Ok(())
     } else {
-        Err(Error::InvalidInput { what, value: format!("{v}"), fix: "pass a finite value >= 0" })
+        Err(Error::InvalidInput {
+            what,
+            value: format!("{v}"),
+            fix: "pass a finite value >= 0",
+        })
     }
 }
 
@@ -290,7 +330,14 @@ pub struct Collider {
 impl Collider {
     /// The ground plane y = 0, solid below.
     pub fn ground(restitution: f32, friction: f32) -> Self {
-        Self { shape: ColliderShape::HalfSpace { normal: Vec3::Y, offset: 0.0 }, restitution, friction }
+        Self {
+            shape: ColliderShape::HalfSpace {
+                normal: Vec3::Y,
+                offset: 0.0,
+            },
+            restitution,
+            friction,
+        }
     }
 
     pub(crate) fn to_gpu(self) -> Result<GpuCollider> {
@@ -302,7 +349,11 @@ impl Collider {
             });
         }
         non_negative("collider.friction", self.friction)?;
-        let base = GpuCollider { restitution: self.restitution, friction: self.friction, ..Default::default() };
+        let base = GpuCollider {
+            restitution: self.restitution,
+            friction: self.friction,
+            ..Default::default()
+        };
         Ok(match self.shape {
             ColliderShape::HalfSpace { normal, offset } => {
                 finite3("collider.normal", normal)?;
@@ -312,14 +363,26 @@ impl Collider {
                     value: format!("{normal:?}"),
                     fix: "pass a non-zero normal",
                 })?;
-                GpuCollider { kind: 1, a: n.extend(offset), ..base }
+                GpuCollider {
+                    kind: 1,
+                    a: n.extend(offset),
+                    ..base
+                }
             }
             ColliderShape::Sphere { centre, radius } => {
                 finite3("collider.centre", centre)?;
                 positive("collider.radius", radius)?;
-                GpuCollider { kind: 2, a: centre.extend(radius), ..base }
+                GpuCollider {
+                    kind: 2,
+                    a: centre.extend(radius),
+                    ..base
+                }
             }
-            ColliderShape::Box { centre, half_extents, rotation } => {
+            ColliderShape::Box {
+                centre,
+                half_extents,
+                rotation,
+            } => {
                 finite3("collider.centre", centre)?;
                 finite3("collider.half_extents", half_extents)?;
                 if half_extents.min_element() <= 0.0 {
@@ -337,7 +400,13 @@ impl Collider {
                         fix: "pass a finite, non-zero quaternion",
                     });
                 }
-                GpuCollider { kind: 3, a: centre.extend(0.0), b: half_extents.extend(0.0), q: q.normalize(), ..base }
+                GpuCollider {
+                    kind: 3,
+                    a: centre.extend(0.0),
+                    b: half_extents.extend(0.0),
+                    q: q.normalize(),
+                    ..base
+                }
             }
         })
     }
@@ -347,7 +416,11 @@ fn positive(what: &'static str, v: f32) -> Result<()> {
     if v > 0.0 && v.is_finite() {
         Ok(())
     } else {
-        Err(Error::InvalidInput { what, value: format!("{v}"), fix: "pass a finite value > 0" })
+        Err(Error::InvalidInput {
+            what,
+            value: format!("{v}"),
+            fix: "pass a finite value > 0",
+        })
     }
 }
 

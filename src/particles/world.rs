@@ -12,6 +12,19 @@ use crate::gpu::GpuContext;
 use crate::rng::hash_u32;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Tags worlds so their handles cannot be mixed up.
+static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
+
+/// Host handles that joined the pool in the same step. They share one age, advanced exactly as
+/// the GPU advances a particle's age (`age = age + dt` in f32), so the host knows the step a
+/// particle expires in without reading anything back.
+struct ExpiryGroup {
+    age: f32,
+    /// (lifetime bits, id): positive f32 bits order like the values.
+    members: BinaryHeap<Reverse<(u32, u32)>>,
+}
 
 /// How a world is built.
 #[derive(Clone, Debug, PartialEq)]
@@ -161,12 +174,12 @@ pub struct ParticleWorld {
     payloads: Vec<GpuPayload>,
     engine: Engine,
     step: u64,
-    sim_time: f64,
+    world_tag: u32,
     spawns: Vec<GpuSpawnRecord>,
     removals: Vec<u32>,
     next_id: u32,
     outstanding: HashSet<u32>,
-    expiry: BinaryHeap<Reverse<(u64, u32)>>,
+    expiry: Vec<ExpiryGroup>,
     /// Lifetimes of handles spawned since the last step; their clocks start when they join.
     pending_expiry: Vec<(u32, f32)>,
     launches: u32,
@@ -186,13 +199,23 @@ impl ParticleWorld {
     /// colliders or firework rules.
     pub fn new(backend: Backend, config: WorldConfig) -> Result<Self> {
         if config.capacity == 0 {
-            return Err(Error::InvalidCapacity { capacity: 0, reason: "a pool needs room for at least one particle".into() });
+            return Err(Error::InvalidCapacity {
+                capacity: 0,
+                reason: "a pool needs room for at least one particle".into(),
+            });
         }
         if config.capacity >= GPU_ID_BIT {
-            return Err(Error::InvalidCapacity { capacity: config.capacity, reason: "capacity must be below 2^31".into() });
+            return Err(Error::InvalidCapacity {
+                capacity: config.capacity,
+                reason: "capacity must be below 2^31".into(),
+            });
         }
         if !(config.contact_slop >= 0.0 && config.contact_slop.is_finite()) {
-            return Err(Error::InvalidInput { what: "config.contact_slop", value: format!("{}", config.contact_slop), fix: "pass a finite distance >= 0" });
+            return Err(Error::InvalidInput {
+                what: "config.contact_slop",
+                value: format!("{}", config.contact_slop),
+                fix: "pass a finite distance >= 0",
+            });
         }
         if let Some(k) = config.kill_bounds {
             crate::error::finite3("kill_bounds.min", k.min)?;
@@ -202,8 +225,14 @@ impl ParticleWorld {
         let colliders = colliders_to_gpu(&config.colliders)?;
         let (rules, payloads) = config.fireworks.to_gpu()?;
         let engine = match backend {
-            Backend::Cpu => Engine::Cpu(Box::new(CpuState::new(config.capacity))),
-            Backend::Gpu(ctx) => Engine::Gpu(Box::new(GpuParticles::new(&ctx, config.capacity, &colliders, &rules, &payloads)?)),
+            Backend::Cpu => Engine::Cpu(Box::new(CpuState::new(config.capacity)?)),
+            Backend::Gpu(ctx) => Engine::Gpu(Box::new(GpuParticles::new(
+                &ctx,
+                config.capacity,
+                &colliders,
+                &rules,
+                &payloads,
+            )?)),
         };
         Ok(Self {
             capacity: config.capacity,
@@ -214,12 +243,12 @@ impl ParticleWorld {
             payloads,
             engine,
             step: 0,
-            sim_time: 0.0,
+            world_tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             spawns: Vec::new(),
             removals: Vec::new(),
             next_id: 0,
             outstanding: HashSet::new(),
-            expiry: BinaryHeap::new(),
+            expiry: Vec::new(),
             pending_expiry: Vec::new(),
             launches: 0,
             mortal: false,
@@ -257,7 +286,10 @@ impl ParticleWorld {
         particle.validate()?;
         self.check_queue(1)?;
         if self.next_id >= GPU_ID_BIT {
-            return Err(Error::InvalidCapacity { capacity: self.capacity, reason: "2^31 host handles issued; build a new world".into() });
+            return Err(Error::InvalidCapacity {
+                capacity: self.capacity,
+                reason: "2^31 host handles issued; build a new world".into(),
+            });
         }
         let id = self.next_id;
         self.next_id += 1;
@@ -267,7 +299,7 @@ impl ParticleWorld {
             self.mortal = true;
             self.pending_expiry.push((id, l));
         }
-        Ok(ParticleHandle(id))
+        Ok(ParticleHandle { id, world: self.world_tag })
     }
 
     /// Queues the removal of a particle; it goes in the next step.
@@ -276,22 +308,23 @@ impl ParticleWorld {
     /// [`Error::StaleHandle`] when the handle was already removed, has expired, or is not from
     /// this world. Nothing changes then.
     pub fn remove(&mut self, handle: ParticleHandle) -> Result<()> {
-        if !self.outstanding.remove(&handle.0) {
-            return Err(Error::StaleHandle(handle.0));
+        if handle.world != self.world_tag || !self.outstanding.remove(&handle.id) {
+            return Err(Error::StaleHandle(handle.id));
         }
-        if let Some(pos) = self.spawns.iter().position(|s| s.life.id == handle.0) {
+        if let Some(pos) = self.spawns.iter().position(|s| s.life.id == handle.id) {
             // Still queued: it never reached the pool.
             self.spawns.remove(pos);
-            self.pending_expiry.retain(|&(id, _)| id != handle.0);
+            self.pending_expiry.retain(|&(id, _)| id != handle.id);
         } else {
-            self.removals.push(handle.0);
+            self.removals.push(handle.id);
         }
         Ok(())
     }
 
-    /// Whether a handle's particle is still believed alive (not removed, not past its lifetime).
+    /// Whether a handle's particle is alive: from this world, not removed, not past its
+    /// lifetime (known exactly, without a readback).
     pub fn contains(&self, handle: ParticleHandle) -> bool {
-        self.outstanding.contains(&handle.0)
+        handle.world == self.world_tag && self.outstanding.contains(&handle.id)
     }
 
     /// Launches a firework of type `ty` (1-based) from the ground, as the book does.
@@ -319,7 +352,13 @@ impl ParticleWorld {
     /// # Errors
     /// [`Error::UnknownFireworkType`], [`Error::InvalidInput`] for non-finite vectors or a
     /// fuse that is not positive, [`Error::SpawnQueueFull`].
-    pub fn spawn_firework(&mut self, ty: u32, position: glam::Vec3, velocity: glam::Vec3, fuse: f32) -> Result<()> {
+    pub fn spawn_firework(
+        &mut self,
+        ty: u32,
+        position: glam::Vec3,
+        velocity: glam::Vec3,
+        fuse: f32,
+    ) -> Result<()> {
         let max = self.rules.len() as u32;
         if ty == 0 || ty > max {
             return Err(Error::UnknownFireworkType { ty, max });
@@ -327,7 +366,11 @@ impl ParticleWorld {
         crate::error::finite3("firework.position", position)?;
         crate::error::finite3("firework.velocity", velocity)?;
         if !(fuse > 0.0 && fuse.is_finite()) {
-            return Err(Error::InvalidInput { what: "firework.fuse", value: format!("{fuse}"), fix: "pass a positive finite number of seconds" });
+            return Err(Error::InvalidInput {
+                what: "firework.fuse",
+                value: format!("{fuse}"),
+                fix: "pass a positive finite number of seconds",
+            });
         }
         self.check_queue(1)?;
         let rule = self.rules[ty as usize - 1];
@@ -336,7 +379,12 @@ impl ParticleWorld {
             vel: velocity.extend(rule.damping),
             acc: rule.gravity.truncate().extend(1.0),
             colour: rule.colour,
-            life: GpuLife { age: 0.0, lifetime: fuse, kind: ty, id: LAUNCH_ID },
+            life: GpuLife {
+                age: 0.0,
+                lifetime: fuse,
+                kind: ty,
+                id: LAUNCH_ID,
+            },
             size: rule.size,
             _pad: [0; 3],
         });
@@ -347,7 +395,10 @@ impl ParticleWorld {
     fn check_queue(&self, more: u32) -> Result<()> {
         let queued = self.spawns.len() as u32;
         if queued + more > self.capacity {
-            return Err(Error::SpawnQueueFull { queued, capacity: self.capacity });
+            return Err(Error::SpawnQueueFull {
+                queued,
+                capacity: self.capacity,
+            });
         }
         Ok(())
     }
@@ -383,10 +434,16 @@ impl ParticleWorld {
     /// beyond the device limit (the world is unchanged then).
     pub fn grow(&mut self, capacity: u32) -> Result<()> {
         if capacity < self.capacity || capacity >= GPU_ID_BIT {
-            return Err(Error::InvalidCapacity { capacity, reason: format!("grow needs a capacity between the current {} and 2^31", self.capacity) });
+            return Err(Error::InvalidCapacity {
+                capacity,
+                reason: format!(
+                    "grow needs a capacity between the current {} and 2^31",
+                    self.capacity
+                ),
+            });
         }
         match &mut self.engine {
-            Engine::Cpu(s) => s.resize(capacity),
+            Engine::Cpu(s) => s.resize(capacity)?,
             Engine::Gpu(g) => g.grow(capacity)?,
         }
         self.capacity = capacity;
@@ -404,7 +461,12 @@ impl ParticleWorld {
         let grew_to = match &mut self.engine {
             Engine::Cpu(_) => None,
             Engine::Gpu(g) => {
-                let mut enc = g.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("wgphys:step") });
+                let mut enc =
+                    g.ctx
+                        .device
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("wgphys:step"),
+                        });
                 let frame = Frame {
                     params: frame_params.0,
                     spawns: &self.spawns,
@@ -419,11 +481,24 @@ impl ParticleWorld {
             }
         };
         if let Engine::Cpu(s) = &mut self.engine {
-            run_cpu_step(s, &frame_params.0, frame_params.1, &self.spawns, &self.removals, &self.colliders, &self.rules, &self.payloads);
+            run_cpu_step(
+                s,
+                &frame_params.0,
+                frame_params.1,
+                &self.spawns,
+                &self.removals,
+                &self.colliders,
+                &self.rules,
+                &self.payloads,
+            );
         }
         self.finish_step(dt);
         let grew_to = grew_to.or(self.maybe_grow()?);
-        Ok(StepReport { step: self.step, status: self.latest, grew_to })
+        Ok(StepReport {
+            step: self.step,
+            status: self.latest,
+            grew_to,
+        })
     }
 
     /// Records the step into the caller's encoder instead of submitting it (GPU worlds only).
@@ -432,18 +507,33 @@ impl ParticleWorld {
     ///
     /// # Errors
     /// As [`ParticleWorld::step`], and [`Error::NeedsGpu`] on a CPU world.
-    pub fn encode_step(&mut self, dt: f32, encoder: &mut wgpu::CommandEncoder) -> Result<StepReport> {
+    pub fn encode_step(
+        &mut self,
+        dt: f32,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<StepReport> {
         if !self.is_gpu() {
             return Err(Error::NeedsGpu("encode_step"));
         }
         let (params, lifecycle, want_status) = self.begin_step(dt)?;
         if let Engine::Gpu(g) = &mut self.engine {
-            let frame = Frame { params, spawns: &self.spawns, removals: &self.removals, lifecycle, step: self.step + 1, want_status };
+            let frame = Frame {
+                params,
+                spawns: &self.spawns,
+                removals: &self.removals,
+                lifecycle,
+                step: self.step + 1,
+                want_status,
+            };
             g.encode(encoder, &frame);
         }
         self.finish_step(dt);
         let grew_to = self.maybe_grow()?;
-        Ok(StepReport { step: self.step, status: self.latest, grew_to })
+        Ok(StepReport {
+            step: self.step,
+            status: self.latest,
+            grew_to,
+        })
     }
 
     /// Validates dt, collects async status, and builds the step's uniform block.
@@ -459,7 +549,10 @@ impl ParticleWorld {
             }
         }
         self.removals.sort_unstable();
-        let lifecycle = self.mortal || self.config.kill_bounds.is_some() || !self.spawns.is_empty() || !self.removals.is_empty();
+        let lifecycle = self.mortal
+            || self.config.kill_bounds.is_some()
+            || !self.spawns.is_empty()
+            || !self.removals.is_empty();
         let kill = self.config.kill_bounds;
         let params = GpuParams {
             dt,
@@ -487,19 +580,23 @@ impl ParticleWorld {
         self.spawns.clear();
         self.removals.clear();
         self.step += 1;
-        self.sim_time += f64::from(dt);
-        // Spawns join the pool at the end of this step with age 0 and age from the next step on,
-        // so their deadlines count from now.
-        for (id, l) in self.pending_expiry.drain(..) {
-            let deadline = self.sim_time + f64::from(l);
-            self.expiry.push(Reverse((deadline.to_bits(), id)));
-        }
-        while let Some(Reverse((bits, id))) = self.expiry.peek().copied() {
-            if f64::from_bits(bits) > self.sim_time {
-                break;
+        // Particles already in the pool aged by dt in this step; those whose age reached their
+        // lifetime died in it (the same f32 sum and comparison as `integrate`).
+        for group in &mut self.expiry {
+            group.age += dt;
+            while let Some(Reverse((bits, id))) = group.members.peek().copied() {
+                if group.age < f32::from_bits(bits) {
+                    break;
+                }
+                group.members.pop();
+                self.outstanding.remove(&id);
             }
-            self.expiry.pop();
-            self.outstanding.remove(&id);
+        }
+        self.expiry.retain(|g| !g.members.is_empty());
+        // This step's spawns joined the pool at its end with age 0.
+        if !self.pending_expiry.is_empty() {
+            let members = self.pending_expiry.drain(..).map(|(id, l)| Reverse((l.to_bits(), id))).collect();
+            self.expiry.push(ExpiryGroup { age: 0.0, members });
         }
         if let Engine::Cpu(s) = &self.engine {
             self.latest = Some(Status::from_counters(self.step, self.capacity, &s.counters));
@@ -507,12 +604,18 @@ impl ParticleWorld {
     }
 
     fn maybe_grow(&mut self) -> Result<Option<u32>> {
-        let Some(st) = self.latest else { return Ok(None) };
+        let Some(st) = self.latest else {
+            return Ok(None);
+        };
         if !self.config.auto_grow || st.dropped_total == self.seen_dropped {
             return Ok(None);
         }
         self.seen_dropped = st.dropped_total;
-        let want = st.wanted_capacity.max(self.capacity.saturating_mul(2)).next_power_of_two().min(GPU_ID_BIT - 1);
+        let want = st
+            .wanted_capacity
+            .max(self.capacity.saturating_mul(2))
+            .next_power_of_two()
+            .min(GPU_ID_BIT - 1);
         if want <= self.capacity {
             return Ok(None);
         }
@@ -633,7 +736,13 @@ fn run_cpu_step(
     payloads: &[GpuPayload],
 ) {
     s.staging[..spawns.len()].copy_from_slice(spawns);
-    let inp = StepInputs { params, colliders, rules, payloads, removals };
+    let inp = StepInputs {
+        params,
+        colliders,
+        rules,
+        payloads,
+        removals,
+    };
     cpu::integrate(s, &inp);
     if lifecycle {
         cpu::scan_reduce(s);
@@ -646,7 +755,10 @@ fn run_cpu_step(
 
 fn fields_to_gpu(fields: &[ForceField]) -> Result<[GpuField; MAX_FIELDS as usize]> {
     if fields.len() > MAX_FIELDS as usize {
-        return Err(Error::TooManyFields { count: fields.len(), max: MAX_FIELDS });
+        return Err(Error::TooManyFields {
+            count: fields.len(),
+            max: MAX_FIELDS,
+        });
     }
     let mut out = [GpuField::default(); MAX_FIELDS as usize];
     for (o, f) in out.iter_mut().zip(fields) {

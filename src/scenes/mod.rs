@@ -1,7 +1,9 @@
 //! Scenes shared by the examples, tests and benchmarks, so all three run the same workload.
 
 use crate::error::Result;
-use crate::particles::{Collider, ColliderShape, ForceField, KillBounds, Particle, ParticleWorld, WorldConfig};
+use crate::particles::{
+    Collider, ColliderShape, ForceField, KillBounds, Particle, ParticleWorld, WorldConfig,
+};
 use crate::rng::rng_unit;
 use glam::{Quat, Vec3, Vec4};
 
@@ -26,7 +28,11 @@ pub fn show_launches(step: u64) -> Vec<u32> {
 
 /// A world for the fireworks show: the book's nine rules, no colliders.
 pub fn fireworks_config(capacity: u32, seed: u32) -> WorldConfig {
-    WorldConfig { capacity, seed, ..WorldConfig::default() }
+    WorldConfig {
+        capacity,
+        seed,
+        ..WorldConfig::default()
+    }
 }
 
 /// Launches what [`show_launches`] says for the world's next step.
@@ -46,10 +52,23 @@ pub fn fountain_config(capacity: u32, seed: u32) -> WorldConfig {
     WorldConfig {
         capacity,
         seed,
-        fields: vec![ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0)), ForceField::Drag { k1: 0.02, k2: 0.001 }],
+        fields: vec![
+            ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0)),
+            ForceField::Drag {
+                k1: 0.02,
+                k2: 0.001,
+            },
+        ],
         colliders: vec![
             Collider::ground(0.5, 0.3),
-            Collider { shape: ColliderShape::Sphere { centre: Vec3::new(1.5, 1.0, 0.0), radius: 0.8 }, restitution: 0.6, friction: 0.1 },
+            Collider {
+                shape: ColliderShape::Sphere {
+                    centre: Vec3::new(1.5, 1.0, 0.0),
+                    radius: 0.8,
+                },
+                restitution: 0.6,
+                friction: 0.1,
+            },
         ],
         ..WorldConfig::default()
     }
@@ -69,7 +88,13 @@ pub fn fountain_tick(world: &mut ParticleWorld, per_step: u32) -> Result<()> {
         let spread = 1.2 * u(1);
         let v = Vec3::new(spread * angle.cos(), 9.0 + 2.0 * u(2), spread * angle.sin());
         let colour = Vec4::new(0.3 + 0.2 * u(3), 0.5 + 0.3 * u(3), 1.0, 1.0);
-        world.spawn(Particle::new(Vec3::new(0.0, 0.2, 0.0)).with_velocity(v).with_lifetime(4.0).with_colour(colour).with_size(0.04))?;
+        world.spawn(
+            Particle::new(Vec3::new(0.0, 0.2, 0.0))
+                .with_velocity(v)
+                .with_lifetime(4.0)
+                .with_colour(colour)
+                .with_size(0.04),
+        )?;
     }
     Ok(())
 }
@@ -94,10 +119,34 @@ impl Shot {
     /// The shot as a particle fired from (0, 1.5, 0), living at most 5 s.
     pub fn particle(self) -> Particle {
         let (mass, v, a, d, colour) = match self {
-            Shot::Pistol => (2.0, Vec3::new(0.0, 0.0, 35.0), Vec3::new(0.0, -1.0, 0.0), 0.99, Vec4::new(0.9, 0.9, 0.9, 1.0)),
-            Shot::Artillery => (200.0, Vec3::new(0.0, 30.0, 40.0), Vec3::new(0.0, -20.0, 0.0), 0.99, Vec4::new(0.6, 0.6, 0.2, 1.0)),
-            Shot::Fireball => (1.0, Vec3::new(0.0, 0.0, 10.0), Vec3::new(0.0, 0.6, 0.0), 0.9, Vec4::new(1.0, 0.4, 0.1, 1.0)),
-            Shot::Laser => (0.1, Vec3::new(0.0, 0.0, 100.0), Vec3::ZERO, 0.99, Vec4::new(0.2, 1.0, 0.3, 1.0)),
+            Shot::Pistol => (
+                2.0,
+                Vec3::new(0.0, 0.0, 35.0),
+                Vec3::new(0.0, -1.0, 0.0),
+                0.99,
+                Vec4::new(0.9, 0.9, 0.9, 1.0),
+            ),
+            Shot::Artillery => (
+                200.0,
+                Vec3::new(0.0, 30.0, 40.0),
+                Vec3::new(0.0, -20.0, 0.0),
+                0.99,
+                Vec4::new(0.6, 0.6, 0.2, 1.0),
+            ),
+            Shot::Fireball => (
+                1.0,
+                Vec3::new(0.0, 0.0, 10.0),
+                Vec3::new(0.0, 0.6, 0.0),
+                0.9,
+                Vec4::new(1.0, 0.4, 0.1, 1.0),
+            ),
+            Shot::Laser => (
+                0.1,
+                Vec3::new(0.0, 0.0, 100.0),
+                Vec3::ZERO,
+                0.99,
+                Vec4::new(0.2, 1.0, 0.3, 1.0),
+            ),
         };
         Particle::new(Vec3::new(0.0, 1.5, 0.0))
             .with_mass(mass)
@@ -115,7 +164,10 @@ pub fn ballistics_config(seed: u32) -> WorldConfig {
     WorldConfig {
         capacity: 1024,
         seed,
-        kill_bounds: Some(KillBounds { min: Vec3::new(-1000.0, 0.0, -1000.0), max: Vec3::new(1000.0, 1000.0, 200.0) }),
+        kill_bounds: Some(KillBounds {
+            min: Vec3::new(-1000.0, 0.0, -1000.0),
+            max: Vec3::new(1000.0, 1000.0, 200.0),
+        }),
         ..WorldConfig::default()
     }
 }
@@ -128,15 +180,37 @@ pub fn cloud_config(n: u32, seed: u32) -> WorldConfig {
         seed,
         fields: vec![
             ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0)),
-            ForceField::Drag { k1: 0.01, k2: 0.002 },
-            ForceField::Wind { velocity: Vec3::new(2.0, 0.0, 0.0), k1: 0.05, k2: 0.0 },
-            ForceField::Attractor { centre: Vec3::new(0.0, 10.0, 0.0), strength: 20.0, softening: 1.0 },
+            ForceField::Drag {
+                k1: 0.01,
+                k2: 0.002,
+            },
+            ForceField::Wind {
+                velocity: Vec3::new(2.0, 0.0, 0.0),
+                k1: 0.05,
+                k2: 0.0,
+            },
+            ForceField::Attractor {
+                centre: Vec3::new(0.0, 10.0, 0.0),
+                strength: 20.0,
+                softening: 1.0,
+            },
         ],
         colliders: vec![
             Collider::ground(0.4, 0.5),
-            Collider { shape: ColliderShape::Sphere { centre: Vec3::new(-5.0, 2.0, 0.0), radius: 3.0 }, restitution: 0.5, friction: 0.2 },
             Collider {
-                shape: ColliderShape::Box { centre: Vec3::new(6.0, 1.0, 3.0), half_extents: Vec3::new(3.0, 1.0, 2.0), rotation: Quat::from_rotation_y(0.5) },
+                shape: ColliderShape::Sphere {
+                    centre: Vec3::new(-5.0, 2.0, 0.0),
+                    radius: 3.0,
+                },
+                restitution: 0.5,
+                friction: 0.2,
+            },
+            Collider {
+                shape: ColliderShape::Box {
+                    centre: Vec3::new(6.0, 1.0, 3.0),
+                    half_extents: Vec3::new(3.0, 1.0, 2.0),
+                    rotation: Quat::from_rotation_y(0.5),
+                },
                 restitution: 0.3,
                 friction: 0.4,
             },
@@ -155,7 +229,13 @@ pub fn cloud_spawn(world: &mut ParticleWorld, n: u32) -> Result<()> {
         let u = |k| rng_unit(seed, i, 0, k);
         let p = Vec3::new(40.0 * u(0) - 20.0, 0.5 + 30.0 * u(1), 40.0 * u(2) - 20.0);
         let v = Vec3::new(4.0 * u(3) - 2.0, 4.0 * u(4) - 2.0, 4.0 * u(5) - 2.0);
-        world.spawn(Particle::new(p).with_velocity(v).with_damping(0.995).with_size(0.05).with_colour(Vec4::new(u(6), 0.5, 1.0 - u(6), 1.0)))?;
+        world.spawn(
+            Particle::new(p)
+                .with_velocity(v)
+                .with_damping(0.995)
+                .with_size(0.05)
+                .with_colour(Vec4::new(u(6), 0.5, 1.0 - u(6), 1.0)),
+        )?;
     }
     Ok(())
 }
@@ -173,3 +253,5 @@ pub fn fireworks_busy_tick(world: &mut ParticleWorld, per_step: u32) -> Result<(
     }
     Ok(())
 }
+
+pub mod aggregate;

@@ -1,0 +1,106 @@
+// Stage `collide`: particle-particle contacts found on the uniform grid, and contacts with the
+// static colliders, one thread per particle, Jacobi style: every thread reads the previous
+// iterate (pos_in, vel_in) and writes only its own particle (pos_out, vel_out).
+// Per contact it uses the book's response (restitution with the resting-contact fix, then
+// interpenetration split by inverse mass) plus Coulomb friction; the particle's share of each
+// engaged contact is averaged over its engaged contacts, so a particle wedged in a pile is not
+// pushed once per neighbour. Neighbours are visited in a fixed order (cells dz, dy, dx, then
+// sorted order within a cell), so the sums are deterministic. Static colliders are applied
+// afterwards, unaveraged, so walls stay hard.
+// CPU twin: src/aggregate/cpu.rs `collide`.
+
+@compute @workgroup_size(WG)
+fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= params.n) {
+        return;
+    }
+    let dt = params.dt;
+    let pv = pos_in[i];
+    let vv = vel_in[i];
+    let w = acc[i].w;
+    let r = radius[i];
+    var p = pv.xyz;
+    var v = vv.xyz;
+    if (pv.w != 0.0 && w > 0.0) {
+        let a_i = accel_field(i);
+        var dv = vec3<f32>(0.0);
+        var dp = vec3<f32>(0.0);
+        var count = 0u;
+        if (params.collisions != 0u) {
+            var keys = grid_neighbour_keys(grid_cell(p, params.inv_cell_size), params.table_mask);
+            for (var m = 0u; m < 27u; m = m + 1u) {
+                if (grid_key_is_repeat(&keys, m)) {
+                    continue;
+                }
+                let key = keys[m];
+                let start = grid_start[key];
+                let end = grid_end[key];
+                for (var s = start; s < end; s = s + 1u) {
+                    let j = grid_sorted[s];
+                    let pj = pos_in[j];
+                    if (j == i || pj.w == 0.0) {
+                        continue;
+                    }
+                    let rr = r + radius[j];
+                    let d = p - pj.xyz;
+                    let dist2 = dot(d, d);
+                    let reach = rr + params.contact_slop;
+                    if (dist2 > reach * reach) {
+                        continue;
+                    }
+                    let dist = sqrt(dist2);
+                    var n = vec3<f32>(0.0, select(-1.0, 1.0, i < j), 0.0);
+                    if (dist > 0.0) {
+                        n = d / dist;
+                    }
+                    let wj = acc[j].w;
+                    let share = w / (w + wj);
+                    let rel = v - vel_in[j].xyz;
+                    let vn = dot(rel, n);
+                    var engaged = false;
+                    if (vn < 0.0) {
+                        var new_vn = -params.restitution * vn;
+                        // The gravity fields act on both particles alike and cancel here.
+                    let acc_vn = dot(acc[i].xyz - acc[j].xyz, n) * dt;
+                        if (acc_vn < 0.0) {
+                            new_vn = max(new_vn + params.restitution * acc_vn, 0.0);
+                        }
+                        let dvn = new_vn - vn;
+                        var dvc = n * dvn;
+                        let vt = rel - n * vn;
+                        let vt_len = length(vt);
+                        if (vt_len > 0.0) {
+                            dvc = dvc - vt * (min(vt_len, params.friction * dvn) / vt_len);
+                        }
+                        dv = dv + dvc * share;
+                        engaged = true;
+                    }
+                    let pen = rr - dist;
+                    if (pen > 0.0) {
+                        dp = dp + n * (pen * share);
+                        engaged = true;
+                    }
+                    if (engaged) {
+                        count = count + 1u;
+                    }
+                }
+            }
+        }
+        if (count > 0u) {
+            v = v + dv / f32(count);
+            p = p + dp / f32(count);
+        }
+        for (var c = 0u; c < params.collider_count; c = c + 1u) {
+            let col = colliders[c];
+            let contact = collider_contact(col, p, r);
+            if (contact.w > -params.contact_slop) {
+                let b = resolve_contact(Body(p, v), col, contact, a_i, dt);
+                p = b.p;
+                v = b.v;
+            }
+        }
+    }
+    pos_out[i] = vec4<f32>(p, pv.w);
+    vel_out[i] = vec4<f32>(v, vv.w);
+}

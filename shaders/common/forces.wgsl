@@ -1,0 +1,133 @@
+// Shared by every domain: force fields, static colliders and the contact response against
+// them. Functions only (no bindings); each domain loops over its own tables. CPU twin:
+// src/particles/cpu.rs (field_accel_one, collider_contact, resolve_contact).
+
+/// A force field: 32 bytes. kind: 1 gravity, 2 drag, 3 wind, 4 attractor.
+struct Field {
+    kind: u32,
+    k1: f32,
+    k2: f32,
+    radius: f32,
+    /// gravity: acceleration; wind: air velocity; attractor: centre (xyz) and strength (w).
+    v: vec4<f32>,
+}
+
+/// A static collider: 64 bytes. kind: 1 half-space, 2 sphere, 3 box.
+struct Collider {
+    kind: u32,
+    restitution: f32,
+    friction: f32,
+    _pad: u32,
+    /// half-space: normal (xyz) and offset (w); sphere: centre and radius; box: centre.
+    a: vec4<f32>,
+    /// box: half extents.
+    b: vec4<f32>,
+    /// box: orientation quaternion (x, y, z, w).
+    q: vec4<f32>,
+}
+
+fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    let t = 2.0 * cross(q.xyz, v);
+    return v + q.w * t + cross(q.xyz, t);
+}
+
+/// Acceleration one force field gives a particle (gravity and the attractor are mass
+/// independent; drag and wind are forces, scaled by the inverse mass).
+fn field_accel_one(fld: Field, p: vec3<f32>, v: vec3<f32>, inv_mass: f32) -> vec3<f32> {
+    if (fld.kind == 1u) {
+        return fld.v.xyz;
+    }
+    if (fld.kind == 2u || fld.kind == 3u) {
+        // Drag k1|u| + k2|u|^2 against the velocity relative to the air (still air for drag).
+        var u = v;
+        if (fld.kind == 3u) {
+            u = v - fld.v.xyz;
+        }
+        let speed = length(u);
+        if (speed > 0.0) {
+            let mag = fld.k1 * speed + fld.k2 * speed * speed;
+            return -u * (mag / speed) * inv_mass;
+        }
+        return vec3<f32>(0.0);
+    }
+    if (fld.kind == 4u) {
+        // Softened inverse-square pull towards the centre.
+        let d = fld.v.xyz - p;
+        let r2 = dot(d, d) + fld.radius * fld.radius;
+        return d * (fld.v.w / (r2 * sqrt(r2)));
+    }
+    return vec3<f32>(0.0);
+}
+
+/// Penetration (positive when overlapping) and outward normal of a sphere of radius `r` at `p`.
+fn collider_contact(c: Collider, p: vec3<f32>, r: f32) -> vec4<f32> {
+    if (c.kind == 1u) {
+        let n = c.a.xyz;
+        return vec4<f32>(n, r - (dot(n, p) - c.a.w));
+    }
+    if (c.kind == 2u) {
+        let d = p - c.a.xyz;
+        let len = length(d);
+        var n = vec3<f32>(0.0, 1.0, 0.0);
+        if (len > 0.0) {
+            n = d / len;
+        }
+        return vec4<f32>(n, c.a.w + r - len);
+    }
+    // Oriented box: work in box space.
+    let conj = vec4<f32>(-c.q.xyz, c.q.w);
+    let lp = quat_rotate(conj, p - c.a.xyz);
+    let h = c.b.xyz;
+    let closest = clamp(lp, -h, h);
+    let diff = lp - closest;
+    let dist = length(diff);
+    if (dist > 0.0) {
+        return vec4<f32>(quat_rotate(c.q, diff / dist), r - dist);
+    }
+    // Centre inside: leave through the nearest face.
+    let depth = h - abs(lp);
+    var axis = 0u;
+    if (depth.y < depth.x) {
+        axis = 1u;
+    }
+    if (depth.z < depth[axis]) {
+        axis = 2u;
+    }
+    var n_local = vec3<f32>(0.0);
+    n_local[axis] = select(-1.0, 1.0, lp[axis] >= 0.0);
+    return vec4<f32>(quat_rotate(c.q, n_local), depth[axis] + r);
+}
+
+struct Body {
+    p: vec3<f32>,
+    v: vec3<f32>,
+}
+
+/// Pushes the particle out along the normal and applies restitution and Coulomb friction. The
+/// velocity that this step's acceleration built along the normal is taken out of the rebound
+/// (the book's resting-contact fix), so a resting particle stays put instead of jittering.
+fn resolve_contact(b_in: Body, c: Collider, contact: vec4<f32>, acc_total: vec3<f32>, dt: f32) -> Body {
+    var b = b_in;
+    let n = contact.xyz;
+    let pen = contact.w;
+    if (pen > 0.0) {
+        b.p = b.p + n * pen;
+    }
+    let vn = dot(b.v, n);
+    if (vn < 0.0) {
+        var new_vn = -c.restitution * vn;
+        let acc_vn = dot(acc_total, n) * dt;
+        if (acc_vn < 0.0) {
+            new_vn = max(new_vn + c.restitution * acc_vn, 0.0);
+        }
+        let vt = b.v - n * vn;
+        let vt_len = length(vt);
+        var scale = 0.0;
+        if (vt_len > 0.0) {
+            scale = max(vt_len - c.friction * (new_vn - vn), 0.0) / vt_len;
+        }
+        b.v = vt * scale + n * new_vn;
+    }
+    return b;
+}
+

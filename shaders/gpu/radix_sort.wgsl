@@ -1,0 +1,162 @@
+// Stable LSD radix sort of (u32 key, u32 value) pairs: one pass per RADIX_BITS-bit digit of the
+// low `key_bits` bits, each pass three stages (host: src/gpu/sort.rs, CPU twin: sort_pairs_cpu):
+//
+//   sort_count    per block of SORT_BLOCK pairs: how many keys have each digit
+//                 reads src_keys, writes digit_counts[digit * blocks + block]
+//   sort_scan     one workgroup: exclusive scan of digit_counts in place, digit-major, so entry
+//                 (d, b) becomes the first output slot of digit d from block b
+//   sort_scatter  per block: rank every pair within its block, stably, and write it to
+//                 digit_counts[(d, b)] + rank; reads src_keys/src_values, writes
+//                 dst_keys/dst_values
+//
+// Why it is shaped so: no atomics decide any order. Thread t of a block owns the SORT_ITEMS
+// consecutive pairs [t * SORT_ITEMS, (t + 1) * SORT_ITEMS) and counts their digits privately;
+// a workgroup scan of those per-thread counts in (digit, thread) order gives each thread the
+// number of equal digits before its chunk, and the thread then walks its chunk in order. So a
+// pair's slot depends only on the pairs before it: equal digits keep their input order (stable),
+// and the output is a pure function of the input on every adapter. Contiguous chunks per thread
+// suit CPU adapters (lavapipe, llvmpipe), where a workgroup runs as SIMD lanes on one core and a
+// serial inner loop is cheaper than barrier-heavy per-element workgroup ranking.
+
+struct SortParams {
+    // Pairs to sort; slots at or above n are neither read nor written.
+    n: u32,
+    // Lowest bit of this pass's digit.
+    shift: u32,
+    // Blocks of SORT_BLOCK pairs: ceil(n / SORT_BLOCK).
+    blocks: u32,
+    // Only the low key_bits bits of a key take part in the order.
+    key_mask: u32,
+}
+
+// Per-thread digit counts, digit-major: wg_hist[d * SORT_WG + t].
+var<workgroup> wg_hist: array<u32, SORT_HIST>;
+var<workgroup> wg_scan: array<u32, SORT_WG>;
+var<workgroup> wg_base: array<u32, RADIX>;
+var<workgroup> wg_blocks: u32;
+
+fn sort_digit(key: u32) -> u32 {
+    return ((key & params.key_mask) >> params.shift) & (RADIX - 1u);
+}
+
+/// Exclusive scan of one value per thread across the workgroup (Hillis-Steele). After it
+/// returns, wg_scan[SORT_WG - 1] holds the workgroup total until the next call.
+fn sort_workgroup_scan(lid: u32, value: u32) -> u32 {
+    workgroupBarrier();
+    wg_scan[lid] = value;
+    workgroupBarrier();
+    for (var off = 1u; off < SORT_WG; off = off * 2u) {
+        var add = 0u;
+        if (lid >= off) {
+            add = wg_scan[lid - off];
+        }
+        workgroupBarrier();
+        wg_scan[lid] = wg_scan[lid] + add;
+        workgroupBarrier();
+    }
+    return wg_scan[lid] - value;
+}
+
+/// Counts the digits of this thread's chunk into its column of wg_hist. The counters live in
+/// workgroup memory rather than a private array: GL drivers lower a dynamically indexed private
+/// array to a compare-and-select per element, which made this loop 100 times slower on llvmpipe.
+fn sort_count_chunk(first: u32, n: u32, lid: u32) {
+    for (var d = 0u; d < RADIX; d = d + 1u) {
+        wg_hist[d * SORT_WG + lid] = 0u;
+    }
+    for (var k = 0u; k < SORT_ITEMS; k = k + 1u) {
+        let i = first + k;
+        if (i < n) {
+            let e = sort_digit(src_keys[i]) * SORT_WG + lid;
+            wg_hist[e] = wg_hist[e] + 1u;
+        }
+    }
+}
+
+@compute @workgroup_size(SORT_WG)
+fn sort_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let first = wid.x * SORT_BLOCK + lid.x * SORT_ITEMS;
+    sort_count_chunk(first, params.n, lid.x);
+    workgroupBarrier();
+    if (lid.x < RADIX) {
+        var s = 0u;
+        for (var t = 0u; t < SORT_WG; t = t + 1u) {
+            s = s + wg_hist[lid.x * SORT_WG + t];
+        }
+        digit_counts[lid.x * params.blocks + wid.x] = s;
+    }
+}
+
+@compute @workgroup_size(SORT_WG)
+fn sort_scan(@builtin(local_invocation_id) lid: vec3<u32>) {
+    if (lid.x == 0u) {
+        wg_blocks = params.blocks;
+    }
+    let total = workgroupUniformLoad(&wg_blocks) * RADIX;
+    var carry = 0u;
+    for (var base = 0u; base < total; base = base + SORT_BLOCK) {
+        var vals: array<u32, SORT_ITEMS>;
+        var s = 0u;
+        for (var k = 0u; k < SORT_ITEMS; k = k + 1u) {
+            let e = base + lid.x * SORT_ITEMS + k;
+            var v = 0u;
+            if (e < total) {
+                v = digit_counts[e];
+            }
+            vals[k] = v;
+            s = s + v;
+        }
+        let excl = sort_workgroup_scan(lid.x, s);
+        let chunk_total = wg_scan[SORT_WG - 1u];
+        var run = carry + excl;
+        for (var k = 0u; k < SORT_ITEMS; k = k + 1u) {
+            let e = base + lid.x * SORT_ITEMS + k;
+            if (e < total) {
+                digit_counts[e] = run;
+            }
+            run = run + vals[k];
+        }
+        carry = carry + chunk_total;
+    }
+}
+
+@compute @workgroup_size(SORT_WG)
+fn sort_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let n = params.n;
+    let first = wid.x * SORT_BLOCK + lid.x * SORT_ITEMS;
+    sort_count_chunk(first, n, lid.x);
+    workgroupBarrier();
+    // Flat exclusive scan of wg_hist in (digit, thread) order: thread t scans the RADIX entries
+    // it owns serially, the workgroup scans the per-thread totals.
+    let own = lid.x * RADIX;
+    var run = 0u;
+    for (var e = 0u; e < RADIX; e = e + 1u) {
+        let v = wg_hist[own + e];
+        wg_hist[own + e] = run;
+        run = run + v;
+    }
+    let excl = sort_workgroup_scan(lid.x, run);
+    for (var e = 0u; e < RADIX; e = e + 1u) {
+        wg_hist[own + e] = wg_hist[own + e] + excl;
+    }
+    workgroupBarrier();
+    // wg_hist[d * SORT_WG] is now the number of smaller digits in this block, so subtracting it
+    // from the block's global digit offset leaves where this block's run of digit d starts.
+    if (lid.x < RADIX) {
+        wg_base[lid.x] = digit_counts[lid.x * params.blocks + wid.x] - wg_hist[lid.x * SORT_WG];
+    }
+    workgroupBarrier();
+    // Each thread now bumps only its own column, so no other thread sees the changes.
+    for (var k = 0u; k < SORT_ITEMS; k = k + 1u) {
+        let i = first + k;
+        if (i < n) {
+            let key = src_keys[i];
+            let d = sort_digit(key);
+            let e = d * SORT_WG + lid.x;
+            let slot = wg_base[d] + wg_hist[e];
+            wg_hist[e] = wg_hist[e] + 1u;
+            dst_keys[slot] = key;
+            dst_values[slot] = src_values[i];
+        }
+    }
+}

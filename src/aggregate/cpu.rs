@@ -1,0 +1,428 @@
+//! The CPU twin of the aggregate stages (`shaders/aggregate/*.wgsl`): same names, same
+//! operation order, plain slices. `solve_links_most_severe` is the book's sequential resolver,
+//! kept as a CPU option and as the reference the batches are tested against.
+
+use super::types::*;
+use crate::grid::{cell_of, key_is_repeat, neighbour_keys, CpuGrid, GridSpec};
+use crate::particles::cpu::{collider_contact, field_accel_one, resolve_contact};
+use crate::particles::types::GpuCollider;
+use glam::{Vec3, Vec4, Vec4Swizzles};
+
+/// Aggregate particle state: the current arrays and the scratch arrays the Jacobi stages write.
+#[derive(Clone, Debug, Default)]
+pub struct AggState {
+    /// Position (xyz), w = 1 alive / 0 removed.
+    pub pos: Vec<Vec4>,
+    /// Velocity (xyz), damping (w).
+    pub vel: Vec<Vec4>,
+    /// Acceleration (xyz), inverse mass (w).
+    pub acc: Vec<Vec4>,
+    /// Radius.
+    pub radius: Vec<f32>,
+    /// Colour (for drawing).
+    pub colour: Vec<Vec4>,
+    /// Next-iterate positions.
+    pub pos_next: Vec<Vec4>,
+    /// Next-iterate velocities.
+    pub vel_next: Vec<Vec4>,
+}
+
+/// The static tables a step reads.
+pub struct AggInputs<'a> {
+    /// Uniform block.
+    pub params: &'a GpuAggParams,
+    /// Force generators.
+    pub gens: &'a [GpuGen],
+    /// CSR offsets into `gen_refs`, n + 1 entries.
+    pub gen_offsets: &'a [u32],
+    /// Generator index << 1 | side.
+    pub gen_refs: &'a [u32],
+    /// Links sorted by colour.
+    pub links: &'a [GpuLink],
+    /// Colour c is `links[colour_start[c]..colour_start[c + 1]]`.
+    pub colour_start: &'a [u32],
+    /// Static colliders.
+    pub colliders: &'a [GpuCollider],
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gen_force(
+    g: &GpuGen,
+    pa: Vec3,
+    va: Vec3,
+    wa: f32,
+    pb: Vec3,
+    vb: Vec3,
+    wb: f32,
+    dt: f32,
+) -> Vec3 {
+    let kind = g.kind;
+    if kind == 9 {
+        return if wa > 0.0 {
+            g.anchor.xyz() / wa
+        } else {
+            Vec3::ZERO
+        };
+    }
+    if kind == 10 {
+        let speed = va.length();
+        return if speed > 0.0 {
+            -va * ((g.k.x * speed + g.k.y * speed * speed) / speed)
+        } else {
+            Vec3::ZERO
+        };
+    }
+    if kind == 5 {
+        let s = g.k.x;
+        let y = pa.y;
+        let yw = g.k.z;
+        if y >= yw + s {
+            return Vec3::ZERO;
+        }
+        let mut frac = 1.0;
+        if y > yw - s {
+            frac = (yw + s - y) / (2.0 * s);
+        }
+        return Vec3::new(0.0, frac * g.k.w * g.k.y * g.anchor.x, 0.0);
+    }
+    if kind == 6 {
+        if wa <= 0.0 {
+            return Vec3::ZERO;
+        }
+        let k = g.k.x;
+        let damp = g.k.z;
+        let disc = 4.0 * k - damp * damp;
+        if disc <= 0.0 {
+            return Vec3::ZERO;
+        }
+        let gamma = 0.5 * disc.sqrt();
+        let p = pa - g.anchor.xyz();
+        let c = p * (damp / (2.0 * gamma)) + va / gamma;
+        let target = (p * (gamma * dt).cos() + c * (gamma * dt).sin()) * (-0.5 * damp * dt).exp();
+        let accel = (target - p) / (dt * dt) - va / dt;
+        return accel / wa;
+    }
+    let d = pa - pb;
+    let len = d.length();
+    if len <= 0.0 {
+        return Vec3::ZERO;
+    }
+    let n = d / len;
+    let x = len - g.k.y;
+    if kind == 1 || kind == 2 {
+        return -n * (g.k.x * x);
+    }
+    if kind == 3 || kind == 4 {
+        return if x <= 0.0 {
+            Vec3::ZERO
+        } else {
+            -n * (g.k.x * x)
+        };
+    }
+    if kind == 7 || kind == 8 {
+        let wsum = wa + wb;
+        if wsum <= 0.0 {
+            return Vec3::ZERO;
+        }
+        let m_red = 1.0 / wsum;
+        let vrel = (va - vb).dot(n);
+        return -n * (m_red / (dt * dt) * g.k.x * x + m_red / dt * g.k.z * vrel);
+    }
+    Vec3::ZERO
+}
+
+fn gen_force_on(s: &AggState, inp: &AggInputs, index: u32, side: u32) -> Vec3 {
+    let g = &inp.gens[index as usize];
+    let a = g.a as usize;
+    let (pa, va, wa) = (s.pos[a].xyz(), s.vel[a].xyz(), s.acc[a].w);
+    let (mut pb, mut vb, mut wb) = (g.anchor.xyz(), Vec3::ZERO, 0.0);
+    if g.b != NONE {
+        let b = g.b as usize;
+        pb = s.pos[b].xyz();
+        vb = s.vel[b].xyz();
+        wb = s.acc[b].w;
+    }
+    let f = gen_force(g, pa, va, wa, pb, vb, wb, inp.params.dt);
+    if side == 1 {
+        -f
+    } else {
+        f
+    }
+}
+
+/// Stage `agg_integrate`: generators (gathered per particle), fields, integrator; writes the
+/// next arrays and swaps them in.
+pub fn agg_integrate(s: &mut AggState, inp: &AggInputs) {
+    let params = inp.params;
+    let dt = params.dt;
+    for i in 0..params.n as usize {
+        let pv = s.pos[i];
+        let vv = s.vel[i];
+        let av = s.acc[i];
+        let mut p = pv.xyz();
+        let mut v = vv.xyz();
+        let w = av.w;
+        if pv.w != 0.0 && w > 0.0 {
+            let mut f = Vec3::ZERO;
+            for r in inp.gen_offsets[i]..inp.gen_offsets[i + 1] {
+                let entry = inp.gen_refs[r as usize];
+                f += gen_force_on(s, inp, entry >> 1, entry & 1);
+            }
+            let mut a = av.xyz() + f * w;
+            for fld in &params.fields[..params.field_count as usize] {
+                a += field_accel_one(fld, p, v, w);
+            }
+            let keep = if vv.w > 0.0 { vv.w.powf(dt) } else { 0.0 };
+            if params.integrator == 0 {
+                p += v * dt;
+                v = (v + a * dt) * keep;
+            } else {
+                v = (v + a * dt) * keep;
+                p += v * dt;
+            }
+        }
+        s.pos_next[i] = p.extend(pv.w);
+        s.vel_next[i] = v.extend(vv.w);
+    }
+    swap(s, params.n as usize);
+}
+
+fn swap(s: &mut AggState, n: usize) {
+    s.pos[..n].swap_with_slice(&mut s.pos_next[..n]);
+    s.vel[..n].swap_with_slice(&mut s.vel_next[..n]);
+}
+
+fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
+    let mut a = s.acc[i].xyz();
+    for fld in &params.fields[..params.field_count as usize] {
+        if fld.kind == 1 {
+            a += fld.v.xyz();
+        }
+    }
+    a
+}
+
+/// Stage `collide`: one Jacobi iteration of particle–particle contacts on the grid plus the
+/// static colliders; writes the next arrays and swaps them in.
+pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridSpec)>) {
+    let params = inp.params;
+    let dt = params.dt;
+    for i in 0..params.n as usize {
+        let pv = s.pos[i];
+        let vv = s.vel[i];
+        let w = s.acc[i].w;
+        let r = s.radius[i];
+        let mut p = pv.xyz();
+        let mut v = vv.xyz();
+        if pv.w != 0.0 && w > 0.0 {
+            let a_i = accel_field(s, params, i);
+            let mut dv = Vec3::ZERO;
+            let mut dp = Vec3::ZERO;
+            let mut count = 0u32;
+            if let (true, Some((grid, spec))) = (params.collisions != 0, grid) {
+                let keys = neighbour_keys(cell_of(p, spec.cell_size), spec.table_size);
+                for m in 0..keys.len() {
+                    if key_is_repeat(&keys, m) {
+                        continue;
+                    }
+                    let key = keys[m];
+                    let (start, end) = (grid.cell_start[key as usize], grid.cell_end[key as usize]);
+                    for sidx in start..end {
+                        let j = grid.sorted_index[sidx as usize] as usize;
+                        let pj = s.pos[j];
+                        if j == i || pj.w == 0.0 {
+                            continue;
+                        }
+                        let rr = r + s.radius[j];
+                        let d = p - pj.xyz();
+                        let dist2 = d.dot(d);
+                        let reach = rr + params.contact_slop;
+                        if dist2 > reach * reach {
+                            continue;
+                        }
+                        let dist = dist2.sqrt();
+                        let mut n = Vec3::new(0.0, if i < j { 1.0 } else { -1.0 }, 0.0);
+                        if dist > 0.0 {
+                            n = d / dist;
+                        }
+                        let wj = s.acc[j].w;
+                        let share = w / (w + wj);
+                        let rel = v - s.vel[j].xyz();
+                        let vn = rel.dot(n);
+                        let mut active = false;
+                        if vn < 0.0 {
+                            let mut new_vn = -params.restitution * vn;
+                            let acc_vn = (s.acc[i].xyz() - s.acc[j].xyz()).dot(n) * dt;
+                            if acc_vn < 0.0 {
+                                new_vn = (new_vn + params.restitution * acc_vn).max(0.0);
+                            }
+                            let dvn = new_vn - vn;
+                            let mut dvc = n * dvn;
+                            let vt = rel - n * vn;
+                            let vt_len = vt.length();
+                            if vt_len > 0.0 {
+                                dvc -= vt * (vt_len.min(params.friction * dvn) / vt_len);
+                            }
+                            dv += dvc * share;
+                            active = true;
+                        }
+                        let pen = rr - dist;
+                        if pen > 0.0 {
+                            dp += n * (pen * share);
+                            active = true;
+                        }
+                        if active {
+                            count += 1;
+                        }
+                    }
+                }
+            }
+            if count > 0 {
+                v += dv / count as f32;
+                p += dp / count as f32;
+            }
+            for col in &inp.colliders[..params.collider_count as usize] {
+                let contact = collider_contact(col, p, r);
+                if contact.w > -params.contact_slop {
+                    resolve_contact(&mut p, &mut v, col, contact, a_i, dt);
+                }
+            }
+        }
+        s.pos_next[i] = p.extend(pv.w);
+        s.vel_next[i] = v.extend(vv.w);
+    }
+    swap(s, params.n as usize);
+}
+
+/// One link's contact from the current state: (normal towards moving `a`, penetration,
+/// restitution), or `None` when the link is satisfied.
+fn link_contact(s: &AggState, link: &GpuLink) -> Option<(Vec3, f32, f32)> {
+    let pa = s.pos[link.a as usize].xyz();
+    let pb = if link.b != NONE {
+        s.pos[link.b as usize].xyz()
+    } else {
+        link.anchor.xyz()
+    };
+    let d = pb - pa;
+    let len = d.length();
+    if len <= 0.0 {
+        return None;
+    }
+    let normal = d / len;
+    if link.kind == 1 {
+        if len < link.length {
+            return None;
+        }
+        return Some((normal, len - link.length, link.restitution));
+    }
+    if len == link.length {
+        return None;
+    }
+    if len < link.length {
+        Some((-normal, link.length - len, 0.0))
+    } else {
+        Some((normal, len - link.length, 0.0))
+    }
+}
+
+fn link_sep(s: &AggState, link: &GpuLink, n: Vec3) -> f32 {
+    let va = s.vel[link.a as usize].xyz();
+    let vb = if link.b != NONE {
+        s.vel[link.b as usize].xyz()
+    } else {
+        Vec3::ZERO
+    };
+    (va - vb).dot(n)
+}
+
+/// Resolves one link with the book's contact model (in the WGSL's operation order).
+fn solve_link(s: &mut AggState, params: &GpuAggParams, link: &GpuLink) {
+    let a = link.a as usize;
+    let wa = s.acc[a].w;
+    let wb = if link.b != NONE {
+        s.acc[link.b as usize].w
+    } else {
+        0.0
+    };
+    let total = wa + wb;
+    if total <= 0.0 {
+        return;
+    }
+    let Some((n, pen, e)) = link_contact(s, link) else {
+        return;
+    };
+    let mut pa = s.pos[a].xyz();
+    let mut va = s.vel[a].xyz();
+    let aa = accel_field(s, params, a);
+    let (mut pb, mut vb, ab) = if link.b != NONE {
+        let b = link.b as usize;
+        (s.pos[b].xyz(), s.vel[b].xyz(), accel_field(s, params, b))
+    } else {
+        (link.anchor.xyz(), Vec3::ZERO, Vec3::ZERO)
+    };
+    let sep = (va - vb).dot(n);
+    if sep <= 0.0 {
+        let mut new_sep = -sep * e;
+        let acc_caused = (aa - ab).dot(n) * params.dt;
+        if acc_caused < 0.0 {
+            new_sep = (new_sep + e * acc_caused).max(0.0);
+        }
+        let impulse = (new_sep - sep) / total;
+        va += n * (impulse * wa);
+        vb -= n * (impulse * wb);
+    }
+    if pen > 0.0 {
+        let move_per_w = n * (pen / total);
+        pa += move_per_w * wa;
+        pb -= move_per_w * wb;
+    }
+    s.pos[a] = pa.extend(s.pos[a].w);
+    s.vel[a] = va.extend(s.vel[a].w);
+    if link.b != NONE {
+        let b = link.b as usize;
+        s.pos[b] = pb.extend(s.pos[b].w);
+        s.vel[b] = vb.extend(s.vel[b].w);
+    }
+}
+
+/// Stage `solve_links`: every iteration runs every colour; a colour's links share no particle.
+pub fn solve_links(s: &mut AggState, inp: &AggInputs) {
+    let params = inp.params;
+    for _ in 0..params.link_iterations {
+        for c in 0..params.colour_count as usize {
+            for link in &inp.links[inp.colour_start[c] as usize..inp.colour_start[c + 1] as usize] {
+                solve_link(s, params, link);
+            }
+        }
+    }
+}
+
+/// The book's resolver (§7.3.1): repeatedly resolve the most severe link contact (lowest
+/// separating velocity among those closing or penetrating), re-evaluating after each, up to
+/// `link_iterations × links` resolutions.
+pub fn solve_links_most_severe(s: &mut AggState, inp: &AggInputs) {
+    let params = inp.params;
+    let limit = params.link_iterations as usize * inp.links.len();
+    for _ in 0..limit {
+        let mut best: Option<(f32, usize)> = None;
+        for (l, link) in inp.links.iter().enumerate() {
+            let wa = s.acc[link.a as usize].w;
+            let wb = if link.b != NONE {
+                s.acc[link.b as usize].w
+            } else {
+                0.0
+            };
+            if wa + wb <= 0.0 {
+                continue;
+            }
+            if let Some((n, pen, _)) = link_contact(s, link) {
+                let sep = link_sep(s, link, n);
+                if (sep < 0.0 || pen > 0.0) && best.is_none_or(|(b, _)| sep < b) {
+                    best = Some((sep, l));
+                }
+            }
+        }
+        let Some((_, l)) = best else { break };
+        solve_link(s, params, &inp.links[l]);
+    }
+}

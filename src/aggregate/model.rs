@@ -1,0 +1,545 @@
+//! Public types of the mass-aggregate world (book ch. 5–8): force generators, links, the
+//! collision settings and the world configuration, each validated and converted to its GPU
+//! mirror in one place.
+
+use super::types::{GpuGen, GpuLink, NONE};
+use crate::error::{finite, finite3, Error, Result};
+use crate::particles::{Collider, ForceField};
+use glam::{Vec3, Vec4};
+
+/// A particle of an aggregate world; its index never changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ParticleId(pub(crate) u32);
+
+impl ParticleId {
+    /// The slot index (the same in every GPU buffer).
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
+/// A force generator, for [`crate::aggregate::AggregateWorld::add_generator`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GeneratorId(pub(crate) u32);
+
+/// A link, for [`crate::aggregate::AggregateWorld::add_link`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LinkId(pub(crate) u32);
+
+/// Force generators (book §5–6, with the catalogue's corrected forms).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ForceGenerator {
+    /// Hooke spring between two particles: f_a = −k(|d| − l₀)·d̂ with d = p_a − p_b (it pushes
+    /// when compressed; the book's `abs` is an erratum).
+    Spring {
+        /// One end.
+        a: ParticleId,
+        /// Other end.
+        b: ParticleId,
+        /// Stiffness k, N/m.
+        stiffness: f32,
+        /// Rest length l₀, m.
+        rest_length: f32,
+    },
+    /// Spring to a movable anchor point (move it with `set_anchor`).
+    AnchoredSpring {
+        /// The particle.
+        particle: ParticleId,
+        /// Anchor, m.
+        anchor: Vec3,
+        /// Stiffness k, N/m.
+        stiffness: f32,
+        /// Rest length, m.
+        rest_length: f32,
+    },
+    /// A spring that only pulls, when stretched beyond its rest length (the book's printed
+    /// bungee pushes: an erratum).
+    Bungee {
+        /// One end.
+        a: ParticleId,
+        /// Other end.
+        b: ParticleId,
+        /// Stiffness, N/m.
+        stiffness: f32,
+        /// Rest length, m.
+        rest_length: f32,
+    },
+    /// A bungee to a movable anchor.
+    AnchoredBungee {
+        /// The particle.
+        particle: ParticleId,
+        /// Anchor, m.
+        anchor: Vec3,
+        /// Stiffness, N/m.
+        stiffness: f32,
+        /// Rest length, m.
+        rest_length: f32,
+    },
+    /// Buoyancy of a liquid whose surface is the plane y = `water_height` (book §6.2.4,
+    /// corrected): submerged fraction d = (y_w + s − y)/(2s) clamped to [0, 1], upward force
+    /// d·ρ·V·g. The book prints ρV without g; pass your world's gravity magnitude.
+    Buoyancy {
+        /// The particle.
+        particle: ParticleId,
+        /// Depth s at which the object is fully submerged, m.
+        max_depth: f32,
+        /// Volume V, m³.
+        volume: f32,
+        /// Liquid surface height, m.
+        water_height: f32,
+        /// Liquid density ρ, kg/m³ (water 1000).
+        density: f32,
+        /// Gravity magnitude g, m/s².
+        gravity: f32,
+    },
+    /// The book's fake stiff spring (§6.3): a damped harmonic oscillator of zero rest length
+    /// to an anchor, solved in closed form over the step (p̈ = −k·p − d·ṗ; k per unit mass).
+    FakeSpring {
+        /// The particle.
+        particle: ParticleId,
+        /// Anchor, m.
+        anchor: Vec3,
+        /// Stiffness k, 1/s².
+        stiffness: f32,
+        /// Damping d, 1/s.
+        damping: f32,
+    },
+    /// The improved damped spring (articles 002-12): f = −(m_red/Δt²)·C_k·x − (m_red/Δt)·C_d·v
+    /// along the spring, with m_red the reduced mass; stable for C_k, C_d in [0, 1].
+    DampedSpring {
+        /// One end.
+        a: ParticleId,
+        /// Other end.
+        b: ParticleId,
+        /// Rest length, m.
+        rest_length: f32,
+        /// C_k in [0, 1] (1 closes the gap in one step).
+        stiffness: f32,
+        /// C_d in [0, 1].
+        damping: f32,
+    },
+    /// The improved damped spring to a movable anchor (m_red = the particle's mass).
+    AnchoredDampedSpring {
+        /// The particle.
+        particle: ParticleId,
+        /// Anchor, m.
+        anchor: Vec3,
+        /// Rest length, m.
+        rest_length: f32,
+        /// C_k in [0, 1].
+        stiffness: f32,
+        /// C_d in [0, 1].
+        damping: f32,
+    },
+    /// Gravity on one particle: f = m·g.
+    Gravity {
+        /// The particle.
+        particle: ParticleId,
+        /// Acceleration, m/s².
+        g: Vec3,
+    },
+    /// Drag on one particle: f = −v̂(k₁|v| + k₂|v|²).
+    Drag {
+        /// The particle.
+        particle: ParticleId,
+        /// Linear coefficient.
+        k1: f32,
+        /// Quadratic coefficient.
+        k2: f32,
+    },
+}
+
+fn non_negative(what: &'static str, v: f32) -> Result<()> {
+    if v >= 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput {
+            what,
+            value: format!("{v}"),
+            fix: "pass a finite value >= 0",
+        })
+    }
+}
+
+fn positive(what: &'static str, v: f32) -> Result<()> {
+    if v > 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput {
+            what,
+            value: format!("{v}"),
+            fix: "pass a finite value > 0",
+        })
+    }
+}
+
+fn unit(what: &'static str, v: f32) -> Result<()> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput {
+            what,
+            value: format!("{v}"),
+            fix: "pass a coefficient in [0, 1]",
+        })
+    }
+}
+
+fn distinct(what: &'static str, a: ParticleId, b: ParticleId) -> Result<()> {
+    if a == b {
+        return Err(Error::InvalidInput {
+            what,
+            value: format!("both ends are particle {}", a.0),
+            fix: "connect two different particles, or use the anchored form to tie one particle to a point",
+        });
+    }
+    Ok(())
+}
+
+impl ForceGenerator {
+    /// The particles it touches (one or two).
+    pub fn particles(&self) -> (ParticleId, Option<ParticleId>) {
+        use ForceGenerator::*;
+        match *self {
+            Spring { a, b, .. } | Bungee { a, b, .. } | DampedSpring { a, b, .. } => (a, Some(b)),
+            AnchoredSpring { particle, .. }
+            | AnchoredBungee { particle, .. }
+            | Buoyancy { particle, .. }
+            | FakeSpring { particle, .. }
+            | AnchoredDampedSpring { particle, .. }
+            | Gravity { particle, .. }
+            | Drag { particle, .. } => (particle, None),
+        }
+    }
+
+    /// Validates the parameters and builds the GPU record (particle indices are checked by the
+    /// world).
+    pub(crate) fn to_gpu(self) -> Result<GpuGen> {
+        use ForceGenerator::*;
+        let (a, b) = self.particles();
+        let mut g = GpuGen {
+            a: a.0,
+            b: b.map_or(NONE, |b| b.0),
+            ..Default::default()
+        };
+        match self {
+            Spring {
+                a,
+                b,
+                stiffness,
+                rest_length,
+            }
+            | Bungee {
+                a,
+                b,
+                stiffness,
+                rest_length,
+            } => {
+                distinct("spring ends", a, b)?;
+                non_negative("spring.stiffness", stiffness)?;
+                non_negative("spring.rest_length", rest_length)?;
+                g.kind = if matches!(self, Spring { .. }) { 1 } else { 3 };
+                g.k = Vec4::new(stiffness, rest_length, 0.0, 0.0);
+            }
+            AnchoredSpring {
+                anchor,
+                stiffness,
+                rest_length,
+                ..
+            }
+            | AnchoredBungee {
+                anchor,
+                stiffness,
+                rest_length,
+                ..
+            } => {
+                finite3("spring.anchor", anchor)?;
+                non_negative("spring.stiffness", stiffness)?;
+                non_negative("spring.rest_length", rest_length)?;
+                g.kind = if matches!(self, AnchoredSpring { .. }) {
+                    2
+                } else {
+                    4
+                };
+                g.k = Vec4::new(stiffness, rest_length, 0.0, 0.0);
+                g.anchor = anchor.extend(0.0);
+            }
+            Buoyancy {
+                max_depth,
+                volume,
+                water_height,
+                density,
+                gravity,
+                ..
+            } => {
+                positive("buoyancy.max_depth", max_depth)?;
+                non_negative("buoyancy.volume", volume)?;
+                finite("buoyancy.water_height", water_height)?;
+                non_negative("buoyancy.density", density)?;
+                non_negative("buoyancy.gravity", gravity)?;
+                g.kind = 5;
+                g.k = Vec4::new(max_depth, volume, water_height, density);
+                g.anchor = Vec4::new(gravity, 0.0, 0.0, 0.0);
+            }
+            FakeSpring {
+                anchor,
+                stiffness,
+                damping,
+                ..
+            } => {
+                finite3("fake_spring.anchor", anchor)?;
+                non_negative("fake_spring.stiffness", stiffness)?;
+                non_negative("fake_spring.damping", damping)?;
+                g.kind = 6;
+                g.k = Vec4::new(stiffness, 0.0, damping, 0.0);
+                g.anchor = anchor.extend(0.0);
+            }
+            DampedSpring {
+                a,
+                b,
+                rest_length,
+                stiffness,
+                damping,
+            } => {
+                distinct("damped spring ends", a, b)?;
+                non_negative("damped_spring.rest_length", rest_length)?;
+                unit("damped_spring.stiffness (C_k)", stiffness)?;
+                unit("damped_spring.damping (C_d)", damping)?;
+                g.kind = 7;
+                g.k = Vec4::new(stiffness, rest_length, damping, 0.0);
+            }
+            AnchoredDampedSpring {
+                anchor,
+                rest_length,
+                stiffness,
+                damping,
+                ..
+            } => {
+                finite3("damped_spring.anchor", anchor)?;
+                non_negative("damped_spring.rest_length", rest_length)?;
+                unit("damped_spring.stiffness (C_k)", stiffness)?;
+                unit("damped_spring.damping (C_d)", damping)?;
+                g.kind = 8;
+                g.k = Vec4::new(stiffness, rest_length, damping, 0.0);
+                g.anchor = anchor.extend(0.0);
+            }
+            Gravity { g: acc, .. } => {
+                finite3("gravity.g", acc)?;
+                g.kind = 9;
+                g.anchor = acc.extend(0.0);
+            }
+            Drag { k1, k2, .. } => {
+                non_negative("drag.k1", k1)?;
+                non_negative("drag.k2", k2)?;
+                g.kind = 10;
+                g.k = Vec4::new(k1, k2, 0.0, 0.0);
+            }
+        }
+        Ok(g)
+    }
+}
+
+/// Hard constraints between two particles or a particle and a fixed point (book §7.4).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Link {
+    /// Never longer than `max_length`; bounces back with `restitution` when taut.
+    Cable {
+        /// One end.
+        a: ParticleId,
+        /// Other end.
+        b: ParticleId,
+        /// Maximum length, m.
+        max_length: f32,
+        /// Restitution in [0, 1].
+        restitution: f32,
+    },
+    /// Always `length` long (restitution 0).
+    Rod {
+        /// One end.
+        a: ParticleId,
+        /// Other end.
+        b: ParticleId,
+        /// Length, m (> 0).
+        length: f32,
+    },
+    /// A cable to a fixed anchor.
+    AnchoredCable {
+        /// The particle.
+        particle: ParticleId,
+        /// Anchor, m.
+        anchor: Vec3,
+        /// Maximum length, m.
+        max_length: f32,
+        /// Restitution in [0, 1].
+        restitution: f32,
+    },
+    /// A rod to a fixed anchor.
+    AnchoredRod {
+        /// The particle.
+        particle: ParticleId,
+        /// Anchor, m.
+        anchor: Vec3,
+        /// Length, m (> 0).
+        length: f32,
+    },
+}
+
+impl Link {
+    /// The particles it joins.
+    pub fn particles(&self) -> (ParticleId, Option<ParticleId>) {
+        match *self {
+            Link::Cable { a, b, .. } | Link::Rod { a, b, .. } => (a, Some(b)),
+            Link::AnchoredCable { particle, .. } | Link::AnchoredRod { particle, .. } => {
+                (particle, None)
+            }
+        }
+    }
+
+    pub(crate) fn to_gpu(self) -> Result<GpuLink> {
+        let (a, b) = self.particles();
+        let mut l = GpuLink {
+            a: a.0,
+            b: b.map_or(NONE, |b| b.0),
+            ..Default::default()
+        };
+        match self {
+            Link::Cable {
+                a,
+                b,
+                max_length,
+                restitution,
+            } => {
+                distinct("cable ends", a, b)?;
+                positive("cable.max_length", max_length)?;
+                unit("cable.restitution", restitution)?;
+                l.kind = 1;
+                l.length = max_length;
+                l.restitution = restitution;
+            }
+            Link::AnchoredCable {
+                anchor,
+                max_length,
+                restitution,
+                ..
+            } => {
+                finite3("cable.anchor", anchor)?;
+                positive("cable.max_length", max_length)?;
+                unit("cable.restitution", restitution)?;
+                l.kind = 1;
+                l.length = max_length;
+                l.restitution = restitution;
+                l.anchor = anchor.extend(0.0);
+            }
+            Link::Rod { a, b, length } => {
+                distinct("rod ends", a, b)?;
+                rod_length(length)?;
+                l.kind = 2;
+                l.length = length;
+            }
+            Link::AnchoredRod { anchor, length, .. } => {
+                finite3("rod.anchor", anchor)?;
+                rod_length(length)?;
+                l.kind = 2;
+                l.length = length;
+                l.anchor = anchor.extend(0.0);
+            }
+        }
+        Ok(l)
+    }
+}
+
+fn rod_length(length: f32) -> Result<()> {
+    if length > 0.0 && length.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput {
+            what: "rod.length",
+            value: format!("{length}"),
+            fix: "a rod needs a finite length > 0 (a zero-length rod has no direction)",
+        })
+    }
+}
+
+/// Particle–particle collisions on the uniform grid.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Collisions {
+    /// Grid cell size, m; at least twice the largest radius (0 picks exactly that).
+    pub cell_size: f32,
+    /// Hash-table size (power of two; 0 picks the next power of two ≥ 2 × capacity).
+    pub table_size: u32,
+    /// Restitution between particles, [0, 1].
+    pub restitution: f32,
+    /// Coulomb friction between particles.
+    pub friction: f32,
+    /// Jacobi iterations per step.
+    pub iterations: u32,
+}
+
+impl Default for Collisions {
+    fn default() -> Self {
+        Self {
+            cell_size: 0.0,
+            table_size: 0,
+            restitution: 0.2,
+            friction: 0.4,
+            iterations: 4,
+        }
+    }
+}
+
+/// How velocities and positions are advanced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Integrator {
+    /// The book's order: p += v·dt with the old velocity, then v += a·dt.
+    Book,
+    /// Semi-implicit Euler: v += a·dt, then p += v·dt. Springs keep their energy, and the
+    /// improved damped spring's one-step property (002-12) holds.
+    #[default]
+    SemiImplicit,
+}
+
+/// How the CPU backend orders link resolution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ResolveOrder {
+    /// Coloured batches, exactly as the GPU runs them.
+    #[default]
+    Batches,
+    /// The book's resolver: always the most severe contact next (CPU only).
+    MostSevereFirst,
+}
+
+/// How an aggregate world is built.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggregateConfig {
+    /// Particle slots.
+    pub capacity: u32,
+    /// Force fields on every particle (gravity, drag, wind, attractor).
+    pub fields: Vec<ForceField>,
+    /// Static colliders (planes, spheres, boxes) every particle collides with.
+    pub colliders: Vec<Collider>,
+    /// Particle–particle collisions; `None` turns them off.
+    pub collisions: Option<Collisions>,
+    /// Link-resolution iterations per step (each runs every colour once).
+    pub link_iterations: u32,
+    /// The integrator.
+    pub integrator: Integrator,
+    /// Link resolution order on the CPU backend.
+    pub order: ResolveOrder,
+    /// Distance within which a contact counts as touching, m.
+    pub contact_slop: f32,
+}
+
+impl Default for AggregateConfig {
+    fn default() -> Self {
+        Self {
+            capacity: 4096,
+            fields: Vec::new(),
+            colliders: Vec::new(),
+            collisions: None,
+            link_iterations: 8,
+            integrator: Integrator::SemiImplicit,
+            order: ResolveOrder::Batches,
+            contact_slop: 1e-4,
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! `#[repr(C)]` mirrors of `shaders/aggregate/types.wgsl`; checked by the layout test.
+
+use crate::particles::types::{GpuField, MAX_FIELDS};
+use bytemuck::{Pod, Zeroable};
+use glam::Vec4;
+
+/// "No particle": the far end of an anchored generator or link.
+pub const NONE: u32 = u32::MAX;
+
+/// The most link colours (batches) the solver keeps; more is an error naming the fix.
+pub const MAX_COLOURS: u32 = 64;
+
+/// Per-step uniform block of the aggregate world. 576 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct GpuAggParams {
+    /// Step length, seconds.
+    pub dt: f32,
+    /// Particle slots in use.
+    pub n: u32,
+    /// Links.
+    pub link_count: u32,
+    /// Link colours.
+    pub colour_count: u32,
+    /// Constraint iterations per step.
+    pub link_iterations: u32,
+    /// Collision iterations per step.
+    pub collide_iterations: u32,
+    /// Static colliders.
+    pub collider_count: u32,
+    /// Force fields.
+    pub field_count: u32,
+    /// Particle–particle restitution.
+    pub restitution: f32,
+    /// Particle–particle Coulomb friction.
+    pub friction: f32,
+    /// 1 / grid cell size (the grid multiplies by it; see grid_common.wgsl).
+    pub inv_cell_size: f32,
+    /// Grid hash table size − 1.
+    pub table_mask: u32,
+    /// Distance within which a contact counts as touching.
+    pub contact_slop: f32,
+    /// 0: the book's order (position from the old velocity); 1: semi-implicit Euler.
+    pub integrator: u32,
+    /// 1 when particle–particle collisions run.
+    pub collisions: u32,
+    /// Padding.
+    pub _pad: u32,
+    /// Force fields.
+    pub fields: [GpuField; MAX_FIELDS as usize],
+}
+
+/// A force generator. 48 bytes. See `ForceGenerator` for the kinds and parameters.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuGen {
+    /// Kind (1 spring … 10 drag).
+    pub kind: u32,
+    /// First particle.
+    pub a: u32,
+    /// Second particle or [`NONE`].
+    pub b: u32,
+    /// Padding.
+    pub _pad: u32,
+    /// Parameters (meaning per kind).
+    pub k: Vec4,
+    /// Anchor point or vector parameter.
+    pub anchor: Vec4,
+}
+
+/// A link (cable or rod). 48 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuLink {
+    /// 1 cable, 2 rod.
+    pub kind: u32,
+    /// First particle.
+    pub a: u32,
+    /// Second particle or [`NONE`] (anchored).
+    pub b: u32,
+    /// Padding.
+    pub _pad0: u32,
+    /// Cable maximum length or rod length.
+    pub length: f32,
+    /// Cable restitution (rods: 0).
+    pub restitution: f32,
+    /// Padding.
+    pub _pad1: u32,
+    /// Padding.
+    pub _pad2: u32,
+    /// Anchor point (anchored links).
+    pub anchor: Vec4,
+}

@@ -1,0 +1,662 @@
+//! The aggregate world: particles with fixed slots, force generators, links and collisions.
+//! Host-side tables (generator CSR, link colours) are rebuilt here when they change; `step`
+//! runs the stages on the chosen backend.
+
+use super::cpu::{self, AggInputs, AggState};
+use super::gpu::{GpuAggregate, Tables};
+use super::model::*;
+use super::types::*;
+use crate::error::{Error, Result};
+use crate::grid::{CpuGrid, GridSpec};
+use crate::particles::types::{GpuCollider, GpuField, MAX_FIELDS};
+use crate::particles::{Backend, Particle, RenderBuffers};
+use glam::{Vec3, Vec4};
+
+enum Engine {
+    Cpu(Box<AggState>),
+    Gpu(Box<GpuAggregate>),
+}
+
+/// A copy of the aggregate state (slot order).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AggSnapshot {
+    /// Position (xyz), w = 1 alive / 0 removed.
+    pub pos: Vec<Vec4>,
+    /// Velocity (xyz), damping (w).
+    pub vel: Vec<Vec4>,
+}
+
+/// Particles, springs, cables, rods and collisions (book Part II) on the GPU or the CPU twin.
+pub struct AggregateWorld {
+    config: AggregateConfig,
+    fields: [GpuField; MAX_FIELDS as usize],
+    colliders: Vec<GpuCollider>,
+    grid_spec: Option<GridSpec>,
+    engine: Engine,
+    n: u32,
+    alive: Vec<bool>,
+    acc: Vec<Vec4>,
+    gens: Vec<GpuGen>,
+    links: Vec<Option<GpuLink>>,
+    sorted_links: Vec<GpuLink>,
+    colour_start: Vec<u32>,
+    gen_offsets: Vec<u32>,
+    gen_refs: Vec<u32>,
+    dirty: bool,
+    grid_cpu: CpuGrid,
+    last_dispatches: u32,
+}
+
+impl AggregateWorld {
+    /// Builds a world.
+    ///
+    /// # Errors
+    /// [`Error::InvalidCapacity`], [`Error::InvalidInput`] or [`Error::TooManyFields`] for bad
+    /// configuration; GPU errors from creating buffers.
+    pub fn new(backend: Backend, config: AggregateConfig) -> Result<Self> {
+        if config.capacity == 0 {
+            return Err(Error::InvalidCapacity {
+                capacity: 0,
+                reason: "an aggregate world needs at least one particle slot".into(),
+            });
+        }
+        if config.fields.len() > MAX_FIELDS as usize {
+            return Err(Error::TooManyFields {
+                count: config.fields.len(),
+                max: MAX_FIELDS,
+            });
+        }
+        let mut fields = [GpuField::default(); MAX_FIELDS as usize];
+        for (o, f) in fields.iter_mut().zip(&config.fields) {
+            *o = f.to_gpu()?;
+        }
+        let colliders = config
+            .colliders
+            .iter()
+            .map(|c| c.to_gpu())
+            .collect::<Result<Vec<_>>>()?;
+        let grid_spec = match config.collisions {
+            Some(c) => {
+                let finite_non_negative = |x: f32| x >= 0.0 && x.is_finite();
+                let ok = (0.0..=1.0).contains(&c.restitution) && finite_non_negative(c.friction);
+                if !ok {
+                    return Err(Error::InvalidInput {
+                        what: "collisions.restitution/friction",
+                        value: format!("{} / {}", c.restitution, c.friction),
+                        fix: "restitution in [0, 1]; friction finite and >= 0",
+                    });
+                }
+                let table_size = if c.table_size == 0 {
+                    (2 * config.capacity).next_power_of_two()
+                } else {
+                    c.table_size
+                };
+                // A cell size of 0 is settled when the first particle arrives (twice its radius).
+                let spec = GridSpec {
+                    cell_size: if c.cell_size > 0.0 { c.cell_size } else { 1.0 },
+                    table_size,
+                };
+                spec.validate()?;
+                Some(spec)
+            }
+            None => None,
+        };
+        let n = config.capacity as usize;
+        let mut me = Self {
+            fields,
+            colliders,
+            grid_spec,
+            engine: Engine::Cpu(Box::default()),
+            n: 0,
+            alive: Vec::new(),
+            acc: Vec::new(),
+            gens: Vec::new(),
+            links: Vec::new(),
+            sorted_links: Vec::new(),
+            colour_start: vec![0],
+            gen_offsets: vec![0],
+            gen_refs: Vec::new(),
+            dirty: false,
+            grid_cpu: CpuGrid::default(),
+            last_dispatches: 0,
+            config,
+        };
+        me.engine = match backend {
+            Backend::Cpu => Engine::Cpu(Box::new(AggState {
+                pos: vec![Vec4::ZERO; n],
+                vel: vec![Vec4::ZERO; n],
+                acc: vec![Vec4::ZERO; n],
+                radius: vec![0.0; n],
+                colour: vec![Vec4::ZERO; n],
+                pos_next: vec![Vec4::ZERO; n],
+                vel_next: vec![Vec4::ZERO; n],
+            })),
+            Backend::Gpu(ctx) => {
+                me.rebuild_tables()?;
+                let t = Tables {
+                    gens: &me.gens,
+                    gen_offsets: &me.gen_offsets,
+                    gen_refs: &me.gen_refs,
+                    links: &me.sorted_links,
+                    colour_start: &me.colour_start,
+                    colliders: &me.colliders,
+                };
+                Engine::Gpu(Box::new(GpuAggregate::new(
+                    &ctx,
+                    me.config.capacity,
+                    me.grid_spec,
+                    &t,
+                )?))
+            }
+        };
+        Ok(me)
+    }
+
+    /// Particle slots in use (removed particles keep their slot).
+    pub fn len(&self) -> u32 {
+        self.n
+    }
+
+    /// Whether no particle was ever added.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &AggregateConfig {
+        &self.config
+    }
+
+    /// Adds a particle (its `size` is its collision radius; `lifetime` must be `None`: an
+    /// aggregate particle lives until removed).
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] naming the bad field; [`Error::Full`] when every slot is taken.
+    pub fn add_particle(&mut self, p: Particle) -> Result<ParticleId> {
+        let ids = self.add_particles(std::slice::from_ref(&p))?;
+        Ok(ids[0])
+    }
+
+    /// Adds many particles at once (one upload per buffer on the GPU). All are checked first:
+    /// on an error nothing is added.
+    ///
+    /// # Errors
+    /// As [`AggregateWorld::add_particle`], naming the first bad particle's field.
+    pub fn add_particles(&mut self, ps: &[Particle]) -> Result<Vec<ParticleId>> {
+        if self.n as usize + ps.len() > self.config.capacity as usize {
+            return Err(Error::Full {
+                what: "aggregate particle",
+                capacity: self.config.capacity,
+            });
+        }
+        let largest = ps.iter().fold(0.0f32, |m, p| m.max(p.size));
+        for p in ps {
+            p.validate()?;
+            if p.lifetime.is_some() {
+                return Err(Error::InvalidInput {
+                    what: "particle.lifetime",
+                    value: format!("{:?}", p.lifetime),
+                    fix: "aggregate particles live until removed: pass None",
+                });
+            }
+        }
+        if let Some(spec) = &self.grid_spec {
+            let auto = self.config.collisions.is_some_and(|c| c.cell_size <= 0.0) && self.n == 0;
+            if !auto && 2.0 * largest > spec.cell_size {
+                return Err(Error::InvalidInput {
+                    what: "particle.size",
+                    value: format!("{largest} (grid cell {})", spec.cell_size),
+                    fix: "the collision grid's cell must be at least twice the largest radius: raise Collisions::cell_size",
+                });
+            }
+        }
+        if ps.is_empty() {
+            return Ok(Vec::new());
+        }
+        if let (Some(spec), true) = (
+            &mut self.grid_spec,
+            self.n == 0 && self.config.collisions.is_some_and(|c| c.cell_size <= 0.0),
+        ) {
+            spec.cell_size = (2.0 * largest).max(1e-6);
+        }
+        let first = self.n;
+        let pos: Vec<Vec4> = ps.iter().map(|p| p.position.extend(1.0)).collect();
+        let vel: Vec<Vec4> = ps.iter().map(|p| p.velocity.extend(p.damping)).collect();
+        let acc: Vec<Vec4> = ps
+            .iter()
+            .map(|p| p.acceleration.extend(p.inverse_mass))
+            .collect();
+        let radius: Vec<f32> = ps.iter().map(|p| p.size).collect();
+        let colour: Vec<Vec4> = ps.iter().map(|p| p.colour).collect();
+        match &mut self.engine {
+            Engine::Cpu(s) => {
+                let r = first as usize..first as usize + ps.len();
+                s.pos[r.clone()].copy_from_slice(&pos);
+                s.vel[r.clone()].copy_from_slice(&vel);
+                s.acc[r.clone()].copy_from_slice(&acc);
+                s.radius[r.clone()].copy_from_slice(&radius);
+                s.colour[r].copy_from_slice(&colour);
+            }
+            Engine::Gpu(g) => {
+                g.write_particles(first, &pos, &vel, &acc, &radius, &colour);
+                g.write_draw_args(first + ps.len() as u32);
+            }
+        }
+        self.n += ps.len() as u32;
+        self.alive.extend(std::iter::repeat_n(true, ps.len()));
+        self.acc.extend(acc);
+        self.dirty = true;
+        Ok((first..self.n).map(ParticleId).collect())
+    }
+
+    fn check_particle(&self, what: &'static str, id: ParticleId) -> Result<()> {
+        if id.0 >= self.n || !self.alive[id.0 as usize] {
+            return Err(Error::InvalidInput {
+                what,
+                value: format!("particle {} (world has {} slots)", id.0, self.n),
+                fix: "pass a ParticleId returned by add_particle that has not been removed",
+            });
+        }
+        Ok(())
+    }
+
+    /// Removes a particle. Its slot stays (indices never shift) but it no longer moves,
+    /// collides or draws.
+    ///
+    /// # Errors
+    /// [`Error::ParticleInUse`] while generators or links use it; [`Error::InvalidInput`] for
+    /// an unknown id. Nothing changes then.
+    pub fn remove_particle(&mut self, id: ParticleId) -> Result<()> {
+        self.check_particle("remove_particle", id)?;
+        let gens = self
+            .gens
+            .iter()
+            .filter(|g| g.kind != 0 && (g.a == id.0 || g.b == id.0))
+            .count();
+        let links = self
+            .links
+            .iter()
+            .flatten()
+            .filter(|l| l.a == id.0 || l.b == id.0)
+            .count();
+        if gens + links > 0 {
+            return Err(Error::ParticleInUse {
+                id: id.0,
+                by: format!("{gens} force generator(s) and {links} link(s)"),
+            });
+        }
+        let i = id.0 as usize;
+        self.alive[i] = false;
+        self.acc[i].w = 0.0;
+        match &mut self.engine {
+            Engine::Cpu(s) => {
+                s.pos[i].w = 0.0;
+                s.acc[i].w = 0.0;
+                s.radius[i] = 0.0;
+                s.colour[i] = Vec4::ZERO;
+            }
+            Engine::Gpu(g) => g.kill(id.0),
+        }
+        Ok(())
+    }
+
+    /// Sets a particle's inverse mass (0 pins it), for example to put a load on a bridge.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for an unknown id or a negative or non-finite value.
+    pub fn set_inverse_mass(&mut self, id: ParticleId, inverse_mass: f32) -> Result<()> {
+        self.check_particle("set_inverse_mass", id)?;
+        if !(inverse_mass >= 0.0 && inverse_mass.is_finite()) {
+            return Err(Error::InvalidInput {
+                what: "inverse_mass",
+                value: format!("{inverse_mass}"),
+                fix: "pass a finite value >= 0 (0 = immovable)",
+            });
+        }
+        let i = id.0 as usize;
+        self.acc[i].w = inverse_mass;
+        match &mut self.engine {
+            Engine::Cpu(s) => s.acc[i].w = inverse_mass,
+            Engine::Gpu(g) => g.write_acc(id.0, self.acc[i]),
+        }
+        Ok(())
+    }
+
+    /// Adds a force generator.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for bad parameters, a spring from a particle to itself, or an
+    /// unknown particle. Nothing is added then.
+    pub fn add_generator(&mut self, g: ForceGenerator) -> Result<GeneratorId> {
+        let (a, b) = g.particles();
+        self.check_particle("generator particle", a)?;
+        if let Some(b) = b {
+            self.check_particle("generator second particle", b)?;
+        }
+        let rec = g.to_gpu()?;
+        self.gens.push(rec);
+        self.dirty = true;
+        Ok(GeneratorId(self.gens.len() as u32 - 1))
+    }
+
+    /// Removes a force generator.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for an unknown or already removed id.
+    pub fn remove_generator(&mut self, id: GeneratorId) -> Result<()> {
+        match self.gens.get_mut(id.0 as usize) {
+            Some(g) if g.kind != 0 => {
+                g.kind = 0;
+                self.dirty = true;
+                Ok(())
+            }
+            _ => Err(Error::InvalidInput {
+                what: "generator id",
+                value: format!("{}", id.0),
+                fix: "pass an id returned by add_generator that has not been removed",
+            }),
+        }
+    }
+
+    /// Moves the anchor of an anchored generator (a camera on a spring, a dragged handle).
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for an unknown id or a non-finite anchor.
+    pub fn set_anchor(&mut self, id: GeneratorId, anchor: Vec3) -> Result<()> {
+        crate::error::finite3("anchor", anchor)?;
+        let g = match self.gens.get_mut(id.0 as usize) {
+            Some(g) if g.kind != 0 => g,
+            _ => {
+                return Err(Error::InvalidInput {
+                    what: "generator id",
+                    value: format!("{}", id.0),
+                    fix: "pass an id returned by add_generator",
+                })
+            }
+        };
+        g.anchor = anchor.extend(g.anchor.w);
+        let g = *g;
+        if let Engine::Gpu(gpu) = &self.engine {
+            if !self.dirty {
+                gpu.write_gen(id.0, &g);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a cable or rod.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for a zero-length rod, a link from a particle to itself, bad
+    /// parameters or an unknown particle.
+    pub fn add_link(&mut self, l: Link) -> Result<LinkId> {
+        let (a, b) = l.particles();
+        self.check_particle("link particle", a)?;
+        if let Some(b) = b {
+            self.check_particle("link second particle", b)?;
+        }
+        let rec = l.to_gpu()?;
+        self.links.push(Some(rec));
+        self.dirty = true;
+        Ok(LinkId(self.links.len() as u32 - 1))
+    }
+
+    /// Removes a link.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for an unknown or already removed id.
+    pub fn remove_link(&mut self, id: LinkId) -> Result<()> {
+        match self.links.get_mut(id.0 as usize) {
+            Some(slot @ Some(_)) => {
+                *slot = None;
+                self.dirty = true;
+                Ok(())
+            }
+            _ => Err(Error::InvalidInput {
+                what: "link id",
+                value: format!("{}", id.0),
+                fix: "pass an id returned by add_link that has not been removed",
+            }),
+        }
+    }
+
+    /// Number of link colours (batches) in use.
+    pub fn link_colours(&self) -> u32 {
+        self.colour_start.len() as u32 - 1
+    }
+
+    /// Dispatches recorded by the last GPU step (0 on the CPU).
+    pub fn last_dispatches(&self) -> u32 {
+        self.last_dispatches
+    }
+
+    /// Rebuilds the generator CSR and the link colouring (greedy, in link order, so the same
+    /// links always get the same colours).
+    fn rebuild_tables(&mut self) -> Result<()> {
+        let n = self.n as usize;
+        let mut counts = vec![0u32; n + 1];
+        for g in self.gens.iter().filter(|g| g.kind != 0) {
+            counts[g.a as usize] += 1;
+            if g.b != NONE {
+                counts[g.b as usize] += 1;
+            }
+        }
+        let mut offsets = vec![0u32; n + 1];
+        for i in 0..n {
+            offsets[i + 1] = offsets[i] + counts[i];
+        }
+        let mut fill = offsets.clone();
+        let mut refs = vec![0u32; offsets[n] as usize];
+        for (gi, g) in self.gens.iter().enumerate().filter(|(_, g)| g.kind != 0) {
+            refs[fill[g.a as usize] as usize] = (gi as u32) << 1;
+            fill[g.a as usize] += 1;
+            if g.b != NONE {
+                refs[fill[g.b as usize] as usize] = ((gi as u32) << 1) | 1;
+                fill[g.b as usize] += 1;
+            }
+        }
+        self.gen_offsets = offsets;
+        self.gen_refs = refs;
+
+        let mut used: Vec<u64> = vec![0; n];
+        let mut coloured: Vec<(u32, GpuLink)> = Vec::new();
+        for l in self.links.iter().flatten() {
+            let mut mask = used[l.a as usize];
+            if l.b != NONE {
+                mask |= used[l.b as usize];
+            }
+            let c = (!mask).trailing_zeros();
+            if c >= MAX_COLOURS {
+                return Err(Error::InvalidInput {
+                    what: "links",
+                    value: format!("a particle joined by more than {MAX_COLOURS} links"),
+                    fix: "join each particle to at most 64 links",
+                });
+            }
+            used[l.a as usize] |= 1 << c;
+            if l.b != NONE {
+                used[l.b as usize] |= 1 << c;
+            }
+            coloured.push((c, *l));
+        }
+        coloured.sort_by_key(|(c, _)| *c);
+        let colours = coloured.last().map_or(0, |(c, _)| c + 1);
+        let mut start = vec![0u32; colours as usize + 1];
+        for (c, _) in &coloured {
+            start[*c as usize + 1] += 1;
+        }
+        for c in 0..colours as usize {
+            start[c + 1] += start[c];
+        }
+        self.sorted_links = coloured.into_iter().map(|(_, l)| l).collect();
+        self.colour_start = start;
+        self.dirty = false;
+        Ok(())
+    }
+
+    fn params(&self, dt: f32) -> GpuAggParams {
+        let (coll, spec) = (self.config.collisions, self.grid_spec);
+        GpuAggParams {
+            dt,
+            n: self.n,
+            link_count: self.sorted_links.len() as u32,
+            colour_count: self.link_colours(),
+            link_iterations: self.config.link_iterations,
+            collide_iterations: coll.map_or(1, |c| c.iterations.max(1)),
+            collider_count: self.colliders.len() as u32,
+            field_count: self.config.fields.len() as u32,
+            restitution: coll.map_or(0.0, |c| c.restitution),
+            friction: coll.map_or(0.0, |c| c.friction),
+            inv_cell_size: spec.map_or(1.0, |s| s.inv_cell_size()),
+            table_mask: spec.map_or(0, |s| s.table_size - 1),
+            contact_slop: self.config.contact_slop,
+            integrator: u32::from(self.config.integrator == Integrator::SemiImplicit),
+            collisions: u32::from(coll.is_some()),
+            _pad: 0,
+            fields: self.fields,
+        }
+    }
+
+    /// Advances by `dt`: integrate (generators, fields), collide (grid + colliders), links.
+    ///
+    /// # Errors
+    /// [`Error::InvalidTimeStep`] (nothing changes); GPU errors.
+    pub fn step(&mut self, dt: f32) -> Result<()> {
+        if let Engine::Gpu(g) = &self.engine {
+            let mut enc = g
+                .ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("wgphys:aggregate_step"),
+                });
+            self.encode_step(dt, &mut enc)?;
+            if let Engine::Gpu(g) = &self.engine {
+                g.ctx.queue.submit([enc.finish()]);
+            }
+            return Ok(());
+        }
+        self.prepare(dt)?;
+        let params = self.params(dt);
+        let collide = self.config.collisions.is_some() || !self.colliders.is_empty();
+        let Engine::Cpu(s) = &mut self.engine else {
+            return Ok(());
+        };
+        let inp = AggInputs {
+            params: &params,
+            gens: &self.gens,
+            gen_offsets: &self.gen_offsets,
+            gen_refs: &self.gen_refs,
+            links: &self.sorted_links,
+            colour_start: &self.colour_start,
+            colliders: &self.colliders,
+        };
+        cpu::agg_integrate(s, &inp);
+        if collide {
+            let grid = match &self.grid_spec {
+                Some(spec) => {
+                    self.grid_cpu = CpuGrid::build(&s.pos[..self.n as usize], spec)?;
+                    Some((&self.grid_cpu, spec))
+                }
+                None => None,
+            };
+            for _ in 0..params.collide_iterations {
+                cpu::collide(s, &inp, grid);
+            }
+        }
+        if params.link_count > 0 {
+            match self.config.order {
+                ResolveOrder::Batches => cpu::solve_links(s, &inp),
+                ResolveOrder::MostSevereFirst => cpu::solve_links_most_severe(s, &inp),
+            }
+        }
+        Ok(())
+    }
+
+    fn prepare(&mut self, dt: f32) -> Result<()> {
+        if !(dt > 0.0 && dt.is_finite()) {
+            return Err(Error::InvalidTimeStep(dt));
+        }
+        if self.dirty {
+            self.rebuild_tables()?;
+            if let Engine::Gpu(g) = &mut self.engine {
+                g.set_tables(&Tables {
+                    gens: &self.gens,
+                    gen_offsets: &self.gen_offsets,
+                    gen_refs: &self.gen_refs,
+                    links: &self.sorted_links,
+                    colour_start: &self.colour_start,
+                    colliders: &self.colliders,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the step into the caller's encoder (GPU worlds only; once per submission).
+    ///
+    /// # Errors
+    /// As [`AggregateWorld::step`]; [`Error::NeedsGpu`] on a CPU world.
+    pub fn encode_step(&mut self, dt: f32, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
+        if !matches!(self.engine, Engine::Gpu(_)) {
+            return Err(Error::NeedsGpu("encode_step"));
+        }
+        self.prepare(dt)?;
+        let params = self.params(dt);
+        let collide = self.config.collisions.is_some() || !self.colliders.is_empty();
+        if let Engine::Gpu(g) = &mut self.engine {
+            self.last_dispatches = g.encode(encoder, &params, collide)?;
+        }
+        Ok(())
+    }
+
+    /// Copies positions and velocities (blocks on the GPU).
+    ///
+    /// # Errors
+    /// GPU readback errors.
+    pub fn read_snapshot(&self) -> Result<AggSnapshot> {
+        let n = self.n as usize;
+        match &self.engine {
+            Engine::Cpu(s) => Ok(AggSnapshot {
+                pos: s.pos[..n].to_vec(),
+                vel: s.vel[..n].to_vec(),
+            }),
+            Engine::Gpu(g) => {
+                let (pos, vel) = g.read(n)?;
+                Ok(AggSnapshot { pos, vel })
+            }
+        }
+    }
+
+    /// Blocks until the GPU is idle (no-op on the CPU).
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] if the device is lost.
+    pub fn wait(&self) -> Result<()> {
+        match &self.engine {
+            Engine::Gpu(g) => g.ctx.wait(),
+            Engine::Cpu(_) => Ok(()),
+        }
+    }
+
+    /// Buffers for drawing the particles (GPU worlds): positions, colours, radii and draw args
+    /// with `instance_count` = slots in use (removed particles have radius 0).
+    pub fn render_buffers(&self) -> Option<RenderBuffers<'_>> {
+        match &self.engine {
+            Engine::Gpu(g) => Some(RenderBuffers {
+                positions: &g.pos_a,
+                colours: &g.colour,
+                sizes: &g.radius,
+                draw_args: &g.draw_args,
+            }),
+            Engine::Cpu(_) => None,
+        }
+    }
+
+    /// The CPU state (CPU worlds only).
+    pub fn cpu_state(&self) -> Option<&AggState> {
+        match &self.engine {
+            Engine::Cpu(s) => Some(s),
+            Engine::Gpu(_) => None,
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! Every GPU struct's layout matches its Rust mirror, byte for byte, as naga lays the composed
+//! particle shader out: member offsets and sizes by name, padding bytes, struct size, and the
+//! element stride of every array the host fills from a Rust slice. No adapter needed.
+
+use glam::Vec4;
+use naga::{Module, TypeInner};
+use std::collections::{BTreeMap, BTreeSet};
+use std::mem::{align_of, offset_of, size_of, size_of_val};
+use wgphys::particles::gpu::{shader_source, BINDINGS};
+use wgphys::particles::types::*;
+
+/// A Rust struct's layout: size, alignment and (name, offset, size) of every field.
+struct RustLayout {
+    name: &'static str,
+    size: usize,
+    align: usize,
+    fields: Vec<(&'static str, usize, usize)>,
+}
+
+/// Lists every field of a Pod struct with its offset and size. The test checks that the listed
+/// sizes add up to the struct's size, and Pod forbids implicit padding, so a field added to the
+/// Rust struct but not to this list fails the test.
+macro_rules! rust_layout {
+    ($t:ty { $($f:ident),* $(,)? }) => {{
+        let z: $t = bytemuck::Zeroable::zeroed();
+        RustLayout {
+            name: stringify!($t),
+            size: size_of::<$t>(),
+            align: align_of::<$t>(),
+            fields: vec![$((stringify!($f), offset_of!($t, $f), size_of_val(&z.$f))),*],
+        }
+    }};
+}
+
+fn module() -> Module {
+    let src = shader_source();
+    naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| {
+        panic!(
+            "particle shader does not parse:\n{}",
+            e.emit_to_string(&src)
+        )
+    })
+}
+
+fn layouter(m: &Module) -> naga::proc::Layouter {
+    let mut l = naga::proc::Layouter::default();
+    l.update(m.to_ctx()).expect("naga layout");
+    l
+}
+
+fn find_struct<'m>(m: &'m Module, name: &str) -> (&'m [naga::StructMember], u32) {
+    m.types
+        .iter()
+        .find_map(|(_, t)| match (&t.name, &t.inner) {
+            (Some(n), TypeInner::Struct { members, span }) if n == name => {
+                Some((members.as_slice(), *span))
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("struct {name} not found in the particle shader"))
+}
+
+/// Byte ranges covered by padding members (names starting with `_`), merged.
+fn pad_bytes(ranges: impl Iterator<Item = (usize, usize)>) -> BTreeSet<usize> {
+    ranges.flat_map(|(off, size)| off..off + size).collect()
+}
+
+fn check(m: &Module, lay: &naga::proc::Layouter, wgsl: &str, rust: RustLayout) {
+    let (members, span) = find_struct(m, wgsl);
+    let r = &rust;
+    let listed: usize = r.fields.iter().map(|f| f.2).sum();
+    assert_eq!(
+        listed, r.size,
+        "{}: listed Rust fields cover {listed} of {} bytes; list every field",
+        r.name, r.size
+    );
+    assert_eq!(
+        span as usize, r.size,
+        "{wgsl} vs {}: struct size (WGSL span {span}, Rust size_of {})",
+        r.name, r.size
+    );
+
+    let w: BTreeMap<&str, (usize, usize)> = members
+        .iter()
+        .map(|mb| {
+            let name = mb.name.as_deref().expect("struct member without a name");
+            (name, (mb.offset as usize, lay[mb.ty].size as usize))
+        })
+        .collect();
+    let real = |n: &&str| !n.starts_with('_');
+    let w_names: BTreeSet<&str> = w.keys().copied().filter(real).collect();
+    let r_names: BTreeSet<&str> = r.fields.iter().map(|f| f.0).filter(real).collect();
+    assert_eq!(
+        w_names, r_names,
+        "{wgsl} vs {}: member names differ",
+        r.name
+    );
+    for &(name, off, size) in r.fields.iter().filter(|f| real(&f.0)) {
+        let (w_off, w_size) = w[name];
+        assert_eq!(
+            w_off, off,
+            "{wgsl}.{name}: offset (WGSL {w_off}, Rust {off})"
+        );
+        assert_eq!(
+            w_size, size,
+            "{wgsl}.{name}: size (WGSL {w_size}, Rust {size})"
+        );
+    }
+    let w_pad = pad_bytes(w.iter().filter(|(n, _)| !real(n)).map(|(_, &v)| v));
+    let r_pad = pad_bytes(r.fields.iter().filter(|f| !real(&f.0)).map(|f| (f.1, f.2)));
+    assert_eq!(
+        w_pad, r_pad,
+        "{wgsl} vs {}: padding members cover different bytes",
+        r.name
+    );
+
+    // A Rust array of the mirror must have the WGSL array stride, so the alignments must agree.
+    let handle = m
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(wgsl))
+        .expect("struct type")
+        .0;
+    let w_align: u32 = lay[handle].alignment * 1; // Alignment as bytes
+    assert_eq!(
+        w_align as usize, r.align,
+        "{wgsl} vs {}: alignment (WGSL {w_align}, Rust {})",
+        r.name, r.align
+    );
+}
+
+#[test]
+fn life_layout() {
+    let m = module();
+    check(
+        &m,
+        &layouter(&m),
+        "Life",
+        rust_layout!(GpuLife {
+            age,
+            lifetime,
+            kind,
+            id
+        }),
+    );
+}
+
+#[test]
+fn field_layout() {
+    let m = module();
+    check(
+        &m,
+        &layouter(&m),
+        "Field",
+        rust_layout!(GpuField {
+            kind,
+            k1,
+            k2,
+            radius,
+            v
+        }),
+    );
+}
+
+#[test]
+fn params_layout() {
+    let m = module();
+    let r = rust_layout!(GpuParams {
+        dt,
+        step,
+        seed,
+        capacity,
+        host_spawn,
+        removal_count,
+        field_count,
+        collider_count,
+        rule_count,
+        kill_bounds,
+        contact_slop,
+        _pad0,
+        kill_min,
+        kill_max,
+        fields,
+    });
+    check(&m, &layouter(&m), "Params", r);
+}
+
+#[test]
+fn collider_layout() {
+    let m = module();
+    check(
+        &m,
+        &layouter(&m),
+        "Collider",
+        rust_layout!(GpuCollider {
+            kind,
+            restitution,
+            friction,
+            _pad,
+            a,
+            b,
+            q
+        }),
+    );
+}
+
+#[test]
+fn rule_layout() {
+    let m = module();
+    let r = rust_layout!(GpuRule {
+        age_min,
+        age_max,
+        damping,
+        size,
+        payload_start,
+        payload_len,
+        children,
+        _pad,
+        vel_min,
+        vel_max,
+        colour,
+        gravity,
+    });
+    check(&m, &layouter(&m), "Rule", r);
+}
+
+#[test]
+fn payload_layout() {
+    let m = module();
+    check(
+        &m,
+        &layouter(&m),
+        "Payload",
+        rust_layout!(GpuPayload { ty, count }),
+    );
+}
+
+#[test]
+fn spawn_record_layout() {
+    let m = module();
+    check(
+        &m,
+        &layouter(&m),
+        "SpawnRecord",
+        rust_layout!(GpuSpawnRecord {
+            pos,
+            vel,
+            acc,
+            colour,
+            life,
+            size,
+            _pad
+        }),
+    );
+}
+
+#[test]
+fn counters_layout() {
+    let m = module();
+    let r = rust_layout!(GpuCounters {
+        live,
+        dead,
+        survivors,
+        movers,
+        spawn_wanted,
+        spawn_accepted,
+        children_wanted,
+        next_serial,
+        dropped_total,
+        wanted_capacity,
+        step,
+        overflow_steps,
+        host_dropped_total,
+        _pad,
+    });
+    check(&m, &layouter(&m), "Counters", r);
+}
+
+/// Every binding the host fills from (or reads into) a Rust slice has the Rust element size as
+/// its WGSL element stride, and the two single-struct bindings have the Rust struct size.
+#[test]
+fn binding_strides_match_rust_elements() {
+    let m = module();
+    let lay = layouter(&m);
+    let rust_elem: BTreeMap<&str, usize> = [
+        ("params", size_of::<GpuParams>()),
+        ("pos", size_of::<Vec4>()),
+        ("vel", size_of::<Vec4>()),
+        ("acc", size_of::<Vec4>()),
+        ("life", size_of::<GpuLife>()),
+        ("colour", size_of::<Vec4>()),
+        ("size", size_of::<f32>()),
+        ("flags", size_of::<u32>()),
+        ("counters", size_of::<GpuCounters>()),
+        ("colliders", size_of::<GpuCollider>()),
+        ("rules", size_of::<GpuRule>()),
+        ("payloads", size_of::<GpuPayload>()),
+        ("removals", size_of::<u32>()),
+        ("block_sums", size_of::<[u32; 2]>()),
+        ("hole_slot", size_of::<u32>()),
+        ("staging", size_of::<GpuSpawnRecord>()),
+        ("args_step", size_of::<u32>()),
+        ("args_append", size_of::<u32>()),
+        ("draw_args", size_of::<u32>()),
+    ]
+    .into_iter()
+    .collect();
+    for b in BINDINGS {
+        let want = *rust_elem
+            .get(b.name)
+            .unwrap_or_else(|| panic!("binding {} has no Rust element size in this test", b.name));
+        let (_, var) = m
+            .global_variables
+            .iter()
+            .find(|(_, v)| v.name.as_deref() == Some(b.name))
+            .expect("binding global");
+        let got = match &m.types[var.ty].inner {
+            TypeInner::Array { stride, .. } => *stride as usize,
+            _ => lay[var.ty].size as usize,
+        };
+        assert_eq!(
+            got, want,
+            "binding {} ({}): WGSL element stride/size {got} vs Rust {want}",
+            b.index, b.name
+        );
+    }
+}
