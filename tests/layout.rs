@@ -325,3 +325,168 @@ fn binding_strides_match_rust_elements() {
         );
     }
 }
+
+// ---- The mass-aggregate shader (src/aggregate/types.rs vs shaders/aggregate/types.wgsl) ----
+
+fn agg_module() -> Module {
+    let src = wgphys::aggregate::gpu::shader_source();
+    naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| {
+        panic!(
+            "aggregate shader does not parse:\n{}",
+            e.emit_to_string(&src)
+        )
+    })
+}
+
+#[test]
+fn agg_params_layout() {
+    use wgphys::aggregate::types::GpuAggParams;
+    let m = agg_module();
+    let r = rust_layout!(GpuAggParams {
+        dt,
+        n,
+        link_count,
+        colour_count,
+        link_iterations,
+        collide_iterations,
+        collider_count,
+        field_count,
+        restitution,
+        friction,
+        inv_cell_size,
+        table_mask,
+        contact_slop,
+        integrator,
+        collisions,
+        stack_scaling,
+        fields,
+    });
+    check(&m, &layouter(&m), "AggParams", r);
+}
+
+#[test]
+fn agg_gen_layout() {
+    use wgphys::aggregate::types::GpuGen;
+    let m = agg_module();
+    check(
+        &m,
+        &layouter(&m),
+        "Gen",
+        rust_layout!(GpuGen {
+            kind,
+            a,
+            b,
+            _pad,
+            k,
+            anchor
+        }),
+    );
+}
+
+#[test]
+fn agg_link_layout() {
+    use wgphys::aggregate::types::GpuLink;
+    let m = agg_module();
+    check(
+        &m,
+        &layouter(&m),
+        "Link",
+        rust_layout!(GpuLink {
+            kind,
+            a,
+            b,
+            _pad0,
+            length,
+            restitution,
+            _pad1,
+            _pad2,
+            anchor
+        }),
+    );
+}
+
+/// The structs the aggregate shader shares with the particle shader (through
+/// shaders/common/forces.wgsl) have the same layout there too.
+#[test]
+fn agg_shared_structs_layout() {
+    let m = agg_module();
+    let lay = layouter(&m);
+    check(
+        &m,
+        &lay,
+        "Field",
+        rust_layout!(GpuField {
+            kind,
+            k1,
+            k2,
+            radius,
+            v
+        }),
+    );
+    check(
+        &m,
+        &lay,
+        "Collider",
+        rust_layout!(GpuCollider {
+            kind,
+            restitution,
+            friction,
+            _pad,
+            a,
+            b,
+            q
+        }),
+    );
+}
+
+/// Every aggregate binding the host fills from a Rust slice has the Rust element size as its
+/// WGSL element stride, and the uniform block has the Rust struct size.
+#[test]
+fn agg_binding_strides_match_rust_elements() {
+    use wgphys::aggregate::gpu::BINDINGS as AGG_BINDINGS;
+    use wgphys::aggregate::types::{GpuAggParams, GpuGen, GpuLink};
+    let m = agg_module();
+    let lay = layouter(&m);
+    let rust_elem: BTreeMap<&str, usize> = [
+        ("params", size_of::<GpuAggParams>()),
+        ("pos_in", size_of::<Vec4>()),
+        ("vel_in", size_of::<Vec4>()),
+        ("pos_out", size_of::<Vec4>()),
+        ("vel_out", size_of::<Vec4>()),
+        ("acc", size_of::<Vec4>()),
+        ("radius", size_of::<f32>()),
+        ("gens", size_of::<GpuGen>()),
+        ("gen_offsets", size_of::<u32>()),
+        ("gen_refs", size_of::<u32>()),
+        ("links", size_of::<GpuLink>()),
+        ("colour_start", size_of::<u32>()),
+        ("colliders", size_of::<GpuCollider>()),
+        ("grid_sorted", size_of::<u32>()),
+        ("grid_start", size_of::<u32>()),
+        ("grid_end", size_of::<u32>()),
+    ]
+    .into_iter()
+    .collect();
+    for b in AGG_BINDINGS {
+        let want = *rust_elem.get(b.name).unwrap_or_else(|| {
+            panic!(
+                "aggregate binding {} has no Rust element size in this test",
+                b.name
+            )
+        });
+        let (_, var) = m
+            .global_variables
+            .iter()
+            .find(|(_, v)| v.name.as_deref() == Some(b.name))
+            .expect("binding global");
+        let got = match &m.types[var.ty].inner {
+            TypeInner::Array { stride, .. } => *stride as usize,
+            _ => lay[var.ty].size as usize,
+        };
+        assert_eq!(
+            got, want,
+            "aggregate binding {} ({}): WGSL element stride/size {got} vs Rust {want}",
+            b.index, b.name
+        );
+    }
+}

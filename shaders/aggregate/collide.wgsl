@@ -54,7 +54,8 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
                     if (dist > 0.0) {
                         n = d / dist;
                     }
-                    let wj = acc[j].w;
+                    // Stack scaling: the lower grain counts as heavier by e^(k dy).
+                    let wj = acc[j].w * exp(params.stack_scaling * (pj.y - p.y));
                     let share = w / (w + wj);
                     let rel = v - vel_in[j].xyz;
                     let vn = dot(rel, n);

@@ -17,7 +17,7 @@ struct AggParams {
     contact_slop: f32,
     integrator: u32,
     collisions: u32,
-    _pad: u32,
+    stack_scaling: f32,
     fields: array<Field, MAX_FIELDS>,
 }
 

@@ -78,12 +78,12 @@ fn sort_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     let first = wid.x * SORT_BLOCK + lid.x * SORT_ITEMS;
     sort_count_chunk(first, params.n, lid.x);
     workgroupBarrier();
-    if (lid.x < RADIX) {
+    for (var d = lid.x; d < RADIX; d = d + SORT_WG) {
         var s = 0u;
         for (var t = 0u; t < SORT_WG; t = t + 1u) {
-            s = s + wg_hist[lid.x * SORT_WG + t];
+            s = s + wg_hist[d * SORT_WG + t];
         }
-        digit_counts[lid.x * params.blocks + wid.x] = s;
+        digit_counts[d * params.blocks + wid.x] = s;
     }
 }
 
@@ -142,19 +142,23 @@ fn sort_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     workgroupBarrier();
     // wg_hist[d * SORT_WG] is now the number of smaller digits in this block, so subtracting it
     // from the block's global digit offset leaves where this block's run of digit d starts.
-    if (lid.x < RADIX) {
-        wg_base[lid.x] = digit_counts[lid.x * params.blocks + wid.x] - wg_hist[lid.x * SORT_WG];
+    for (var d = lid.x; d < RADIX; d = d + SORT_WG) {
+        wg_base[d] = digit_counts[d * params.blocks + wid.x] - wg_hist[d * SORT_WG];
     }
     workgroupBarrier();
-    // Each thread now bumps only its own column, so no other thread sees the changes.
+    // From here each thread touches only its own column: first it turns it into the output
+    // slot of its next pair of each digit, then it bumps an entry per pair written.
+    for (var d = 0u; d < RADIX; d = d + 1u) {
+        let e = d * SORT_WG + lid.x;
+        wg_hist[e] = wg_hist[e] + wg_base[d];
+    }
     for (var k = 0u; k < SORT_ITEMS; k = k + 1u) {
         let i = first + k;
         if (i < n) {
             let key = src_keys[i];
-            let d = sort_digit(key);
-            let e = d * SORT_WG + lid.x;
-            let slot = wg_base[d] + wg_hist[e];
-            wg_hist[e] = wg_hist[e] + 1u;
+            let e = sort_digit(key) * SORT_WG + lid.x;
+            let slot = wg_hist[e];
+            wg_hist[e] = slot + 1u;
             dst_keys[slot] = key;
             dst_values[slot] = src_values[i];
         }

@@ -245,7 +245,7 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                         if dist > 0.0 {
                             n = d / dist;
                         }
-                        let wj = s.acc[j].w;
+                        let wj = s.acc[j].w * (params.stack_scaling * (pj.y - p.y)).exp();
                         let share = w / (w + wj);
                         let rel = v - s.vel[j].xyz();
                         let vn = rel.dot(n);

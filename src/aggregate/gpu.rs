@@ -36,6 +36,9 @@ pub mod binding {
 }
 
 const RW: &str = "storage, read_write";
+/// Inputs no aggregate kernel writes: declared read-only so the compiler may keep them in
+/// registers and reorder loads around the output stores.
+const RO: &str = "storage, read";
 
 /// The aggregate domain's bindings, emitted into the WGSL prelude.
 pub const BINDINGS: &[BindingDecl] = &[
@@ -48,13 +51,13 @@ pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl {
         index: binding::POS_IN,
         name: "pos_in",
-        space: RW,
+        space: RO,
         ty: "array<vec4<f32>>",
     },
     BindingDecl {
         index: binding::VEL_IN,
         name: "vel_in",
-        space: RW,
+        space: RO,
         ty: "array<vec4<f32>>",
     },
     BindingDecl {
@@ -72,67 +75,67 @@ pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl {
         index: binding::ACC,
         name: "acc",
-        space: RW,
+        space: RO,
         ty: "array<vec4<f32>>",
     },
     BindingDecl {
         index: binding::RADIUS,
         name: "radius",
-        space: RW,
+        space: RO,
         ty: "array<f32>",
     },
     BindingDecl {
         index: binding::GENS,
         name: "gens",
-        space: RW,
+        space: RO,
         ty: "array<Gen>",
     },
     BindingDecl {
         index: binding::GEN_OFFSETS,
         name: "gen_offsets",
-        space: RW,
+        space: RO,
         ty: "array<u32>",
     },
     BindingDecl {
         index: binding::GEN_REFS,
         name: "gen_refs",
-        space: RW,
+        space: RO,
         ty: "array<u32>",
     },
     BindingDecl {
         index: binding::LINKS,
         name: "links",
-        space: RW,
+        space: RO,
         ty: "array<Link>",
     },
     BindingDecl {
         index: binding::COLOUR_START,
         name: "colour_start",
-        space: RW,
+        space: RO,
         ty: "array<u32>",
     },
     BindingDecl {
         index: binding::COLLIDERS,
         name: "colliders",
-        space: RW,
+        space: RO,
         ty: "array<Collider>",
     },
     BindingDecl {
         index: binding::GRID_SORTED,
         name: "grid_sorted",
-        space: RW,
+        space: RO,
         ty: "array<u32>",
     },
     BindingDecl {
         index: binding::GRID_START,
         name: "grid_start",
-        space: RW,
+        space: RO,
         ty: "array<u32>",
     },
     BindingDecl {
         index: binding::GRID_END,
         name: "grid_end",
-        space: RW,
+        space: RO,
         ty: "array<u32>",
     },
 ];

@@ -44,8 +44,8 @@ pub struct GpuAggParams {
     pub integrator: u32,
     /// 1 when particle–particle collisions run.
     pub collisions: u32,
-    /// Padding.
-    pub _pad: u32,
+    /// Stack mass scaling k (1/m); 0 turns it off. See `Collisions::stack_scaling`.
+    pub stack_scaling: f32,
     /// Force fields.
     pub fields: [GpuField; MAX_FIELDS as usize],
 }

@@ -78,12 +78,14 @@ impl AggregateWorld {
         let grid_spec = match config.collisions {
             Some(c) => {
                 let finite_non_negative = |x: f32| x >= 0.0 && x.is_finite();
-                let ok = (0.0..=1.0).contains(&c.restitution) && finite_non_negative(c.friction);
+                let ok = (0.0..=1.0).contains(&c.restitution)
+                    && finite_non_negative(c.friction)
+                    && finite_non_negative(c.stack_scaling);
                 if !ok {
                     return Err(Error::InvalidInput {
-                        what: "collisions.restitution/friction",
-                        value: format!("{} / {}", c.restitution, c.friction),
-                        fix: "restitution in [0, 1]; friction finite and >= 0",
+                        what: "collisions.restitution/friction/stack_scaling",
+                        value: format!("{} / {} / {}", c.restitution, c.friction, c.stack_scaling),
+                        fix: "restitution in [0, 1]; friction and stack_scaling finite and >= 0",
                     });
                 }
                 let table_size = if c.table_size == 0 {
@@ -322,6 +324,31 @@ impl AggregateWorld {
         Ok(())
     }
 
+    /// Sets a particle's own constant acceleration (for example a player's push on the blob,
+    /// or gravity that differs per particle).
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for an unknown id or a non-finite vector.
+    pub fn set_acceleration(&mut self, id: ParticleId, acceleration: Vec3) -> Result<()> {
+        self.check_particle("set_acceleration", id)?;
+        crate::error::finite3("acceleration", acceleration)?;
+        let i = id.0 as usize;
+        self.acc[i] = acceleration.extend(self.acc[i].w);
+        match &mut self.engine {
+            Engine::Cpu(s) => s.acc[i] = self.acc[i],
+            Engine::Gpu(g) => g.write_acc(id.0, self.acc[i]),
+        }
+        Ok(())
+    }
+
+    /// The links in the world, with their ids (for drawing them).
+    pub fn links(&self) -> impl Iterator<Item = (LinkId, Link)> + '_ {
+        self.links
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| l.map(|l| (LinkId(i as u32), link_from_gpu(&l))))
+    }
+
     /// Adds a force generator.
     ///
     /// # Errors
@@ -512,7 +539,7 @@ impl AggregateWorld {
             contact_slop: self.config.contact_slop,
             integrator: u32::from(self.config.integrator == Integrator::SemiImplicit),
             collisions: u32::from(coll.is_some()),
-            _pad: 0,
+            stack_scaling: coll.map_or(0.0, |c| c.stack_scaling),
             fields: self.fields,
         }
     }
@@ -658,5 +685,34 @@ impl AggregateWorld {
             Engine::Cpu(s) => Some(s),
             Engine::Gpu(_) => None,
         }
+    }
+}
+
+/// The public form of a stored link.
+fn link_from_gpu(l: &GpuLink) -> Link {
+    let (a, anchor) = (ParticleId(l.a), l.anchor.truncate());
+    match (l.kind, l.b) {
+        (1, NONE) => Link::AnchoredCable {
+            particle: a,
+            anchor,
+            max_length: l.length,
+            restitution: l.restitution,
+        },
+        (1, b) => Link::Cable {
+            a,
+            b: ParticleId(b),
+            max_length: l.length,
+            restitution: l.restitution,
+        },
+        (_, NONE) => Link::AnchoredRod {
+            particle: a,
+            anchor,
+            length: l.length,
+        },
+        (_, b) => Link::Rod {
+            a,
+            b: ParticleId(b),
+            length: l.length,
+        },
     }
 }

@@ -467,7 +467,7 @@ impl GpuRadixSort {
 /// `pairs` = [input keys, input values, out keys, out values, tmp keys, tmp values]: the first
 /// pass reads the input, and the destinations alternate so that the last pass writes `out`.
 fn pass_buffers(pairs: &[wgpu::Buffer; 6], passes: u32, p: u32) -> [&wgpu::Buffer; 4] {
-    let writes_out = |q: u32| (passes - 1 - q) % 2 == 0;
+    let writes_out = |q: u32| (passes - 1 - q).is_multiple_of(2);
     let dst = |q: u32| if writes_out(q) { 2 } else { 4 };
     let src = if p == 0 { 0 } else { dst(p - 1) };
     let d = dst(p);

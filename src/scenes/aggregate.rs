@@ -82,8 +82,32 @@ pub fn bridge(backend: Backend) -> Result<Bridge> {
     Ok(Bridge { world, deck })
 }
 
-/// Spreads an extra `mass` bilinearly over the four deck particles around `x` (the book's
-/// "character" on the bridge or platform): inverse masses become 1/(base + share).
+/// The bilinear share of a load at (`x`, `z`) that each deck particle carries (pairs of
+/// particles per column, columns at `xs`, the pair's sides at z = −1 and +1): the book's
+/// "character" weighting, used by [`load_deck`] and by renderers that draw the load.
+pub fn deck_weights(columns: usize, x: f32, z: f32, xs: &[f32]) -> Vec<f32> {
+    let span = xs[columns - 1] - xs[0];
+    let t = ((x - xs[0]) / span * (columns - 1) as f32).clamp(0.0, (columns - 1) as f32 - 1e-3);
+    let c = t.floor() as usize;
+    let fx = t - c as f32;
+    let fz = (z * 0.5 + 0.5).clamp(0.0, 1.0);
+    (0..2 * columns)
+        .map(|k| {
+            let (col, side) = (k / 2, k % 2);
+            let wx = if col == c {
+                1.0 - fx
+            } else if col == c + 1 {
+                fx
+            } else {
+                0.0
+            };
+            wx * if side == 0 { 1.0 - fz } else { fz }
+        })
+        .collect()
+}
+
+/// Spreads an extra `mass` bilinearly over the four deck particles around (`x`, `z`) (the
+/// book's "character" on the bridge): inverse masses become 1/(base + share · mass).
 ///
 /// # Errors
 /// Propagates world errors.
@@ -96,23 +120,8 @@ pub fn load_deck(
     z: f32,
     xs: &[f32],
 ) -> Result<()> {
-    let columns = deck.len() / 2;
-    let span = xs[columns - 1] - xs[0];
-    let t = ((x - xs[0]) / span * (columns - 1) as f32).clamp(0.0, (columns - 1) as f32 - 1e-3);
-    let c = t.floor() as usize;
-    let fx = t - c as f32;
-    let fz = (z * 0.5 + 0.5).clamp(0.0, 1.0);
-    for (k, &p) in deck.iter().enumerate() {
-        let (col, side) = (k / 2, k % 2);
-        let wx = if col == c {
-            1.0 - fx
-        } else if col == c + 1 {
-            fx
-        } else {
-            0.0
-        };
-        let wz = if side == 0 { 1.0 - fz } else { fz };
-        world.set_inverse_mass(p, 1.0 / (base_mass + mass * wx * wz))?;
+    for (&p, w) in deck.iter().zip(deck_weights(deck.len() / 2, x, z, xs)) {
+        world.set_inverse_mass(p, 1.0 / (base_mass + mass * w))?;
     }
     Ok(())
 }
@@ -136,6 +145,7 @@ pub fn platform(backend: Backend) -> Result<Platform> {
         AggregateConfig {
             capacity: 16,
             fields: vec![ForceField::Gravity(GRAVITY)],
+            colliders: vec![Collider::ground(0.0, 0.5)],
             link_iterations: 24,
             ..Default::default()
         },
@@ -233,6 +243,7 @@ pub fn blob(backend: Backend) -> Result<Blob> {
                 restitution: 0.0,
                 friction: 0.5,
                 iterations: 4,
+                stack_scaling: 0.0,
             }),
             ..Default::default()
         },
@@ -303,6 +314,7 @@ pub fn sand(backend: Backend, capacity: u32, radius: f32) -> Result<AggregateWor
                 restitution: 0.1,
                 friction: 0.5,
                 iterations: 8,
+                stack_scaling: 2.0 / radius,
             }),
             ..Default::default()
         },
@@ -412,6 +424,7 @@ pub fn cradle(backend: Backend, count: u32, r: f32, speed: f32) -> Result<Aggreg
                 restitution: 1.0,
                 friction: 0.0,
                 iterations: 8,
+                stack_scaling: 0.0,
             }),
             ..Default::default()
         },

@@ -358,3 +358,90 @@ pub fn state_hash(w: &ParticleWorld) -> u64 {
 
 /// The unit roundoff of f32 (half an ulp of 1.0).
 pub const U: f64 = f32::EPSILON as f64 / 2.0;
+
+// ---- Mass-aggregate worlds (tests/aggregate_*.rs) ----
+
+use wgphys::aggregate::AggSnapshot;
+
+/// Compares two aggregate snapshots slot by slot: same length, the same alive flag (pos.w) and
+/// damping (vel.w) bit for bit (both are copied, never computed), xyz within `pos` and `vel`.
+/// Returns the largest errors seen (in `SnapErr::pos` and `SnapErr::vel`).
+pub fn compare_agg(
+    what: &str,
+    gpu: &AggSnapshot,
+    cpu: &AggSnapshot,
+    pos: Tol,
+    vel: Tol,
+) -> SnapErr {
+    assert_eq!(
+        gpu.pos.len(),
+        cpu.pos.len(),
+        "{what}: slot count gpu {} vs cpu {}",
+        gpu.pos.len(),
+        cpu.pos.len()
+    );
+    assert_eq!(gpu.vel.len(), gpu.pos.len(), "{what}: gpu vel/pos lengths");
+    assert_eq!(cpu.vel.len(), cpu.pos.len(), "{what}: cpu vel/pos lengths");
+    let mut e = SnapErr::default();
+    for i in 0..gpu.pos.len() {
+        let (pg, pc, vg, vc) = (gpu.pos[i], cpu.pos[i], gpu.vel[i], cpu.vel[i]);
+        assert_eq!(
+            pg.w.to_bits(),
+            pc.w.to_bits(),
+            "{what}: slot {i} pos.w (alive): gpu {} vs cpu {}",
+            pg.w,
+            pc.w
+        );
+        assert_eq!(
+            vg.w.to_bits(),
+            vc.w.to_bits(),
+            "{what}: slot {i} vel.w (damping): gpu {} vs cpu {}",
+            vg.w,
+            vc.w
+        );
+        for (k, lane) in ["x", "y", "z"].iter().enumerate() {
+            check_f32(
+                what,
+                &format!("pos.{lane}"),
+                i,
+                pg[k],
+                pc[k],
+                pos,
+                &mut e.pos,
+            );
+            check_f32(
+                what,
+                &format!("vel.{lane}"),
+                i,
+                vg[k],
+                vc[k],
+                vel,
+                &mut e.vel,
+            );
+        }
+    }
+    e
+}
+
+/// FNV-1a of an aggregate snapshot (every lane's bits, in slot order, after the count).
+pub fn hash_agg(s: &AggSnapshot) -> u64 {
+    let mut h = Fnv::new();
+    h.u32(s.pos.len() as u32);
+    for (p, v) in s.pos.iter().zip(&s.vel) {
+        h.v4(*p);
+        h.v4(*v);
+    }
+    h.finish()
+}
+
+/// The largest distance between corresponding positions of two aggregate snapshots, and its
+/// slot.
+pub fn max_pos_diff(a: &AggSnapshot, b: &AggSnapshot) -> (f32, usize) {
+    assert_eq!(a.pos.len(), b.pos.len(), "max_pos_diff: slot counts differ");
+    a.pos
+        .iter()
+        .zip(&b.pos)
+        .enumerate()
+        .map(|(i, (p, q))| ((p.truncate() - q.truncate()).length(), i))
+        .fold((0.0, 0), |m, x| if x.0 > m.0 { x } else { m })
+}

@@ -1,0 +1,242 @@
+//! The blob of the book's §8.2.3 (Millington, *Game Physics Engine Development*) on the GPU:
+//! five particles held together by damped springs and slack cables, under reduced gravity,
+//! colliding with a row of tilted box platforms (static colliders) and the ground. The player
+//! pushes the blob's head particle around.
+//!
+//! ```text
+//! cargo run --release --example blob                 # window; headless machines get a PNG
+//! cargo run --release --example blob -- --headless --frames 240 --out blob.png
+//! ```
+//!
+//! In the window: left/right arrows (or A/D) push the head sideways, up (or W / Space) pushes it
+//! upwards to hop onto the next platform, down (or S) pushes it down; drag with the mouse to
+//! orbit, the wheel zooms, R resets the camera, Esc quits.
+//!
+//! The push is a constant acceleration on the head only: a `ForceGenerator::Gravity` on that one
+//! particle, replaced whenever the keys change (the world has no per-particle external-force
+//! setter). Springs are drawn as lines placed in a vertex shader from the engine's positions
+//! buffer, the platforms as box outlines from the world's colliders, so no frame reads anything
+//! back. Headless (no display, or `--headless`), a scripted player pushes the blob right and
+//! hops it along the platforms; the last frame goes to `blob.png`.
+
+mod common;
+
+use common::aggregate::{self, box_outline, ground_grid, AggregateDemo, Attach, LinkLine};
+use common::{segment, BoxError, LineVertex, OrbitCamera};
+use glam::Vec3;
+use wgphys::aggregate::{AggregateWorld, ForceGenerator, GeneratorId, ParticleId};
+use wgphys::gpu::GpuContext;
+use wgphys::particles::{Backend, ColliderShape};
+use wgphys::scenes;
+use winit::keyboard::{Key, NamedKey};
+
+/// Sideways push on the head, m/s² (the blob's gravity is 0.4 g = 3.9 m/s²).
+const PUSH_SIDEWAYS: f32 = 40.0;
+/// Upward push on the head, m/s² (beats gravity on the whole blob's fifth share).
+const PUSH_UP: f32 = 80.0;
+/// Downward push, m/s².
+const PUSH_DOWN: f32 = 20.0;
+
+/// The headless player's hops: (start, end of the upward push, end of the sideways push), s.
+const HOPS: &[(f32, f32, f32)] = &[(0.8, 1.25, 1.7), (2.1, 2.55, 3.0)];
+
+#[derive(Clone, Copy, Default, PartialEq)]
+struct Held {
+    left: bool,
+    right: bool,
+    up: bool,
+    down: bool,
+}
+
+impl Held {
+    fn push(self) -> Vec3 {
+        let axis = |plus: bool, minus: bool| f32::from(u8::from(plus)) - f32::from(u8::from(minus));
+        Vec3::new(
+            axis(self.right, self.left) * PUSH_SIDEWAYS,
+            f32::from(u8::from(self.up)) * PUSH_UP - f32::from(u8::from(self.down)) * PUSH_DOWN,
+            0.0,
+        )
+    }
+}
+
+struct Blob {
+    world: AggregateWorld,
+    particles: Vec<ParticleId>,
+    held: Held,
+    /// The push generator on the head and the acceleration it applies.
+    push: Option<(GeneratorId, Vec3)>,
+    /// `Some(frames)` when running headless: the scripted player.
+    auto: Option<u32>,
+    steps: u32,
+}
+
+impl Blob {
+    /// The scripted player of headless runs: let the blob land, then hop right onto the next
+    /// platforms (times in seconds).
+    fn script(&self) -> Held {
+        let t = self.steps as f32 * scenes::DT;
+        let mut held = Held::default();
+        for &(start, hop_end, end) in HOPS {
+            if (start..end).contains(&t) {
+                held.right = true;
+                held.up = t < hop_end;
+            }
+        }
+        held
+    }
+
+    /// Makes the head's push match the keys: replaces the one-particle gravity generator.
+    fn apply_push(&mut self) -> wgphys::Result<()> {
+        let want = self.held.push();
+        let have = self.push.map_or(Vec3::ZERO, |(_, a)| a);
+        if want == have {
+            return Ok(());
+        }
+        if let Some((id, _)) = self.push.take() {
+            self.world.remove_generator(id)?;
+        }
+        if want != Vec3::ZERO {
+            let id = self.world.add_generator(ForceGenerator::Gravity {
+                particle: self.particles[0],
+                g: want,
+            })?;
+            self.push = Some((id, want));
+        }
+        Ok(())
+    }
+}
+
+impl AggregateDemo for Blob {
+    const NAME: &'static str = "blob";
+    const CONTROLS: &'static str =
+        "left/right or A/D: push the head sideways; up, W or Space: push it up; down or S: down";
+    // The scripted hops end at 3 s; the blob has settled on its platform by 5 s.
+    const DEFAULT_FRAMES: u32 = 300;
+
+    fn new(ctx: &GpuContext, headless_frames: Option<u32>) -> Result<Self, BoxError> {
+        let scene = scenes::aggregate::blob(Backend::Gpu(ctx.clone()))?;
+        Ok(Self {
+            world: scene.world,
+            particles: scene.particles,
+            held: Held::default(),
+            push: None,
+            auto: headless_frames,
+            steps: 0,
+        })
+    }
+
+    fn world(&self) -> &AggregateWorld {
+        &self.world
+    }
+
+    fn camera(&self) -> OrbitCamera {
+        // The platforms run from x = -19.6 to 19.6 at heights 1 to 2.5.
+        OrbitCamera {
+            target: Vec3::new(0.0, 1.6, 0.0),
+            yaw: 0.0,
+            pitch: 0.3,
+            distance: 31.0,
+            fov_y: 45f32.to_radians(),
+        }
+    }
+
+    fn scenery(&self) -> Vec<LineVertex> {
+        let mut v = Vec::new();
+        ground_grid(&mut v, 0.0, 22.0, 2.0, [0.06, 0.07, 0.09, 1.0]);
+        for c in &self.world.config().colliders {
+            box_outline(&mut v, c, [0.85, 0.8, 0.6, 1.0]);
+            // A post under each platform, so its height reads against the ground.
+            if let ColliderShape::Box { centre, .. } = c.shape {
+                let foot = Vec3::new(centre.x, 0.0, centre.z);
+                segment(&mut v, centre, foot, [0.3, 0.3, 0.3, 1.0]);
+            }
+        }
+        v
+    }
+
+    fn links(&self) -> Vec<LinkLine> {
+        // Every pair is joined by a damped spring and a cable (`scenes::aggregate::blob`).
+        let colour = [0.55, 1.0, 0.6, 0.8];
+        let p = &self.particles;
+        let mut out = Vec::new();
+        for i in 0..p.len() {
+            for j in i + 1..p.len() {
+                out.push([
+                    Attach::particle(p[i], 2.0, colour),
+                    Attach::particle(p[j], 2.0, colour),
+                ]);
+            }
+        }
+        out
+    }
+
+    fn markers(&self) -> Vec<Attach> {
+        // The head, marked by a smaller yellow ball inside it.
+        vec![Attach::particle(
+            self.particles[0],
+            0.42,
+            [1.0, 0.85, 0.2, 1.0],
+        )]
+    }
+
+    fn step(&mut self) -> wgphys::Result<()> {
+        if self.auto.is_some() {
+            self.held = self.script();
+        }
+        self.apply_push()?;
+        self.steps += 1;
+        self.world.step(scenes::DT)
+    }
+
+    fn key(&mut self, key: &Key, pressed: bool) -> wgphys::Result<()> {
+        let h = &mut self.held;
+        match key {
+            Key::Named(NamedKey::ArrowLeft) => h.left = pressed,
+            Key::Named(NamedKey::ArrowRight) => h.right = pressed,
+            Key::Named(NamedKey::ArrowUp) | Key::Named(NamedKey::Space) => h.up = pressed,
+            Key::Named(NamedKey::ArrowDown) => h.down = pressed,
+            Key::Character(c) => match c.to_ascii_lowercase().as_str() {
+                "a" => h.left = pressed,
+                "d" => h.right = pressed,
+                "w" | " " => h.up = pressed,
+                "s" => h.down = pressed,
+                _ => {}
+            },
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn release_keys(&mut self) {
+        self.held = Held::default();
+    }
+
+    fn title(&self) -> String {
+        let a = self.held.push();
+        format!("push ({:.0}, {:.0}) m/s² on the head", a.x, a.y)
+    }
+
+    fn summary(&self) -> String {
+        // One blocking read at the end of the run (frames never read back).
+        match self.world.read_snapshot() {
+            Ok(s) => {
+                let n = self.particles.len() as f32;
+                let centre = self
+                    .particles
+                    .iter()
+                    .map(|p| s.pos[p.index() as usize].truncate())
+                    .sum::<Vec3>()
+                    / n;
+                format!(
+                    "blob centre at ({:.2}, {:.2}, {:.2}) after {} steps",
+                    centre.x, centre.y, centre.z, self.steps
+                )
+            }
+            Err(e) => format!("could not read the blob back: {e}"),
+        }
+    }
+}
+
+fn main() -> Result<(), BoxError> {
+    aggregate::run::<Blob>()
+}

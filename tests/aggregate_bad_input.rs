@@ -1,0 +1,750 @@
+//! Bad input to the mass-aggregate world gives a clear, typed error and changes nothing.
+//!
+//! "Changes nothing" is checked against a control world built and driven identically except for
+//! the failed call: right after the call the world's snapshot, slot count and link colours are
+//! what they were, and after one more step on both its snapshot equals the control's bit for bit
+//! (so nothing was half-added by the failed call). Every case runs on the CPU and on the GPU.
+
+mod common;
+
+use common::*;
+use glam::Vec3;
+use wgphys::aggregate::{
+    AggregateConfig, AggregateWorld, Collisions, ForceGenerator, GeneratorId, Link, LinkId,
+    ParticleId,
+};
+use wgphys::particles::{Backend, Collider, ForceField, Particle};
+use wgphys::Error;
+
+const DT: f32 = 1.0 / 60.0;
+/// Grid cell of the twins' collision grid: grains up to 0.1 m radius fit.
+const CELL: f32 = 0.2;
+
+fn config() -> AggregateConfig {
+    AggregateConfig {
+        capacity: 16,
+        fields: vec![ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0))],
+        colliders: vec![Collider::ground(0.3, 0.5)],
+        collisions: Some(Collisions {
+            cell_size: CELL,
+            table_size: 64,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// A world that receives the bad calls, its control, and the ids both hold.
+struct Twin {
+    name: &'static str,
+    w: AggregateWorld,
+    control: AggregateWorld,
+    ids: Vec<ParticleId>,
+    /// The spring between particles 0 and 1.
+    spring: GeneratorId,
+    /// The rod between particles 1 and 2.
+    rod: LinkId,
+}
+
+impl Twin {
+    /// Five grains, a spring (0–1), a rod (1–2), an anchored cable (3) and a fake spring (4),
+    /// stepped once.
+    fn new(name: &'static str, backend: impl Fn() -> Backend) -> Self {
+        let build = |b: Backend| {
+            let mut w = AggregateWorld::new(b, config()).expect("world");
+            let ps: Vec<Particle> = (0..5)
+                .map(|i| {
+                    Particle::new(Vec3::new(0.3 * i as f32, 1.0 + 0.1 * i as f32, 0.0))
+                        .with_velocity(Vec3::new(1.0, 2.0, -1.0))
+                        .with_size(0.05)
+                })
+                .collect();
+            let ids = w.add_particles(&ps).expect("particles");
+            let spring = w
+                .add_generator(ForceGenerator::Spring {
+                    a: ids[0],
+                    b: ids[1],
+                    stiffness: 20.0,
+                    rest_length: 0.4,
+                })
+                .expect("spring");
+            let rod = w
+                .add_link(Link::Rod {
+                    a: ids[1],
+                    b: ids[2],
+                    length: 0.35,
+                })
+                .expect("rod");
+            w.add_link(Link::AnchoredCable {
+                particle: ids[3],
+                anchor: Vec3::new(1.0, 2.0, 0.0),
+                max_length: 1.0,
+                restitution: 0.5,
+            })
+            .expect("cable");
+            w.add_generator(ForceGenerator::FakeSpring {
+                particle: ids[4],
+                anchor: Vec3::new(1.5, 1.5, 0.0),
+                stiffness: 30.0,
+                damping: 1.0,
+            })
+            .expect("fake spring");
+            (w, ids, spring, rod)
+        };
+        let (w, ids, spring, rod) = build(backend());
+        let (control, ids_c, _, _) = build(backend());
+        assert_eq!(ids, ids_c, "{name}: both worlds issue the same ids");
+        let mut t = Self {
+            name,
+            w,
+            control,
+            ids,
+            spring,
+            rod,
+        };
+        t.step_both();
+        t
+    }
+
+    fn step_both(&mut self) {
+        self.w.step(DT).expect("step");
+        self.control.step(DT).expect("control step");
+    }
+
+    /// Applies a legitimate call to both worlds.
+    fn both<T>(&mut self, call: impl Fn(&mut AggregateWorld) -> Result<T, Error>) {
+        call(&mut self.w).expect("call on the world");
+        call(&mut self.control).expect("call on the control");
+    }
+
+    /// Makes a call that must fail with an error `want` accepts, then checks nothing changed.
+    fn rejects<T: std::fmt::Debug>(
+        &mut self,
+        case: &str,
+        call: impl FnOnce(&mut AggregateWorld) -> Result<T, Error>,
+        want: impl Fn(&Error) -> bool,
+    ) {
+        let name = self.name;
+        let before = self.w.read_snapshot().expect("snapshot");
+        let (len, colours) = (self.w.len(), self.w.link_colours());
+        match call(&mut self.w) {
+            Ok(v) => panic!("{name}: {case}: accepted (returned {v:?}); expected an error"),
+            Err(e) => {
+                assert!(want(&e), "{name}: {case}: wrong error {e:?}");
+                assert!(
+                    !e.to_string().is_empty(),
+                    "{name}: {case}: empty error message"
+                );
+            }
+        }
+        assert_eq!(self.w.len(), len, "{name}: {case}: the slot count moved");
+        assert_eq!(
+            self.w.link_colours(),
+            colours,
+            "{name}: {case}: the link colours changed"
+        );
+        let after = self.w.read_snapshot().expect("snapshot");
+        compare_agg(
+            &format!("{name}: {case}: right after the call, vs before it"),
+            &after,
+            &before,
+            Tol::EXACT,
+            Tol::EXACT,
+        );
+        self.step_both();
+        let (a, b) = (
+            self.w.read_snapshot().expect("snapshot"),
+            self.control.read_snapshot().expect("snapshot"),
+        );
+        compare_agg(
+            &format!("{name}: {case}: one step later, vs the control"),
+            &a,
+            &b,
+            Tol::EXACT,
+            Tol::EXACT,
+        );
+    }
+}
+
+fn twins() -> [Twin; 2] {
+    [
+        Twin::new("cpu", || Backend::Cpu),
+        Twin::new("gpu", || Backend::Gpu(gpu())),
+    ]
+}
+
+fn invalid(what: &'static str) -> impl Fn(&Error) -> bool {
+    move |e| matches!(e, Error::InvalidInput { what: w, .. } if *w == what)
+}
+
+#[test]
+fn zero_length_and_bad_rods_are_refused() {
+    for mut t in twins() {
+        let (a, b) = (t.ids[0], t.ids[2]);
+        for length in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            t.rejects(
+                &format!("rod of length {length}"),
+                |w| w.add_link(Link::Rod { a, b, length }),
+                invalid("rod.length"),
+            );
+            t.rejects(
+                &format!("anchored rod of length {length}"),
+                |w| {
+                    w.add_link(Link::AnchoredRod {
+                        particle: a,
+                        anchor: Vec3::ZERO,
+                        length,
+                    })
+                },
+                invalid("rod.length"),
+            );
+        }
+        t.rejects(
+            "cable of length 0",
+            |w| {
+                w.add_link(Link::Cable {
+                    a,
+                    b,
+                    max_length: 0.0,
+                    restitution: 0.5,
+                })
+            },
+            invalid("cable.max_length"),
+        );
+        t.rejects(
+            "cable restitution 1.5",
+            |w| {
+                w.add_link(Link::Cable {
+                    a,
+                    b,
+                    max_length: 1.0,
+                    restitution: 1.5,
+                })
+            },
+            invalid("cable.restitution"),
+        );
+        t.rejects(
+            "anchored cable with a NaN anchor",
+            |w| {
+                w.add_link(Link::AnchoredCable {
+                    particle: a,
+                    anchor: Vec3::new(0.0, f32::NAN, 0.0),
+                    max_length: 1.0,
+                    restitution: 0.5,
+                })
+            },
+            invalid("cable.anchor"),
+        );
+    }
+}
+
+#[test]
+fn springs_and_links_from_a_particle_to_itself_are_refused() {
+    for mut t in twins() {
+        let a = t.ids[1];
+        t.rejects(
+            "spring a–a",
+            |w| {
+                w.add_generator(ForceGenerator::Spring {
+                    a,
+                    b: a,
+                    stiffness: 1.0,
+                    rest_length: 1.0,
+                })
+            },
+            invalid("spring ends"),
+        );
+        t.rejects(
+            "bungee a–a",
+            |w| {
+                w.add_generator(ForceGenerator::Bungee {
+                    a,
+                    b: a,
+                    stiffness: 1.0,
+                    rest_length: 1.0,
+                })
+            },
+            invalid("spring ends"),
+        );
+        t.rejects(
+            "damped spring a–a",
+            |w| {
+                w.add_generator(ForceGenerator::DampedSpring {
+                    a,
+                    b: a,
+                    rest_length: 1.0,
+                    stiffness: 0.5,
+                    damping: 0.5,
+                })
+            },
+            invalid("damped spring ends"),
+        );
+        t.rejects(
+            "rod a–a",
+            |w| {
+                w.add_link(Link::Rod {
+                    a,
+                    b: a,
+                    length: 1.0,
+                })
+            },
+            invalid("rod ends"),
+        );
+        t.rejects(
+            "cable a–a",
+            |w| {
+                w.add_link(Link::Cable {
+                    a,
+                    b: a,
+                    max_length: 1.0,
+                    restitution: 0.0,
+                })
+            },
+            invalid("cable ends"),
+        );
+    }
+}
+
+#[test]
+fn negative_stiffness_damping_and_other_bad_coefficients_are_refused() {
+    for mut t in twins() {
+        let (a, b) = (t.ids[0], t.ids[3]);
+        let cases: Vec<(&str, ForceGenerator, &'static str)> = vec![
+            (
+                "spring stiffness -1",
+                ForceGenerator::Spring {
+                    a,
+                    b,
+                    stiffness: -1.0,
+                    rest_length: 1.0,
+                },
+                "spring.stiffness",
+            ),
+            (
+                "spring rest length -1",
+                ForceGenerator::Spring {
+                    a,
+                    b,
+                    stiffness: 1.0,
+                    rest_length: -1.0,
+                },
+                "spring.rest_length",
+            ),
+            (
+                "anchored spring stiffness NaN",
+                ForceGenerator::AnchoredSpring {
+                    particle: a,
+                    anchor: Vec3::ZERO,
+                    stiffness: f32::NAN,
+                    rest_length: 1.0,
+                },
+                "spring.stiffness",
+            ),
+            (
+                "bungee stiffness -5",
+                ForceGenerator::Bungee {
+                    a,
+                    b,
+                    stiffness: -5.0,
+                    rest_length: 1.0,
+                },
+                "spring.stiffness",
+            ),
+            (
+                "anchored bungee stiffness -inf",
+                ForceGenerator::AnchoredBungee {
+                    particle: a,
+                    anchor: Vec3::ZERO,
+                    stiffness: f32::NEG_INFINITY,
+                    rest_length: 1.0,
+                },
+                "spring.stiffness",
+            ),
+            (
+                "fake spring stiffness -1",
+                ForceGenerator::FakeSpring {
+                    particle: a,
+                    anchor: Vec3::ZERO,
+                    stiffness: -1.0,
+                    damping: 0.1,
+                },
+                "fake_spring.stiffness",
+            ),
+            (
+                "fake spring damping -0.1",
+                ForceGenerator::FakeSpring {
+                    particle: a,
+                    anchor: Vec3::ZERO,
+                    stiffness: 1.0,
+                    damping: -0.1,
+                },
+                "fake_spring.damping",
+            ),
+            (
+                "drag k1 -1",
+                ForceGenerator::Drag {
+                    particle: a,
+                    k1: -1.0,
+                    k2: 0.0,
+                },
+                "drag.k1",
+            ),
+            (
+                "drag k2 NaN",
+                ForceGenerator::Drag {
+                    particle: a,
+                    k1: 0.1,
+                    k2: f32::NAN,
+                },
+                "drag.k2",
+            ),
+            (
+                "buoyancy max depth 0",
+                ForceGenerator::Buoyancy {
+                    particle: a,
+                    max_depth: 0.0,
+                    volume: 1.0,
+                    water_height: 0.0,
+                    density: 1000.0,
+                    gravity: 9.81,
+                },
+                "buoyancy.max_depth",
+            ),
+            (
+                "buoyancy density -1000",
+                ForceGenerator::Buoyancy {
+                    particle: a,
+                    max_depth: 1.0,
+                    volume: 1.0,
+                    water_height: 0.0,
+                    density: -1000.0,
+                    gravity: 9.81,
+                },
+                "buoyancy.density",
+            ),
+            (
+                "gravity generator with an infinite g",
+                ForceGenerator::Gravity {
+                    particle: a,
+                    g: Vec3::new(0.0, f32::INFINITY, 0.0),
+                },
+                "gravity.g",
+            ),
+        ];
+        for (case, g, what) in cases {
+            t.rejects(case, |w| w.add_generator(g), invalid(what));
+        }
+    }
+}
+
+#[test]
+fn damped_spring_coefficients_outside_zero_one_are_refused() {
+    for mut t in twins() {
+        let (a, b) = (t.ids[0], t.ids[3]);
+        for (ck, cd) in [
+            (1.5, 0.5),
+            (-0.1, 0.5),
+            (0.5, 1.01),
+            (0.5, -1.0),
+            (f32::NAN, 0.5),
+            (0.5, f32::NAN),
+        ] {
+            let what = if (0.0..=1.0).contains(&ck) {
+                "damped_spring.damping (C_d)"
+            } else {
+                "damped_spring.stiffness (C_k)"
+            };
+            t.rejects(
+                &format!("damped spring C_k {ck} C_d {cd}"),
+                |w| {
+                    w.add_generator(ForceGenerator::DampedSpring {
+                        a,
+                        b,
+                        rest_length: 1.0,
+                        stiffness: ck,
+                        damping: cd,
+                    })
+                },
+                invalid(what),
+            );
+            t.rejects(
+                &format!("anchored damped spring C_k {ck} C_d {cd}"),
+                |w| {
+                    w.add_generator(ForceGenerator::AnchoredDampedSpring {
+                        particle: a,
+                        anchor: Vec3::ONE,
+                        rest_length: 1.0,
+                        stiffness: ck,
+                        damping: cd,
+                    })
+                },
+                invalid(what),
+            );
+        }
+    }
+}
+
+#[test]
+fn particle_ids_out_of_range_are_refused() {
+    // Ids 5.. exist only in a bigger world.
+    let mut big = AggregateWorld::new(
+        Backend::Cpu,
+        AggregateConfig {
+            capacity: 32,
+            ..Default::default()
+        },
+    )
+    .expect("big world");
+    let far = big
+        .add_particles(&vec![Particle::new(Vec3::ZERO); 20])
+        .expect("big world particles");
+    for mut t in twins() {
+        let a = t.ids[0];
+        for &x in [far[5], far[19]].iter() {
+            let i = x.index();
+            t.rejects(
+                &format!("spring to particle {i}"),
+                |w| {
+                    w.add_generator(ForceGenerator::Spring {
+                        a,
+                        b: x,
+                        stiffness: 1.0,
+                        rest_length: 1.0,
+                    })
+                },
+                invalid("generator second particle"),
+            );
+            t.rejects(
+                &format!("gravity generator on particle {i}"),
+                |w| {
+                    w.add_generator(ForceGenerator::Gravity {
+                        particle: x,
+                        g: Vec3::ONE,
+                    })
+                },
+                invalid("generator particle"),
+            );
+            t.rejects(
+                &format!("rod from particle {i}"),
+                |w| {
+                    w.add_link(Link::Rod {
+                        a: x,
+                        b: a,
+                        length: 1.0,
+                    })
+                },
+                invalid("link particle"),
+            );
+            t.rejects(
+                &format!("anchored cable on particle {i}"),
+                |w| {
+                    w.add_link(Link::AnchoredCable {
+                        particle: x,
+                        anchor: Vec3::ZERO,
+                        max_length: 1.0,
+                        restitution: 0.0,
+                    })
+                },
+                invalid("link particle"),
+            );
+            t.rejects(
+                &format!("remove particle {i}"),
+                |w| w.remove_particle(x),
+                invalid("remove_particle"),
+            );
+            t.rejects(
+                &format!("set_inverse_mass of particle {i}"),
+                |w| w.set_inverse_mass(x, 1.0),
+                invalid("set_inverse_mass"),
+            );
+        }
+    }
+}
+
+#[test]
+fn removing_a_particle_in_use_is_refused_until_its_users_are_gone() {
+    for mut t in twins() {
+        let (p0, p2) = (t.ids[0], t.ids[2]);
+        let in_use =
+            |id: u32| move |e: &Error| matches!(e, Error::ParticleInUse { id: i, .. } if *i == id);
+        t.rejects(
+            "remove particle 0 (the spring's end)",
+            |w| w.remove_particle(p0),
+            in_use(0),
+        );
+        t.rejects(
+            "remove particle 2 (the rod's end)",
+            |w| w.remove_particle(p2),
+            in_use(2),
+        );
+        // Once the users are gone, both worlds remove the particles and keep stepping alike.
+        let (spring, rod) = (t.spring, t.rod);
+        t.both(|w| w.remove_generator(spring));
+        t.both(|w| w.remove_particle(p0));
+        t.rejects(
+            "remove particle 0 twice",
+            |w| w.remove_particle(p0),
+            invalid("remove_particle"),
+        );
+        t.rejects(
+            "remove the spring twice",
+            |w| w.remove_generator(spring),
+            invalid("generator id"),
+        );
+        t.both(|w| w.remove_link(rod));
+        t.rejects(
+            "remove the rod twice",
+            |w| w.remove_link(rod),
+            invalid("link id"),
+        );
+        t.both(|w| w.remove_particle(p2));
+        t.step_both();
+        let s = t.w.read_snapshot().expect("snapshot");
+        assert_eq!(
+            (s.pos[0].w, s.pos[2].w),
+            (0.0, 0.0),
+            "{}: removed slots are marked dead",
+            t.name
+        );
+        assert_eq!(
+            hash_agg(&s),
+            hash_agg(&t.control.read_snapshot().expect("snapshot")),
+            "{}: after the removals the world and the control differ",
+            t.name
+        );
+    }
+}
+
+#[test]
+fn non_positive_or_non_finite_time_steps_are_refused() {
+    for mut t in twins() {
+        for dt in [0.0, -0.0, -DT, f32::NAN, f32::INFINITY] {
+            t.rejects(
+                &format!("step({dt})"),
+                |w| w.step(dt),
+                |e| matches!(e, Error::InvalidTimeStep(_)),
+            );
+        }
+    }
+}
+
+#[test]
+fn particles_with_a_lifetime_are_refused() {
+    for mut t in twins() {
+        let good = Particle::new(Vec3::new(0.0, 2.0, 0.0)).with_size(0.05);
+        let mortal = good.with_lifetime(1.0);
+        t.rejects(
+            "particle with a lifetime",
+            |w| w.add_particle(mortal),
+            invalid("particle.lifetime"),
+        );
+        t.rejects(
+            "a batch whose second particle has a lifetime",
+            |w| w.add_particles(&[good, mortal, good]),
+            invalid("particle.lifetime"),
+        );
+    }
+}
+
+#[test]
+fn grains_larger_than_half_the_grid_cell_are_refused() {
+    for mut t in twins() {
+        let big = Particle::new(Vec3::new(0.0, 2.0, 0.0)).with_size(0.5 * CELL * 1.01);
+        let fits = Particle::new(Vec3::new(0.5, 2.0, 0.0)).with_size(0.5 * CELL);
+        t.rejects(
+            "grain of radius 1.01 × half the cell",
+            |w| w.add_particle(big),
+            invalid("particle.size"),
+        );
+        t.rejects(
+            "a batch holding one grain too large",
+            |w| w.add_particles(&[fits, big]),
+            invalid("particle.size"),
+        );
+        // Exactly half a cell fits, on both.
+        t.both(|w| w.add_particle(fits));
+        t.step_both();
+    }
+}
+
+/// A particle can be joined by at most 64 links (one colour each). The 65th must be refused
+/// when it is added, like every other bad link, so the world keeps stepping; a world that takes
+/// it and fails at every later step has lost the ability to step.
+#[test]
+fn a_65th_link_on_one_particle_is_refused_when_added() {
+    for mut t in twins() {
+        let p = t.ids[4];
+        for k in 0..64 {
+            let anchor = Vec3::new(1.5, 1.5 + 0.01 * k as f32, 0.0);
+            t.both(|w| {
+                w.add_link(Link::AnchoredCable {
+                    particle: p,
+                    anchor,
+                    max_length: 3.0,
+                    restitution: 0.0,
+                })
+            });
+        }
+        t.step_both();
+        assert_eq!(
+            t.w.link_colours(),
+            64,
+            "{}: 64 links on one particle need 64 colours",
+            t.name
+        );
+        t.rejects(
+            "a 65th link on one particle",
+            |w| {
+                w.add_link(Link::AnchoredCable {
+                    particle: p,
+                    anchor: Vec3::new(1.5, 3.0, 0.0),
+                    max_length: 3.0,
+                    restitution: 0.0,
+                })
+            },
+            invalid("links"),
+        );
+    }
+}
+
+/// `set_anchor` moves the anchor of an anchored generator. On a generator without one it must
+/// be refused: the record's anchor slot holds other parameters there (a Gravity generator's
+/// acceleration, a Buoyancy generator's g), which a silent write would overwrite.
+#[test]
+fn set_anchor_on_a_generator_without_an_anchor_is_refused() {
+    for mut t in twins() {
+        let (p, spring) = (t.ids[2], t.spring);
+        // Generator ids are issued in add order, the same in both worlds.
+        let mut ids = Vec::new();
+        for g in [
+            ForceGenerator::Gravity {
+                particle: p,
+                g: Vec3::new(0.0, 3.0, 0.0),
+            },
+            ForceGenerator::Buoyancy {
+                particle: p,
+                max_depth: 0.5,
+                volume: 0.001,
+                water_height: 1.5,
+                density: 1000.0,
+                gravity: 9.81,
+            },
+        ] {
+            let id = t.w.add_generator(g).expect("generator");
+            assert_eq!(t.control.add_generator(g).expect("generator"), id);
+            ids.push(id);
+        }
+        t.step_both();
+        for (case, id) in [
+            ("set_anchor on the two-particle spring", spring),
+            ("set_anchor on a Gravity generator", ids[0]),
+            ("set_anchor on a Buoyancy generator", ids[1]),
+        ] {
+            t.rejects(
+                case,
+                |w| w.set_anchor(id, Vec3::new(0.0, 5.0, 0.0)),
+                invalid("generator id"),
+            );
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Render and device interop: a world on a caller's device, its step recorded into a caller's
+//! encoder, and the render buffers a renderer binds (positions, colours, sizes, draw args).
+
+mod common;
+
+use glam::Vec3;
+use wgphys::gpu::buffer::read_vec;
+use wgphys::gpu::GpuContext;
+use wgphys::particles::{Backend, Particle, ParticleWorld, WorldConfig};
+use wgphys::scenes;
+
+fn caller_device() -> GpuContext {
+    // A device the "renderer" made for itself; the engine only borrows it.
+    let ctx = common::gpu();
+    GpuContext::from_device(ctx.device.clone(), ctx.queue.clone(), ctx.info.clone())
+}
+
+/// `encode_step` into the caller's encoder, submitted by the caller, gives bit-identical state
+/// to `step` (which submits on its own), step after step of the fireworks show.
+#[test]
+fn encode_step_into_callers_encoder_matches_step() {
+    let ctx = caller_device();
+    let config = scenes::fireworks_config(4096, 5);
+    let mut own = ParticleWorld::new(Backend::Gpu(ctx.clone()), config.clone()).expect("world");
+    let mut borrowed = ParticleWorld::new(Backend::Gpu(ctx.clone()), config).expect("world");
+    for _ in 0..150 {
+        scenes::fireworks_tick(&mut own).expect("tick");
+        scenes::fireworks_tick(&mut borrowed).expect("tick");
+        own.step(scenes::DT).expect("step");
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("caller"),
+            });
+        borrowed
+            .encode_step(scenes::DT, &mut encoder)
+            .expect("encode");
+        ctx.queue.submit([encoder.finish()]);
+    }
+    let a = own.read_snapshot().expect("read");
+    let b = borrowed.read_snapshot().expect("read");
+    assert!(
+        !a.is_empty(),
+        "the show should have live particles after 150 steps"
+    );
+    assert_eq!(a, b, "encode_step and step diverged");
+}
+
+/// The draw arguments hold (6 vertices, live instances, 0, 0), the position, colour and size
+/// buffers hold the live particles in slots [0, live), and all three can be bound as vertex
+/// buffers.
+#[test]
+fn render_buffers_describe_the_live_particles() {
+    let ctx = caller_device();
+    let mut world = ParticleWorld::new(
+        Backend::Gpu(ctx.clone()),
+        WorldConfig {
+            capacity: 64,
+            ..WorldConfig::default()
+        },
+    )
+    .expect("world");
+    let mut handles = Vec::new();
+    for i in 0..10 {
+        let p = Particle::new(Vec3::new(i as f32, 2.0, 0.0))
+            .with_size(0.1 + i as f32 * 0.01)
+            .with_colour(glam::Vec4::new(1.0, 0.5, 0.25, 1.0));
+        handles.push(world.spawn(p).expect("spawn"));
+    }
+    world.step(1e-3).expect("step");
+    world.remove(handles[3]).expect("remove");
+    world.step(1e-3).expect("step");
+    let b = world
+        .render_buffers()
+        .expect("GPU world has render buffers");
+    for (name, buf) in [
+        ("positions", b.positions),
+        ("colours", b.colours),
+        ("sizes", b.sizes),
+    ] {
+        assert!(
+            buf.usage()
+                .contains(wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE),
+            "{name} usage {:?}",
+            buf.usage()
+        );
+    }
+    assert!(
+        b.draw_args.usage().contains(wgpu::BufferUsages::INDIRECT),
+        "draw_args usage {:?}",
+        b.draw_args.usage()
+    );
+    let args: Vec<u32> = read_vec(&ctx.device, &ctx.queue, b.draw_args, 4).expect("read");
+    assert_eq!(
+        args,
+        vec![6, 9, 0, 0],
+        "draw args after removing one of ten"
+    );
+    let pos: Vec<glam::Vec4> = read_vec(&ctx.device, &ctx.queue, b.positions, 9).expect("read");
+    let sizes: Vec<f32> = read_vec(&ctx.device, &ctx.queue, b.sizes, 9).expect("read");
+    let mut xs: Vec<i32> = pos.iter().map(|p| p.x.round() as i32).collect();
+    xs.sort_unstable();
+    assert_eq!(
+        xs,
+        vec![0, 1, 2, 4, 5, 6, 7, 8, 9],
+        "slots [0, live) hold exactly the live particles"
+    );
+    for (k, p) in pos.iter().enumerate() {
+        let i = p.x.round();
+        assert!(
+            (sizes[k] - (0.1 + i * 0.01)).abs() < 1e-6,
+            "size of slot {k} follows its particle"
+        );
+        assert_eq!(p.w, 1.0, "position.w of slot {k}");
+    }
+}
+
+/// `encode_step` on a CPU world is a clear error, not a panic.
+#[test]
+fn encode_step_needs_a_gpu_world() {
+    let ctx = common::gpu();
+    let mut world = ParticleWorld::new(Backend::Cpu, WorldConfig::default()).expect("world");
+    let mut encoder = ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+    let err = world
+        .encode_step(0.01, &mut encoder)
+        .expect_err("CPU world cannot encode");
+    assert!(err.to_string().contains("needs a GPU world"), "{err}");
+}
