@@ -12,9 +12,8 @@
 //! upwards to hop onto the next platform, down (or S) pushes it down; drag with the mouse to
 //! orbit, the wheel zooms, R resets the camera, Esc quits.
 //!
-//! The push is a constant acceleration on the head only: a `ForceGenerator::Gravity` on that one
-//! particle, replaced whenever the keys change (the world has no per-particle external-force
-//! setter). Springs are drawn as lines placed in a vertex shader from the engine's positions
+//! The push is the head particle's own acceleration (`AggregateWorld::set_acceleration`), set
+//! whenever the keys change. Springs are drawn as lines placed in a vertex shader from the engine's positions
 //! buffer, the platforms as box outlines from the world's colliders, so no frame reads anything
 //! back. Headless (no display, or `--headless`), a scripted player pushes the blob right and
 //! hops it along the platforms; the last frame goes to `blob.png`.
@@ -24,7 +23,7 @@ mod common;
 use common::aggregate::{self, box_outline, ground_grid, AggregateDemo, Attach, LinkLine};
 use common::{segment, BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
-use wgphys::aggregate::{AggregateWorld, ForceGenerator, GeneratorId, ParticleId};
+use wgphys::aggregate::{AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{Backend, ColliderShape};
 use wgphys::scenes;
@@ -63,8 +62,8 @@ struct Blob {
     world: AggregateWorld,
     particles: Vec<ParticleId>,
     held: Held,
-    /// The push generator on the head and the acceleration it applies.
-    push: Option<(GeneratorId, Vec3)>,
+    /// The acceleration the head is pushed with now.
+    push: Vec3,
     /// `Some(frames)` when running headless: the scripted player.
     auto: Option<u32>,
     steps: u32,
@@ -85,22 +84,12 @@ impl Blob {
         held
     }
 
-    /// Makes the head's push match the keys: replaces the one-particle gravity generator.
+    /// Makes the head's push match the keys: the head's own acceleration is the push.
     fn apply_push(&mut self) -> wgphys::Result<()> {
         let want = self.held.push();
-        let have = self.push.map_or(Vec3::ZERO, |(_, a)| a);
-        if want == have {
-            return Ok(());
-        }
-        if let Some((id, _)) = self.push.take() {
-            self.world.remove_generator(id)?;
-        }
-        if want != Vec3::ZERO {
-            let id = self.world.add_generator(ForceGenerator::Gravity {
-                particle: self.particles[0],
-                g: want,
-            })?;
-            self.push = Some((id, want));
+        if want != self.push {
+            self.world.set_acceleration(self.particles[0], want)?;
+            self.push = want;
         }
         Ok(())
     }
@@ -119,7 +108,7 @@ impl AggregateDemo for Blob {
             world: scene.world,
             particles: scene.particles,
             held: Held::default(),
-            push: None,
+            push: Vec3::ZERO,
             auto: headless_frames,
             steps: 0,
         })

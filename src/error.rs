@@ -34,7 +34,9 @@ pub enum Error {
         max_capacity: u32,
     },
     /// The host could not allocate the CPU backend's arrays.
-    #[error("could not allocate {bytes} bytes on the host for capacity {capacity}; lower the capacity")]
+    #[error(
+        "could not allocate {bytes} bytes on the host for capacity {capacity}; lower the capacity"
+    )]
     HostMemory {
         /// The capacity asked for.
         capacity: u32,

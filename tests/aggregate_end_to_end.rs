@@ -35,7 +35,7 @@ fn bridge_gpu_matches_cpu() {
     for s in 1..=BRIDGE_STEPS {
         g.world.step(DT).expect("gpu step");
         c.world.step(DT).expect("cpu step");
-        if s % 10 != 0 {
+        if !s.is_multiple_of(10) {
             continue;
         }
         let (sg, sc) = (
@@ -82,7 +82,7 @@ fn hashes(
     for s in 0..steps {
         tick(w, s);
         w.step(DT).expect("step");
-        if (s + 1) % 10 == 0 {
+        if (s + 1).is_multiple_of(10) {
             out.push((s + 1, hash_agg(&w.read_snapshot().expect("snapshot"))));
         }
     }
@@ -134,7 +134,7 @@ const SAND_STEPS: u32 = 45;
 const SAND_DRIFT: f32 = 5e-4;
 
 fn pour(w: &mut AggregateWorld, s: u32) {
-    if s % 3 == 0 && w.len() < SAND_CAPACITY {
+    if s.is_multiple_of(3) && w.len() < SAND_CAPACITY {
         sc::sand_pour(w, SAND_POUR, SAND_RADIUS, s).expect("pour");
     }
 }
@@ -152,7 +152,7 @@ fn sand_gpu_matches_cpu() {
             w.step(DT).expect("step");
         }
         let n = s + 1;
-        if n % 5 != 0 {
+        if !n.is_multiple_of(5) {
             continue;
         }
         let (sg, sc) = (g.read_snapshot().unwrap(), c.read_snapshot().unwrap());

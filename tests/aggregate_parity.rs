@@ -183,12 +183,10 @@ fn random_gen(kind: Kind, rng: &mut Rng, ids: &[ParticleId]) -> ForceGenerator {
         // Mostly under-damped (d < 2√k); one in ten over-damped, where the generator does
         // nothing (no oscillator to follow).
         Kind::FakeSpring => {
+            // Underdamped only: an overdamped fake spring is refused by `add_generator`
+            // (tests/aggregate_bad_input.rs covers that).
             let k = rng.range(1.0, 100.0);
-            let d = if rng.chance(0.1) {
-                rng.range(2.0, 3.0) * k.sqrt()
-            } else {
-                rng.range(0.0, 1.9) * k.sqrt()
-            };
+            let d = rng.range(0.0, 1.9) * k.sqrt();
             ForceGenerator::FakeSpring {
                 particle: pick(rng),
                 anchor: rng.vec3(-5.0, 5.0),
@@ -324,8 +322,11 @@ fn reference_force(g: &ForceGenerator, ps: &[Particle], dt: f64) -> (DVec3, f64)
             }
             let gamma = 0.5 * disc.sqrt();
             let p = pa - d3(anchor);
+            // The default integrator is semi-implicit Euler: the spring continues the damped
+            // oscillator's exact two-step recurrence from p and p - v dt.
             let c = p * (d / (2.0 * gamma)) + va / gamma;
-            let target = (p * (gamma * dt).cos() + c * (gamma * dt).sin()) * (-0.5 * d * dt).exp();
+            let target = p * (2.0 * (-0.5 * d * dt).exp() * (gamma * dt).cos())
+                - (p - va * dt) * (-d * dt).exp();
             let accel = (target - p) / (dt * dt) - va / dt;
             // The velocity change is (target - p)/dt - v: positions over dt (as a force, over
             // w·dt).

@@ -399,7 +399,12 @@ fn grid_rejects_bad_input() {
         ),
         "positions too small"
     );
-    let uniform_only = buffer::zeroed(&ctx.device, "not_storage", 1024, wgpu::BufferUsages::UNIFORM);
+    let uniform_only = buffer::zeroed(
+        &ctx.device,
+        "not_storage",
+        1024,
+        wgpu::BufferUsages::UNIFORM,
+    );
     assert!(
         matches!(
             grid.encode_build(&mut enc, &uniform_only, 4),

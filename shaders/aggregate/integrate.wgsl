@@ -51,8 +51,17 @@ fn gen_force(g: Gen, pa: vec3<f32>, va: vec3<f32>, wa: f32, pb: vec3<f32>, vb: v
         }
         let gamma = 0.5 * sqrt(disc);
         let p = pa - g.anchor.xyz;
-        let c = p * (damp / (2.0 * gamma)) + va / gamma;
-        let target_p = (p * cos(gamma * dt) + c * sin(gamma * dt)) * exp(-0.5 * damp * dt);
+        var target_p: vec3<f32>;
+        if (params.integrator == 0u) {
+            // The book: the closed form continued from (p, v).
+            let c = p * (damp / (2.0 * gamma)) + va / gamma;
+            target_p = (p * cos(gamma * dt) + c * sin(gamma * dt)) * exp(-0.5 * damp * dt);
+        } else {
+            // Semi-implicit Euler stores the step's mean velocity, so continue the oscillator's
+            // exact two-step recurrence from the last two positions, p and p - v dt: the
+            // samples then follow the damped oscillator exactly.
+            target_p = p * (2.0 * exp(-0.5 * damp * dt) * cos(gamma * dt)) - (p - va * dt) * exp(-damp * dt);
+        }
         let accel = (target_p - p) / (dt * dt) - va / dt;
         return accel / wa;
     }

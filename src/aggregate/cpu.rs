@@ -55,6 +55,7 @@ fn gen_force(
     vb: Vec3,
     wb: f32,
     dt: f32,
+    semi_implicit: bool,
 ) -> Vec3 {
     let kind = g.kind;
     if kind == 9 {
@@ -97,8 +98,13 @@ fn gen_force(
         }
         let gamma = 0.5 * disc.sqrt();
         let p = pa - g.anchor.xyz();
-        let c = p * (damp / (2.0 * gamma)) + va / gamma;
-        let target = (p * (gamma * dt).cos() + c * (gamma * dt).sin()) * (-0.5 * damp * dt).exp();
+        let target = if semi_implicit {
+            p * (2.0 * (-0.5 * damp * dt).exp() * (gamma * dt).cos())
+                - (p - va * dt) * (-damp * dt).exp()
+        } else {
+            let c = p * (damp / (2.0 * gamma)) + va / gamma;
+            (p * (gamma * dt).cos() + c * (gamma * dt).sin()) * (-0.5 * damp * dt).exp()
+        };
         let accel = (target - p) / (dt * dt) - va / dt;
         return accel / wa;
     }
@@ -142,7 +148,17 @@ fn gen_force_on(s: &AggState, inp: &AggInputs, index: u32, side: u32) -> Vec3 {
         vb = s.vel[b].xyz();
         wb = s.acc[b].w;
     }
-    let f = gen_force(g, pa, va, wa, pb, vb, wb, inp.params.dt);
+    let f = gen_force(
+        g,
+        pa,
+        va,
+        wa,
+        pb,
+        vb,
+        wb,
+        inp.params.dt,
+        inp.params.integrator != 0,
+    );
     if side == 1 {
         -f
     } else {
@@ -190,6 +206,15 @@ pub fn agg_integrate(s: &mut AggState, inp: &AggInputs) {
 fn swap(s: &mut AggState, n: usize) {
     s.pos[..n].swap_with_slice(&mut s.pos_next[..n]);
     s.vel[..n].swap_with_slice(&mut s.vel_next[..n]);
+}
+
+/// Twin of `stack_weight` in collide.wgsl: (1 + x/16)^16, x clamped to [-16, 16].
+fn stack_weight(x: f32) -> f32 {
+    let mut t = 1.0 + x.clamp(-16.0, 16.0) * 0.0625;
+    t = t * t;
+    t = t * t;
+    t = t * t;
+    t * t
 }
 
 fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
@@ -245,7 +270,7 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                         if dist > 0.0 {
                             n = d / dist;
                         }
-                        let wj = s.acc[j].w * (params.stack_scaling * (pj.y - p.y)).exp();
+                        let wj = s.acc[j].w * stack_weight(params.stack_scaling * (pj.y - p.y));
                         let share = w / (w + wj);
                         let rel = v - s.vel[j].xyz();
                         let vn = rel.dot(n);

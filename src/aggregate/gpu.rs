@@ -331,6 +331,17 @@ impl GpuAggregate {
         );
     }
 
+    /// Rebuilds the grid for a new spec (the automatic cell size is settled by the first
+    /// particles).
+    ///
+    /// # Errors
+    /// Grid-creation errors.
+    pub fn set_grid_spec(&mut self, spec: GridSpec) -> Result<()> {
+        self.grid = Some(GpuGrid::new(&self.ctx, self.capacity, spec)?);
+        self.bind_all();
+        Ok(())
+    }
+
     /// Replaces the static tables (after generators, links or colliders change).
     pub fn set_tables(&mut self, t: &Tables) {
         self.gens = table(&self.ctx, "agg_gens", bytemuck::cast_slice(t.gens));

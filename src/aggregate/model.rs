@@ -290,6 +290,13 @@ impl ForceGenerator {
                 finite3("fake_spring.anchor", anchor)?;
                 non_negative("fake_spring.stiffness", stiffness)?;
                 non_negative("fake_spring.damping", damping)?;
+                if damping * damping >= 4.0 * stiffness {
+                    return Err(Error::InvalidInput {
+                        what: "fake_spring.damping",
+                        value: format!("{damping} with stiffness {stiffness}"),
+                        fix: "the fake spring is the underdamped oscillator: keep damping below 2·sqrt(stiffness)",
+                    });
+                }
                 g.kind = 6;
                 g.k = Vec4::new(stiffness, 0.0, damping, 0.0);
                 g.anchor = anchor.extend(0.0);
@@ -544,7 +551,7 @@ impl Default for AggregateConfig {
             fields: Vec::new(),
             colliders: Vec::new(),
             collisions: None,
-            link_iterations: 8,
+            link_iterations: 64,
             integrator: Integrator::SemiImplicit,
             order: ResolveOrder::Batches,
             contact_slop: 1e-4,

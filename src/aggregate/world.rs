@@ -38,6 +38,8 @@ pub struct AggregateWorld {
     acc: Vec<Vec4>,
     gens: Vec<GpuGen>,
     links: Vec<Option<GpuLink>>,
+    /// Per particle, the link colours in use (greedy colouring, kept up to date by `add_link`).
+    colour_masks: Vec<u64>,
     sorted_links: Vec<GpuLink>,
     colour_start: Vec<u32>,
     gen_offsets: Vec<u32>,
@@ -114,6 +116,7 @@ impl AggregateWorld {
             acc: Vec::new(),
             gens: Vec::new(),
             links: Vec::new(),
+            colour_masks: Vec::new(),
             sorted_links: Vec::new(),
             colour_start: vec![0],
             gen_offsets: vec![0],
@@ -220,6 +223,9 @@ impl AggregateWorld {
             self.n == 0 && self.config.collisions.is_some_and(|c| c.cell_size <= 0.0),
         ) {
             spec.cell_size = (2.0 * largest).max(1e-6);
+            if let Engine::Gpu(g) = &mut self.engine {
+                g.set_grid_spec(*spec)?;
+            }
         }
         let first = self.n;
         let pos: Vec<Vec4> = ps.iter().map(|p| p.position.extend(1.0)).collect();
@@ -392,7 +398,14 @@ impl AggregateWorld {
     pub fn set_anchor(&mut self, id: GeneratorId, anchor: Vec3) -> Result<()> {
         crate::error::finite3("anchor", anchor)?;
         let g = match self.gens.get_mut(id.0 as usize) {
-            Some(g) if g.kind != 0 => g,
+            Some(g) if matches!(g.kind, 2 | 4 | 6 | 8) => g,
+            Some(g) if g.kind != 0 => {
+                return Err(Error::InvalidInput {
+                    what: "generator id",
+                    value: format!("generator {} has no anchor", id.0),
+                    fix: "move anchors of anchored springs, bungees, fake springs and damped springs only",
+                })
+            }
             _ => {
                 return Err(Error::InvalidInput {
                     what: "generator id",
@@ -423,6 +436,23 @@ impl AggregateWorld {
             self.check_particle("link second particle", b)?;
         }
         let rec = l.to_gpu()?;
+        // Greedy colouring in link order is incremental: the new link takes the lowest colour
+        // free at both ends. Check it now so a link that cannot be coloured is refused here
+        // (after removals the masks are conservative until the next step recolours).
+        let n = self.n as usize;
+        self.colour_masks.resize(n, 0);
+        let mut mask = self.colour_masks[rec.a as usize];
+        if rec.b != NONE {
+            mask |= self.colour_masks[rec.b as usize];
+        }
+        let c = (!mask).trailing_zeros();
+        if c >= MAX_COLOURS {
+            return Err(too_many_colours());
+        }
+        self.colour_masks[rec.a as usize] |= 1 << c;
+        if rec.b != NONE {
+            self.colour_masks[rec.b as usize] |= 1 << c;
+        }
         self.links.push(Some(rec));
         self.dirty = true;
         Ok(LinkId(self.links.len() as u32 - 1))
@@ -494,11 +524,7 @@ impl AggregateWorld {
             }
             let c = (!mask).trailing_zeros();
             if c >= MAX_COLOURS {
-                return Err(Error::InvalidInput {
-                    what: "links",
-                    value: format!("a particle joined by more than {MAX_COLOURS} links"),
-                    fix: "join each particle to at most 64 links",
-                });
+                return Err(too_many_colours());
             }
             used[l.a as usize] |= 1 << c;
             if l.b != NONE {
@@ -516,6 +542,7 @@ impl AggregateWorld {
             start[c + 1] += start[c];
         }
         self.sorted_links = coloured.into_iter().map(|(_, l)| l).collect();
+        self.colour_masks = used;
         self.colour_start = start;
         self.dirty = false;
         Ok(())
@@ -714,5 +741,13 @@ fn link_from_gpu(l: &GpuLink) -> Link {
             b: ParticleId(b),
             length: l.length,
         },
+    }
+}
+
+fn too_many_colours() -> Error {
+    Error::InvalidInput {
+        what: "links",
+        value: format!("a link that needs more than {MAX_COLOURS} colours (batches)"),
+        fix: "join each particle to fewer links (at most 64, fewer where links chain densely)",
     }
 }

@@ -45,7 +45,8 @@ impl CpuState {
     }
 
     /// Bytes of host memory the arrays take per particle.
-    pub const BYTES_PER_PARTICLE: u64 = (4 * 16 + 16 + 4 + 4 + 4 + std::mem::size_of::<GpuSpawnRecord>()) as u64;
+    pub const BYTES_PER_PARTICLE: u64 =
+        (4 * 16 + 16 + 4 + 4 + 4 + std::mem::size_of::<GpuSpawnRecord>()) as u64;
 
     /// Grows every array to `capacity` (never shrinks), reserving first so an allocation
     /// failure is an error, not an abort.
@@ -54,8 +55,15 @@ impl CpuState {
     /// [`crate::Error::HostMemory`] when the host cannot allocate the arrays.
     pub fn resize(&mut self, capacity: u32) -> crate::Result<()> {
         let n = capacity as usize;
-        let oom = |_| crate::Error::HostMemory { capacity, bytes: u64::from(capacity) * Self::BYTES_PER_PARTICLE };
-        fn grow<T: Clone>(v: &mut Vec<T>, n: usize, fill: T) -> Result<(), std::collections::TryReserveError> {
+        let oom = |_| crate::Error::HostMemory {
+            capacity,
+            bytes: u64::from(capacity) * Self::BYTES_PER_PARTICLE,
+        };
+        fn grow<T: Clone>(
+            v: &mut Vec<T>,
+            n: usize,
+            fill: T,
+        ) -> Result<(), std::collections::TryReserveError> {
             v.try_reserve_exact(n.saturating_sub(v.len()))?;
             v.resize(n.max(v.len()), fill);
             Ok(())
@@ -67,7 +75,12 @@ impl CpuState {
         grow(&mut self.colour, n, Vec4::ZERO).map_err(oom)?;
         grow(&mut self.size, n, 0.0).map_err(oom)?;
         grow(&mut self.flags, n, 0).map_err(oom)?;
-        grow(&mut self.block_sums, n.div_ceil(BLOCK as usize).max(1), [0; 2]).map_err(oom)?;
+        grow(
+            &mut self.block_sums,
+            n.div_ceil(BLOCK as usize).max(1),
+            [0; 2],
+        )
+        .map_err(oom)?;
         grow(&mut self.hole_slot, n, 0).map_err(oom)?;
         grow(&mut self.staging, n, GpuSpawnRecord::default()).map_err(oom)?;
         Ok(())

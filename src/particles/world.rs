@@ -299,7 +299,10 @@ impl ParticleWorld {
             self.mortal = true;
             self.pending_expiry.push((id, l));
         }
-        Ok(ParticleHandle { id, world: self.world_tag })
+        Ok(ParticleHandle {
+            id,
+            world: self.world_tag,
+        })
     }
 
     /// Queues the removal of a particle; it goes in the next step.
@@ -595,7 +598,11 @@ impl ParticleWorld {
         self.expiry.retain(|g| !g.members.is_empty());
         // This step's spawns joined the pool at its end with age 0.
         if !self.pending_expiry.is_empty() {
-            let members = self.pending_expiry.drain(..).map(|(id, l)| Reverse((l.to_bits(), id))).collect();
+            let members = self
+                .pending_expiry
+                .drain(..)
+                .map(|(id, l)| Reverse((l.to_bits(), id)))
+                .collect();
             self.expiry.push(ExpiryGroup { age: 0.0, members });
         }
         if let Engine::Cpu(s) = &self.engine {

@@ -31,7 +31,6 @@ pub fn bridge(backend: Backend) -> Result<Bridge> {
         AggregateConfig {
             capacity: 64,
             fields: vec![ForceField::Gravity(GRAVITY)],
-            link_iterations: 16,
             ..Default::default()
         },
     )?;
@@ -146,7 +145,6 @@ pub fn platform(backend: Backend) -> Result<Platform> {
             capacity: 16,
             fields: vec![ForceField::Gravity(GRAVITY)],
             colliders: vec![Collider::ground(0.0, 0.5)],
-            link_iterations: 24,
             ..Default::default()
         },
     )?;
