@@ -9,6 +9,7 @@
 //! cargo run --release --example bench                 # full table
 //! cargo run --release --example bench -- --quick      # 10k only, a few steps (CI)
 //! cargo run --release --example bench -- --sizes 1000000,10000000 --no-cpu   # big GPU rows
+//! cargo run --release --example bench -- --sizes 100000,1000000 --particles-only  # scaling
 //! ```
 
 use std::time::Instant;
@@ -87,6 +88,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
     let no_cpu = args.iter().any(|a| a == "--no-cpu");
+    let particles_only = args.iter().any(|a| a == "--particles-only");
     let mut sizes: Vec<u32> = if quick {
         vec![10_000]
     } else {
@@ -241,7 +243,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let cloth_side: u32 = if quick { 50 } else { 160 };
     for (name, backend) in [("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)] {
-        if no_cpu && name == "cpu" {
+        if particles_only || (no_cpu && name == "cpu") {
             continue;
         }
         let mut world = agg::cloth(backend, cloth_side)?;
@@ -259,7 +261,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     println!();
-    println!("| scene | size | backend | live | dispatches/step | GPU ms/step (timestamps) | wall ms/step | particles/s |");
+    println!("| scene | size | backend | live | dispatches/step (GPU) | GPU ms/step (timestamps) | wall ms/step | particles/s |");
     println!("|---|---|---|---|---|---|---|---|");
     for r in &rows {
         let ms = r.ms_gpu.filter(|_| r.backend == "gpu").unwrap_or(r.ms_wall);
@@ -270,7 +272,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map_or("–".to_string(), |g| format!("{g:.3}"));
         println!(
             "| {} | {} | {} | {} | {} | {} | {:.3} | {:.3e} |",
-            r.scene, r.size, r.backend, r.live, r.dispatches, gpu, r.ms_wall, rate
+            r.scene,
+            r.size,
+            r.backend,
+            r.live,
+            if r.backend == "gpu" {
+                r.dispatches.as_str()
+            } else {
+                "–"
+            },
+            gpu,
+            r.ms_wall,
+            rate
         );
     }
     Ok(())

@@ -149,3 +149,29 @@ pub(crate) fn finite3(what: &'static str, v: glam::Vec3) -> Result<()> {
         })
     }
 }
+
+/// Checks that a float is finite and not negative, naming the field in the error.
+pub(crate) fn non_negative(what: &'static str, v: f32) -> Result<()> {
+    if v >= 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput {
+            what,
+            value: format!("{v}"),
+            fix: "pass a finite value >= 0",
+        })
+    }
+}
+
+/// Checks that a float is finite and positive, naming the field in the error.
+pub(crate) fn positive(what: &'static str, v: f32) -> Result<()> {
+    if v > 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput {
+            what,
+            value: format!("{v}"),
+            fix: "pass a finite value > 0",
+        })
+    }
+}

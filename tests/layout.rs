@@ -177,7 +177,7 @@ fn params_layout() {
         rule_count,
         kill_bounds,
         contact_slop,
-        _pad0,
+        lifecycle,
         kill_min,
         kill_max,
         fields,

@@ -29,7 +29,9 @@ struct SortParams {
     key_mask: u32,
 }
 
-// Per-thread digit counts, digit-major: wg_hist[d * SORT_WG + t].
+// Per-thread digit counters, digit-major: wg_hist[d * SORT_WG + t] is thread t's counter of
+// digit d. Counters live in workgroup memory rather than in a private array: GL drivers lower a
+// dynamically indexed private array to a compare-and-select per element.
 var<workgroup> wg_hist: array<u32, SORT_HIST>;
 var<workgroup> wg_scan: array<u32, SORT_WG>;
 var<workgroup> wg_base: array<u32, RADIX>;
@@ -57,19 +59,26 @@ fn sort_workgroup_scan(lid: u32, value: u32) -> u32 {
     return wg_scan[lid] - value;
 }
 
-/// Counts the digits of this thread's chunk into its column of wg_hist. The counters live in
-/// workgroup memory rather than a private array: GL drivers lower a dynamically indexed private
-/// array to a compare-and-select per element, which made this loop 100 times slower on llvmpipe.
+fn sort_count_one(i: u32, n: u32, key: u32, lid: u32) {
+    if (i < n) {
+        let e = sort_digit(key) * SORT_WG + lid;
+        wg_hist[e] = wg_hist[e] + 1u;
+    }
+}
+
+/// Counts the digits of this thread's chunk into its column of wg_hist. Keys are loaded four at
+/// a time: CPU adapters pay per load instruction, not per byte.
 fn sort_count_chunk(first: u32, n: u32, lid: u32) {
     for (var d = 0u; d < RADIX; d = d + 1u) {
         wg_hist[d * SORT_WG + lid] = 0u;
     }
-    for (var k = 0u; k < SORT_ITEMS; k = k + 1u) {
-        let i = first + k;
-        if (i < n) {
-            let e = sort_digit(src_keys[i]) * SORT_WG + lid;
-            wg_hist[e] = wg_hist[e] + 1u;
-        }
+    let end = min(first + SORT_ITEMS, n);
+    for (var i = first; i < end; i = i + 4u) {
+        let k = src_keys[i / 4u];
+        sort_count_one(i, n, k.x, lid);
+        sort_count_one(i + 1u, n, k.y, lid);
+        sort_count_one(i + 2u, n, k.z, lid);
+        sort_count_one(i + 3u, n, k.w, lid);
     }
 }
 
@@ -94,29 +103,34 @@ fn sort_scan(@builtin(local_invocation_id) lid: vec3<u32>) {
     }
     let total = workgroupUniformLoad(&wg_blocks) * RADIX;
     var carry = 0u;
+    // Chunks of SORT_BLOCK entries, SORT_ITEMS consecutive entries per thread: sum, scan the
+    // sums across the workgroup, then rewrite the entries as running exclusive sums.
     for (var base = 0u; base < total; base = base + SORT_BLOCK) {
-        var vals: array<u32, SORT_ITEMS>;
+        let first = base + lid.x * SORT_ITEMS;
+        let end = min(first + SORT_ITEMS, total);
         var s = 0u;
-        for (var k = 0u; k < SORT_ITEMS; k = k + 1u) {
-            let e = base + lid.x * SORT_ITEMS + k;
-            var v = 0u;
-            if (e < total) {
-                v = digit_counts[e];
-            }
-            vals[k] = v;
-            s = s + v;
+        for (var e = first; e < end; e = e + 1u) {
+            s = s + digit_counts[e];
         }
         let excl = sort_workgroup_scan(lid.x, s);
         let chunk_total = wg_scan[SORT_WG - 1u];
         var run = carry + excl;
-        for (var k = 0u; k < SORT_ITEMS; k = k + 1u) {
-            let e = base + lid.x * SORT_ITEMS + k;
-            if (e < total) {
-                digit_counts[e] = run;
-            }
-            run = run + vals[k];
+        for (var e = first; e < end; e = e + 1u) {
+            let v = digit_counts[e];
+            digit_counts[e] = run;
+            run = run + v;
         }
         carry = carry + chunk_total;
+    }
+}
+
+fn sort_place(i: u32, n: u32, key: u32, value: u32, lid: u32) {
+    if (i < n) {
+        let e = sort_digit(key) * SORT_WG + lid;
+        let slot = wg_hist[e];
+        wg_hist[e] = slot + 1u;
+        dst_keys[slot] = key;
+        dst_values[slot] = value;
     }
 }
 
@@ -127,7 +141,7 @@ fn sort_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     sort_count_chunk(first, n, lid.x);
     workgroupBarrier();
     // Flat exclusive scan of wg_hist in (digit, thread) order: thread t scans the RADIX entries
-    // it owns serially, the workgroup scans the per-thread totals.
+    // [t * RADIX, (t + 1) * RADIX) serially, the workgroup scans the per-thread totals.
     let own = lid.x * RADIX;
     var run = 0u;
     for (var e = 0u; e < RADIX; e = e + 1u) {
@@ -152,15 +166,13 @@ fn sort_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
         let e = d * SORT_WG + lid.x;
         wg_hist[e] = wg_hist[e] + wg_base[d];
     }
-    for (var k = 0u; k < SORT_ITEMS; k = k + 1u) {
-        let i = first + k;
-        if (i < n) {
-            let key = src_keys[i];
-            let e = sort_digit(key) * SORT_WG + lid.x;
-            let slot = wg_hist[e];
-            wg_hist[e] = slot + 1u;
-            dst_keys[slot] = key;
-            dst_values[slot] = src_values[i];
-        }
+    let end = min(first + SORT_ITEMS, n);
+    for (var i = first; i < end; i = i + 4u) {
+        let k = src_keys[i / 4u];
+        let v = src_values[i / 4u];
+        sort_place(i, n, k.x, v.x, lid.x);
+        sort_place(i + 1u, n, k.y, v.y, lid.x);
+        sort_place(i + 2u, n, k.z, v.z, lid.x);
+        sort_place(i + 3u, n, k.w, v.w, lid.x);
     }
 }

@@ -96,5 +96,8 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
     pos[i] = vec4<f32>(p, pv.w);
     vel[i] = vec4<f32>(v, vv.w);
     life[i] = life_i;
-    flags[i] = select(0u, 1u | (payload << 1u), dead);
+    // Only the lifecycle stages read the flags: skip the store when they do not run.
+    if (params.lifecycle != 0u) {
+        flags[i] = select(0u, 1u | (payload << 1u), dead);
+    }
 }

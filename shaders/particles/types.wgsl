@@ -26,7 +26,7 @@ struct Params {
     rule_count: u32,
     kill_bounds: u32,
     contact_slop: f32,
-    _pad0: u32,
+    lifecycle: u32,
     kill_min: vec4<f32>,
     kill_max: vec4<f32>,
     fields: array<Field, MAX_FIELDS>,

@@ -3,7 +3,7 @@
 //! mirror in one place.
 
 use super::types::{GpuGen, GpuLink, NONE};
-use crate::error::{finite, finite3, Error, Result};
+use crate::error::{finite, finite3, non_negative, positive, Error, Result};
 use crate::particles::{Collider, ForceField};
 use glam::{Vec3, Vec4};
 
@@ -147,30 +147,6 @@ pub enum ForceGenerator {
         /// Quadratic coefficient.
         k2: f32,
     },
-}
-
-fn non_negative(what: &'static str, v: f32) -> Result<()> {
-    if v >= 0.0 && v.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::InvalidInput {
-            what,
-            value: format!("{v}"),
-            fix: "pass a finite value >= 0",
-        })
-    }
-}
-
-fn positive(what: &'static str, v: f32) -> Result<()> {
-    if v > 0.0 && v.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::InvalidInput {
-            what,
-            value: format!("{v}"),
-            fix: "pass a finite value > 0",
-        })
-    }
 }
 
 fn unit(what: &'static str, v: f32) -> Result<()> {

@@ -68,13 +68,13 @@ pub const BINDINGS: &[BindingDecl] = &[
         index: binding::SRC_KEYS,
         name: "src_keys",
         space: RO,
-        ty: "array<u32>",
+        ty: "array<vec4<u32>>",
     },
     BindingDecl {
         index: binding::SRC_VALUES,
         name: "src_values",
         space: RO,
-        ty: "array<u32>",
+        ty: "array<vec4<u32>>",
     },
     BindingDecl {
         index: binding::DST_KEYS,
@@ -300,7 +300,8 @@ impl GpuRadixSort {
             label: Some("wgphys:shader:sort"),
             source: wgpu::ShaderSource::Wgsl(shader_source().into()),
         });
-        let bytes = 4 * u64::from(capacity);
+        // Whole vec4s: the passes read their source four pairs at a time.
+        let bytes = 4 * u64::from(capacity).next_multiple_of(4);
         let blocks = capacity.div_ceil(SORT_BLOCK);
         let make = |name: &str| buffer::zeroed(device, name, bytes, STATE);
         let pairs = [

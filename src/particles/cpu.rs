@@ -263,7 +263,9 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
         s.pos[i] = p.extend(pv.w);
         s.vel[i] = v.extend(vv.w);
         s.life[i] = life_i;
-        s.flags[i] = if dead { 1 | (payload << 1) } else { 0 };
+        if params.lifecycle != 0 {
+            s.flags[i] = if dead { 1 | (payload << 1) } else { 0 };
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! the world's configuration. Each converts to its GPU mirror in one place.
 
 use super::types::{GpuCollider, GpuField, GpuLife, GpuSpawnRecord};
-use crate::error::{finite, finite3, Error, Result};
+use crate::error::{finite, finite3, non_negative, positive, Error, Result};
 use glam::{Quat, Vec3, Vec4};
 
 /// A particle to spawn (book ch. 3): a point mass with its own constant acceleration.
@@ -276,18 +276,6 @@ impl ForceField {
     }
 }
 
-fn non_negative(what: &'static str, v: f32) -> Result<()> {
-    if v >= 0.0 && v.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::InvalidInput {
-            what,
-            value: format!("{v}"),
-            fix: "pass a finite value >= 0",
-        })
-    }
-}
-
 /// The shape of a static collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ColliderShape {
@@ -408,18 +396,6 @@ impl Collider {
                     ..base
                 }
             }
-        })
-    }
-}
-
-fn positive(what: &'static str, v: f32) -> Result<()> {
-    if v > 0.0 && v.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::InvalidInput {
-            what,
-            value: format!("{v}"),
-            fix: "pass a finite value > 0",
         })
     }
 }

@@ -72,8 +72,8 @@ pub struct GpuParams {
     pub kill_bounds: u32,
     /// Distance within which a collider already counts as touching.
     pub contact_slop: f32,
-    /// Padding.
-    pub _pad0: u32,
+    /// 1 when the lifecycle stages run this step (then `integrate` writes the flags they read).
+    pub lifecycle: u32,
     /// Lower corner of the kill box.
     pub kill_min: Vec4,
     /// Upper corner of the kill box.

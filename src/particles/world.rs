@@ -569,7 +569,7 @@ impl ParticleWorld {
             rule_count: self.rules.len() as u32,
             kill_bounds: u32::from(kill.is_some()),
             contact_slop: self.config.contact_slop,
-            _pad0: 0,
+            lifecycle: u32::from(lifecycle),
             kill_min: kill.map_or(glam::Vec4::ZERO, |k| k.min.extend(0.0)),
             kill_max: kill.map_or(glam::Vec4::ZERO, |k| k.max.extend(0.0)),
             fields: self.fields,
