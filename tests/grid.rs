@@ -665,53 +665,52 @@ fn grid_finds_exactly_the_brute_force_pairs() {
 // ---------------------------------------------------------------------------------------------
 // Layout
 
+/// Checks that WGSL struct `name` in `src` has exactly `fields` (name, byte offset), in order,
+/// and a size of `size` bytes.
+fn assert_struct_layout(src: &str, name: &str, fields: &[(&str, usize)], size: usize) {
+    let module = naga::front::wgsl::parse_str(src)
+        .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(src)));
+    let ty = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("struct {name} missing from its shader"))
+        .1;
+    let naga::TypeInner::Struct { members, span } = &ty.inner else {
+        panic!("{name} is not a struct");
+    };
+    assert_eq!(*span as usize, size, "{name}: size");
+    assert_eq!(members.len(), fields.len(), "{name}: field count");
+    for (m, &(field, offset)) in members.iter().zip(fields) {
+        assert_eq!(m.name.as_deref(), Some(field), "{name}: field order");
+        assert_eq!(m.offset as usize, offset, "{name}.{field}: offset");
+    }
+}
+
 /// The uniform blocks' Rust mirrors match the WGSL structs, field by field.
 #[test]
 fn uniform_blocks_match_wgsl_layout() {
     use std::mem::{offset_of, size_of};
-    let cases: [(&str, String, &str, Vec<(&str, usize)>, usize); 2] = [
-        (
-            "sort",
-            wgphys::gpu::sort::shader_source(),
-            "SortParams",
-            vec![
-                ("n", offset_of!(GpuSortParams, n)),
-                ("shift", offset_of!(GpuSortParams, shift)),
-                ("blocks", offset_of!(GpuSortParams, blocks)),
-                ("key_mask", offset_of!(GpuSortParams, key_mask)),
-            ],
-            size_of::<GpuSortParams>(),
-        ),
-        (
-            "grid",
-            wgphys::grid::gpu::shader_source(),
-            "GridParams",
-            vec![
-                ("n", offset_of!(GpuGridParams, n)),
-                ("table_mask", offset_of!(GpuGridParams, table_mask)),
-                ("inv_cell_size", offset_of!(GpuGridParams, inv_cell_size)),
-                ("pad", offset_of!(GpuGridParams, pad)),
-            ],
-            size_of::<GpuGridParams>(),
-        ),
-    ];
-    for (shader, src, name, fields, size) in cases {
-        let module = naga::front::wgsl::parse_str(&src)
-            .unwrap_or_else(|e| panic!("{shader}: {}", e.emit_to_string(&src)));
-        let ty = module
-            .types
-            .iter()
-            .find(|(_, t)| t.name.as_deref() == Some(name))
-            .unwrap_or_else(|| panic!("{shader}: struct {name} missing"))
-            .1;
-        let naga::TypeInner::Struct { members, span } = &ty.inner else {
-            panic!("{shader}: {name} is not a struct");
-        };
-        assert_eq!(*span as usize, size, "{name}: size");
-        assert_eq!(members.len(), fields.len(), "{name}: field count");
-        for (m, (field, offset)) in members.iter().zip(fields) {
-            assert_eq!(m.name.as_deref(), Some(field), "{name}: field order");
-            assert_eq!(m.offset as usize, offset, "{name}.{field}: offset");
-        }
-    }
+    assert_struct_layout(
+        &wgphys::gpu::sort::shader_source(),
+        "SortParams",
+        &[
+            ("n", offset_of!(GpuSortParams, n)),
+            ("shift", offset_of!(GpuSortParams, shift)),
+            ("blocks", offset_of!(GpuSortParams, blocks)),
+            ("key_mask", offset_of!(GpuSortParams, key_mask)),
+        ],
+        size_of::<GpuSortParams>(),
+    );
+    assert_struct_layout(
+        &wgphys::grid::gpu::shader_source(),
+        "GridParams",
+        &[
+            ("n", offset_of!(GpuGridParams, n)),
+            ("table_mask", offset_of!(GpuGridParams, table_mask)),
+            ("inv_cell_size", offset_of!(GpuGridParams, inv_cell_size)),
+            ("pad", offset_of!(GpuGridParams, pad)),
+        ],
+        size_of::<GpuGridParams>(),
+    );
 }

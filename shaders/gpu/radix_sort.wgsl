@@ -10,13 +10,17 @@
 //                 dst_keys/dst_values
 //
 // Why it is shaped so: no atomics decide any order. Thread t of a block owns the SORT_ITEMS
-// consecutive pairs [t * SORT_ITEMS, (t + 1) * SORT_ITEMS) and counts their digits privately;
-// a workgroup scan of those per-thread counts in (digit, thread) order gives each thread the
-// number of equal digits before its chunk, and the thread then walks its chunk in order. So a
-// pair's slot depends only on the pairs before it: equal digits keep their input order (stable),
-// and the output is a pure function of the input on every adapter. Contiguous chunks per thread
-// suit CPU adapters (lavapipe, llvmpipe), where a workgroup runs as SIMD lanes on one core and a
-// serial inner loop is cheaper than barrier-heavy per-element workgroup ranking.
+// consecutive pairs [t * SORT_ITEMS, (t + 1) * SORT_ITEMS) and counts their digits in its own
+// column of workgroup counters; a scan of those counters in (digit, thread) order gives each
+// thread the number of equal digits before its chunk, and the thread then walks its chunk in
+// order. So a pair's slot depends only on the pairs before it: equal digits keep their input
+// order (stable), and the output is a pure function of the input on every adapter.
+// The shape is tuned for CPU adapters (lavapipe, llvmpipe; constants in src/gpu/sort.rs), where a
+// workgroup runs as 8-lane SIMD on one core and every load or store of a lane is an instruction
+// of its own: a serial walk over a long contiguous chunk beats barrier-heavy per-element
+// ranking, sources are read four pairs per load (array<vec4<u32>>), and 8-bit digits keep the
+// passes few. On GPUs the chunk walk is uncoalesced; a GPU-tuned variant would rank per
+// element across the workgroup instead.
 
 struct SortParams {
     // Pairs to sort; slots at or above n are neither read nor written.

@@ -94,7 +94,9 @@ impl CpuGrid {
     ///
     /// The order is deterministic: stencil cells with `dz` outermost and `dx` innermost (each
     /// from -1 to 1), a key already visited in this query skipped (two cells may share a key),
-    /// and within a key, sorted order. Every pair within `radius <= cell_size` is found.
+    /// and within a key, sorted order. With `radius <= cell_size` every pair within `radius` is
+    /// found, except that a pair within a few ULPs of exactly `cell_size` apart can land two
+    /// cells apart by rounding; keep `radius` a hair below `cell_size` if such pairs matter.
     /// `positions` and `spec` must be the ones the grid was built from.
     ///
     /// # Panics

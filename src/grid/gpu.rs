@@ -265,8 +265,10 @@ impl GpuGrid {
         self.spec
     }
 
-    /// Dispatches one build records: `grid_clear`, `grid_keys`, three per radix pass
-    /// (`log2(table_size) / 4` passes, rounded up), `grid_ranges`.
+    /// Dispatches one build records: `grid_clear`, `grid_keys`, three per radix pass and
+    /// `grid_ranges`. The sort makes `log2(table_size) /`
+    /// [`RADIX_BITS`](crate::gpu::sort::RADIX_BITS) passes, rounded up: 3 for tables of 2^17 to
+    /// 2^24 keys, so 12 dispatches for a 1M-particle grid with a 2^21-key table.
     pub fn dispatches(&self) -> u32 {
         3 + self.sort.dispatches()
     }
