@@ -22,7 +22,7 @@ mod common;
 use common::aggregate::{self, deck_weights, ground_grid, AggregateDemo, Attach, LinkLine};
 use common::{BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
-use wgphys::aggregate::{AggregateWorld, ParticleId};
+use wgphys::aggregate::{AggregateWorld, Link, ParticleId};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::Backend;
 use wgphys::scenes::{self, aggregate::load_deck};
@@ -40,25 +40,6 @@ const MASS_RADIUS: f32 = 0.3;
 const PARTICLE_RADIUS: f32 = 0.2;
 /// Speed of the mass along and across the platform, m/s.
 const SPEED: (f32, f32) = (2.5, 1.2);
-/// The rods of `scenes::aggregate::platform` (the world does not list its links).
-const RODS: [(usize, usize); 15] = [
-    (0, 1),
-    (2, 3),
-    (4, 5),
-    (2, 4),
-    (3, 5),
-    (0, 2),
-    (1, 3),
-    (0, 4),
-    (1, 5),
-    (0, 3),
-    (2, 5),
-    (1, 2),
-    (3, 4),
-    (0, 5),
-    (1, 4),
-];
-
 #[derive(Default)]
 struct Held {
     left: bool,
@@ -154,17 +135,23 @@ impl AggregateDemo for Platform {
         // The top's four edges bold, the struts down to the pivots thin.
         let top = [0.55, 0.85, 1.0, 1.0];
         let strut = [0.3, 0.5, 0.7, 1.0];
-        let mut out: Vec<LinkLine> = RODS
-            .iter()
-            .map(|&(a, b)| {
-                let (width, colour) = if a >= 2 && b >= 2 {
+        let mut out: Vec<LinkLine> = self
+            .world
+            .links()
+            .filter_map(|(_, link)| match link {
+                Link::Rod { a, b, .. } => Some((a, b)),
+                _ => None,
+            })
+            .map(|(a, b)| {
+                // Particles 0 and 1 are the pivots; the rest form the top.
+                let (width, colour) = if a.index() >= 2 && b.index() >= 2 {
                     (6.0, top)
                 } else {
                     (2.0, strut)
                 };
                 [
-                    Attach::particle(self.particles[a], width, colour),
-                    Attach::particle(self.particles[b], width, colour),
+                    Attach::particle(a, width, colour),
+                    Attach::particle(b, width, colour),
                 ]
             })
             .collect();
