@@ -20,14 +20,14 @@
 
 mod common;
 
-use common::aggregate::{self, box_outline, ground_grid, AggregateDemo, Attach, LinkLine};
+use common::aggregate::{self, box_outline, ground_grid, AggregateDemo, Attach, Held, LinkLine};
 use common::{segment, BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
 use wgphys::aggregate::{AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{Backend, ColliderShape};
 use wgphys::scenes;
-use winit::keyboard::{Key, NamedKey};
+use winit::keyboard::Key;
 
 /// Sideways push on the head, m/s² (the blob's gravity is 0.4 g = 3.9 m/s²).
 const PUSH_SIDEWAYS: f32 = 40.0;
@@ -39,23 +39,17 @@ const PUSH_DOWN: f32 = 20.0;
 /// The headless player's hops: (start, end of the upward push, end of the sideways push), s.
 const HOPS: &[(f32, f32, f32)] = &[(0.8, 1.25, 1.7), (2.1, 2.55, 3.0)];
 
-#[derive(Clone, Copy, Default, PartialEq)]
-struct Held {
-    left: bool,
-    right: bool,
-    up: bool,
-    down: bool,
-}
-
-impl Held {
-    fn push(self) -> Vec3 {
-        let axis = |plus: bool, minus: bool| f32::from(u8::from(plus)) - f32::from(u8::from(minus));
-        Vec3::new(
-            axis(self.right, self.left) * PUSH_SIDEWAYS,
-            f32::from(u8::from(self.up)) * PUSH_UP - f32::from(u8::from(self.down)) * PUSH_DOWN,
-            0.0,
-        )
-    }
+/// The head's push for the held keys (up and down push vertically).
+fn push(held: Held) -> Vec3 {
+    let (sideways, down) = held.axes();
+    let vertical = if down < 0.0 {
+        PUSH_UP
+    } else if down > 0.0 {
+        -PUSH_DOWN
+    } else {
+        0.0
+    };
+    Vec3::new(sideways * PUSH_SIDEWAYS, vertical, 0.0)
 }
 
 struct Blob {
@@ -78,7 +72,7 @@ impl Blob {
         for &(start, hop_end, end) in HOPS {
             if (start..end).contains(&t) {
                 held.right = true;
-                held.up = t < hop_end;
+                held.forward = t < hop_end;
             }
         }
         held
@@ -86,7 +80,7 @@ impl Blob {
 
     /// Makes the head's push match the keys: the head's own acceleration is the push.
     fn apply_push(&mut self) -> wgphys::Result<()> {
-        let want = self.held.push();
+        let want = push(self.held);
         if want != self.push {
             self.world.set_acceleration(self.particles[0], want)?;
             self.push = want;
@@ -178,21 +172,7 @@ impl AggregateDemo for Blob {
     }
 
     fn key(&mut self, key: &Key, pressed: bool) -> wgphys::Result<()> {
-        let h = &mut self.held;
-        match key {
-            Key::Named(NamedKey::ArrowLeft) => h.left = pressed,
-            Key::Named(NamedKey::ArrowRight) => h.right = pressed,
-            Key::Named(NamedKey::ArrowUp) | Key::Named(NamedKey::Space) => h.up = pressed,
-            Key::Named(NamedKey::ArrowDown) => h.down = pressed,
-            Key::Character(c) => match c.to_ascii_lowercase().as_str() {
-                "a" => h.left = pressed,
-                "d" => h.right = pressed,
-                "w" | " " => h.up = pressed,
-                "s" => h.down = pressed,
-                _ => {}
-            },
-            _ => {}
-        }
+        self.held.set(key, pressed);
         Ok(())
     }
 
@@ -201,7 +181,7 @@ impl AggregateDemo for Blob {
     }
 
     fn title(&self) -> String {
-        let a = self.held.push();
+        let a = push(self.held);
         format!("push ({:.0}, {:.0}) m/s² on the head", a.x, a.y)
     }
 

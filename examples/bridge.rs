@@ -20,14 +20,14 @@
 
 mod common;
 
-use common::aggregate::{self, deck_weights, ground_grid, AggregateDemo, Attach, LinkLine};
+use common::aggregate::{self, deck_weights, ground_grid, AggregateDemo, Attach, Held, LinkLine};
 use common::{segment, BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
 use wgphys::aggregate::{AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::Backend;
 use wgphys::scenes::{self, aggregate::load_deck};
-use winit::keyboard::{Key, NamedKey};
+use winit::keyboard::Key;
 
 /// The deck's column x positions (pairs of particles, as `scenes::aggregate::bridge` builds them).
 const XS: [f32; 6] = [-5.0, -3.0, -1.0, 1.0, 3.0, 5.0];
@@ -45,14 +45,6 @@ const SPEED: (f32, f32) = (2.5, 1.2);
 /// Where `scenes::aggregate::bridge` anchors the cable of deck particle `i`.
 fn support_anchor(i: usize) -> Vec3 {
     Vec3::new((i / 2) as f32 * 2.2 - 5.5, 6.0, (i % 2) as f32 * 1.6 - 0.8)
-}
-
-#[derive(Default)]
-struct Held {
-    left: bool,
-    right: bool,
-    forward: bool,
-    back: bool,
 }
 
 struct Bridge {
@@ -80,8 +72,7 @@ impl Bridge {
             self.z = 0.0;
             return;
         }
-        let along = f32::from(u8::from(self.held.right)) - f32::from(u8::from(self.held.left));
-        let across = f32::from(u8::from(self.held.back)) - f32::from(u8::from(self.held.forward));
+        let (along, across) = self.held.axes();
         self.x = (self.x + along * SPEED.0 * dt).clamp(XS[0], XS[5]);
         self.z = (self.z + across * SPEED.1 * dt).clamp(-1.0, 1.0);
     }
@@ -199,21 +190,7 @@ impl AggregateDemo for Bridge {
     }
 
     fn key(&mut self, key: &Key, pressed: bool) -> wgphys::Result<()> {
-        let h = &mut self.held;
-        match key {
-            Key::Named(NamedKey::ArrowLeft) => h.left = pressed,
-            Key::Named(NamedKey::ArrowRight) => h.right = pressed,
-            Key::Named(NamedKey::ArrowUp) => h.forward = pressed,
-            Key::Named(NamedKey::ArrowDown) => h.back = pressed,
-            Key::Character(c) => match c.to_ascii_lowercase().as_str() {
-                "a" => h.left = pressed,
-                "d" => h.right = pressed,
-                "w" => h.forward = pressed,
-                "s" => h.back = pressed,
-                _ => {}
-            },
-            _ => {}
-        }
+        self.held.set(key, pressed);
         Ok(())
     }
 

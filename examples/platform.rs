@@ -19,14 +19,14 @@
 
 mod common;
 
-use common::aggregate::{self, deck_weights, ground_grid, AggregateDemo, Attach, LinkLine};
+use common::aggregate::{self, deck_weights, ground_grid, AggregateDemo, Attach, Held, LinkLine};
 use common::{BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
 use wgphys::aggregate::{AggregateWorld, Link, ParticleId};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::Backend;
 use wgphys::scenes::{self, aggregate::load_deck};
-use winit::keyboard::{Key, NamedKey};
+use winit::keyboard::Key;
 
 /// The x of the platform's two columns of movable particles (2, 3 at -3; 4, 5 at +4).
 const XS: [f32; 2] = [-3.0, 4.0];
@@ -40,14 +40,6 @@ const MASS_RADIUS: f32 = 0.3;
 const PARTICLE_RADIUS: f32 = 0.2;
 /// Speed of the mass along and across the platform, m/s.
 const SPEED: (f32, f32) = (2.5, 1.2);
-#[derive(Default)]
-struct Held {
-    left: bool,
-    right: bool,
-    forward: bool,
-    back: bool,
-}
-
 struct Platform {
     world: AggregateWorld,
     particles: Vec<ParticleId>,
@@ -74,8 +66,7 @@ impl Platform {
             return;
         }
         let dt = scenes::DT;
-        let along = f32::from(u8::from(self.held.right)) - f32::from(u8::from(self.held.left));
-        let across = f32::from(u8::from(self.held.back)) - f32::from(u8::from(self.held.forward));
+        let (along, across) = self.held.axes();
         self.x = (self.x + along * SPEED.0 * dt).clamp(XS[0], XS[1]);
         self.z = (self.z + across * SPEED.1 * dt).clamp(-1.0, 1.0);
     }
@@ -195,21 +186,7 @@ impl AggregateDemo for Platform {
     }
 
     fn key(&mut self, key: &Key, pressed: bool) -> wgphys::Result<()> {
-        let h = &mut self.held;
-        match key {
-            Key::Named(NamedKey::ArrowLeft) => h.left = pressed,
-            Key::Named(NamedKey::ArrowRight) => h.right = pressed,
-            Key::Named(NamedKey::ArrowUp) => h.forward = pressed,
-            Key::Named(NamedKey::ArrowDown) => h.back = pressed,
-            Key::Character(c) => match c.to_ascii_lowercase().as_str() {
-                "a" => h.left = pressed,
-                "d" => h.right = pressed,
-                "w" => h.forward = pressed,
-                "s" => h.back = pressed,
-                _ => {}
-            },
-            _ => {}
-        }
+        self.held.set(key, pressed);
         Ok(())
     }
 

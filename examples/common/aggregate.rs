@@ -15,7 +15,7 @@ use glam::{Mat4, Vec3, Vec4};
 use wgphys::aggregate::{AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{Collider, ColliderShape, RenderBuffers};
-use winit::keyboard::Key;
+use winit::keyboard::{Key, NamedKey};
 
 use super::{segment, App, BoxError, LineVertex, OrbitCamera};
 
@@ -903,4 +903,44 @@ fn upload<T: bytemuck::Pod>(
     };
     queue.write_buffer(&buffer, 0, bytes);
     Some((buffer, items.len() as u32))
+}
+
+/// Direction keys held down: arrows or WASD (Space counts as up/forward), shared by the
+/// interactive aggregate demos.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Held {
+    /// Left arrow or A.
+    pub left: bool,
+    /// Right arrow or D.
+    pub right: bool,
+    /// Up arrow, W or Space.
+    pub forward: bool,
+    /// Down arrow or S.
+    pub back: bool,
+}
+
+impl Held {
+    /// Records a key press or release; other keys are ignored.
+    pub fn set(&mut self, key: &Key, pressed: bool) {
+        match key {
+            Key::Named(NamedKey::ArrowLeft) => self.left = pressed,
+            Key::Named(NamedKey::ArrowRight) => self.right = pressed,
+            Key::Named(NamedKey::ArrowUp) | Key::Named(NamedKey::Space) => self.forward = pressed,
+            Key::Named(NamedKey::ArrowDown) => self.back = pressed,
+            Key::Character(c) => match c.to_ascii_lowercase().as_str() {
+                "a" => self.left = pressed,
+                "d" => self.right = pressed,
+                "w" | " " => self.forward = pressed,
+                "s" => self.back = pressed,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
+    /// (right − left, back − forward) as −1, 0 or 1 each.
+    pub fn axes(self) -> (f32, f32) {
+        let f = |b: bool| f32::from(u8::from(b));
+        (f(self.right) - f(self.left), f(self.back) - f(self.forward))
+    }
 }
