@@ -27,6 +27,7 @@ pub mod fireworks;
 pub mod gpu;
 pub mod grid;
 pub mod particles;
+pub mod rigid;
 pub mod rng;
 pub mod scenes;
 

@@ -51,5 +51,6 @@ pub fn all_shaders() -> Vec<(&'static str, String)> {
         ("sort", crate::gpu::sort::shader_source()),
         ("grid", crate::grid::gpu::shader_source()),
         ("aggregate", crate::aggregate::gpu::shader_source()),
+        ("rigid", crate::rigid::gpu::shader_source()),
     ]
 }

@@ -1,0 +1,1 @@
+// Stage file broad.wgsl: filled by its stage.

@@ -1,0 +1,1 @@
+// Stage file ccd.wgsl: filled by its stage.

@@ -1,0 +1,49 @@
+// Stage `rigid_integrate`: one thread per body, the book's order (catalogue §7): last-frame
+// acceleration, angular acceleration from the world inverse inertia, velocities, damping as
+// d^dt, position from the *new* velocity, orientation by addScaledVector, then the derived data
+// (normalized orientation, world inverse inertia) and cleared accumulators. Sleeping and static
+// bodies keep their state; kinematic bodies move by their velocity only.
+// CPU twin: src/rigid/cpu.rs `rigid_integrate`.
+
+/// R·I⁻¹·Rᵀ as three columns.
+fn world_inverse_inertia(q: vec4<f32>, inv_body: array<vec4<f32>, 3>) -> array<vec4<f32>, 3> {
+    let r = quat_to_mat3(q);
+    let m = r * mat3_cols(inv_body) * transpose(r);
+    return array<vec4<f32>, 3>(vec4<f32>(m[0], 0.0), vec4<f32>(m[1], 0.0), vec4<f32>(m[2], 0.0));
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn rigid_integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= params.body_count) {
+        return;
+    }
+    var b = bodies[i];
+    if (b.kind == BODY_STATIC || b.awake == 0u) {
+        bodies[i].force = vec4<f32>(0.0);
+        bodies[i].torque = vec4<f32>(0.0);
+        return;
+    }
+    let dt = params.dt;
+    var v = b.lin_vel.xyz;
+    var w = b.ang_vel.xyz;
+    if (b.kind == BODY_DYNAMIC) {
+        let last_acc = b.acc.xyz + b.force.xyz * b.pos.w;
+        let ang_acc = mat3_cols(b.inv_inertia_world) * b.torque.xyz;
+        v = v + last_acc * dt;
+        w = w + ang_acc * dt;
+        v = v * pow(b.lin_vel.w, dt);
+        w = w * pow(b.ang_vel.w, dt);
+        b.last_acc = vec4<f32>(last_acc, b.last_acc.w);
+    }
+    let p = b.pos.xyz + v * dt;
+    let q = quat_normalize(quat_add_scaled(b.orient, w, dt));
+    b.pos = vec4<f32>(p, b.pos.w);
+    b.orient = q;
+    b.lin_vel = vec4<f32>(v, b.lin_vel.w);
+    b.ang_vel = vec4<f32>(w, b.ang_vel.w);
+    b.inv_inertia_world = world_inverse_inertia(q, b.inv_inertia);
+    b.force = vec4<f32>(0.0);
+    b.torque = vec4<f32>(0.0);
+    bodies[i] = b;
+}

@@ -1,0 +1,1 @@
+// Stage file narrow.wgsl: filled by its stage.

@@ -1,0 +1,1 @@
+// Stage file solve.wgsl: filled by its stage.

@@ -1,0 +1,87 @@
+// Rigid-domain structs. Mirrored by src/rigid/types.rs (read its conventions); tests/layout.rs
+// checks them.
+
+/// A rigid body: 256 bytes.
+struct Body {
+    pos: vec4<f32>,
+    orient: vec4<f32>,
+    lin_vel: vec4<f32>,
+    ang_vel: vec4<f32>,
+    inv_inertia: array<vec4<f32>, 3>,
+    inv_inertia_world: array<vec4<f32>, 3>,
+    force: vec4<f32>,
+    torque: vec4<f32>,
+    acc: vec4<f32>,
+    last_acc: vec4<f32>,
+    kind: u32,
+    awake: u32,
+    can_sleep: u32,
+    flags: u32,
+}
+
+/// A collision primitive: 80 bytes.
+struct Shape {
+    kind: u32,
+    body: u32,
+    group: u32,
+    mask: u32,
+    offset_pos: vec4<f32>,
+    offset_rot: vec4<f32>,
+    dims: vec4<f32>,
+    material: vec4<f32>,
+}
+
+/// The contacts of one shape pair: 224 bytes.
+struct Manifold {
+    body_a: u32,
+    body_b: u32,
+    count: u32,
+    colour: u32,
+    shape_a: u32,
+    shape_b: u32,
+    _pad0: u32,
+    _pad1: u32,
+    normal: vec4<f32>,
+    material: vec4<f32>,
+    points: array<vec4<f32>, 4>,
+    features: vec4<u32>,
+    impulses: array<vec4<f32>, 4>,
+}
+
+/// Per-step uniform block: 128 bytes.
+struct RigidParams {
+    dt: f32,
+    body_count: u32,
+    shape_count: u32,
+    pair_capacity: u32,
+    velocity_iterations: u32,
+    position_iterations: u32,
+    large_count: u32,
+    combine_friction: u32,
+    combine_restitution: u32,
+    restitution_cutoff: f32,
+    inv_cell_size: f32,
+    table_mask: u32,
+    contact_margin: f32,
+    angular_limit: f32,
+    position_relax: f32,
+    position_slop: f32,
+    sleep_epsilon: f32,
+    sleep_bias: f32,
+    step: u32,
+    warm_start: u32,
+    substeps: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    _pad3: vec4<u32>,
+    _pad4: vec4<u32>,
+}
+
+/// Per-dispatch solver uniform (group 1, dynamic offset): 16 bytes.
+struct Pass {
+    colour: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}

@@ -1,0 +1,234 @@
+//! `#[repr(C)]` mirrors of `shaders/rigid/types.wgsl`, the one Rust home of the rigid domain's
+//! GPU structs; `tests/layout.rs` checks every offset and size against naga's view of the WGSL.
+//!
+//! Conventions shared by every rigid stage, CPU and GPU:
+//! - quaternions are `(x, y, z, w)` in a `Vec4`, unit length after `rigid_integrate`;
+//! - a manifold's normal points **from body b to body a** (the direction that pushes body a out),
+//!   the book's code convention (catalogue §10); penetration is positive when overlapping;
+//! - body index [`NONE`] means "the static world" (no body); static bodies have inverse mass 0
+//!   and a zero inverse inertia.
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec4;
+
+/// "No body / no shape".
+pub const NONE: u32 = u32::MAX;
+/// Threads per workgroup of every rigid kernel (emitted into the WGSL prelude).
+pub const RIGID_WG: u32 = 64;
+/// Contact points a manifold holds (box–plane and box–box faces give four).
+pub const MAX_POINTS: u32 = 4;
+/// The most manifold colours (solver batches); more is reported in the counters.
+pub const MAX_COLOURS: u32 = 32;
+
+/// Body kinds (`GpuBody::kind`).
+pub mod body_kind {
+    /// Moved by forces and contacts.
+    pub const DYNAMIC: u32 = 0;
+    /// Never moves; infinite mass.
+    pub const STATIC: u32 = 1;
+    /// Moved by its velocity only; infinite mass for contacts.
+    pub const KINEMATIC: u32 = 2;
+}
+
+/// Shape kinds (`GpuShape::kind`).
+pub mod shape_kind {
+    /// `dims.x` radius.
+    pub const SPHERE: u32 = 1;
+    /// `dims.xyz` half extents.
+    pub const BOX: u32 = 2;
+    /// `dims.x` radius, `dims.y` half the segment length; the segment runs along local y.
+    pub const CAPSULE: u32 = 3;
+    /// Solid below the plane: `dims.xyz` unit normal, `dims.w` offset (points p with
+    /// p·n <= offset are inside), in the owning body's frame. Static bodies only.
+    pub const HALF_SPACE: u32 = 4;
+    /// Two-sided thin plane, same parameters as [`HALF_SPACE`]. Static bodies only.
+    pub const PLANE: u32 = 5;
+}
+
+/// Indices into the `counters` buffer (u32 words).
+pub mod counter {
+    /// Pairs the broad phase wrote (at most the pair capacity).
+    pub const PAIRS: usize = 0;
+    /// Pairs the broad phase found; above the capacity means overflow (grow and step again).
+    pub const PAIRS_WANTED: usize = 1;
+    /// Colours the colouring used.
+    pub const COLOURS: usize = 2;
+    /// Manifolds left uncoloured after [`super::MAX_COLOURS`] rounds (0 unless overflowed).
+    pub const UNCOLOURED: usize = 3;
+    /// Manifolds with at least one point.
+    pub const MANIFOLDS: usize = 4;
+    /// Bodies awake after the sleep stage.
+    pub const AWAKE: usize = 5;
+    /// First of `MAX_COLOURS` indirect-dispatch triples (x, 1, 1), one per colour.
+    pub const INDIRECT: usize = 16;
+    /// First of `MAX_COLOURS + 1` colour start offsets into the `order` buffer.
+    pub const COLOUR_START: usize = INDIRECT + 3 * super::MAX_COLOURS as usize;
+    /// Words in the counters buffer.
+    pub const LEN: usize = 256;
+}
+
+/// A rigid body. 256 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuBody {
+    /// Position of the centre of mass (xyz); inverse mass (w), 0 for static and kinematic.
+    pub pos: Vec4,
+    /// Orientation quaternion (x, y, z, w).
+    pub orient: Vec4,
+    /// Linear velocity (xyz); linear damping (w): the fraction of velocity kept per second.
+    pub lin_vel: Vec4,
+    /// Angular velocity in world space (xyz); angular damping (w), as the linear one.
+    pub ang_vel: Vec4,
+    /// Inverse inertia tensor in body space, columns (xyz; w 0).
+    pub inv_inertia: [Vec4; 3],
+    /// Inverse inertia tensor in world space R·I⁻¹·Rᵀ, columns; derived by `rigid_integrate`.
+    pub inv_inertia_world: [Vec4; 3],
+    /// Force accumulator (xyz, world), cleared by `rigid_integrate`.
+    pub force: Vec4,
+    /// Torque accumulator (xyz, world), cleared by `rigid_integrate`.
+    pub torque: Vec4,
+    /// Constant acceleration such as gravity (xyz); w unused.
+    pub acc: Vec4,
+    /// Last step's acceleration acc + force/m (xyz), for the resting-contact fix; recency-weighted
+    /// motion for sleeping (w).
+    pub last_acc: Vec4,
+    /// [`body_kind`].
+    pub kind: u32,
+    /// 1 awake, 0 asleep.
+    pub awake: u32,
+    /// 1 when the body may fall asleep.
+    pub can_sleep: u32,
+    /// Bit 0: continuous collision (sphere sweep) for this body.
+    pub flags: u32,
+}
+
+/// One collision primitive attached to a body. 80 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuShape {
+    /// [`shape_kind`]; 0 marks a removed shape.
+    pub kind: u32,
+    /// Owning body.
+    pub body: u32,
+    /// Collision group bits: two shapes collide when `(a.group & b.mask) != 0` and vice versa.
+    pub group: u32,
+    /// Collision mask bits.
+    pub mask: u32,
+    /// Offset of the shape in its body's frame (xyz); w unused.
+    pub offset_pos: Vec4,
+    /// Rotation of the shape in its body's frame (quaternion).
+    pub offset_rot: Vec4,
+    /// Dimensions, per [`shape_kind`].
+    pub dims: Vec4,
+    /// Friction (x), restitution (y); zw unused.
+    pub material: Vec4,
+}
+
+/// One manifold: the contacts between one pair of shapes, in the pair's slot. 224 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuManifold {
+    /// First body ([`NONE`] for the world).
+    pub body_a: u32,
+    /// Second body ([`NONE`] for the world).
+    pub body_b: u32,
+    /// Points in use, 0..=[`MAX_POINTS`].
+    pub count: u32,
+    /// Solver colour (batch), or [`NONE`] before colouring / when it needs no solving.
+    pub colour: u32,
+    /// First shape.
+    pub shape_a: u32,
+    /// Second shape.
+    pub shape_b: u32,
+    /// Padding.
+    pub _pad0: u32,
+    /// Padding.
+    pub _pad1: u32,
+    /// Unit normal from b to a (pushes a out), xyz; combined friction (w).
+    pub normal: Vec4,
+    /// Combined restitution (x); yzw unused.
+    pub material: Vec4,
+    /// World contact point (xyz) and penetration (w, positive when overlapping) per point.
+    pub points: [Vec4; 4],
+    /// Feature id per point (which vertex/edge/face pair made it), for warm-start matching.
+    pub features: [u32; 4],
+    /// Accumulated impulse per point in the contact basis: normal (x), tangents (y, z); w unused.
+    pub impulses: [Vec4; 4],
+}
+
+/// Per-step uniform block of the rigid world. 128 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuRigidParams {
+    /// Step (or substep) length, seconds.
+    pub dt: f32,
+    /// Body slots in use.
+    pub body_count: u32,
+    /// Shape slots in use.
+    pub shape_count: u32,
+    /// Pair (and manifold) slots.
+    pub pair_capacity: u32,
+    /// Velocity iterations per (sub)step.
+    pub velocity_iterations: u32,
+    /// Position iterations per (sub)step.
+    pub position_iterations: u32,
+    /// Large shapes (planes, half-spaces, shapes bigger than a grid cell) in the `large` list.
+    pub large_count: u32,
+    /// Friction combine rule (see `Combine`).
+    pub combine_friction: u32,
+    /// Restitution combine rule.
+    pub combine_restitution: u32,
+    /// Closing speeds below this get no restitution (the book's velocity limit, 0.25 m/s).
+    pub restitution_cutoff: f32,
+    /// 1 / grid cell size.
+    pub inv_cell_size: f32,
+    /// Grid hash table size − 1.
+    pub table_mask: u32,
+    /// Contacts are generated within this distance (pessimistic margin, book §13).
+    pub contact_margin: f32,
+    /// Largest rotation, in radians times the contact arm, that position projection applies
+    /// (the book's angular limit).
+    pub angular_limit: f32,
+    /// Fraction of the penetration removed per position iteration, 0..=1.
+    pub position_relax: f32,
+    /// Penetration tolerated without correction (metres).
+    pub position_slop: f32,
+    /// Recency-weighted motion below this puts a body to sleep.
+    pub sleep_epsilon: f32,
+    /// baseBias^dt: the weight of the old motion in the recency-weighted average.
+    pub sleep_bias: f32,
+    /// Step counter (for hashing).
+    pub step: u32,
+    /// 1 when warm starting is on.
+    pub warm_start: u32,
+    /// Substeps per step (each runs integrate, solve velocities, solve positions).
+    pub substeps: u32,
+    /// Padding.
+    pub _pad0: u32,
+    /// Padding.
+    pub _pad1: u32,
+    /// Padding.
+    pub _pad2: u32,
+    /// Padding.
+    pub _pad3: [u32; 4],
+    /// Padding.
+    pub _pad4: [u32; 4],
+}
+
+/// Per-dispatch uniform of the solver passes (group 1, dynamic offset, one record per colour
+/// every [`PASS_STRIDE`] bytes): which colour a solver dispatch works on. 16 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuPass {
+    /// Colour (batch) this dispatch solves.
+    pub colour: u32,
+    /// Padding.
+    pub _pad0: u32,
+    /// Padding.
+    pub _pad1: u32,
+    /// Padding.
+    pub _pad2: u32,
+}
+
+/// Byte stride of the [`GpuPass`] records (the minimum uniform offset alignment WebGPU allows).
+pub const PASS_STRIDE: u64 = 256;
