@@ -20,6 +20,7 @@
 
 pub mod broad;
 pub mod ccd;
+pub mod cpu;
 pub mod gpu;
 pub mod inertia;
 pub mod material;

@@ -1,0 +1,159 @@
+//! Per-stage parity of the rigid stages the world owns (`rigid_integrate`, `wake_mark`,
+//! `wake_apply`, `sleep`): seeded random bodies, run on the GPU and on the CPU twin, compared
+//! field by field with named tolerances. Also the smallest use of the pass runner
+//! (`GpuRigid::run`), which the other rigid parity tests share.
+
+mod common;
+
+use common::{gpu, Rng};
+use glam::{Vec3, Vec4};
+use wgphys::grid::GridSpec;
+use wgphys::rigid::cpu;
+use wgphys::rigid::gpu::{GpuRigid, GpuRigidSizes, Pass};
+use wgphys::rigid::math::{cols_of, quat_normalize};
+use wgphys::rigid::types::*;
+
+/// Relative tolerance of one integration step (a few ulps through pow, normalize and R·I·Rᵀ).
+const STEP_TOL: f32 = 2e-6;
+
+fn random_body(rng: &mut Rng, i: u32) -> GpuBody {
+    let mut v = || rng.vec3(-5.0, 5.0);
+    let q = quat_normalize(v().extend(1.0));
+    let inertia = glam::Mat3::from_diagonal(Vec3::new(0.5, 1.0, 2.0));
+    let mut b = GpuBody {
+        pos: v().extend(0.5),
+        orient: q,
+        lin_vel: v().extend(0.95),
+        ang_vel: v().extend(0.8),
+        inv_inertia: cols_of(inertia),
+        force: v().extend(0.0),
+        torque: v().extend(0.0),
+        acc: Vec4::new(0.0, -9.81, 0.0, 0.0),
+        last_acc: Vec4::new(0.0, 0.0, 0.0, 1.0),
+        kind: [body_kind::DYNAMIC, body_kind::STATIC, body_kind::KINEMATIC]
+            [(i % 7).min(2) as usize],
+        awake: u32::from(i % 5 != 4),
+        can_sleep: 1,
+        flags: 0,
+        ..Default::default()
+    };
+    b.inv_inertia_world = cpu::world_inverse_inertia(b.orient, &b.inv_inertia);
+    b
+}
+
+fn sizes(bodies: u32) -> GpuRigidSizes {
+    GpuRigidSizes {
+        bodies,
+        shapes: 16,
+        pairs: bodies,
+        solver_words: 64,
+        pair_scratch_words: 64,
+        grid: GridSpec::new(1.0, 64).expect("grid"),
+    }
+}
+
+fn assert_close(what: &str, i: usize, g: Vec4, c: Vec4) {
+    let scale = c.abs().max_element().max(1.0);
+    assert!(
+        (g - c).abs().max_element() <= STEP_TOL * scale,
+        "body {i} field {what}: gpu {g:?} cpu {c:?}"
+    );
+}
+
+#[test]
+fn rigid_integrate_matches_the_cpu_twin() {
+    let mut rng = Rng::new(7);
+    for n in [1u32, 63, 1000] {
+        let bodies: Vec<GpuBody> = (0..n).map(|i| random_body(&mut rng, i)).collect();
+        let params = GpuRigidParams {
+            dt: 1.0 / 60.0,
+            body_count: n,
+            ..Default::default()
+        };
+        let mut g = GpuRigid::new(&gpu(), sizes(n)).expect("gpu backend");
+        g.write(&g.params, &[params]);
+        g.write(&g.bodies, &bodies);
+        g.run(&[Pass::over("rigid_integrate", n)]).expect("run");
+        let got: Vec<GpuBody> = g.read(&g.bodies, n as usize).expect("read");
+        let mut want = bodies.clone();
+        cpu::rigid_integrate(&params, &mut want, &mut vec![0; n as usize]);
+        for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+            assert_close("pos", i, a.pos, b.pos);
+            assert_close("orient", i, a.orient, b.orient);
+            assert_close("lin_vel", i, a.lin_vel, b.lin_vel);
+            assert_close("ang_vel", i, a.ang_vel, b.ang_vel);
+            assert_close("last_acc", i, a.last_acc, b.last_acc);
+            for k in 0..3 {
+                assert_close(
+                    "inv_inertia_world",
+                    i,
+                    a.inv_inertia_world[k],
+                    b.inv_inertia_world[k],
+                );
+            }
+            assert_eq!(a.force, Vec4::ZERO, "body {i}: force accumulator cleared");
+        }
+    }
+}
+
+#[test]
+fn wake_and_sleep_match_the_cpu_twin() {
+    let mut rng = Rng::new(11);
+    let n = 300u32;
+    let mut bodies: Vec<GpuBody> = (0..n).map(|i| random_body(&mut rng, i)).collect();
+    for b in bodies.iter_mut().step_by(3) {
+        b.lin_vel = Vec4::new(0.01, 0.0, 0.0, b.lin_vel.w);
+        b.ang_vel = Vec4::new(0.0, 0.0, 0.0, b.ang_vel.w);
+        b.last_acc.w = 0.01;
+    }
+    // A chain of manifolds between random bodies.
+    let manifolds: Vec<GpuManifold> = (0..n)
+        .map(|k| GpuManifold {
+            body_a: k,
+            body_b: (k * 7 + 3) % n,
+            count: k % 2,
+            ..Default::default()
+        })
+        .collect();
+    let params = GpuRigidParams {
+        dt: 1.0 / 60.0,
+        body_count: n,
+        pair_capacity: n,
+        sleep_epsilon: 0.3,
+        sleep_bias: 0.5f32.powf(1.0 / 60.0),
+        ..Default::default()
+    };
+    let mut g = GpuRigid::new(&gpu(), sizes(n)).expect("gpu backend");
+    let mut counters = vec![0u32; counter::LEN];
+    counters[counter::PAIRS] = n;
+    g.write(&g.params, &[params]);
+    g.write(&g.bodies, &bodies);
+    g.write(&g.manifolds, &manifolds);
+    g.write(&g.counters, &counters);
+    g.write(&g.claims, &vec![0u32; n as usize]);
+    g.run(&[
+        Pass::over("wake_mark", n),
+        Pass::over("wake_apply", n),
+        Pass::over("sleep", n),
+    ])
+    .expect("run");
+    let got: Vec<GpuBody> = g.read(&g.bodies, n as usize).expect("read");
+    let got_counters: Vec<u32> = g.read(&g.counters, counter::LEN).expect("read");
+    let mut claims = vec![0u32; n as usize];
+    cpu::wake_mark(&params, &bodies, &manifolds, n, &mut claims);
+    cpu::wake_apply(&params, &mut bodies, &claims);
+    let awake = cpu::sleep(&params, &mut bodies);
+    assert!(claims.iter().any(|&c| c != 0), "the scene wakes someone");
+    assert!(
+        bodies
+            .iter()
+            .any(|b| b.kind == body_kind::DYNAMIC && b.awake == 0),
+        "and someone sleeps"
+    );
+    assert_eq!(got_counters[counter::AWAKE], awake, "awake count");
+    for (i, (a, b)) in got.iter().zip(&bodies).enumerate() {
+        assert_eq!(a.awake, b.awake, "body {i} awake");
+        assert_close("lin_vel", i, a.lin_vel, b.lin_vel);
+        assert_close("last_acc (motion)", i, a.last_acc, b.last_acc);
+    }
+}
