@@ -84,7 +84,8 @@ pub const BINDINGS: &[BindingDecl] = &[
 ];
 
 /// The group-1 declaration: the per-colour pass uniform, bound with a dynamic offset.
-const PASS_DECL: &str = "@group(1) @binding(0) var<uniform> pass_info: Pass;\n";
+const PASS_DECL: &str = "@group(1) @binding(0) var<uniform> pass_info: Pass;\n\
+                         @group(1) @binding(1) var<uniform> explosion: Explosion;\n";
 
 /// The composed WGSL module of the rigid domain.
 pub fn shader_source() -> String {
@@ -119,6 +120,7 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/rigid/math.wgsl"),
             &crate::grid::gpu::common_source(),
             include_str!("../../shaders/rigid/integrate.wgsl"),
+            include_str!("../../shaders/rigid/forces.wgsl"),
             include_str!("../../shaders/rigid/broad.wgsl"),
             include_str!("../../shaders/rigid/narrow.wgsl"),
             include_str!("../../shaders/rigid/solve.wgsl"),
@@ -235,6 +237,8 @@ pub struct GpuRigid {
     /// dispatch may not read its arguments from a buffer bound as writable storage).
     pub indirect: wgpu::Buffer,
     _pass_records: wgpu::Buffer,
+    /// The explosion uniform ([`GpuExplosion`]) the `rigid_forces` stage reads.
+    pub explosion: wgpu::Buffer,
     grid: GpuGrid,
 }
 
@@ -319,16 +323,28 @@ impl GpuRigid {
         });
         let layout1 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("wgphys:bind_group_layout:rigid_pass"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: true,
-                    min_binding_size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
+                    },
+                    count: None,
                 },
-                count: None,
-            }],
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+            ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("wgphys:pipeline_layout:rigid"),
@@ -353,17 +369,29 @@ impl GpuRigid {
             })
             .collect();
         let pass_records = buffer::with_data(device, "rigid_pass_records", &records, U::UNIFORM);
+        let explosion = buffer::zeroed(
+            device,
+            "rigid_explosion",
+            size_of::<GpuExplosion>() as u64,
+            U::UNIFORM | U::COPY_DST,
+        );
         let bind1 = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgphys:bind_group:rigid_pass"),
             layout: &layout1,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &pass_records,
-                    offset: 0,
-                    size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
-                }),
-            }],
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &pass_records,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
+                    }),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: explosion.as_entire_binding(),
+                },
+            ],
         });
         let z = |name: &str, bytes: u64| buffer::zeroed(device, name, bytes, STATE);
         let bodies = z("rigid_bodies", body_bytes);
@@ -433,6 +461,7 @@ impl GpuRigid {
             pair_scratch,
             indirect,
             _pass_records: pass_records,
+            explosion,
             grid,
         })
     }
