@@ -203,7 +203,10 @@ pub struct GpuRigid {
     pipeline_layout: wgpu::PipelineLayout,
     layout0: wgpu::BindGroupLayout,
     pipelines: HashMap<&'static str, wgpu::ComputePipeline>,
-    bind0: wgpu::BindGroup,
+    /// Group 0 twice: [0] binds `manifolds` / `manifolds_prev` as named, [1] swapped, so the
+    /// warm-start source of a step is the previous step's output without a copy.
+    bind0: [wgpu::BindGroup; 2],
+    flip: usize,
     bind1: wgpu::BindGroup,
     /// The per-step uniform block.
     pub params: wgpu::Buffer,
@@ -413,29 +416,36 @@ impl GpuRigid {
             4 * counter::LEN as u64,
             STATE | U::INDIRECT,
         );
-        let bind0 = Self::make_bind0(
-            device,
-            &layout0,
-            &[
-                &params,
-                &bodies,
-                &shapes,
-                &shape_pos,
-                &shape_xf,
-                &large,
-                &pairs,
-                &counters,
-                &manifolds,
-                &manifolds_prev,
-                &solver,
-                &claims,
-                &order,
-                grid.sorted_index(),
-                grid.cell_start(),
-                grid.cell_end(),
-                &pair_scratch,
-            ],
-        );
+        let bind0 = [false, true].map(|swap| {
+            let (m, prev) = if swap {
+                (&manifolds_prev, &manifolds)
+            } else {
+                (&manifolds, &manifolds_prev)
+            };
+            Self::make_bind0(
+                device,
+                &layout0,
+                &[
+                    &params,
+                    &bodies,
+                    &shapes,
+                    &shape_pos,
+                    &shape_xf,
+                    &large,
+                    &pairs,
+                    &counters,
+                    m,
+                    prev,
+                    &solver,
+                    &claims,
+                    &order,
+                    grid.sorted_index(),
+                    grid.cell_start(),
+                    grid.cell_end(),
+                    &pair_scratch,
+                ],
+            )
+        });
         Ok(Self {
             ctx: ctx.clone(),
             sizes,
@@ -444,6 +454,7 @@ impl GpuRigid {
             layout0,
             pipelines: HashMap::new(),
             bind0,
+            flip: 0,
             bind1,
             params,
             bodies,
@@ -530,7 +541,7 @@ impl GpuRigid {
                 timestamp_writes: None,
             });
             pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &self.bind0, &[]);
+            pass.set_bind_group(0, &self.bind0[self.flip], &[]);
             let offset = (p.colour.min(MAX_COLOURS - 1) as u64 * PASS_STRIDE) as u32;
             pass.set_bind_group(1, &self.bind1, &[offset]);
             match p.dispatch {
@@ -558,16 +569,20 @@ impl GpuRigid {
         );
     }
 
-    /// Copies this step's manifolds into `manifolds_prev` (the warm-start source of the next
-    /// step).
-    pub fn record_manifold_copy(&self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.copy_buffer_to_buffer(
-            &self.manifolds,
-            0,
-            &self.manifolds_prev,
-            0,
-            self.manifolds.size(),
-        );
+    /// Swaps the roles of `manifolds` and `manifolds_prev` for the passes recorded next: call
+    /// once per (sub)step, before its narrow phase, so the solver warm-starts from the previous
+    /// (sub)step's manifolds.
+    pub fn flip_manifolds(&mut self) {
+        self.flip ^= 1;
+    }
+
+    /// The buffer the passes recorded next see as `manifolds` (this step's output).
+    pub fn current_manifolds(&self) -> &wgpu::Buffer {
+        if self.flip == 0 {
+            &self.manifolds
+        } else {
+            &self.manifolds_prev
+        }
     }
 
     /// Records a grid build over the first `n` shape centres.

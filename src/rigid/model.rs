@@ -114,11 +114,11 @@ impl Shape {
     pub fn inertia(&self, mass: f32) -> Mat3 {
         match *self {
             Shape::Sphere { radius } => super::inertia::solid_sphere(mass, radius),
-            Shape::Cuboid { half_extents } => super::inertia::solid_cuboid(mass, half_extents),
+            Shape::Cuboid { half_extents } => super::inertia::cuboid(mass, half_extents),
             Shape::Capsule {
                 radius,
                 half_height,
-            } => super::inertia::solid_capsule(mass, radius, half_height),
+            } => super::inertia::capsule(mass, radius, half_height),
             Shape::HalfSpace { .. } | Shape::Plane { .. } => Mat3::ZERO,
         }
     }

@@ -5,6 +5,7 @@ use super::broad::{self, BroadPlan};
 use super::gpu::{GpuRigid, GpuRigidSizes, Pass, PassDispatch};
 use super::model::*;
 use super::types::*;
+use super::explosion::Explosion;
 use super::{ccd, cpu, narrow, solver};
 use crate::error::{Error, Result};
 use crate::grid::{CpuGrid, GridSpec};
@@ -98,6 +99,7 @@ pub struct RigidWorld {
     plan_dirty: bool,
     steps: u64,
     report: StepReport,
+    explosion: Option<(Explosion, f32)>,
     body_capacity: u32,
     shape_capacity: u32,
     pair_capacity: u32,
@@ -164,6 +166,7 @@ impl RigidWorld {
             plan_dirty: true,
             steps: 0,
             report: StepReport::default(),
+            explosion: None,
             body_capacity,
             shape_capacity,
             pair_capacity,
@@ -551,19 +554,41 @@ impl RigidWorld {
         self.replan()?;
         let params = self.params(dt);
         self.steps += 1;
+        let explosion = match &mut self.explosion {
+            Some((e, t)) => {
+                let g = e.to_gpu(*t)?;
+                *t += dt;
+                g
+            }
+            None => GpuExplosion::default(),
+        };
         let report = match &mut self.engine {
             Engine::Cpu(c) => {
                 let spec = grid_spec(self.plan.cell_size, self.shape_capacity)?;
                 let mut report = StepReport::default();
                 for _ in 0..self.config.substeps {
-                    report = cpu_step(c, &params, &spec, &self.plan, &mut self.bodies, &self.shapes)?;
+                    report = cpu_step(
+                        c,
+                        &params,
+                        &explosion,
+                        &spec,
+                        &self.plan,
+                        &mut self.bodies,
+                        &self.shapes,
+                    )?;
                 }
-                // Host-side edits already landed in the host copy; clear what integrate consumed.
                 report.step = self.steps;
                 report
             }
             Engine::Gpu(g) => {
-                gpu_step(g, &params, self.config.substeps, self.steps)?;
+                gpu_step(
+                    g,
+                    &params,
+                    &explosion,
+                    &self.plan,
+                    self.config.substeps,
+                    self.steps,
+                )?;
                 for b in &mut self.bodies {
                     // Integrate cleared the accumulators on the device; mirror that.
                     b.force = Vec4::ZERO;
@@ -582,6 +607,30 @@ impl RigidWorld {
     /// The newest step report.
     pub fn report(&self) -> StepReport {
         self.report
+    }
+
+    /// The report of the step just taken, read back now (blocking on the GPU; tests and tools).
+    ///
+    /// # Errors
+    /// GPU readback errors.
+    pub fn read_report(&mut self) -> Result<StepReport> {
+        if let Engine::Gpu(g) = &self.engine {
+            let words: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::INDIRECT)?;
+            self.report = report_from_counters(self.steps, &words);
+        }
+        Ok(self.report)
+    }
+
+    /// Sets off an explosion now (catalogue §14.3), replacing any running one; `None` stops it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for bad explosion parameters.
+    pub fn set_explosion(&mut self, explosion: Option<Explosion>) -> Result<()> {
+        if let Some(e) = &explosion {
+            e.to_gpu(0.0)?;
+        }
+        self.explosion = explosion.map(|e| (e, 0.0));
+        Ok(())
     }
 
     /// Reads every body slot (blocking on the GPU), in slot order; see [`BodyHandle::index`].
@@ -696,7 +745,211 @@ fn sizes(bodies: u32, shapes: u32, pairs: u32, cell_size: f32) -> Result<GpuRigi
         shapes,
         pairs,
         solver_words: u64::from(pairs) * u64::from(solver::solver_rows_per_manifold()),
-        pair_scratch_words: broad::pair_scratch_words(shapes),
+        pair_scratch_words: broad::pair_scratch_words(shapes, shapes),
         grid: grid_spec(cell_size, shapes)?,
     })
+}
+
+/// One CPU (sub)step: the same stages, in the same order, as [`gpu_step`].
+fn cpu_step(
+    c: &mut CpuRigid,
+    params: &GpuRigidParams,
+    explosion: &GpuExplosion,
+    spec: &GridSpec,
+    plan: &BroadPlan,
+    bodies: &mut [GpuBody],
+    shapes: &[GpuShape],
+) -> Result<StepReport> {
+    let n_shapes = shapes.len();
+    c.claims.resize(bodies.len(), 0);
+    c.shape_pos.resize(n_shapes, Vec4::ZERO);
+    c.shape_xf.resize(3 * n_shapes, Vec4::ZERO);
+    super::explosion::rigid_forces(params, explosion, bodies);
+    cpu::rigid_integrate(params, bodies, &mut c.claims);
+    ccd::ccd(params, bodies, shapes);
+    broad::shape_aabbs(params, bodies, shapes, &plan.large, &mut c.shape_pos, &mut c.shape_xf);
+    let grid = CpuGrid::build(&c.shape_pos, spec)?;
+    let input = broad::BroadInput {
+        bodies,
+        shapes,
+        shape_pos: &c.shape_pos,
+        shape_xf: &c.shape_xf,
+        shape_count: n_shapes as u32,
+    };
+    let wanted = broad::broad_pairs(params, &input, &plan.large, &grid, spec, &mut c.pairs);
+    std::mem::swap(&mut c.manifolds, &mut c.prev);
+    c.manifolds.clear();
+    c.manifolds.resize(c.pairs.len(), GpuManifold::default());
+    narrow::narrow(
+        params,
+        shapes,
+        bodies,
+        &c.shape_pos,
+        &c.shape_xf,
+        &c.pairs,
+        &mut c.manifolds,
+    );
+    let pair_count = c.pairs.len() as u32;
+    cpu::wake_mark(params, bodies, &c.manifolds, pair_count, &mut c.claims);
+    cpu::wake_apply(params, bodies, &c.claims);
+    let solved = solver::solve(params, bodies, &mut c.manifolds, &c.prev);
+    let awake = cpu::sleep(params, bodies);
+    Ok(StepReport {
+        step: 0,
+        pairs: pair_count,
+        pairs_wanted: wanted,
+        manifolds: solved.manifolds,
+        colours: solved.colours,
+        uncoloured: solved.uncoloured,
+        awake,
+    })
+}
+
+/// Records one step (all substeps) into one encoder and submits it; nothing is read back but
+/// the counters, asynchronously.
+fn gpu_step(
+    g: &mut GpuEngine,
+    params: &GpuRigidParams,
+    explosion: &GpuExplosion,
+    plan: &BroadPlan,
+    substeps: u32,
+    step: u64,
+) -> Result<()> {
+    let r = &mut g.rigid;
+    r.write(&r.params, &[*params]);
+    r.write(&r.explosion, &[*explosion]);
+    let shape_count = params.shape_count;
+    let body_count = params.body_count;
+    let pairs = params.pair_capacity;
+    let solver_passes = solver::solver_gpu_passes(params);
+    let mut encoder = r
+        .ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("wgphys:rigid_step"),
+        });
+    for _ in 0..substeps {
+        // The awake count is a sum over this (sub)step's sleep stage.
+        r.write_at(&r.counters, 4 * counter::AWAKE as u64, &[0u32]);
+        let mut front = Vec::new();
+        if explosion.misc.y != 0.0 {
+            front.push(Pass::over("rigid_forces", body_count));
+        }
+        front.push(Pass::over("rigid_integrate", body_count));
+        front.push(Pass::over("ccd", body_count));
+        let (entry, groups) = broad::shape_aabbs_pass(shape_count);
+        front.push(Pass::direct(entry, groups));
+        r.record(&mut encoder, &front);
+        r.record_grid(&mut encoder, shape_count)?;
+        let mut middle: Vec<Pass> = broad::broad_gpu_passes(shape_count, plan.large.len() as u32)
+            .into_iter()
+            .map(|(e, n)| Pass::direct(e, n))
+            .collect();
+        r.flip_manifolds();
+        middle.push(Pass::over("narrow", pairs));
+        middle.push(Pass::over("wake_mark", pairs));
+        middle.push(Pass::over("wake_apply", body_count));
+        r.record(&mut encoder, &middle);
+        let mut copied = false;
+        let mut batch = Vec::new();
+        for p in &solver_passes {
+            let pass = match p.dispatch {
+                solver::SolverDispatch::Direct(n) => Pass {
+                    entry: p.entry,
+                    dispatch: PassDispatch::Direct(n),
+                    colour: p.pass_record,
+                },
+                solver::SolverDispatch::Indirect { counter_word } => {
+                    if !copied {
+                        r.record(&mut encoder, &batch);
+                        batch.clear();
+                        r.record_indirect_copy(&mut encoder);
+                        copied = true;
+                    }
+                    Pass {
+                        entry: p.entry,
+                        dispatch: PassDispatch::Indirect(counter_word as u32),
+                        colour: p.pass_record,
+                    }
+                }
+            };
+            batch.push(pass);
+        }
+        batch.push(Pass::over("sleep", body_count));
+        r.record(&mut encoder, &batch);
+    }
+    // The counters of this step go to a free status slot, mapped later without blocking.
+    let slot = match g.status.iter().position(|s| s.step.is_none()) {
+        Some(i) => Some(i),
+        None if g.status.len() < 3 => {
+            g.status.push(StatusSlot {
+                buffer: r.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("wgphys:buffer:rigid_status"),
+                    size: STATUS_BYTES,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }),
+                ready: Arc::new(AtomicBool::new(false)),
+                step: None,
+                mapping: false,
+            });
+            Some(g.status.len() - 1)
+        }
+        None => None,
+    };
+    if let Some(i) = slot {
+        encoder.copy_buffer_to_buffer(&r.counters, 0, &g.status[i].buffer, 0, STATUS_BYTES);
+        g.status[i].step = Some(step);
+    }
+    r.ctx.queue.submit([encoder.finish()]);
+    Ok(())
+}
+
+/// Bytes of the counters the status ring copies (the scalar counters).
+const STATUS_BYTES: u64 = 4 * counter::INDIRECT as u64;
+
+/// Starts mapping copied status slots and returns the newest finished report, without blocking.
+fn poll_status(g: &mut GpuEngine) -> Option<StepReport> {
+    let _ = g.rigid.ctx.device.poll(wgpu::PollType::Poll);
+    let mut newest: Option<StepReport> = None;
+    for slot in &mut g.status {
+        let Some(step) = slot.step else { continue };
+        if !slot.mapping {
+            let ready = slot.ready.clone();
+            ready.store(false, Ordering::Release);
+            slot.buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+                ready.store(r.is_ok(), Ordering::Release)
+            });
+            slot.mapping = true;
+            continue;
+        }
+        if !slot.ready.load(Ordering::Acquire) {
+            continue;
+        }
+        if let Ok(view) = slot.buffer.get_mapped_range(..) {
+            let words: Vec<u32> = bytemuck::cast_slice(&view[..]).to_vec();
+            drop(view);
+            let report = report_from_counters(step, &words);
+            if newest.is_none_or(|n| report.step > n.step) {
+                newest = Some(report);
+            }
+        }
+        slot.buffer.unmap();
+        slot.step = None;
+        slot.mapping = false;
+    }
+    newest
+}
+
+fn report_from_counters(step: u64, c: &[u32]) -> StepReport {
+    let at = |i: usize| c.get(i).copied().unwrap_or(0);
+    StepReport {
+        step,
+        pairs: at(counter::PAIRS),
+        pairs_wanted: at(counter::PAIRS_WANTED),
+        manifolds: at(counter::MANIFOLDS),
+        colours: at(counter::COLOURS),
+        uncoloured: at(counter::UNCOLOURED),
+        awake: at(counter::AWAKE),
+    }
 }
