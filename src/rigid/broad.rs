@@ -85,6 +85,9 @@ pub const DENSE_CANDIDATES: f64 = 32.0;
 /// The cell size is the chosen diameter times `1 + CELL_SLACK`, so float rounding of centres
 /// and AABBs never puts two touching small shapes two cells apart.
 pub const CELL_SLACK: f32 = 1.0 / 64.0;
+/// [`plan_grid`] puts at most `max(MIN_LARGE_CAP, ceil(sqrt(n)))` of `n` bounded shapes in
+/// the large list.
+pub const MIN_LARGE_CAP: usize = 16;
 /// Centre and AABB of a removed shape: far away, in a grid cell no real shape shares.
 pub const FAR: f32 = f32::MAX;
 
@@ -139,7 +142,8 @@ pub fn bounding_radius(shape: &GpuShape) -> f32 {
 /// The rule: every live shape that is not a plane has a diameter `D = 2·(bounding radius +
 /// margin)`. For each distinct diameter `c`, putting every shape with `D > c` (`k` of them) in
 /// the large list and using `c` as the cell costs about `DENSE_CANDIDATES · (c / median D)³ + k`
-/// tests per shape; the cheapest `c` wins (the larger cell on a tie). So equal sizes give one
+/// tests per shape; the cheapest `c` wins (the larger cell on a tie), with `k` at most
+/// `max(MIN_LARGE_CAP, ceil(sqrt(n)))` for `n` bounded shapes. So equal sizes give one
 /// grid and no large shapes, and a few huge shapes among many small ones go to the large list,
 /// but a size spread that is common (not an outlier) stays in the grid. Planes and half-spaces
 /// are always large. The cell is `c · (1 + CELL_SLACK)`, at least `1e-6`; with no grid shape at
@@ -179,8 +183,12 @@ pub fn plan_grid(shapes: &[GpuShape], margin: f32) -> BroadPlan {
     // Descending by diameter: the first k entries are the k largest.
     sized.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
     let median = f64::from(sized[sized.len() / 2].0).max(1e-30);
+    // The large path costs a test per shape for each large shape: cap it so that a wide size
+    // spread cannot make the broad phase quadratic in sparse scenes, which the size-only model
+    // cannot see.
+    let max_large = MIN_LARGE_CAP.max((sized.len() as f64).sqrt().ceil() as usize);
     let mut best = (f64::INFINITY, 0usize);
-    for k in 0..sized.len() {
+    for k in 0..sized.len().min(max_large + 1) {
         if k > 0 && sized[k - 1].0 == sized[k].0 {
             continue; // not a distinct diameter: equal shapes share a side
         }
