@@ -968,7 +968,7 @@ fn capsule_box_matches_a_brute_force_distance() {
         let r = rng.range(0.05, 0.6);
         let half = rng.range(0.0, 1.2);
         let qb = random_quat(&mut rng);
-        let cb = rng.vec3(-2.5, 2.5);
+        let cb = rng.vec3(-1.8, 1.8);
         let ob = Obb::new(ca, qa, h);
         let (p, q) = capsule_ends(cb, qb, half);
         let dist = segment_box_distance(&ob, p, q);
@@ -1196,8 +1196,11 @@ fn narrow_matches_the_cpu_twin() {
             (c.body_a, c.body_b, c.shape_a, c.shape_b, c.colour),
             "manifold {k} ({kinds}): ids"
         );
-        assert_eq!(a.count, c.count, "manifold {k} ({kinds}) field count");
-        assert_eq!(a.features, c.features, "manifold {k} ({kinds}) field features");
+        assert_eq!(
+            (a.count, a.features),
+            (c.count, c.features),
+            "manifold {k} ({kinds}) fields count, features:\ngpu {a:?}\ncpu {c:?}"
+        );
         assert!(
             (a.normal - c.normal).abs().max_element() <= tol,
             "manifold {k} ({kinds}) field normal: gpu {:?} cpu {:?}",
@@ -1208,7 +1211,7 @@ fn narrow_matches_the_cpu_twin() {
             (a.material - c.material).abs().max_element() <= 1e-6,
             "manifold {k} ({kinds}) field material"
         );
-        for i in 0..c.count as usize {
+        for i in 0..c.count.min(MAX_POINTS) as usize {
             assert!(
                 (a.points[i] - c.points[i]).abs().max_element() <= tol,
                 "manifold {k} ({kinds}) field points[{i}]: gpu {:?} cpu {:?}",

@@ -180,6 +180,11 @@ fn nc_closest_on_segment(p: vec3<f32>, s0: vec3<f32>, s1: vec3<f32>) -> vec3<f32
     return s0 + d * clamp(dot(p - s0, d) / l2, 0.0, 1.0);
 }
 
+/// Larger than best by more than a rounding-sized margin (twin of `beats`).
+fn nc_beats(x: f32, best: f32) -> bool {
+    return x > best + 1e-5 * (1.0 + abs(best));
+}
+
 fn nc_capsule_ends(pose: NcPose, dims: vec4<f32>) -> NcPair {
     let h = quat_rotate(pose.rot, vec3<f32>(0.0, dims.y, 0.0));
     return NcPair(pose.pos - h, pose.pos + h);
@@ -680,7 +685,7 @@ fn nc_box_face_contacts(m: ptr<function, Manifold>, margin: f32, cr: vec3<f32>, 
     var inc_dot = dot(ri[0], n_ref);
     for (var k = 1u; k < 3u; k++) {
         let dk = dot(nc_col(ri, k), n_ref);
-        if (abs(dk) > abs(inc_dot)) {
+        if (nc_beats(abs(dk), abs(inc_dot))) {
             inc = k;
             inc_dot = dk;
         }
@@ -741,44 +746,54 @@ fn nc_box_face_contacts(m: ptr<function, Manifold>, margin: f32, cr: vec3<f32>, 
         }
         return;
     }
+    // Spread reduction with near-ties to the earlier point (see the Rust twin).
     var i0 = 0u;
     for (var k = 1u; k < kept; k++) {
-        if (pb[k].w > pb[i0].w) {
+        if (nc_beats(pb[k].w, pb[i0].w)) {
             i0 = k;
         }
     }
     let q0 = pb[i0].xyz;
     var i1 = i0;
-    var far = -1.0;
+    var far = 0.0;
     for (var k = 0u; k < kept; k++) {
         let e = pb[k].xyz - q0;
         let d2 = dot(e, e);
-        if (d2 > far) {
+        if (nc_beats(d2, far)) {
             far = d2;
             i1 = k;
         }
     }
     let q1 = pb[i1].xyz - q0;
     var i2 = i0;
-    var i3 = i0;
     var amax = 0.0;
-    var amin = 0.0;
     for (var k = 0u; k < kept; k++) {
-        let a = dot(cross(q1, pb[k].xyz - q0), n_ref);
-        if (a > amax) {
+        let a = abs(dot(cross(q1, pb[k].xyz - q0), n_ref));
+        if (nc_beats(a, amax)) {
             amax = a;
             i2 = k;
         }
-        if (a < amin) {
-            amin = a;
+    }
+    let q2 = pb[i2].xyz - q0;
+    let s = nc_sign_of(dot(cross(q1, q2), n_ref));
+    var i3 = i0;
+    var out_best = 0.0;
+    for (var k = 0u; k < kept; k++) {
+        let p = pb[k].xyz - q0;
+        let a01 = s * dot(cross(q1, p), n_ref);
+        let a12 = s * dot(cross(q2 - q1, p - q1), n_ref);
+        let a20 = s * dot(cross(-q2, p - q2), n_ref);
+        let outside = -min(min(a01, a12), a20);
+        if (nc_beats(outside, out_best)) {
+            out_best = outside;
             i3 = k;
         }
     }
     let picks = vec4<u32>(i0, i1, i2, i3);
-    for (var s = 0u; s < 4u; s++) {
-        let k = picks[s];
+    for (var t = 0u; t < 4u; t++) {
+        let k = picks[t];
         var dup = false;
-        for (var e = 0u; e < s; e++) {
+        for (var e = 0u; e < t; e++) {
             if (picks[e] == k) {
                 dup = true;
             }

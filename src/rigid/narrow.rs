@@ -303,6 +303,12 @@ fn closest_on_segment(p: Vec3, s0: Vec3, s1: Vec3) -> Vec3 {
     s0 + d * clampf((p - s0).dot(d) / l2, 0.0, 1.0)
 }
 
+/// Whether `x` is larger than `best` by more than a rounding-sized margin (1e-5·(1 + |best|)),
+/// so near-ties keep the earlier candidate on both CPU and GPU.
+fn beats(x: f32, best: f32) -> bool {
+    x > best + 1e-5 * (1.0 + best.abs())
+}
+
 /// The ends of a capsule's segment (local y, half length `dims.y`).
 fn capsule_ends(pose: Pose, dims: Vec4) -> (Vec3, Vec3) {
     let h = quat_rotate(pose.rot, Vec3::new(0.0, dims.y, 0.0));
@@ -909,7 +915,7 @@ fn box_face_contacts(
     let mut inc_dot = col(ri, 0).dot(n_ref);
     for k in 1..3u32 {
         let dk = col(ri, k).dot(n_ref);
-        if dk.abs() > inc_dot.abs() {
+        if beats(dk.abs(), inc_dot.abs()) {
             inc = k;
             inc_dot = dk;
         }
@@ -972,44 +978,57 @@ fn box_face_contacts(
         }
         return;
     }
-    // Reduce to four: the deepest, the farthest from it, then the largest triangle on each side.
+    // Reduce to four spread points: the deepest, the farthest from it, the one making the
+    // largest triangle with those two, then the one farthest outside that triangle. Near-ties
+    // go to the earlier point (`beats`), because clipped box faces tie exactly (parallel sides,
+    // equal depths) and rounding must not pick differently from frame to frame or CPU to GPU.
     let mut i0 = 0u32;
     for k in 1..kept {
-        if pb[k as usize].w > pb[i0 as usize].w {
+        if beats(pb[k as usize].w, pb[i0 as usize].w) {
             i0 = k;
         }
     }
     let q0 = pb[i0 as usize].xyz();
     let mut i1 = i0;
-    let mut far = -1.0f32;
+    let mut far = 0.0f32;
     for k in 0..kept {
         let e = pb[k as usize].xyz() - q0;
         let d2 = e.dot(e);
-        if d2 > far {
+        if beats(d2, far) {
             far = d2;
             i1 = k;
         }
     }
     let q1 = pb[i1 as usize].xyz() - q0;
     let mut i2 = i0;
-    let mut i3 = i0;
     let mut amax = 0.0f32;
-    let mut amin = 0.0f32;
     for k in 0..kept {
-        let a = q1.cross(pb[k as usize].xyz() - q0).dot(n_ref);
-        if a > amax {
+        let a = q1.cross(pb[k as usize].xyz() - q0).dot(n_ref).abs();
+        if beats(a, amax) {
             amax = a;
             i2 = k;
         }
-        if a < amin {
-            amin = a;
+    }
+    let q2 = pb[i2 as usize].xyz() - q0;
+    // Orientation of the triangle (0, 1, 2) about n_ref; "outside" edge e means s·area < 0.
+    let s = sign_of(q1.cross(q2).dot(n_ref));
+    let mut i3 = i0;
+    let mut out_best = 0.0f32;
+    for k in 0..kept {
+        let p = pb[k as usize].xyz() - q0;
+        let a01 = s * q1.cross(p).dot(n_ref);
+        let a12 = s * (q2 - q1).cross(p - q1).dot(n_ref);
+        let a20 = s * (-q2).cross(p - q2).dot(n_ref);
+        let outside = -a01.min(a12).min(a20);
+        if beats(outside, out_best) {
+            out_best = outside;
             i3 = k;
         }
     }
     let picks = [i0, i1, i2, i3];
-    for (s, &k) in picks.iter().enumerate() {
+    for (t, &k) in picks.iter().enumerate() {
         let mut dup = false;
-        for &earlier in picks.iter().take(s) {
+        for &earlier in picks.iter().take(t) {
             if earlier == k {
                 dup = true;
             }
