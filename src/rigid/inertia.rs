@@ -124,7 +124,10 @@ pub fn capsule_from_density(h: f32, radius: f32, density: f32) -> (f32, Mat3) {
     let pi = std::f32::consts::PI;
     let m_cyl = pi * h * radius * radius * density;
     let m_hemi = 2.0 / 3.0 * pi * radius * radius * radius * density;
-    (m_cyl + 2.0 * m_hemi, capsule_parts(m_cyl, m_hemi, radius, h))
+    (
+        m_cyl + 2.0 * m_hemi,
+        capsule_parts(m_cyl, m_hemi, radius, h),
+    )
 }
 
 /// The capsule tensor from its part masses (shared by both constructors so they agree).
@@ -142,8 +145,7 @@ fn capsule_parts(m_cyl: f32, m_hemi: f32, r: f32, h: f32) -> Mat3 {
 pub fn parallel_axis(i_com: Mat3, mass: f32, offset: Vec3) -> Mat3 {
     let d = offset;
     let dd = d.dot(d);
-    let shift = Mat3::from_diagonal(Vec3::splat(dd))
-        - Mat3::from_cols(d * d.x, d * d.y, d * d.z);
+    let shift = Mat3::from_diagonal(Vec3::splat(dd)) - Mat3::from_cols(d * d.x, d * d.y, d * d.z);
     i_com + shift * mass
 }
 
@@ -214,7 +216,9 @@ pub fn inverse_inertia(i: Mat3) -> Result<Mat3> {
     let inv = (inv + inv.transpose()) * 0.5;
     let out = inv.as_mat3();
     if !out.is_finite() {
-        return Err(bad("the tensor's inverse overflows f32; use larger moments"));
+        return Err(bad(
+            "the tensor's inverse overflows f32; use larger moments",
+        ));
     }
     Ok(out)
 }

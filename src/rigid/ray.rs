@@ -371,13 +371,7 @@ pub(crate) fn ray_box(o: Vec3, d: Vec3, h: Vec3, r: f32, max_t: f32) -> Option<(
 }
 
 /// Ray against the half-space `p·n <= w` (solid below the plane).
-pub(crate) fn ray_half_space(
-    o: Vec3,
-    d: Vec3,
-    n: Vec3,
-    w: f32,
-    max_t: f32,
-) -> Option<(f32, Vec3)> {
+pub(crate) fn ray_half_space(o: Vec3, d: Vec3, n: Vec3, w: f32, max_t: f32) -> Option<(f32, Vec3)> {
     let s = o.dot(n) - w;
     if s <= 0.0 {
         return Some((0.0, -d));
