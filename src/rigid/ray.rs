@@ -46,19 +46,22 @@ impl Ray {
     /// A ray from `origin` along `dir` (normalized here; any positive length) up to distance
     /// `max_t` (`f32::INFINITY` for an unbounded ray).
     ///
-    /// Errors: a non-finite origin or direction, a zero (or subnormal-length) direction, and a
-    /// `max_t` that is negative or NaN.
+    /// Errors: a non-finite origin or direction, a zero direction, and a `max_t` that is
+    /// negative or NaN.
     pub fn new(origin: Vec3, dir: Vec3, max_t: f32) -> Result<Ray> {
         crate::error::finite3("ray.origin", origin)?;
         crate::error::finite3("ray.dir", dir)?;
-        let len2 = dir.dot(dir);
-        if !(len2 > f32::MIN_POSITIVE) || !len2.is_finite() {
+        // Scale by the largest component first, so very long and very short (but non-zero)
+        // directions normalize without overflow or underflow.
+        let big = dir.abs().max_element();
+        if big == 0.0 {
             return Err(Error::InvalidInput {
                 what: "ray.dir",
                 value: format!("{dir:?}"),
                 fix: "pass a non-zero direction (its length does not matter; it is normalized)",
             });
         }
+        let scaled = dir / big;
         if max_t.is_nan() || max_t < 0.0 {
             return Err(Error::InvalidInput {
                 what: "ray.max_t",
@@ -68,7 +71,7 @@ impl Ray {
         }
         Ok(Ray {
             origin,
-            dir: dir * (1.0 / len2.sqrt()),
+            dir: scaled * (1.0 / scaled.dot(scaled).sqrt()),
             max_t,
         })
     }
