@@ -59,6 +59,14 @@ fn assert_tensor(what: &str, got: Mat3, mass: f32, want_per_mass: DMat3, rel: f6
         .to_cols_array()
         .iter()
         .fold(0.0f64, |m, v| m.max(v.abs()));
+    let worst = (got - want_per_mass)
+        .to_cols_array()
+        .iter()
+        .fold(0.0f64, |m, v| m.max(v.abs()))
+        / scale;
+    println!(
+        "{what}: worst entry differs from numeric integration by {worst:.2e} of the largest moment"
+    );
     for c in 0..3 {
         for r in 0..3 {
             let (g, w) = (got.col(c)[r], want_per_mass.col(c)[r]);
