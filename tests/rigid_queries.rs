@@ -1149,6 +1149,8 @@ fn ccd_picks_the_earliest_hit_and_handles_moving_targets() {
 /// fast CCD bullets (one or two spheres, offsets), slow ones, asleep and unflagged ones, and
 /// static, kinematic and dynamic targets of every shape kind in random orientations.
 fn random_ccd_scene(rng: &mut Rng, n: usize) -> (Vec<GpuBody>, Vec<GpuShape>) {
+    // Keep the density of the 301-body scene whatever n, so small scenes still collide.
+    let spread = 6.0 * (n as f32 / 301.0).cbrt();
     let mut bodies = Vec::with_capacity(n);
     let mut shapes = Vec::new();
     for i in 0..n {
@@ -1158,12 +1160,12 @@ fn random_ccd_scene(rng: &mut Rng, n: usize) -> (Vec<GpuBody>, Vec<GpuShape>) {
             rng.range(-PI, PI),
             rng.range(-PI, PI),
         );
-        let pos = rng.vec3(-6.0, 6.0);
+        let pos = rng.vec3(-spread, spread);
         let roll = rng.unit();
         if roll < 0.35 {
             // A bullet: 100–400 m/s aimed roughly through the middle of the scene.
             let speed = rng.range(100.0, 400.0);
-            let dir = (rng.vec3(-2.0, 2.0) - pos).normalize_or(Vec3::X);
+            let dir = (rng.vec3(-0.3, 0.3) * spread - pos).normalize_or(Vec3::X);
             let mut b = bullet(pos, dir * speed);
             b.orient = from_quat(q);
             if rng.chance(0.15) {
@@ -1211,7 +1213,7 @@ fn random_ccd_scene(rng: &mut Rng, n: usize) -> (Vec<GpuBody>, Vec<GpuShape>) {
                 _ => rng
                     .vec3(-1.0, 1.0)
                     .normalize_or(Vec3::Y)
-                    .extend(rng.range(-8.0, -6.0)),
+                    .extend(-spread * rng.range(1.0, 1.3)),
             };
             let mut s = shape(k, i as u32, dims);
             s.offset_pos = rng.vec3(-0.3, 0.3).extend(0.0);
@@ -1222,88 +1224,76 @@ fn random_ccd_scene(rng: &mut Rng, n: usize) -> (Vec<GpuBody>, Vec<GpuShape>) {
     (bodies, shapes)
 }
 
-/// Stage `ccd`: the WGSL kernel against its CPU twin on a seeded random scene, through the
-/// crate's kernel helper (the entry point's own bindings: params, bodies, shapes).
+/// Stage `ccd`: the WGSL kernel, run through the rigid pass runner (`GpuRigid::run`, the same
+/// explicit layout and bind group the world's step uses), against its CPU twin on seeded random
+/// scenes whose body counts are not multiples of the workgroup size.
 #[test]
 fn ccd_gpu_matches_cpu() {
-    use wgphys::gpu::buffer::{read_vec, with_data, STATE};
-    use wgphys::gpu::kernel::{Dispatch, Kernel};
-    use wgphys::rigid::gpu::{binding, shader_source};
-    use wgphys::rigid::types::RIGID_WG;
+    use wgphys::grid::GridSpec;
+    use wgphys::rigid::gpu::{GpuRigid, GpuRigidSizes, Pass};
 
     let ctx = common::gpu();
     let mut rng = Rng::new(0xccd0_2026);
-    let n = 301;
-    let (bodies, shapes) = random_ccd_scene(&mut rng, n);
-    let p = params(1.0 / 60.0, bodies.len(), shapes.len());
+    for n in [100usize, 301] {
+        let (bodies, shapes) = random_ccd_scene(&mut rng, n);
+        let p = params(1.0 / 60.0, bodies.len(), shapes.len());
 
-    let mut cpu = bodies.clone();
-    ccd(&p, &mut cpu, &shapes);
-    let moved = cpu
-        .iter()
-        .zip(&bodies)
-        .filter(|(a, b)| a.pos != b.pos)
-        .count();
-    assert!(
-        moved >= 10,
-        "the scene should exercise the stage: only {moved} bodies moved"
-    );
-
-    let dev = &ctx.device;
-    let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("wgphys:shader:rigid"),
-        source: wgpu::ShaderSource::Wgsl(shader_source().into()),
-    });
-    let params_buf = with_data(
-        dev,
-        "rigid_params",
-        bytemuck::bytes_of(&p),
-        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-    );
-    let bodies_buf = with_data(dev, "bodies", bytemuck::cast_slice(&bodies), STATE);
-    let shapes_buf = with_data(dev, "shapes", bytemuck::cast_slice(&shapes), STATE);
-    let mut kernel = Kernel::new(dev, &module, "ccd");
-    kernel.bind(
-        dev,
-        &[
-            (binding::PARAMS, &params_buf),
-            (binding::BODIES, &bodies_buf),
-            (binding::SHAPES, &shapes_buf),
-        ],
-    );
-    let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-        label: Some("wgphys:encoder:ccd_parity"),
-    });
-    kernel.record(
-        &mut enc,
-        Dispatch::Direct((n as u32).div_ceil(RIGID_WG)),
-        None,
-    );
-    ctx.queue.submit([enc.finish()]);
-    let gpu: Vec<GpuBody> = read_vec(dev, &ctx.queue, &bodies_buf, n).expect("read bodies");
-
-    let mut worst = 0.0f32;
-    for (i, ((g, c), b)) in gpu.iter().zip(&cpu).zip(&bodies).enumerate() {
-        let travel = (b.lin_vel.truncate() * p.dt).length();
-        let tol = 1e-5 + 2e-6 * travel;
-        let err = (g.pos - c.pos).abs().max_element();
-        worst = worst.max(err / tol);
+        let mut cpu = bodies.clone();
+        ccd(&p, &mut cpu, &shapes);
+        let moved = cpu
+            .iter()
+            .zip(&bodies)
+            .filter(|(a, b)| a.pos != b.pos)
+            .count();
         assert!(
-            err <= tol,
-            "ccd parity: body {i} field pos: gpu {} cpu {} (was {}), |diff| {err} > {tol}",
-            g.pos,
-            c.pos,
-            b.pos
+            moved >= n / 20,
+            "n {n}: the scene should exercise the stage: {moved} moved"
         );
-        let mut g_rest = *g;
-        g_rest.pos = c.pos;
-        assert_eq!(
-            &g_rest, c,
-            "ccd parity: body {i}: fields other than pos changed"
+
+        let sizes = GpuRigidSizes {
+            bodies: n as u32,
+            shapes: shapes.len() as u32,
+            pairs: 64,
+            solver_words: 64,
+            pair_scratch_words: 64,
+            grid: GridSpec::new(1.0, 64).expect("grid"),
+        };
+        let mut g = GpuRigid::new(&ctx, sizes).expect("gpu backend");
+        g.write(&g.params, &[p]);
+        g.write(&g.bodies, &bodies);
+        g.write(&g.shapes, &shapes);
+        g.run(&[Pass::over("ccd", n as u32)]).expect("run ccd");
+        let gpu: Vec<GpuBody> = g.read(&g.bodies, n).expect("read bodies");
+
+        let mut worst = 0.0f32;
+        let exact = gpu.iter().zip(&cpu).filter(|(g, c)| g.pos == c.pos).count();
+        for (i, ((g, c), b)) in gpu.iter().zip(&cpu).zip(&bodies).enumerate() {
+            // Most bodies agree to 2 ulps; a time of impact at a grazing angle divides by a
+            // small n·d (or takes the root of a small discriminant), which amplifies the
+            // per-operation differences (FMA contraction, GPU sqrt and division precision) to a
+            // few tens of ulps of the swept length. Hence a tolerance that grows with travel.
+            let travel = (b.lin_vel.truncate() * p.dt).length();
+            let tol = 2e-5 + 4e-6 * travel;
+            let err = (g.pos - c.pos).abs().max_element();
+            worst = worst.max(err / tol);
+            assert!(
+                err <= tol,
+                "ccd parity n {n}: body {i} field pos: gpu {} cpu {} (was {}), |diff| {err} > {tol}",
+                g.pos,
+                c.pos,
+                b.pos
+            );
+            let mut g_rest = *g;
+            g_rest.pos = c.pos;
+            assert_eq!(
+                &g_rest, c,
+                "ccd parity n {n}: body {i}: fields other than pos changed"
+            );
+        }
+        println!(
+            "ccd parity on {}: n {n}, {moved} bodies moved, {exact} bit-identical; worst |diff| \
+             {worst:.3} of tolerance",
+            ctx.describe()
         );
     }
-    println!(
-        "ccd parity on {}: {moved} of {n} bodies moved; worst |diff| {worst:.3} of tolerance",
-        ctx.describe()
-    );
 }
