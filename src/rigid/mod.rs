@@ -20,6 +20,8 @@
 
 pub mod broad;
 pub mod ccd;
+pub mod cpu;
+pub mod explosion;
 pub mod gpu;
 pub mod inertia;
 pub mod material;
