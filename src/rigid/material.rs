@@ -144,10 +144,7 @@ mod tests {
     use super::*;
 
     fn close(got: f32, want: f32, what: &str) {
-        assert!(
-            (got - want).abs() < 1e-4,
-            "{what}: got {got}, want {want}"
-        );
+        assert!((got - want).abs() < 1e-4, "{what}: got {got}, want {want}");
     }
 
     /// The catalogue's numeric test vectors for 002-1.
@@ -205,7 +202,11 @@ mod tests {
                         v >= x.min(y) - 1e-6 && v <= x.max(y) + 1e-6,
                         "{rule:?}({y},{x}) = {v} is not between the inputs"
                     );
-                    close(v, rule.apply(x, y), &format!("{rule:?} symmetric at ({x},{y})"));
+                    close(
+                        v,
+                        rule.apply(x, y),
+                        &format!("{rule:?} symmetric at ({x},{y})"),
+                    );
                     assert!(
                         v >= prev - 1e-6,
                         "{rule:?}(., {x}) decreases at {y}: {prev} -> {v}"

@@ -185,7 +185,10 @@ struct SolveBody {
 }
 
 fn is_dynamic(bodies: &[GpuBody], i: u32) -> bool {
-    i != NONE && bodies.get(i as usize).is_some_and(|b| b.kind == body_kind::DYNAMIC)
+    i != NONE
+        && bodies
+            .get(i as usize)
+            .is_some_and(|b| b.kind == body_kind::DYNAMIC)
 }
 
 fn load_body(bodies: &[GpuBody], i: u32) -> SolveBody {
@@ -421,7 +424,10 @@ pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
             let candidate = |k: usize, claims: &[u32]| {
                 solvable[k]
                     && colours[k] == NONE
-                    && dyn_bodies[k].iter().flatten().all(|&b| claims[b] != CLAIM_TAKEN)
+                    && dyn_bodies[k]
+                        .iter()
+                        .flatten()
+                        .all(|&b| claims[b] != CLAIM_TAKEN)
             };
             // Phase 1: claim.
             let cand: Vec<bool> = (0..n).map(|k| candidate(k, &claims)).collect();
@@ -664,7 +670,11 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
         let r2 = row(rows, base + 2);
         let r3 = row(rows, base + 3);
         let (t1, t2) = (r2.xyz(), r3.xyz());
-        let kn = Vec3::new(row(rows, base + 4).w, row(rows, base + 5).w, row(rows, base + 6).w);
+        let kn = Vec3::new(
+            row(rows, base + 4).w,
+            row(rows, base + 5).w,
+            row(rows, base + 6).w,
+        );
         let i0 = row(rows, base + 6).xyz();
         let i1 = row(rows, base + 7).xyz();
         let i2 = row(rows, base + 8).xyz();
