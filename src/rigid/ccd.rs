@@ -50,8 +50,8 @@
 //! offset spheres or of rotating targets), CCD bodies are not swept against each other, and a
 //! sphere that starts the step already overlapping a target is not swept against that target,
 //! so if the solver left it still moving into a thin target it can pass through on the next
-//! step. Bodies whose time of impact is found keep their full velocity, so a body with a
-//! restitution of zero stops at the surface only once the velocity solver has run.
+//! step. The impact itself (stopping, bouncing, sliding) is the velocity solver's job later in
+//! the same step: this stage only makes sure the contact exists.
 
 use glam::{Vec3, Vec4Swizzles};
 
