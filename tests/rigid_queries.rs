@@ -1142,6 +1142,47 @@ fn ccd_picks_the_earliest_hit_and_handles_moving_targets() {
     assert_eq!(bodies, before);
 }
 
+/// A CCD body with two spheres on offsets: the one that leads after the body's rotation hits
+/// first, and the body is placed so that sphere sits at the face. Bodies past `body_count` are
+/// not looked at.
+#[test]
+fn ccd_uses_the_leading_sphere_of_a_rotated_body() {
+    let dt = 0.01;
+    let v = Vec3::new(400.0, 0.0, 0.0);
+    let r = 0.05;
+    // Rotated 180° about y: the offset (−0.5, 0, 0) now leads along +x.
+    let mut b = bullet(Vec3::new(1.0, 0.0, 0.0), v);
+    b.orient = from_quat(Quat::from_rotation_y(PI));
+    let mut lead = shape(shape_kind::SPHERE, 1, Vec4::new(r, 0.0, 0.0, 0.0));
+    lead.offset_pos = Vec4::new(-0.5, 0.0, 0.0, 0.0);
+    let mut tail = lead;
+    tail.offset_pos = Vec4::new(0.5, 0.0, 0.0, 0.0);
+    let wall = shape(shape_kind::BOX, 0, Vec4::new(0.05, 1.0, 1.0, 0.0));
+    let shapes = vec![wall, tail, lead];
+    let mut bodies = vec![
+        body_at(Vec3::new(-1.0, 0.0, 0.0), Quat::IDENTITY, body_kind::STATIC),
+        b,
+    ];
+    let p = params(dt, 2, 3);
+    let skin = 0.5 * p.position_slop;
+    ccd(&p, &mut bodies, &shapes);
+    // The leading sphere's centre at −1.05 − r + skin; the body centre is 0.5 behind it.
+    let want = -1.05 - r + skin - 0.5;
+    assert!(
+        (bodies[1].pos.x - want).abs() < 1e-5,
+        "body x {} want {want}",
+        bodies[1].pos.x
+    );
+
+    let mut bodies = vec![
+        body_at(Vec3::new(-1.0, 0.0, 0.0), Quat::IDENTITY, body_kind::STATIC),
+        b,
+    ];
+    let before = bodies.clone();
+    ccd(&params(dt, 1, 3), &mut bodies, &shapes);
+    assert_eq!(bodies, before, "body 1 is past body_count");
+}
+
 // ---------------------------------------------------------------------------------------------
 // GPU parity
 

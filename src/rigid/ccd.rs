@@ -5,7 +5,10 @@
 //! per body on the GPU (`ccd` in `shaders/rigid/ccd.wgsl`), the same operation order here.
 //!
 //! Reads `params` (`dt`, `body_count`, `shape_count`, `position_slop`), `shapes` and `bodies`;
-//! writes only `bodies[i].pos.xyz` of CCD bodies that hit something.
+//! writes only `bodies[i].pos.xyz` of CCD bodies that hit something. The host dispatches
+//! `ceil(body_count / RIGID_WG)` workgroups (`Pass::over("ccd", body_count)`); it needs no other
+//! buffer (not the grid, the AABBs nor `large`), so it may run before anything derived from the
+//! new positions exists.
 //!
 //! **Which bodies.** Awake dynamic bodies with `flags` bit 0. Each of their sphere shapes whose
 //! displacement this step, `lin_vel·dt`, is longer than its radius is swept; slower spheres
@@ -42,6 +45,13 @@
 //! the position solver does not shove the body. Its velocity is kept: the velocity solver then
 //! resolves the impact with the right closing speed. The rest of the step's motion is dropped
 //! (the usual price of this "rewind to the time of impact" scheme).
+//!
+//! **Limitations.** Only spheres are swept, only translation is considered (no angular sweep of
+//! offset spheres or of rotating targets), CCD bodies are not swept against each other, and a
+//! sphere that starts the step already overlapping a target is not swept against that target,
+//! so if the solver left it still moving into a thin target it can pass through on the next
+//! step. The impact itself (stopping, bouncing, sliding) is the velocity solver's job later in
+//! the same step: this stage only makes sure the contact exists.
 
 use glam::{Vec3, Vec4Swizzles};
 
