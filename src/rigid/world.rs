@@ -471,15 +471,12 @@ impl RigidWorld {
         if let Engine::Gpu(g) = &mut self.engine {
             let n = self.bodies.len();
             let bodies: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, n)?;
-            let fresh = GpuRigid::new(
-                &g.rigid.ctx,
-                sizes(
-                    body_capacity,
-                    shape_capacity,
-                    pair_capacity,
-                    self.plan.cell_size,
-                )?,
-            )?;
+            let fresh = g.rigid.resized(sizes(
+                body_capacity,
+                shape_capacity,
+                pair_capacity,
+                self.plan.cell_size,
+            )?)?;
             fresh.write(&fresh.bodies, &bodies);
             fresh.write(&fresh.shapes, &self.shapes);
             g.rigid = fresh;
@@ -550,15 +547,12 @@ impl RigidWorld {
         if let Engine::Gpu(g) = &mut self.engine {
             if cell_changed {
                 let bodies: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, self.bodies.len())?;
-                let fresh = GpuRigid::new(
-                    &g.rigid.ctx,
-                    sizes(
-                        self.body_capacity,
-                        self.shape_capacity,
-                        self.pair_capacity,
-                        self.plan.cell_size,
-                    )?,
-                )?;
+                let fresh = g.rigid.resized(sizes(
+                    self.body_capacity,
+                    self.shape_capacity,
+                    self.pair_capacity,
+                    self.plan.cell_size,
+                )?)?;
                 fresh.write(&fresh.bodies, &bodies);
                 fresh.write(&fresh.shapes, &self.shapes);
                 g.rigid = fresh;
