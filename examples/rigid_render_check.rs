@@ -140,7 +140,12 @@ impl RigidDemo for Check {
         for (x, kind, dims, rot) in [
             (-0.8, shape_kind::SPHERE, Vec4::new(0.4, 0.0, 0.0, 0.0), id),
             (0.8, shape_kind::SPHERE, Vec4::new(0.4, 0.0, 0.0, 0.0), id),
-            (0.0, shape_kind::CAPSULE, Vec4::new(0.12, 0.8, 0.0, 0.0), q(Vec3::Z, 90.0)),
+            (
+                0.0,
+                shape_kind::CAPSULE,
+                Vec4::new(0.12, 0.8, 0.0, 0.0),
+                q(Vec3::Z, 90.0),
+            ),
         ] {
             shapes.push(GpuShape {
                 kind,

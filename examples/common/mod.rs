@@ -272,8 +272,8 @@ pub struct PipelineSpec<'a> {
     pub buffers: &'a [Option<wgpu::VertexBufferLayout<'a>>],
     /// Fragment entry point.
     pub fs: &'a str,
-    /// The colour target's format.
-    pub format: wgpu::TextureFormat,
+    /// The colour target's format; `None`: no fragment stage (a depth-only pass).
+    pub format: Option<wgpu::TextureFormat>,
     /// Blending.
     pub blend: wgpu::BlendState,
     /// Primitive topology.
@@ -290,6 +290,13 @@ pub fn render_pipeline(
     module: &wgpu::ShaderModule,
     spec: &PipelineSpec<'_>,
 ) -> wgpu::RenderPipeline {
+    let targets = spec.format.map(|format| {
+        [Some(wgpu::ColorTargetState {
+            format,
+            blend: Some(spec.blend),
+            write_mask: wgpu::ColorWrites::ALL,
+        })]
+    });
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(spec.label),
         layout: Some(spec.layout),
@@ -312,15 +319,11 @@ pub fn render_pipeline(
             bias: wgpu::DepthBiasState::default(),
         }),
         multisample: wgpu::MultisampleState::default(),
-        fragment: Some(wgpu::FragmentState {
+        fragment: targets.as_ref().map(|targets| wgpu::FragmentState {
             module,
             entry_point: Some(spec.fs),
             compilation_options: Default::default(),
-            targets: &[Some(wgpu::ColorTargetState {
-                format: spec.format,
-                blend: Some(spec.blend),
-                write_mask: wgpu::ColorWrites::ALL,
-            })],
+            targets,
         }),
         multiview_mask: None,
         cache: None,
@@ -615,33 +618,15 @@ impl Renderer {
             label: Some("examples:sprites"),
             source: wgpu::ShaderSource::Wgsl(SHADER.into()),
         });
-        let globals = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("examples:globals"),
-            size: std::mem::size_of::<Globals>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let globals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("examples:globals"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
-        });
-        let globals_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("examples:globals"),
-            layout: &globals_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: globals.as_entire_binding(),
-            }],
-        });
+        let Uniforms {
+            buffer: globals,
+            layout: globals_layout,
+            bind: globals_bind,
+        } = Uniforms::new(
+            device,
+            "examples:globals",
+            std::mem::size_of::<Globals>() as u64,
+        );
         let afterglow_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("examples:afterglow"),
             entries: &[wgpu::BindGroupLayoutEntry {
@@ -695,11 +680,7 @@ impl Renderer {
                 }],
             }),
         ];
-        let line_buffers = [Some(wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<LineVertex>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4],
-        })];
+        let line_buffers = [Some(line_buffer_layout())];
 
         let pipeline = |label: &str,
                         layout: &wgpu::PipelineLayout,
@@ -709,34 +690,22 @@ impl Renderer {
                         format: wgpu::TextureFormat,
                         blend: wgpu::BlendState,
                         topology: wgpu::PrimitiveTopology| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some(vs),
-                    compilation_options: Default::default(),
+            render_pipeline(
+                device,
+                &module,
+                &PipelineSpec {
+                    label,
+                    layout,
+                    vs,
                     buffers,
-                },
-                primitive: wgpu::PrimitiveState {
+                    fs,
+                    format: Some(format),
+                    blend,
                     topology,
-                    ..Default::default()
+                    depth: None,
+                    cull: None,
                 },
-                depth_stencil: None,
-                multisample: wgpu::MultisampleState::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some(fs),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format,
-                        blend: Some(blend),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
+            )
         };
         let tri = wgpu::PrimitiveTopology::TriangleList;
         let additive = wgpu::BlendState {

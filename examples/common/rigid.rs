@@ -20,10 +20,10 @@
 use std::time::{Duration, Instant};
 
 use glam::{Mat4, Vec3, Vec4};
-use wgpu::util::DeviceExt;
 use wgphys::gpu::GpuContext;
 use wgphys::rigid::gpu::GpuRigid;
 use wgphys::rigid::types::{body_kind, counter, shape_kind, GpuManifold, GpuShape, NONE};
+use wgpu::util::DeviceExt;
 use winit::keyboard::Key;
 
 use super::{
@@ -312,7 +312,7 @@ fn checker(p: vec2<f32>) -> f32 {
 fn fs_plane(in: PlaneOut) -> @location(0) vec4<f32> {
     let cell = g.background.w;
     let k = select(0.0, checker(in.uv / max(cell, 1e-6)), cell > 0.0);
-    let albedo = mix(vec3<f32>(0.20, 0.21, 0.23), vec3<f32>(0.28, 0.29, 0.31), k);
+    let albedo = mix(vec3<f32>(0.105, 0.11, 0.125), vec3<f32>(0.15, 0.155, 0.17), k);
     // Two-sided: light the side facing the eye.
     let n = select(-in.normal, in.normal, dot(g.eye.xyz - in.world, in.normal) >= 0.0);
     return vec4<f32>(shade(albedo, in.world, n, 0.0), 1.0);
@@ -448,7 +448,7 @@ fn unit_meshes() -> (Vec<MeshVertex>, Vec<u32>) {
     // Round: hemisphere `h` (0 top, 1 bottom), ring i from the pole, segment j.
     let base = v.len() as u32;
     let at = |h: u32, i: u32, j: u32| base + (h * (ROUND_RINGS + 1) + i) * ROUND_SEGMENTS + j;
-    for (h, cap) in [(0u32, 1.0f32), (1, -1.0)] {
+    for cap in [1.0f32, -1.0] {
         for i in 0..=ROUND_RINGS {
             let phi = i as f32 / ROUND_RINGS as f32 * std::f32::consts::FRAC_PI_2;
             let (r, y) = (phi.sin(), cap * phi.cos());
@@ -472,7 +472,12 @@ fn unit_meshes() -> (Vec<MeshVertex>, Vec<u32>) {
                 quad(at(h, i, j), at(h, i, k), at(h, i + 1, k), at(h, i + 1, j));
             }
         }
-        quad(at(0, ROUND_RINGS, j), at(0, ROUND_RINGS, k), at(1, ROUND_RINGS, k), at(1, ROUND_RINGS, j));
+        quad(
+            at(0, ROUND_RINGS, j),
+            at(0, ROUND_RINGS, k),
+            at(1, ROUND_RINGS, k),
+            at(1, ROUND_RINGS, j),
+        );
     }
     // Orient every triangle outwards, judged on a capsule of half length 1 (where the band has
     // area; the meshes are convex).
@@ -697,7 +702,7 @@ impl RigidRenderer {
             vs,
             buffers,
             fs,
-            format,
+            format: Some(format),
             blend: wgpu::BlendState::REPLACE,
             topology,
             depth: Some(true),
@@ -719,7 +724,14 @@ impl RigidRenderer {
         let planes = render_pipeline(
             device,
             &module,
-            &spec("examples:rigid-planes", "vs_plane", &[], "fs_plane", tri, None),
+            &spec(
+                "examples:rigid-planes",
+                "vs_plane",
+                &[],
+                "fs_plane",
+                tri,
+                None,
+            ),
         );
         let lines = wgpu::PrimitiveTopology::LineList;
         let contacts = render_pipeline(
@@ -727,7 +739,14 @@ impl RigidRenderer {
             &module,
             &PipelineSpec {
                 depth: Some(false),
-                ..spec("examples:rigid-contacts", "vs_contact", &[], "fs_flat", lines, None)
+                ..spec(
+                    "examples:rigid-contacts",
+                    "vs_contact",
+                    &[],
+                    "fs_flat",
+                    lines,
+                    None,
+                )
             },
         );
         let line_buffers = [Some(line_buffer_layout())];
@@ -737,41 +756,38 @@ impl RigidRenderer {
             &PipelineSpec {
                 blend: wgpu::BlendState::ALPHA_BLENDING,
                 depth: Some(false),
-                ..spec("examples:rigid-lines", "vs_line", &line_buffers, "fs_flat", lines, None)
+                ..spec(
+                    "examples:rigid-lines",
+                    "vs_line",
+                    &line_buffers,
+                    "fs_flat",
+                    lines,
+                    None,
+                )
             },
         );
         // Depth only: no colour target, and no shadow map to read.
-        let shadow_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        let depth_only = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("examples:rigid-shadow"),
             bind_group_layouts: &[Some(&uniforms.layout), Some(&storage_layout)],
             immediate_size: 0,
         });
-        let shadow = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("examples:rigid-shadow"),
-            layout: Some(&shadow_pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_shadow"),
-                compilation_options: Default::default(),
-                buffers: &mesh_buffers,
+        let shadow = render_pipeline(
+            device,
+            &module,
+            &PipelineSpec {
+                layout: &depth_only,
+                format: None,
+                ..spec(
+                    "examples:rigid-shadow",
+                    "vs_shadow",
+                    &mesh_buffers,
+                    "",
+                    tri,
+                    back,
+                )
             },
-            primitive: wgpu::PrimitiveState {
-                topology: tri,
-                cull_mode: back,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: super::DEPTH,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::LessEqual),
-                stencil: wgpu::StencilState::default(),
-                bias: wgpu::DepthBiasState::default(),
-            }),
-            multisample: wgpu::MultisampleState::default(),
-            fragment: None,
-            multiview_mask: None,
-            cache: None,
-        });
+        );
 
         let (vertices, indices) = unit_meshes();
         let init = |label, contents: &[u8], usage| {
@@ -903,7 +919,11 @@ impl RigidRenderer {
         let light_view = glam::camera::rh::view::look_at_mat4(
             camera.target + light * 4.0 * reach,
             camera.target,
-            if light.y.abs() > 0.99 { Vec3::Z } else { Vec3::Y },
+            if light.y.abs() > 0.99 {
+                Vec3::Z
+            } else {
+                Vec3::Y
+            },
         );
         let light_proj = glam::camera::rh::proj::directx::orthographic(
             -reach,
