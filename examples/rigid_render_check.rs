@@ -8,7 +8,7 @@ use glam::{Quat, Vec3, Vec4};
 use wgphys::gpu::GpuContext;
 use wgphys::grid::GridSpec;
 use wgphys::rigid::gpu::{GpuRigid, GpuRigidSizes};
-use wgphys::rigid::types::{body_kind, shape_kind, GpuBody, GpuShape};
+use wgphys::rigid::types::{body_kind, shape_kind, GpuBody, GpuManifold, GpuShape};
 
 struct Check {
     gpu: GpuRigid,
@@ -158,6 +158,22 @@ impl RigidDemo for Check {
         }
         gpu.write(&gpu.bodies, &bodies);
         gpu.write(&gpu.shapes, &shapes);
+        // Fake contacts under the five spheres (slot 4 is past the pair counter: not drawn).
+        let manifolds: Vec<GpuManifold> = (0..5)
+            .map(|i| {
+                let mut m = GpuManifold {
+                    count: 1 + i % 2,
+                    normal: Vec4::new(0.0, 1.0, 0.0, 0.5),
+                    ..Default::default()
+                };
+                for k in 0..2 {
+                    m.points[k] = Vec4::new(-1.5 + 1.2 * i as f32 + 0.2 * k as f32, 0.0, 1.8, 0.01);
+                }
+                m
+            })
+            .collect();
+        gpu.write(&gpu.manifolds, &manifolds);
+        gpu.write(&gpu.counters, &[4u32]);
         Ok(Self { gpu })
     }
 
@@ -176,7 +192,10 @@ impl RigidDemo for Check {
     }
 
     fn style(&self) -> RigidStyle {
-        RigidStyle::default()
+        RigidStyle {
+            contacts: true,
+            ..RigidStyle::default()
+        }
     }
 
     fn lines(&self, out: &mut Vec<LineVertex>) {

@@ -18,8 +18,8 @@ use wgphys::particles::{Collider, ColliderShape, RenderBuffers};
 use winit::keyboard::{Key, NamedKey};
 
 use super::{
-    depth_view, line_buffer_layout, render_pipeline, segment, upload, App, BoxError, LineVertex,
-    OrbitCamera, PipelineSpec, Uniforms,
+    depth_view, line_buffer_layout, render_pipeline, segment, upload, App, BoxError, DepthUse,
+    LineVertex, OrbitCamera, PipelineSpec, Uniforms,
 };
 
 /// "No particle" in an [`Attach`] slot.
@@ -571,7 +571,7 @@ impl AggRenderer {
                     format: Some(format),
                     blend,
                     topology,
-                    depth: Some(true),
+                    depth: DepthUse::Write,
                     cull: None,
                 },
             )

@@ -15,7 +15,10 @@
 //!
 //! The aggregate examples (`bridge`, `platform`, `blob`, `sand`) use [`aggregate`]: shaded balls
 //! with depth, and rods, cables and markers placed on the GPU from the engine's positions.
-//! Both kinds run through the same loops ([`App`], [`run_app`]).
+//! The rigid examples use [`rigid`]: every shape slot drawn by reading the engine's shapes and
+//! bodies in the vertex shader, with shadows. All kinds run through the same loops ([`App`],
+//! [`run_app`]) and build their pipelines with the same helpers ([`render_pipeline`],
+//! [`Uniforms`], [`depth_view`], [`upload`]).
 
 // Every example compiles this module and each uses only part of it.
 #![allow(dead_code)]
@@ -260,6 +263,19 @@ impl Uniforms {
     }
 }
 
+/// How a pipeline uses the pass's [`DEPTH`] buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepthUse {
+    /// The pass has no depth buffer.
+    Off,
+    /// Hidden behind nearer surfaces, writes no depth.
+    Test,
+    /// Hidden behind nearer surfaces, writes its depth.
+    Write,
+    /// Drawn over everything (debug overlays), writes no depth.
+    Overlay,
+}
+
 /// How [`render_pipeline`] builds one pipeline.
 pub struct PipelineSpec<'a> {
     /// Label (`examples:...`).
@@ -278,8 +294,8 @@ pub struct PipelineSpec<'a> {
     pub blend: wgpu::BlendState,
     /// Primitive topology.
     pub topology: wgpu::PrimitiveTopology,
-    /// Test against a [`DEPTH`] buffer (`Some(write)`), or draw without one (`None`).
-    pub depth: Option<bool>,
+    /// How the pipeline uses a [`DEPTH`] buffer.
+    pub depth: DepthUse,
     /// Which faces to cull (counter-clockwise faces are front faces).
     pub cull: Option<wgpu::Face>,
 }
@@ -311,10 +327,14 @@ pub fn render_pipeline(
             cull_mode: spec.cull,
             ..Default::default()
         },
-        depth_stencil: spec.depth.map(|write| wgpu::DepthStencilState {
+        depth_stencil: (spec.depth != DepthUse::Off).then(|| wgpu::DepthStencilState {
             format: DEPTH,
-            depth_write_enabled: Some(write),
-            depth_compare: Some(wgpu::CompareFunction::LessEqual),
+            depth_write_enabled: Some(spec.depth == DepthUse::Write),
+            depth_compare: Some(if spec.depth == DepthUse::Overlay {
+                wgpu::CompareFunction::Always
+            } else {
+                wgpu::CompareFunction::LessEqual
+            }),
             stencil: wgpu::StencilState::default(),
             bias: wgpu::DepthBiasState::default(),
         }),
@@ -702,7 +722,7 @@ impl Renderer {
                     format: Some(format),
                     blend,
                     topology,
-                    depth: None,
+                    depth: DepthUse::Off,
                     cull: None,
                 },
             )

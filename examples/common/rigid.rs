@@ -27,7 +27,7 @@ use wgpu::util::DeviceExt;
 use winit::keyboard::Key;
 
 use super::{
-    depth_view, line_buffer_layout, render_pipeline, upload, App, BoxError, LineVertex,
+    depth_view, line_buffer_layout, render_pipeline, upload, App, BoxError, DepthUse, LineVertex,
     OrbitCamera, PipelineSpec, Uniforms,
 };
 
@@ -705,7 +705,7 @@ impl RigidRenderer {
             format: Some(format),
             blend: wgpu::BlendState::REPLACE,
             topology,
-            depth: Some(true),
+            depth: DepthUse::Write,
             cull,
         };
         let back = Some(wgpu::Face::Back);
@@ -738,7 +738,7 @@ impl RigidRenderer {
             device,
             &module,
             &PipelineSpec {
-                depth: Some(false),
+                depth: DepthUse::Overlay,
                 ..spec(
                     "examples:rigid-contacts",
                     "vs_contact",
@@ -755,7 +755,7 @@ impl RigidRenderer {
             &module,
             &PipelineSpec {
                 blend: wgpu::BlendState::ALPHA_BLENDING,
-                depth: Some(false),
+                depth: DepthUse::Test,
                 ..spec(
                     "examples:rigid-lines",
                     "vs_line",
