@@ -136,7 +136,12 @@ fn sphere_and_two_sided_plane_from_below() {
         0.0,
     );
     assert_eq!(m.count, 1);
-    near3(m.normal.xyz(), -Vec3::Y, 1e-6, "normal pushes the sphere down");
+    near3(
+        m.normal.xyz(),
+        -Vec3::Y,
+        1e-6,
+        "normal pushes the sphere down",
+    );
     near(m.points[0].w, 0.1, 1e-6, "penetration");
     // A half-space holds the same sphere deep inside: r + 0.4.
     let h = collide2(
@@ -158,7 +163,10 @@ fn offset_and_rotated_planes_use_the_world_pose() {
         sphere(0, 0.5),
         body(Vec3::new(2.6, 0.0, 0.0), ID),
         ground(shape_kind::HALF_SPACE, 1),
-        body(Vec3::new(3.0, 7.0, 0.0), rot(Vec3::Z, std::f32::consts::FRAC_PI_2)),
+        body(
+            Vec3::new(3.0, 7.0, 0.0),
+            rot(Vec3::Z, std::f32::consts::FRAC_PI_2),
+        ),
         0.0,
     );
     assert_eq!(m.count, 1);
@@ -181,7 +189,11 @@ fn contacts_within_the_margin_have_negative_penetration() {
     assert_eq!(m.count, 1, "5 mm apart, 10 mm margin");
     near(m.points[0].w, -0.005, 1e-6, "negative penetration");
     assert_eq!(mk(0.52).count, 0, "20 mm apart");
-    assert_eq!(mk(0.52).normal, Vec4::new(0.0, 0.0, 0.0, 0.5), "no contact: zero normal");
+    assert_eq!(
+        mk(0.52).normal,
+        Vec4::new(0.0, 0.0, 0.0, 0.5),
+        "no contact: zero normal"
+    );
 }
 
 #[test]
@@ -254,7 +266,12 @@ fn sphere_and_box() {
         0.0,
     );
     assert_eq!(m.count, 1);
-    near3(m.normal.xyz(), quat_rotate(b.orient, Vec3::X), 1e-5, "inside normal");
+    near3(
+        m.normal.xyz(),
+        quat_rotate(b.orient, Vec3::X),
+        1e-5,
+        "inside normal",
+    );
     near(m.points[0].w, 0.5 + 0.2, 1e-5, "inside penetration");
 }
 
@@ -271,7 +288,11 @@ fn box_rests_on_a_half_space_with_four_corners() {
     near3(m.normal.xyz(), Vec3::Y, 1e-6, "normal");
     let mut feats = m.features.to_vec();
     feats.sort_unstable();
-    assert_eq!(feats, vec![2, 3, 6, 7], "the four bottom vertices (y bit set)");
+    assert_eq!(
+        feats,
+        vec![2, 3, 6, 7],
+        "the four bottom vertices (y bit set)"
+    );
     for p in points(&m) {
         near(p.w, 0.01, 1e-6, "penetration");
         near(p.y, -0.005, 1e-6, "point height");
@@ -304,7 +325,10 @@ fn box_rests_on_a_half_space_with_four_corners() {
     );
     assert_eq!(m.count, 4);
     let min_kept = points(&m).iter().map(|p| p.w).fold(f32::MAX, f32::min);
-    assert!(min_kept > 3.0, "the four kept are the bottom ones: {min_kept}");
+    assert!(
+        min_kept > 3.0,
+        "the four kept are the bottom ones: {min_kept}"
+    );
 }
 
 #[test]
@@ -337,7 +361,12 @@ fn stacked_boxes_give_four_face_contacts_either_order() {
     }
     let m2 = collide2(cuboid(0, h), bottom, cuboid(1, h), top, 0.0);
     assert_eq!(m2.count, 4);
-    near3(m2.normal.xyz(), -Vec3::Y, 1e-5, "bottom box is a: pushed down");
+    near3(
+        m2.normal.xyz(),
+        -Vec3::Y,
+        1e-5,
+        "bottom box is a: pushed down",
+    );
     // A small box on a big one clips to the small face: all four of its corners.
     let m = collide2(
         cuboid(0, Vec3::new(0.2, 0.2, 0.2)),
@@ -408,7 +437,12 @@ fn crossed_box_edges_give_one_edge_edge_contact() {
     assert_ne!(m.features[0] & 0x8000_0000, 0, "an edge–edge feature");
     near3(m.normal.xyz(), Vec3::Y, 1e-4, "normal");
     near(m.points[0].w, 0.01, 1e-4, "penetration");
-    near3(m.points[0].xyz(), Vec3::ZERO, 1e-4, "point where the edges cross");
+    near3(
+        m.points[0].xyz(),
+        Vec3::ZERO,
+        1e-4,
+        "point where the edges cross",
+    );
 }
 
 #[test]
@@ -639,7 +673,10 @@ fn wgsl_combine_codes_match_rust() {
         ("COMBINE_AVERAGE", Combine::Average),
         ("COMBINE_GEOMETRIC", Combine::Geometric),
         ("COMBINE_WEIGHTED_FRICTION", Combine::WeightedFriction),
-        ("COMBINE_PIECEWISE_RESTITUTION", Combine::PiecewiseRestitution),
+        (
+            "COMBINE_PIECEWISE_RESTITUTION",
+            Combine::PiecewiseRestitution,
+        ),
         ("COMBINE_WEIGHTED_RESTITUTION", Combine::WeightedRestitution),
     ] {
         let decl = format!("const {name}: u32 = {}u;", rule.code());
@@ -675,7 +712,9 @@ impl Obb {
     }
     fn vertex(&self, i: usize) -> DVec3 {
         let s = |b: usize| if i & b != 0 { -1.0 } else { 1.0 };
-        self.c + self.ax[0] * (s(1) * self.h.x) + self.ax[1] * (s(2) * self.h.y)
+        self.c
+            + self.ax[0] * (s(1) * self.h.x)
+            + self.ax[1] * (s(2) * self.h.y)
             + self.ax[2] * (s(4) * self.h.z)
     }
     fn contains(&self, p: DVec3) -> bool {
@@ -864,7 +903,10 @@ fn sat_box_box_matches_a_brute_force_on_random_pairs() {
             sat.overlap
         );
         for p in points(&m) {
-            assert!(p.w >= -1e-6, "case {case}: point {p:?} has negative penetration");
+            assert!(
+                p.w >= -1e-6,
+                "case {case}: point {p:?} has negative penetration"
+            );
             let tol = (0.5 * sat.overlap as f64).max(0.0) + 1e-4;
             let w = p.xyz().as_dvec3();
             assert!(
@@ -997,9 +1039,17 @@ fn capsule_box_matches_a_brute_force_distance() {
         let max_pen = points(&m).iter().map(|p| p.w).fold(f32::MIN, f32::max);
         if dist > 1e-3 {
             // Segment outside the box: the deepest contact is the exact r − distance.
-            near(max_pen, -sep as f32, 2e-4, &format!("case {case}: penetration"));
+            near(
+                max_pen,
+                -sep as f32,
+                2e-4,
+                &format!("case {case}: penetration"),
+            );
         } else {
-            assert!(max_pen >= r - 2e-3, "case {case}: deep penetration {max_pen} < r");
+            assert!(
+                max_pen >= r - 2e-3,
+                "case {case}: deep penetration {max_pen} < r"
+            );
         }
         // Every point lies halfway between the surfaces: near the box and near the capsule.
         for c in points(&m) {
@@ -1024,7 +1074,11 @@ fn capsule_capsule_and_sphere_capsule_match_a_brute_force_distance() {
         let (ra, rb) = (rng.range(0.05, 0.6), rng.range(0.05, 0.6));
         let (la, lb) = (rng.range(0.0, 1.2), rng.range(0.0, 1.2));
         let qa = random_quat(&mut rng);
-        let qb = if case % 5 == 0 { qa } else { random_quat(&mut rng) };
+        let qb = if case % 5 == 0 {
+            qa
+        } else {
+            random_quat(&mut rng)
+        };
         let ca = rng.vec3(-0.5, 0.5);
         let cb = rng.vec3(-2.0, 2.0);
         let (a0, a1) = capsule_ends(ca, qa, la);
@@ -1044,13 +1098,18 @@ fn capsule_capsule_and_sphere_capsule_match_a_brute_force_distance() {
         if sep < 0.0 {
             hits += 1;
             let max_pen = points(&m).iter().map(|p| p.w).fold(f32::MIN, f32::max);
-            near(max_pen, -sep as f32, 2e-4, &format!("case {case}: penetration"));
+            near(
+                max_pen,
+                -sep as f32,
+                2e-4,
+                &format!("case {case}: penetration"),
+            );
         } else {
             misses += 1;
         }
         // The same with a sphere in place of capsule a.
-        let sep_s = segment_segment_distance(ca.as_dvec3(), ca.as_dvec3(), b0, b1)
-            - (ra + rb) as f64;
+        let sep_s =
+            segment_segment_distance(ca.as_dvec3(), ca.as_dvec3(), b0, b1) - (ra + rb) as f64;
         if sep_s.abs() > 1e-3 {
             let m = collide2(
                 sphere(0, ra),
@@ -1059,9 +1118,18 @@ fn capsule_capsule_and_sphere_capsule_match_a_brute_force_distance() {
                 body(cb, qb),
                 0.0,
             );
-            assert_eq!(m.count > 0, sep_s < 0.0, "case {case}: sphere separation {sep_s}");
+            assert_eq!(
+                m.count > 0,
+                sep_s < 0.0,
+                "case {case}: sphere separation {sep_s}"
+            );
             if sep_s < 0.0 {
-                near(m.points[0].w, -sep_s as f32, 2e-4, "sphere–capsule penetration");
+                near(
+                    m.points[0].w,
+                    -sep_s as f32,
+                    2e-4,
+                    "sphere–capsule penetration",
+                );
             }
         }
     }
@@ -1083,7 +1151,10 @@ fn sphere_box_matches_a_brute_force_distance() {
             d - r as f64
         } else {
             let l = ob.local(cs.as_dvec3());
-            -((0..3).map(|k| ob.h[k] - l[k].abs()).fold(f64::MAX, f64::min)) - r as f64
+            -((0..3)
+                .map(|k| ob.h[k] - l[k].abs())
+                .fold(f64::MAX, f64::min))
+                - r as f64
         };
         if sep.abs() < 1e-3 {
             continue;
@@ -1091,7 +1162,12 @@ fn sphere_box_matches_a_brute_force_distance() {
         let m = collide2(sphere(0, r), body(cs, ID), cuboid(1, h), body(ca, qa), 0.0);
         assert_eq!(m.count > 0, sep < 0.0, "case {case}: separation {sep}");
         if sep < 0.0 {
-            near(m.points[0].w, -sep as f32, 2e-4, &format!("case {case}: penetration"));
+            near(
+                m.points[0].w,
+                -sep as f32,
+                2e-4,
+                &format!("case {case}: penetration"),
+            );
         }
     }
 }

@@ -583,7 +583,11 @@ fn box_edge(h: Vec3, k: u32) -> (Vec3, Vec3) {
     let l = (i + 2) % 3;
     let sj = if (k & 1) != 0 { -1.0 } else { 1.0 };
     let sl = if (k & 2) != 0 { -1.0 } else { 1.0 };
-    let base = with_comp(with_comp(Vec3::ZERO, j, sj * comp(h, j)), l, sl * comp(h, l));
+    let base = with_comp(
+        with_comp(Vec3::ZERO, j, sj * comp(h, j)),
+        l,
+        sl * comp(h, l),
+    );
     (
         with_comp(base, i, -comp(h, i)),
         with_comp(base, i, comp(h, i)),
@@ -674,7 +678,10 @@ fn box_capsule(m: &mut GpuManifold, margin: f32, pa: Pose, h: Vec3, pb: Pose, di
                 }
                 axis = unit(axis);
             }
-            let o = h.x * axis.x.abs() + h.y * axis.y.abs() + h.z * axis.z.abs() + r
+            let o = h.x * axis.x.abs()
+                + h.y * axis.y.abs()
+                + h.z * axis.z.abs()
+                + r
                 + half.dot(axis).abs()
                 - c.dot(axis).abs();
             if i < 3 {
@@ -741,7 +748,12 @@ fn box_capsule(m: &mut GpuManifold, margin: f32, pa: Pose, h: Vec3, pb: Pose, di
             if height - r < margin {
                 let on_face = with_comp(p, face, face_sign * hf);
                 let mid = ((p - nl * r) + on_face) * 0.5;
-                add_contact(m, pa.pos + quat_rotate(pa.rot, mid), r - height, code * 2 + e);
+                add_contact(
+                    m,
+                    pa.pos + quat_rotate(pa.rot, mid),
+                    r - height,
+                    code * 2 + e,
+                );
             }
         }
     } else {
@@ -1064,7 +1076,9 @@ fn box_box(m: &mut GpuManifold, margin: f32, pa: Pose, ha: Vec3, pb: Pose, hb: V
         let k = sat.axis - 3;
         let ref_sign = if col(&rb, k).dot(n) < 0.0 { -1.0 } else { 1.0 };
         let code = 2 * sat.axis + if ref_sign < 0.0 { 1 } else { 0 };
-        box_face_contacts(m, margin, pb.pos, &rb, hb, k, ref_sign, pa.pos, &ra, ha, code);
+        box_face_contacts(
+            m, margin, pb.pos, &rb, hb, k, ref_sign, pa.pos, &ra, ha, code,
+        );
     } else {
         // Edge–edge: a's edge nearest b (against n), b's edge nearest a (along n).
         let i = (sat.axis - 6) / 3;
