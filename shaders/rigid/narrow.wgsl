@@ -441,7 +441,7 @@ fn nc_box_capsule(m: ptr<function, Manifold>, margin: f32, pa: NcPose, h: vec3<f
         var feature = 0u;
         let q1 = nc_clamp_box(p1, h);
         let e1 = dot(p1 - q1, p1 - q1);
-        if (e1 < best) {
+        if (nc_beats(best, e1)) {
             best = e1;
             s = p1;
             q = q1;
@@ -451,7 +451,7 @@ fn nc_box_capsule(m: ptr<function, Manifold>, margin: f32, pa: NcPose, h: vec3<f
             let edge = nc_box_edge(h, k);
             let c = nc_closest_segments(p0, p1, edge.a, edge.b);
             let e = dot(c.a - c.b, c.a - c.b);
-            if (e < best) {
+            if (nc_beats(best, e)) {
                 best = e;
                 s = c.a;
                 q = c.b;
@@ -894,6 +894,10 @@ fn collide_shapes(a: u32, b: u32) -> Manifold {
     let friction = combine(params.combine_friction, sa.material.x, sb.material.x);
     m.material = vec4<f32>(combine(params.combine_restitution, sa.material.y, sb.material.y),
                            0.0, 0.0, 0.0);
+    if (sa.body == sb.body && sa.body != NONE) {
+        m.normal.w = friction;
+        return m;
+    }
     let pa = nc_shape_pose(sa);
     let pb = nc_shape_pose(sb);
     let margin = params.contact_margin;

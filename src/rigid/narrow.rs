@@ -111,7 +111,8 @@ pub fn narrow(
 /// The manifold of shapes `a` and `b` (indices into `shapes`): bodies, shapes (reordered by kind,
 /// see the module docs), combined friction (normal.w) and restitution (material.x), and up to
 /// four contacts. `count` is 0 when they are apart by `contact_margin` or more, when an index is
-/// out of range, or for pairs of half-spaces and planes. `colour` is [`NONE`] and the impulses
+/// out of range, when both shapes belong to the same body, or for pairs of half-spaces and
+/// planes. `colour` is [`NONE`] and the impulses
 /// are zero (the solver warm-starts them by feature id).
 pub fn collide_shapes(
     params: &GpuRigidParams,
@@ -148,6 +149,11 @@ pub fn collide_shapes(
         0.0,
         0.0,
     );
+    if sa.body == sb.body && sa.body != NONE {
+        // Parts of one body never collide with each other (the book's primitive assemblies).
+        m.normal.w = friction;
+        return m;
+    }
     let pa = shape_pose(sa, bodies);
     let pb = shape_pose(sb, bodies);
     let margin = params.contact_margin;
@@ -620,7 +626,8 @@ fn box_capsule(m: &mut GpuManifold, margin: f32, pa: Pose, h: Vec3, pb: Pose, di
             clampf(p1.z, -h.z, h.z),
         );
         let e1 = (p1 - q1).dot(p1 - q1);
-        if e1 < best {
+        // Near-ties keep the earlier candidate (a box vertex is the end of three edges).
+        if beats(best, e1) {
             best = e1;
             s = p1;
             q = q1;
@@ -630,7 +637,7 @@ fn box_capsule(m: &mut GpuManifold, margin: f32, pa: Pose, h: Vec3, pb: Pose, di
             let (ea, eb) = box_edge(h, k);
             let (cs, ce) = closest_segments(p0, p1, ea, eb);
             let e = (cs - ce).dot(cs - ce);
-            if e < best {
+            if beats(best, e) {
                 best = e;
                 s = cs;
                 q = ce;
