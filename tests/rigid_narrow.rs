@@ -11,7 +11,9 @@ use wgphys::grid::GridSpec;
 use wgphys::rigid::gpu::{shader_source, GpuRigid, GpuRigidSizes, Pass};
 use wgphys::rigid::material::Combine;
 use wgphys::rigid::math::{from_quat, quat_rotate, QUAT_IDENTITY};
-use wgphys::rigid::narrow::{box_box_sat, collide_shapes, narrow, BIAS_ABS, BIAS_REL};
+use wgphys::rigid::narrow::{
+    box_box_sat, collide_shapes, narrow, BIAS_ABS, BIAS_REL, PARALLEL_EPS,
+};
 use wgphys::rigid::types::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -717,6 +719,26 @@ fn wgsl_combine_codes_match_rust() {
     ] {
         let decl = format!("const {name}: u32 = {}u;", rule.code());
         assert!(src.contains(&decl), "narrow.wgsl lacks `{decl}`");
+    }
+}
+
+/// The f32 tuning constants the shader declares itself equal the Rust ones.
+#[test]
+fn wgsl_narrow_constants_match_rust() {
+    let src = shader_source();
+    for (name, value) in [
+        ("NC_PARALLEL_EPS", PARALLEL_EPS),
+        ("NC_BIAS_REL", BIAS_REL),
+        ("NC_BIAS_ABS", BIAS_ABS),
+    ] {
+        let decl = format!("const {name}: f32 = ");
+        let at = src
+            .find(&decl)
+            .unwrap_or_else(|| panic!("narrow.wgsl lacks `{decl}`"));
+        let lit = &src[at + decl.len()..];
+        let lit = &lit[..lit.find(';').expect("a terminated constant")];
+        let parsed: f32 = lit.trim().parse().expect("a float literal");
+        assert_eq!(parsed, value, "{name}: WGSL {lit}, Rust {value}");
     }
 }
 

@@ -22,9 +22,10 @@
 //! - box–box: SAT over 15 axes (3 + 3 faces, 9 edge crosses, near-parallel crosses skipped) with
 //!   a bias towards face axes (box a's faces, then box b's, then edges) for frame-to-frame
 //!   coherence; a face axis clips the incident face against the reference face's side planes
-//!   (Sutherland–Hodgman, at most 8 points, reduced to 4: deepest, farthest from it, then the
-//!   largest triangle on each side); an edge axis gives one contact at the closest points of the
-//!   two edges;
+//!   (Sutherland–Hodgman, at most 8 points, reduced to 4: the deepest, the farthest from it,
+//!   the one making the largest triangle with those two, the one farthest outside that
+//!   triangle); an edge axis gives one contact at the closest points of the two edges
+//!   (segments, clamped to the edges' lengths);
 //! - capsule–half-space / plane: both segment ends;
 //! - capsule–capsule: closest points of the segments; near-parallel segments give two contacts
 //!   at the ends of their common stretch;
@@ -34,6 +35,26 @@
 //!   (two contacts for a capsule lying on a box). Intersecting: SAT over the 3 box face axes
 //!   and the 3 crosses of the segment with them; a face axis clips as before, a cross axis
 //!   gives one contact between the segment and the box edge.
+//!
+//! Shapes of one body never collide with each other (count 0). Discrete choices between
+//! near-equal candidates (deepest point, incident face, closest box feature) keep the earlier
+//! candidate unless the later one wins by a rounding-sized margin, so exact geometric ties
+//! (parallel sides, a vertex shared by three edges) resolve the same way on CPU and GPU and from
+//! frame to frame.
+//!
+//! Feature ids (stable per contact while the configuration holds; warm starting matches them):
+//!
+//! | pair | feature |
+//! |---|---|
+//! | round shapes | 0 (capsule–capsule parallel: 0 and 1) |
+//! | box–half-space / plane | vertex index 0..8 (+8 on a plane's negative side) |
+//! | capsule–half-space / plane | segment end 0 or 1 |
+//! | box–box face | reference face code << 16 \| incident face code << 8 \| clip point id |
+//! | box–box edge | [`FEATURE_EDGE`] \| axis << 16 \| edge of a << 8 \| edge of b |
+//! | box–capsule | segment end 0/1, 2 + box edge, or 2·(16 + face code) + clipped end |
+//!
+//! A face code is 2·axis + 1 for the negative side (axis in SAT numbering for the reference,
+//! 0..3 for the incident face); an edge is 4·axis + sign bits of the other two coordinates.
 //!
 //! The shapes' world pose is recomputed from their bodies (body position + rotated offset,
 //! body orientation · offset rotation) rather than read from `shape_xf`, so the stage does not
