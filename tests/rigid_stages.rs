@@ -157,3 +157,86 @@ fn wake_and_sleep_match_the_cpu_twin() {
         assert_close("last_acc (motion)", i, a.last_acc, b.last_acc);
     }
 }
+
+#[test]
+fn rigid_forces_match_the_cpu_twin() {
+    use wgphys::rigid::explosion::{rigid_forces, Explosion};
+    let mut rng = Rng::new(5);
+    let n = 500u32;
+    let mut bodies: Vec<GpuBody> = (0..n).map(|i| random_body(&mut rng, i)).collect();
+    for b in &mut bodies {
+        // Spread the bodies over the shell, the implosion ring and the chimney.
+        b.pos = (rng.vec3(-9.0, 9.0)).extend(b.pos.w);
+    }
+    let e = Explosion::at(Vec3::new(0.5, 0.0, -0.5))
+        .to_gpu(0.3)
+        .expect("explosion");
+    let params = GpuRigidParams {
+        body_count: n,
+        sleep_epsilon: 0.3,
+        ..Default::default()
+    };
+    let mut g = GpuRigid::new(&gpu(), sizes(n)).expect("gpu backend");
+    g.write(&g.params, &[params]);
+    g.write(&g.explosion, &[e]);
+    g.write(&g.bodies, &bodies);
+    g.run(&[Pass::over("rigid_forces", n)]).expect("run");
+    let got: Vec<GpuBody> = g.read(&g.bodies, n as usize).expect("read");
+    rigid_forces(&params, &e, &mut bodies);
+    let pushed = bodies
+        .iter()
+        .filter(|b| b.force.truncate().length() > 100.0)
+        .count();
+    assert!(pushed > 10, "the shell reaches some bodies ({pushed})");
+    for (i, (a, b)) in got.iter().zip(&bodies).enumerate() {
+        assert_close("force", i, a.force, b.force);
+        assert_close("torque", i, a.torque, b.torque);
+        assert_eq!(a.awake, b.awake, "body {i} awake");
+    }
+}
+
+/// The corrected concussion profile (catalogue §14.3 errata): zero ahead of the ramp, rising
+/// linearly over k·w to the peak at the back of the wave st, flat over the thickness w, falling
+/// linearly to zero over k·w; a body moving outwards at the wave's speed feels nothing.
+#[test]
+fn concussion_shell_has_the_corrected_piecewise_profile() {
+    use wgphys::rigid::explosion::{explosion_force, Explosion};
+    let mut ex = Explosion::at(Vec3::ZERO);
+    ex.implosion_duration = 0.0;
+    ex.convection_duration = 0.0;
+    ex.concussion_duration = 100.0;
+    let (t, speed, w, k, peak) = (1.0f32, 20.0f32, 1.0f32, 1.0f32, ex.peak_concussion_force);
+    let e = ex.to_gpu(t).expect("explosion");
+    let st = speed * t;
+    let at = |d: f32| explosion_force(&e, Vec3::new(d, 0.0, 0.0), Vec3::ZERO).x;
+    let tol = 1e-3 * peak;
+    assert!(
+        at(st - k * w - 0.01).abs() < tol,
+        "nothing behind the rising ramp"
+    );
+    assert!(
+        (at(st - 0.5 * k * w) - 0.5 * peak).abs() < tol,
+        "half way up the ramp"
+    );
+    assert!(
+        (at(st + 0.5 * w) - peak).abs() < tol,
+        "peak inside the shell"
+    );
+    assert!(
+        (at(st + w + 0.5 * k * w) - 0.5 * peak).abs() < tol,
+        "half way down the tail"
+    );
+    assert!(
+        at(st + w + k * w + 0.01).abs() < tol,
+        "nothing ahead of the tail"
+    );
+    let riding = explosion_force(
+        &e,
+        Vec3::new(st + 0.5 * w, 0.0, 0.0),
+        Vec3::new(speed, 0.0, 0.0),
+    );
+    assert!(
+        riding.length() < tol,
+        "a body riding the wave feels no push: {riding:?}"
+    );
+}

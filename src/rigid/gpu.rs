@@ -84,7 +84,8 @@ pub const BINDINGS: &[BindingDecl] = &[
 ];
 
 /// The group-1 declaration: the per-colour pass uniform, bound with a dynamic offset.
-const PASS_DECL: &str = "@group(1) @binding(0) var<uniform> pass_info: Pass;\n";
+const PASS_DECL: &str = "@group(1) @binding(0) var<uniform> pass_info: Pass;\n\
+                         @group(1) @binding(1) var<uniform> explosion: Explosion;\n";
 
 /// The composed WGSL module of the rigid domain.
 pub fn shader_source() -> String {
@@ -119,6 +120,7 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/rigid/math.wgsl"),
             &crate::grid::gpu::common_source(),
             include_str!("../../shaders/rigid/integrate.wgsl"),
+            include_str!("../../shaders/rigid/forces.wgsl"),
             include_str!("../../shaders/rigid/broad.wgsl"),
             include_str!("../../shaders/rigid/narrow.wgsl"),
             include_str!("../../shaders/rigid/solve.wgsl"),
@@ -191,17 +193,119 @@ pub struct GpuRigidSizes {
     pub grid: GridSpec,
 }
 
+/// The compiled side of the rigid domain, shared by every [`GpuRigid`] a world makes as it
+/// grows: the module, the layouts and the pipelines (compiled once per entry point; on software
+/// adapters a compile costs up to a second).
+pub struct RigidProgram {
+    module: wgpu::ShaderModule,
+    layout0: wgpu::BindGroupLayout,
+    layout1: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+    pipelines: std::sync::Mutex<HashMap<&'static str, wgpu::ComputePipeline>>,
+}
+
+impl RigidProgram {
+    /// Parses the rigid shader and creates the layouts.
+    pub fn new(ctx: &GpuContext) -> Self {
+        let device = &ctx.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("wgphys:shader:rigid"),
+            source: wgpu::ShaderSource::Wgsl(shader_source().into()),
+        });
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = BINDINGS
+            .iter()
+            .map(|b| wgpu::BindGroupLayoutEntry {
+                binding: b.index,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: if b.space == "uniform" {
+                        wgpu::BufferBindingType::Uniform
+                    } else {
+                        wgpu::BufferBindingType::Storage {
+                            read_only: b.space == RO,
+                        }
+                    },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("wgphys:bind_group_layout:rigid"),
+            entries: &entries,
+        });
+        let layout1 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("wgphys:bind_group_layout:rigid_pass"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("wgphys:pipeline_layout:rigid"),
+            bind_group_layouts: &[Some(&layout0), Some(&layout1)],
+            immediate_size: 0,
+        });
+        Self {
+            module,
+            layout0,
+            layout1,
+            pipeline_layout,
+            pipelines: std::sync::Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn pipeline(&self, device: &wgpu::Device, entry: &'static str) -> wgpu::ComputePipeline {
+        let mut map = match self.pipelines.lock() {
+            Ok(m) => m,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        map.entry(entry)
+            .or_insert_with(|| {
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&format!("wgphys:pipeline:{entry}")),
+                    layout: Some(&self.pipeline_layout),
+                    module: &self.module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            })
+            .clone()
+    }
+}
+
 /// The GPU backend of a rigid world: every buffer of [`BINDINGS`], the shape-centre grid, one
 /// bind group over all of them, and pipelines compiled on first use from the one rigid module.
 pub struct GpuRigid {
     /// The device this backend runs on.
     pub ctx: GpuContext,
     sizes: GpuRigidSizes,
-    module: wgpu::ShaderModule,
-    pipeline_layout: wgpu::PipelineLayout,
-    layout0: wgpu::BindGroupLayout,
+    program: std::sync::Arc<RigidProgram>,
     pipelines: HashMap<&'static str, wgpu::ComputePipeline>,
-    bind0: wgpu::BindGroup,
+    /// Group 0 twice: [0] binds `manifolds` / `manifolds_prev` as named, [1] swapped, so the
+    /// warm-start source of a step is the previous step's output without a copy.
+    bind0: [wgpu::BindGroup; 2],
+    flip: usize,
     bind1: wgpu::BindGroup,
     /// The per-step uniform block.
     pub params: wgpu::Buffer,
@@ -235,6 +339,8 @@ pub struct GpuRigid {
     /// dispatch may not read its arguments from a buffer bound as writable storage).
     pub indirect: wgpu::Buffer,
     _pass_records: wgpu::Buffer,
+    /// The explosion uniform ([`GpuExplosion`]) the `rigid_forces` stage reads.
+    pub explosion: wgpu::Buffer,
     grid: GpuGrid,
 }
 
@@ -260,6 +366,23 @@ impl GpuRigid {
     /// [`Error::InvalidInput`] when a buffer would exceed the device's binding limit or the grid
     /// spec is invalid.
     pub fn new(ctx: &GpuContext, sizes: GpuRigidSizes) -> Result<Self> {
+        Self::with_program(ctx, sizes, std::sync::Arc::new(RigidProgram::new(ctx)))
+    }
+
+    /// A backend of new sizes that shares this one's compiled pipelines (the state is not
+    /// copied).
+    ///
+    /// # Errors
+    /// As [`GpuRigid::new`].
+    pub fn resized(&self, sizes: GpuRigidSizes) -> Result<Self> {
+        Self::with_program(&self.ctx, sizes, self.program.clone())
+    }
+
+    fn with_program(
+        ctx: &GpuContext,
+        sizes: GpuRigidSizes,
+        program: std::sync::Arc<RigidProgram>,
+    ) -> Result<Self> {
         let device = &ctx.device;
         let body_bytes = checked_bytes(
             ctx,
@@ -290,51 +413,7 @@ impl GpuRigid {
             4,
         )?;
         let grid = GpuGrid::new(ctx, sizes.shapes.max(1), sizes.grid)?;
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("wgphys:shader:rigid"),
-            source: wgpu::ShaderSource::Wgsl(shader_source().into()),
-        });
-        let entries: Vec<wgpu::BindGroupLayoutEntry> = BINDINGS
-            .iter()
-            .map(|b| wgpu::BindGroupLayoutEntry {
-                binding: b.index,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: if b.space == "uniform" {
-                        wgpu::BufferBindingType::Uniform
-                    } else {
-                        wgpu::BufferBindingType::Storage {
-                            read_only: b.space == RO,
-                        }
-                    },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            })
-            .collect();
-        let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("wgphys:bind_group_layout:rigid"),
-            entries: &entries,
-        });
-        let layout1 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("wgphys:bind_group_layout:rigid_pass"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: true,
-                    min_binding_size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
-                },
-                count: None,
-            }],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("wgphys:pipeline_layout:rigid"),
-            bind_group_layouts: &[Some(&layout0), Some(&layout1)],
-            immediate_size: 0,
-        });
+        let (layout0, layout1) = (&program.layout0, &program.layout1);
         let params = buffer::zeroed(
             device,
             "rigid_params",
@@ -353,17 +432,29 @@ impl GpuRigid {
             })
             .collect();
         let pass_records = buffer::with_data(device, "rigid_pass_records", &records, U::UNIFORM);
+        let explosion = buffer::zeroed(
+            device,
+            "rigid_explosion",
+            size_of::<GpuExplosion>() as u64,
+            U::UNIFORM | U::COPY_DST,
+        );
         let bind1 = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgphys:bind_group:rigid_pass"),
-            layout: &layout1,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &pass_records,
-                    offset: 0,
-                    size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
-                }),
-            }],
+            layout: layout1,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &pass_records,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
+                    }),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: explosion.as_entire_binding(),
+                },
+            ],
         });
         let z = |name: &str, bytes: u64| buffer::zeroed(device, name, bytes, STATE);
         let bodies = z("rigid_bodies", body_bytes);
@@ -385,37 +476,43 @@ impl GpuRigid {
             4 * counter::LEN as u64,
             STATE | U::INDIRECT,
         );
-        let bind0 = Self::make_bind0(
-            device,
-            &layout0,
-            &[
-                &params,
-                &bodies,
-                &shapes,
-                &shape_pos,
-                &shape_xf,
-                &large,
-                &pairs,
-                &counters,
-                &manifolds,
-                &manifolds_prev,
-                &solver,
-                &claims,
-                &order,
-                grid.sorted_index(),
-                grid.cell_start(),
-                grid.cell_end(),
-                &pair_scratch,
-            ],
-        );
+        let bind0 = [false, true].map(|swap| {
+            let (m, prev) = if swap {
+                (&manifolds_prev, &manifolds)
+            } else {
+                (&manifolds, &manifolds_prev)
+            };
+            Self::make_bind0(
+                device,
+                layout0,
+                &[
+                    &params,
+                    &bodies,
+                    &shapes,
+                    &shape_pos,
+                    &shape_xf,
+                    &large,
+                    &pairs,
+                    &counters,
+                    m,
+                    prev,
+                    &solver,
+                    &claims,
+                    &order,
+                    grid.sorted_index(),
+                    grid.cell_start(),
+                    grid.cell_end(),
+                    &pair_scratch,
+                ],
+            )
+        });
         Ok(Self {
             ctx: ctx.clone(),
             sizes,
-            module,
-            pipeline_layout,
-            layout0,
+            program,
             pipelines: HashMap::new(),
             bind0,
+            flip: 0,
             bind1,
             params,
             bodies,
@@ -433,6 +530,7 @@ impl GpuRigid {
             pair_scratch,
             indirect,
             _pass_records: pass_records,
+            explosion,
             grid,
         })
     }
@@ -469,21 +567,14 @@ impl GpuRigid {
 
     /// The layout of group 0, for callers that bind the rigid buffers in their own pipelines.
     pub fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
-        &self.layout0
+        &self.program.layout0
     }
 
-    fn pipeline(&mut self, entry: &'static str) -> &wgpu::ComputePipeline {
-        let (device, module, layout) = (&self.ctx.device, &self.module, &self.pipeline_layout);
-        self.pipelines.entry(entry).or_insert_with(|| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&format!("wgphys:pipeline:{entry}")),
-                layout: Some(layout),
-                module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        })
+    fn pipeline(&mut self, entry: &'static str) {
+        if !self.pipelines.contains_key(entry) {
+            let p = self.program.pipeline(&self.ctx.device, entry);
+            self.pipelines.insert(entry, p);
+        }
     }
 
     /// Records `passes` in order, each in its own labelled compute pass.
@@ -501,7 +592,7 @@ impl GpuRigid {
                 timestamp_writes: None,
             });
             pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &self.bind0, &[]);
+            pass.set_bind_group(0, &self.bind0[self.flip], &[]);
             let offset = (p.colour.min(MAX_COLOURS - 1) as u64 * PASS_STRIDE) as u32;
             pass.set_bind_group(1, &self.bind1, &[offset]);
             match p.dispatch {
@@ -529,16 +620,20 @@ impl GpuRigid {
         );
     }
 
-    /// Copies this step's manifolds into `manifolds_prev` (the warm-start source of the next
-    /// step).
-    pub fn record_manifold_copy(&self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.copy_buffer_to_buffer(
-            &self.manifolds,
-            0,
-            &self.manifolds_prev,
-            0,
-            self.manifolds.size(),
-        );
+    /// Swaps the roles of `manifolds` and `manifolds_prev` for the passes recorded next: call
+    /// once per (sub)step, before its narrow phase, so the solver warm-starts from the previous
+    /// (sub)step's manifolds.
+    pub fn flip_manifolds(&mut self) {
+        self.flip ^= 1;
+    }
+
+    /// The buffer the passes recorded next see as `manifolds` (this step's output).
+    pub fn current_manifolds(&self) -> &wgpu::Buffer {
+        if self.flip == 0 {
+            &self.manifolds
+        } else {
+            &self.manifolds_prev
+        }
     }
 
     /// Records a grid build over the first `n` shape centres.
