@@ -651,10 +651,10 @@ fn nc_box_box_sat(ca: vec3<f32>, ra: mat3x3<f32>, ha: vec3<f32>, cb: vec3<f32>,
     return NcSat(true, best[g], n, best_o[g]);
 }
 
-/// One Sutherland–Hodgman step (twin of `clip_polygon`); w carries the point id.
+/// One Sutherland–Hodgman step (twin of `clip_polygon`).
 fn nc_clip_polygon(src: ptr<function, array<vec4<f32>, 8>>, n: u32,
-                   dst: ptr<function, array<vec4<f32>, 8>>, axis: vec3<f32>, sgn: f32, h: f32,
-                   plane: u32) -> u32 {
+                   dst: ptr<function, array<vec4<f32>, 8>>, axis: vec3<f32>, sgn: f32,
+                   h: f32) -> u32 {
     var out = 0u;
     for (var e = 0u; e < n; e++) {
         let cur = (*src)[e];
@@ -667,13 +667,46 @@ fn nc_clip_polygon(src: ptr<function, array<vec4<f32>, 8>>, n: u32,
         }
         if ((dc <= 0.0) != (dn <= 0.0) && out < 8u) {
             let t = dc / (dc - dn);
-            let p = cur.xyz + (nxt.xyz - cur.xyz) * t;
-            let id = 16u * (plane + 1u) + ((u32(cur.w) + 4u * u32(nxt.w)) & 15u);
-            (*dst)[out] = vec4<f32>(p, f32(id));
+            (*dst)[out] = vec4<f32>(cur.xyz + (nxt.xyz - cur.xyz) * t, 0.0);
             out += 1u;
         }
     }
     return out;
+}
+
+/// Face contact id: 4·(reference-face quadrant) + nearest incident vertex (twin of
+/// `face_point_id`).
+fn nc_face_point_id(p: vec3<f32>, s1: vec3<f32>, s2: vec3<f32>, fc: vec3<f32>, u: vec3<f32>,
+                    v: vec3<f32>) -> u32 {
+    let quadrant = select(0u, 1u, dot(p, s1) < 0.0) + select(0u, 2u, dot(p, s2) < 0.0);
+    let e = p - fc;
+    let pu = dot(e, u) >= 0.0;
+    let pv = dot(e, v) >= 0.0;
+    var vertex = 2u;
+    if (pv) {
+        vertex = select(1u, 0u, pu);
+    } else if (pu) {
+        vertex = 3u;
+    }
+    return 4u * quadrant + vertex;
+}
+
+/// Adds a face contact, moving its id up by 16 while another point has it.
+fn nc_add_face_contact(m: ptr<function, Manifold>, p: vec3<f32>, pen: f32, feature: u32) {
+    var f = feature;
+    for (var t = 0u; t < 4u; t++) {
+        var dup = false;
+        for (var i = 0u; i < min((*m).count, 4u); i++) {
+            if ((*m).features[i] == f) {
+                dup = true;
+            }
+        }
+        if (!dup) {
+            break;
+        }
+        f += 16u;
+    }
+    nc_add_contact(m, p, pen, f);
 }
 
 /// Vertex–face contacts of a reference face against the incident box's most anti-parallel face.
@@ -697,32 +730,32 @@ fn nc_box_face_contacts(m: ptr<function, Manifold>, margin: f32, cr: vec3<f32>, 
     var pa: array<vec4<f32>, 8>;
     var pb: array<vec4<f32>, 8>;
     pa[0] = vec4<f32>(fc + u + v, 0.0);
-    pa[1] = vec4<f32>(fc - u + v, 1.0);
-    pa[2] = vec4<f32>(fc - u - v, 2.0);
-    pa[3] = vec4<f32>(fc + u - v, 3.0);
+    pa[1] = vec4<f32>(fc - u + v, 0.0);
+    pa[2] = vec4<f32>(fc - u - v, 0.0);
+    pa[3] = vec4<f32>(fc + u - v, 0.0);
     let j1 = (ref_axis + 1u) % 3u;
     let j2 = (ref_axis + 2u) % 3u;
-    var n = nc_clip_polygon(&pa, 4u, &pb, nc_col(rr, j1), 1.0, hr[j1], 0u);
-    n = nc_clip_polygon(&pb, n, &pa, nc_col(rr, j1), -1.0, hr[j1], 1u);
-    n = nc_clip_polygon(&pa, n, &pb, nc_col(rr, j2), 1.0, hr[j2], 2u);
-    n = nc_clip_polygon(&pb, n, &pa, nc_col(rr, j2), -1.0, hr[j2], 3u);
+    var n = nc_clip_polygon(&pa, 4u, &pb, nc_col(rr, j1), 1.0, hr[j1]);
+    n = nc_clip_polygon(&pb, n, &pa, nc_col(rr, j1), -1.0, hr[j1]);
+    n = nc_clip_polygon(&pa, n, &pb, nc_col(rr, j2), 1.0, hr[j2]);
+    n = nc_clip_polygon(&pb, n, &pa, nc_col(rr, j2), -1.0, hr[j2]);
     let hf = hr[ref_axis];
     var kept = 0u;
     for (var k = 0u; k < n; k++) {
         let p = pa[k];
         let depth = hf - dot(p.xyz, n_ref);
         if (depth > -margin) {
-            pa[kept] = p;
             pb[kept] = vec4<f32>(p.xyz + n_ref * (depth * 0.5), depth);
             kept += 1u;
         }
     }
+    let s1 = nc_col(rr, j1);
+    let s2 = nc_col(rr, j2);
     let inc_code = 2u * inc + select(0u, 1u, inc_sign < 0.0);
     let top = (code << 16u) | (inc_code << 8u);
     if (kept == 0u) {
         var best = fc + u + v;
         var best_d = hf - dot(best, n_ref);
-        var best_id = 0u;
         for (var k = 1u; k < 4u; k++) {
             let su = select(1.0, -1.0, k == 1u || k == 2u);
             let sv = select(1.0, -1.0, k >= 2u);
@@ -731,18 +764,18 @@ fn nc_box_face_contacts(m: ptr<function, Manifold>, margin: f32, cr: vec3<f32>, 
             if (dk > best_d) {
                 best = p;
                 best_d = dk;
-                best_id = k;
             }
         }
         if (best_d > -margin) {
-            nc_add_contact(m, cr + best + n_ref * (best_d * 0.5), best_d, top | best_id);
+            let id = nc_face_point_id(best, s1, s2, fc, u, v);
+            nc_add_contact(m, cr + best + n_ref * (best_d * 0.5), best_d, top | id);
         }
         return;
     }
     if (kept <= 4u) {
         for (var k = 0u; k < kept; k++) {
             let q = pb[k];
-            nc_add_contact(m, cr + q.xyz, q.w, top | u32(pa[k].w));
+            nc_add_face_contact(m, cr + q.xyz, q.w, top | nc_face_point_id(q.xyz, s1, s2, fc, u, v));
         }
         return;
     }
@@ -800,7 +833,7 @@ fn nc_box_face_contacts(m: ptr<function, Manifold>, margin: f32, cr: vec3<f32>, 
         }
         if (!dup) {
             let q = pb[k];
-            nc_add_contact(m, cr + q.xyz, q.w, top | u32(pa[k].w));
+            nc_add_face_contact(m, cr + q.xyz, q.w, top | nc_face_point_id(q.xyz, s1, s2, fc, u, v));
         }
     }
 }

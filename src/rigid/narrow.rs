@@ -49,12 +49,16 @@
 //! | round shapes | 0 (capsule–capsule parallel: 0 and 1) |
 //! | box–half-space / plane | vertex index 0..8 (+8 on a plane's negative side) |
 //! | capsule–half-space / plane | segment end 0 or 1 |
-//! | box–box face | reference face code << 16 \| incident face code << 8 \| clip point id |
+//! | box–box face | reference face code << 16 \| incident face code << 8 \| 4·quadrant + vertex |
 //! | box–box edge | [`FEATURE_EDGE`] \| axis << 16 \| edge of a << 8 \| edge of b |
 //! | box–capsule | segment end 0/1, 2 + box edge, or 2·(16 + face code) + clipped end |
 //!
 //! A face code is 2·axis + 1 for the negative side (axis in SAT numbering for the reference,
-//! 0..3 for the incident face); an edge is 4·axis + sign bits of the other two coordinates.
+//! 0..3 for the incident face); an edge is 4·axis + sign bits of the other two coordinates. A
+//! clipped face point is named by geometry, not by its clipping history: the quadrant of the
+//! reference face it lies in and the incident-face vertex it is nearest (16 added while the id
+//! is taken in the manifold), so a resting box keeps its ids while its corners jitter across the
+//! edges of the face below.
 //!
 //! The shapes' world pose is recomputed from their bodies (body position + rotated offset,
 //! body orientation · offset rotation) rather than read from `shape_xf`, so the stage does not
@@ -901,18 +905,8 @@ pub fn box_box_sat(
 }
 
 /// One Sutherland–Hodgman step: keeps the part of polygon `src[..n]` (xyz relative to the
-/// reference box, w the point id) with `sgn·(p·axis) ≤ h`, writing it to `dst`; returns its
-/// length (at most 8). New points get id 16·(plane + 1) + the low bits of the edge's ids, stable
-/// from frame to frame while the configuration holds.
-fn clip_polygon(
-    src: &[Vec4; 8],
-    n: u32,
-    dst: &mut [Vec4; 8],
-    axis: Vec3,
-    sgn: f32,
-    h: f32,
-    plane: u32,
-) -> u32 {
+/// reference box) with `sgn·(p·axis) ≤ h`, writing it to `dst`; returns its length (at most 8).
+fn clip_polygon(src: &[Vec4; 8], n: u32, dst: &mut [Vec4; 8], axis: Vec3, sgn: f32, h: f32) -> u32 {
     let mut out = 0u32;
     for e in 0..n {
         let cur = src[e as usize];
@@ -925,13 +919,53 @@ fn clip_polygon(
         }
         if (dc <= 0.0) != (dn <= 0.0) && out < 8 {
             let t = dc / (dc - dn);
-            let p = cur.xyz() + (nxt.xyz() - cur.xyz()) * t;
-            let id = 16 * (plane + 1) + ((cur.w as u32 + 4 * nxt.w as u32) & 15);
-            dst[out as usize] = p.extend(id as f32);
+            dst[out as usize] = (cur.xyz() + (nxt.xyz() - cur.xyz()) * t).extend(0.0);
             out += 1;
         }
     }
     out
+}
+
+/// The id of a face contact at `p` (relative to the reference box centre): which quadrant of
+/// the reference face (signs along its side axes `s1`, `s2`) and which incident-face vertex is
+/// nearest (signs along the face's half edges `u`, `v` from its centre `fc`), 4·quadrant +
+/// vertex. Geometric rather than clip-history ids stay the same while a corner of a resting box
+/// jitters across a side plane of the face below, which flips whether it is clipped.
+fn face_point_id(p: Vec3, s1: Vec3, s2: Vec3, fc: Vec3, u: Vec3, v: Vec3) -> u32 {
+    let quadrant = if p.dot(s1) < 0.0 { 1 } else { 0 } + if p.dot(s2) < 0.0 { 2 } else { 0 };
+    let e = p - fc;
+    let pu = e.dot(u) >= 0.0;
+    let pv = e.dot(v) >= 0.0;
+    let vertex = if pv {
+        if pu {
+            0
+        } else {
+            1
+        }
+    } else if pu {
+        3
+    } else {
+        2
+    };
+    4 * quadrant + vertex
+}
+
+/// Adds a face contact, moving its id up by 16 while another point of the manifold has it.
+fn add_face_contact(m: &mut GpuManifold, p: Vec3, pen: f32, feature: u32) {
+    let mut f = feature;
+    for _ in 0..4 {
+        let mut dup = false;
+        for i in 0..m.count.min(4) as usize {
+            if m.features[i] == f {
+                dup = true;
+            }
+        }
+        if !dup {
+            break;
+        }
+        f += 16;
+    }
+    add_contact(m, p, pen, f);
 }
 
 /// Vertex–face contacts of reference box r's face (axis `ref_axis`, sign `ref_sign`, facing the
@@ -967,34 +1001,34 @@ fn box_face_contacts(
     let mut pa = [Vec4::ZERO; 8];
     let mut pb = [Vec4::ZERO; 8];
     pa[0] = (fc + u + v).extend(0.0);
-    pa[1] = (fc - u + v).extend(1.0);
-    pa[2] = (fc - u - v).extend(2.0);
-    pa[3] = (fc + u - v).extend(3.0);
+    pa[1] = (fc - u + v).extend(0.0);
+    pa[2] = (fc - u - v).extend(0.0);
+    pa[3] = (fc + u - v).extend(0.0);
     let j1 = (ref_axis + 1) % 3;
     let j2 = (ref_axis + 2) % 3;
-    let mut n = clip_polygon(&pa, 4, &mut pb, col(rr, j1), 1.0, comp(hr, j1), 0);
-    n = clip_polygon(&pb, n, &mut pa, col(rr, j1), -1.0, comp(hr, j1), 1);
-    n = clip_polygon(&pa, n, &mut pb, col(rr, j2), 1.0, comp(hr, j2), 2);
-    n = clip_polygon(&pb, n, &mut pa, col(rr, j2), -1.0, comp(hr, j2), 3);
-    // Keep the points within the margin: pa holds (point, id), pb (midpoint, depth).
+    let mut n = clip_polygon(&pa, 4, &mut pb, col(rr, j1), 1.0, comp(hr, j1));
+    n = clip_polygon(&pb, n, &mut pa, col(rr, j1), -1.0, comp(hr, j1));
+    n = clip_polygon(&pa, n, &mut pb, col(rr, j2), 1.0, comp(hr, j2));
+    n = clip_polygon(&pb, n, &mut pa, col(rr, j2), -1.0, comp(hr, j2));
+    // Keep the points within the margin, as (midpoint, depth) in pb.
     let hf = comp(hr, ref_axis);
     let mut kept = 0u32;
     for k in 0..n {
         let p = pa[k as usize];
         let depth = hf - p.xyz().dot(n_ref);
         if depth > -margin {
-            pa[kept as usize] = p;
             pb[kept as usize] = (p.xyz() + n_ref * (depth * 0.5)).extend(depth);
             kept += 1;
         }
     }
+    let s1 = col(rr, j1);
+    let s2 = col(rr, j2);
     let inc_code = 2 * inc + if inc_sign < 0.0 { 1 } else { 0 };
     let top = (code << 16) | (inc_code << 8);
     if kept == 0 {
         // Clipping lost every point (grazing, numerically): the deepest incident vertex.
         let mut best = fc + u + v;
         let mut best_d = hf - best.dot(n_ref);
-        let mut best_id = 0u32;
         for k in 1..4u32 {
             let su = if k == 1 || k == 2 { -1.0 } else { 1.0 };
             let sv = if k >= 2 { -1.0 } else { 1.0 };
@@ -1003,18 +1037,19 @@ fn box_face_contacts(
             if dk > best_d {
                 best = p;
                 best_d = dk;
-                best_id = k;
             }
         }
         if best_d > -margin {
-            add_contact(m, cr + best + n_ref * (best_d * 0.5), best_d, top | best_id);
+            let id = face_point_id(best, s1, s2, fc, u, v);
+            add_contact(m, cr + best + n_ref * (best_d * 0.5), best_d, top | id);
         }
         return;
     }
     if kept <= 4 {
         for k in 0..kept {
             let q = pb[k as usize];
-            add_contact(m, cr + q.xyz(), q.w, top | pa[k as usize].w as u32);
+            let id = face_point_id(q.xyz(), s1, s2, fc, u, v);
+            add_face_contact(m, cr + q.xyz(), q.w, top | id);
         }
         return;
     }
@@ -1075,7 +1110,8 @@ fn box_face_contacts(
         }
         if !dup {
             let q = pb[k as usize];
-            add_contact(m, cr + q.xyz(), q.w, top | pa[k as usize].w as u32);
+            let id = face_point_id(q.xyz(), s1, s2, fc, u, v);
+            add_face_contact(m, cr + q.xyz(), q.w, top | id);
         }
     }
 }
