@@ -12,7 +12,7 @@ use wgphys::rigid::gpu::{shader_source, GpuRigid, GpuRigidSizes, Pass};
 use wgphys::rigid::material::Combine;
 use wgphys::rigid::math::{from_quat, quat_rotate, QUAT_IDENTITY};
 use wgphys::rigid::narrow::{
-    box_box_sat, collide_shapes, narrow, BIAS_ABS, BIAS_REL, PARALLEL_EPS,
+    box_box_sat, collide_shapes, narrow, BIAS_ABS, BIAS_REL, PARALLEL_EPS, VERTEX_NEAR,
 };
 use wgphys::rigid::types::*;
 
@@ -402,27 +402,34 @@ fn stacked_boxes_give_four_face_contacts_either_order() {
 fn resting_boxes_keep_their_reference_face_and_features() {
     let h = Vec3::new(0.5, 0.5, 0.5);
     let bottom = body(Vec3::ZERO, ID);
-    let mut first: Option<Vec<u32>> = None;
-    for step in 0..21 {
-        let tilt = (step as f32 - 10.0) * 0.0004;
-        let shift = Vec3::new(step as f32 * 1e-4, 0.0, -(step as f32) * 5e-5);
-        let m = collide2(
-            cuboid(0, h),
-            body(Vec3::new(0.05, 0.995, 0.02) + shift, rot(Vec3::X, tilt)),
-            cuboid(1, h),
-            bottom,
-            0.0,
-        );
-        assert_eq!(m.count, 4, "tilt {tilt}: {m:?}");
-        let mut feats = m.features.to_vec();
-        for f in &feats {
-            // Reference code 3: axis 1 (a's y) with the negative sign (its bottom face).
-            assert_eq!(f >> 16, 3, "tilt {tilt}: reference face of feature {f:#x}");
-        }
-        feats.sort_unstable();
-        match &first {
-            None => first = Some(feats),
-            Some(f0) => assert_eq!(&feats, f0, "tilt {tilt}: features moved"),
+    // Flush, then offset by half a box (a pyramid's rows): corners on the face's sides, and
+    // corners on the faces' centre lines.
+    for offset in [0.0f32, 0.5] {
+        let mut first: Option<Vec<u32>> = None;
+        for step in 0..21 {
+            let tilt = (step as f32 - 10.0) * 0.0004;
+            let shift = Vec3::new(step as f32 * 1e-4 - 1e-3, 0.0, -(step as f32) * 5e-5);
+            let m = collide2(
+                cuboid(0, h),
+                body(
+                    Vec3::new(offset, 0.995, 0.0) + shift,
+                    rot(Vec3::new(1.0, 0.3, 0.2), tilt),
+                ),
+                cuboid(1, h),
+                bottom,
+                0.0,
+            );
+            assert_eq!(m.count, 4, "offset {offset}, tilt {tilt}: {m:?}");
+            let mut feats = m.features.to_vec();
+            for f in &feats {
+                // Reference code 3: axis 1 (a's y) with the negative sign (its bottom face).
+                assert_eq!(f >> 16, 3, "tilt {tilt}: reference face of feature {f:#x}");
+            }
+            feats.sort_unstable();
+            match &first {
+                None => first = Some(feats),
+                Some(f0) => assert_eq!(&feats, f0, "offset {offset}, tilt {tilt}: ids moved"),
+            }
         }
     }
 }
@@ -730,6 +737,7 @@ fn wgsl_narrow_constants_match_rust() {
         ("NC_PARALLEL_EPS", PARALLEL_EPS),
         ("NC_BIAS_REL", BIAS_REL),
         ("NC_BIAS_ABS", BIAS_ABS),
+        ("NC_VERTEX_NEAR", VERTEX_NEAR),
     ] {
         let decl = format!("const {name}: f32 = ");
         let at = src

@@ -25,6 +25,7 @@ const NC_BIAS_REL: f32 = 0.05;
 const NC_BIAS_ABS: f32 = 0.005;
 const NC_FACE_EPS: f32 = 1e-4;
 const NC_BIG: f32 = 1e30;
+const NC_VERTEX_NEAR: f32 = 0.05;
 const NC_FEATURE_EDGE: u32 = 0x80000000u;
 
 fn nc_weighted(a: f32, wa: f32, b: f32, wb: f32) -> f32 {
@@ -674,21 +675,20 @@ fn nc_clip_polygon(src: ptr<function, array<vec4<f32>, 8>>, n: u32,
     return out;
 }
 
-/// Face contact id: 4·(reference-face quadrant) + nearest incident vertex (twin of
-/// `face_point_id`).
-fn nc_face_point_id(p: vec3<f32>, s1: vec3<f32>, s2: vec3<f32>, fc: vec3<f32>, u: vec3<f32>,
-                    v: vec3<f32>) -> u32 {
-    let quadrant = select(0u, 1u, dot(p, s1) < 0.0) + select(0u, 2u, dot(p, s2) < 0.0);
-    let e = p - fc;
-    let pu = dot(e, u) >= 0.0;
-    let pv = dot(e, v) >= 0.0;
-    var vertex = 2u;
-    if (pv) {
-        vertex = select(1u, 0u, pu);
-    } else if (pu) {
-        vertex = 3u;
+/// Face contact id: the incident vertex k when p is within `near` of it, else 4 + the quadrant
+/// of p about the clipped polygon's centroid (twin of `face_point_id`).
+fn nc_face_point_id(p: vec3<f32>, fc: vec3<f32>, u: vec3<f32>, v: vec3<f32>, near: f32,
+                    centre: vec3<f32>, s1: vec3<f32>, s2: vec3<f32>) -> u32 {
+    for (var k = 0u; k < 4u; k++) {
+        let su = select(1.0, -1.0, k == 1u || k == 2u);
+        let sv = select(1.0, -1.0, k >= 2u);
+        let e = p - (fc + u * su + v * sv);
+        if (dot(e, e) < near * near) {
+            return k;
+        }
     }
-    return 4u * quadrant + vertex;
+    let d = p - centre;
+    return 4u + select(0u, 1u, dot(d, s1) < 0.0) + select(0u, 2u, dot(d, s2) < 0.0);
 }
 
 /// Adds a face contact, moving its id up by 16 while another point has it.
@@ -745,17 +745,27 @@ fn nc_box_face_contacts(m: ptr<function, Manifold>, margin: f32, cr: vec3<f32>, 
         let p = pa[k];
         let depth = hf - dot(p.xyz, n_ref);
         if (depth > -margin) {
+            pa[kept] = p;
             pb[kept] = vec4<f32>(p.xyz + n_ref * (depth * 0.5), depth);
             kept += 1u;
         }
     }
-    let s1 = nc_col(rr, j1);
-    let s2 = nc_col(rr, j2);
     let inc_code = 2u * inc + select(0u, 1u, inc_sign < 0.0);
     let top = (code << 16u) | (inc_code << 8u);
+    let near = NC_VERTEX_NEAR * min(hi[(inc + 1u) % 3u], hi[(inc + 2u) % 3u]);
+    let s1 = nc_col(rr, j1);
+    let s2 = nc_col(rr, j2);
+    var centre = vec3<f32>(0.0);
+    for (var k = 0u; k < kept; k++) {
+        centre += pa[k].xyz;
+    }
+    if (kept > 0u) {
+        centre /= f32(kept);
+    }
     if (kept == 0u) {
         var best = fc + u + v;
         var best_d = hf - dot(best, n_ref);
+        var best_id = 0u;
         for (var k = 1u; k < 4u; k++) {
             let su = select(1.0, -1.0, k == 1u || k == 2u);
             let sv = select(1.0, -1.0, k >= 2u);
@@ -764,18 +774,19 @@ fn nc_box_face_contacts(m: ptr<function, Manifold>, margin: f32, cr: vec3<f32>, 
             if (dk > best_d) {
                 best = p;
                 best_d = dk;
+                best_id = k;
             }
         }
         if (best_d > -margin) {
-            let id = nc_face_point_id(best, s1, s2, fc, u, v);
-            nc_add_contact(m, cr + best + n_ref * (best_d * 0.5), best_d, top | id);
+            nc_add_contact(m, cr + best + n_ref * (best_d * 0.5), best_d, top | best_id);
         }
         return;
     }
     if (kept <= 4u) {
         for (var k = 0u; k < kept; k++) {
             let q = pb[k];
-            nc_add_face_contact(m, cr + q.xyz, q.w, top | nc_face_point_id(q.xyz, s1, s2, fc, u, v));
+            let id = nc_face_point_id(pa[k].xyz, fc, u, v, near, centre, s1, s2);
+            nc_add_face_contact(m, cr + q.xyz, q.w, top | id);
         }
         return;
     }
@@ -833,7 +844,8 @@ fn nc_box_face_contacts(m: ptr<function, Manifold>, margin: f32, cr: vec3<f32>, 
         }
         if (!dup) {
             let q = pb[k];
-            nc_add_face_contact(m, cr + q.xyz, q.w, top | nc_face_point_id(q.xyz, s1, s2, fc, u, v));
+            let id = nc_face_point_id(pa[k].xyz, fc, u, v, near, centre, s1, s2);
+            nc_add_face_contact(m, cr + q.xyz, q.w, top | id);
         }
     }
 }

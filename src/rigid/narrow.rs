@@ -49,16 +49,17 @@
 //! | round shapes | 0 (capsule–capsule parallel: 0 and 1) |
 //! | box–half-space / plane | vertex index 0..8 (+8 on a plane's negative side) |
 //! | capsule–half-space / plane | segment end 0 or 1 |
-//! | box–box face | reference face code << 16 \| incident face code << 8 \| 4·quadrant + vertex |
+//! | box–box face | reference face code << 16 \| incident face code << 8 \| point id |
 //! | box–box edge | [`FEATURE_EDGE`] \| axis << 16 \| edge of a << 8 \| edge of b |
 //! | box–capsule | segment end 0/1, 2 + box edge, or 2·(16 + face code) + clipped end |
 //!
 //! A face code is 2·axis + 1 for the negative side (axis in SAT numbering for the reference,
 //! 0..3 for the incident face); an edge is 4·axis + sign bits of the other two coordinates. A
-//! clipped face point is named by geometry, not by its clipping history: the quadrant of the
-//! reference face it lies in and the incident-face vertex it is nearest (16 added while the id
-//! is taken in the manifold), so a resting box keeps its ids while its corners jitter across the
-//! edges of the face below.
+//! clipped face point is named by geometry, not by its clipping history: incident vertex k
+//! (0..4) when it lies near that vertex, else 4 + its quadrant about the clipped polygon's
+//! centroid (16 added while the id is taken in the manifold). Corners of a box stacked flush
+//! keep their ids while they jitter across the sides of the face below (clipped one step, not
+//! the next), and so do the corners of a half-offset stack.
 //!
 //! The shapes' world pose is recomputed from their bodies (body position + rotated offset,
 //! body orientation · offset rotation) rather than read from `shape_xf`, so the stage does not
@@ -80,6 +81,9 @@ pub const BIAS_REL: f32 = 0.05;
 pub const BIAS_ABS: f32 = 0.005;
 /// A closest-point normal within this of a box face normal (|n_i| ≥ 1 − eps) is that face.
 const FACE_EPS: f32 = 1e-4;
+/// A face contact within this fraction of the incident face's smaller half edge from an
+/// incident vertex is named after that vertex (see `face_point_id`).
+pub const VERTEX_NEAR: f32 = 0.05;
 /// "No axis yet": larger than any overlap.
 const BIG: f32 = 1e30;
 /// Feature-id flag of an edge–edge contact.
@@ -926,28 +930,34 @@ fn clip_polygon(src: &[Vec4; 8], n: u32, dst: &mut [Vec4; 8], axis: Vec3, sgn: f
     out
 }
 
-/// The id of a face contact at `p` (relative to the reference box centre): which quadrant of
-/// the reference face (signs along its side axes `s1`, `s2`) and which incident-face vertex is
-/// nearest (signs along the face's half edges `u`, `v` from its centre `fc`), 4·quadrant +
-/// vertex. Geometric rather than clip-history ids stay the same while a corner of a resting box
-/// jitters across a side plane of the face below, which flips whether it is clipped.
-fn face_point_id(p: Vec3, s1: Vec3, s2: Vec3, fc: Vec3, u: Vec3, v: Vec3) -> u32 {
-    let quadrant = if p.dot(s1) < 0.0 { 1 } else { 0 } + if p.dot(s2) < 0.0 { 2 } else { 0 };
-    let e = p - fc;
-    let pu = e.dot(u) >= 0.0;
-    let pv = e.dot(v) >= 0.0;
-    let vertex = if pv {
-        if pu {
-            0
-        } else {
-            1
+/// The id of a face contact whose incident-face point is `p` (relative to the reference box):
+/// the incident vertex k (0..4) when p lies within `near` of it, else 4 + the quadrant of p
+/// about `centre` (the clipped polygon's centroid) along the reference face's sides `s1`, `s2`.
+/// Named by geometry rather than by clipping history, a point keeps its id while a corner of a
+/// box stacked flush jitters across a side of the face below (which makes it a clipped point
+/// one step and a vertex the next), and the corners of an offset stack (centred on no face) are
+/// still told apart.
+#[allow(clippy::too_many_arguments)]
+fn face_point_id(
+    p: Vec3,
+    fc: Vec3,
+    u: Vec3,
+    v: Vec3,
+    near: f32,
+    centre: Vec3,
+    s1: Vec3,
+    s2: Vec3,
+) -> u32 {
+    for k in 0..4u32 {
+        let su = if k == 1 || k == 2 { -1.0 } else { 1.0 };
+        let sv = if k >= 2 { -1.0 } else { 1.0 };
+        let e = p - (fc + u * su + v * sv);
+        if e.dot(e) < near * near {
+            return k;
         }
-    } else if pu {
-        3
-    } else {
-        2
-    };
-    4 * quadrant + vertex
+    }
+    let d = p - centre;
+    4 + if d.dot(s1) < 0.0 { 1 } else { 0 } + if d.dot(s2) < 0.0 { 2 } else { 0 }
 }
 
 /// Adds a face contact, moving its id up by 16 while another point of the manifold has it.
@@ -1010,25 +1020,35 @@ fn box_face_contacts(
     n = clip_polygon(&pb, n, &mut pa, col(rr, j1), -1.0, comp(hr, j1));
     n = clip_polygon(&pa, n, &mut pb, col(rr, j2), 1.0, comp(hr, j2));
     n = clip_polygon(&pb, n, &mut pa, col(rr, j2), -1.0, comp(hr, j2));
-    // Keep the points within the margin, as (midpoint, depth) in pb.
+    // Keep the points within the margin: pa keeps the incident point, pb (midpoint, depth).
     let hf = comp(hr, ref_axis);
     let mut kept = 0u32;
     for k in 0..n {
         let p = pa[k as usize];
         let depth = hf - p.xyz().dot(n_ref);
         if depth > -margin {
+            pa[kept as usize] = p;
             pb[kept as usize] = (p.xyz() + n_ref * (depth * 0.5)).extend(depth);
             kept += 1;
         }
     }
-    let s1 = col(rr, j1);
-    let s2 = col(rr, j2);
     let inc_code = 2 * inc + if inc_sign < 0.0 { 1 } else { 0 };
     let top = (code << 16) | (inc_code << 8);
+    let near = VERTEX_NEAR * comp(hi, (inc + 1) % 3).min(comp(hi, (inc + 2) % 3));
+    let s1 = col(rr, j1);
+    let s2 = col(rr, j2);
+    let mut centre = Vec3::ZERO;
+    for k in 0..kept {
+        centre += pa[k as usize].xyz();
+    }
+    if kept > 0 {
+        centre /= kept as f32;
+    }
     if kept == 0 {
         // Clipping lost every point (grazing, numerically): the deepest incident vertex.
         let mut best = fc + u + v;
         let mut best_d = hf - best.dot(n_ref);
+        let mut best_id = 0u32;
         for k in 1..4u32 {
             let su = if k == 1 || k == 2 { -1.0 } else { 1.0 };
             let sv = if k >= 2 { -1.0 } else { 1.0 };
@@ -1037,18 +1057,18 @@ fn box_face_contacts(
             if dk > best_d {
                 best = p;
                 best_d = dk;
+                best_id = k;
             }
         }
         if best_d > -margin {
-            let id = face_point_id(best, s1, s2, fc, u, v);
-            add_contact(m, cr + best + n_ref * (best_d * 0.5), best_d, top | id);
+            add_contact(m, cr + best + n_ref * (best_d * 0.5), best_d, top | best_id);
         }
         return;
     }
     if kept <= 4 {
         for k in 0..kept {
             let q = pb[k as usize];
-            let id = face_point_id(q.xyz(), s1, s2, fc, u, v);
+            let id = face_point_id(pa[k as usize].xyz(), fc, u, v, near, centre, s1, s2);
             add_face_contact(m, cr + q.xyz(), q.w, top | id);
         }
         return;
@@ -1110,7 +1130,7 @@ fn box_face_contacts(
         }
         if !dup {
             let q = pb[k as usize];
-            let id = face_point_id(q.xyz(), s1, s2, fc, u, v);
+            let id = face_point_id(pa[k as usize].xyz(), fc, u, v, near, centre, s1, s2);
             add_face_contact(m, cr + q.xyz(), q.w, top | id);
         }
     }
