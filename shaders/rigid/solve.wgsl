@@ -53,7 +53,7 @@ fn solve_is_dynamic(i: u32) -> bool {
     if (i == NONE || i >= params.body_count) {
         return false;
     }
-    return bodies[i].kind == BODY_DYNAMIC;
+    return bodies[i].kind == BODY_DYNAMIC && bodies[i].awake != 0u;
 }
 
 fn solve_load(i: u32) -> SolveBody {
@@ -75,7 +75,7 @@ fn solve_load(i: u32) -> SolveBody {
     s.orient = b.orient;
     s.lin_vel = b.lin_vel.xyz;
     s.ang_vel = b.ang_vel.xyz;
-    if (b.kind == BODY_DYNAMIC) {
+    if (b.kind == BODY_DYNAMIC && b.awake != 0u) {
         s.inv_mass = b.pos.w;
         s.inv_inertia = mat3_cols(b.inv_inertia_world);
         s.body_inv_inertia = mat3_cols(b.inv_inertia);
@@ -222,13 +222,31 @@ fn warm_start(@builtin(global_invocation_id) gid: vec3<u32>) {
         var imp = vec4<f32>(0.0);
         if (found && i < count) {
             let pc = min(p.count, MAX_POINTS);
+            // By feature id, else the nearest previous point within the match distance
+            // (solver.rs warm_match_distance).
+            var pick = MAX_POINTS;
             for (var j = 0u; j < pc; j++) {
                 if (p.features[j] == m.features[i]) {
-                    let old = p.impulses[j];
-                    let tw = prev_basis.t1 * old.y + prev_basis.t2 * old.z;
-                    imp = vec4<f32>(old.x, dot(tw, basis.t1), dot(tw, basis.t2), 0.0);
+                    pick = j;
                     break;
                 }
+            }
+            if (pick == MAX_POINTS) {
+                let r = max(4.0 * params.contact_margin, 0.01);
+                var best = r * r;
+                for (var j = 0u; j < pc; j++) {
+                    let d = p.points[j].xyz - m.points[i].xyz;
+                    let d2 = dot(d, d);
+                    if (d2 < best) {
+                        best = d2;
+                        pick = j;
+                    }
+                }
+            }
+            if (pick < MAX_POINTS) {
+                let old = p.impulses[pick];
+                let tw = prev_basis.t1 * old.y + prev_basis.t2 * old.z;
+                imp = vec4<f32>(old.x, dot(tw, basis.t1), dot(tw, basis.t2), 0.0);
             }
         }
         manifolds[k].impulses[i] = imp;

@@ -18,9 +18,9 @@
 //!
 //! Body conventions: a body index of [`NONE`] is the static world; static and kinematic bodies
 //! take part with zero inverse mass and inertia (a kinematic body keeps its velocity), and only
-//! dynamic bodies are written. Sleeping dynamic bodies are solved like awake ones (the sleep
-//! stage decides whether that wakes them); a manifold is solved when it has points and at least
-//! one awake dynamic body.
+//! dynamic bodies are written. Sleeping dynamic bodies count as static (the wake stages, which
+//! run before the solver, wake those that something pushes hard enough); a manifold is solved
+//! when it has points and at least one awake dynamic body.
 
 use super::math::{mat3_cols, quat_add_scaled, quat_normalize, quat_rotate, quat_to_mat3};
 use super::types::*;
@@ -188,7 +188,7 @@ fn is_dynamic(bodies: &[GpuBody], i: u32) -> bool {
     i != NONE
         && bodies
             .get(i as usize)
-            .is_some_and(|b| b.kind == body_kind::DYNAMIC)
+            .is_some_and(|b| b.kind == body_kind::DYNAMIC && b.awake != 0)
 }
 
 fn load_body(bodies: &[GpuBody], i: u32) -> SolveBody {
@@ -214,7 +214,7 @@ fn load_body(bodies: &[GpuBody], i: u32) -> SolveBody {
     s.orient = b.orient;
     s.lin_vel = b.lin_vel.xyz();
     s.ang_vel = b.ang_vel.xyz();
-    if b.kind == body_kind::DYNAMIC {
+    if b.kind == body_kind::DYNAMIC && b.awake != 0 {
         s.inv_mass = b.pos.w;
         s.inv_inertia = mat3_cols(&b.inv_inertia_world);
         s.body_inv_inertia = mat3_cols(&b.inv_inertia);
@@ -349,6 +349,12 @@ fn search_key(m: &GpuManifold) -> (u32, u32) {
 /// same shape pair (binary search: both lists are sorted by pair), matched by feature id, and
 /// zero otherwise (or everywhere when `params.warm_start` is 0). The tangential part is carried
 /// through world space, so a normal that turned a little keeps its friction direction.
+/// How far a contact point may be from last step's to inherit its impulse when the feature ids
+/// differ: four contact margins (8 cm by default), at least 1 cm.
+pub fn warm_match_distance(params: &GpuRigidParams) -> f32 {
+    (4.0 * params.contact_margin).max(0.01)
+}
+
 pub fn warm_start(params: &GpuRigidParams, manifolds: &mut [GpuManifold], prev: &[GpuManifold]) {
     for m in manifolds.iter_mut() {
         let count = m.count.min(MAX_POINTS) as usize;
@@ -377,7 +383,22 @@ pub fn warm_start(params: &GpuRigidParams, manifolds: &mut [GpuManifold], prev: 
             let mut imp = Vec4::ZERO;
             if let (Some(p), true) = (found, i < count) {
                 let pc = p.count.min(MAX_POINTS) as usize;
-                if let Some(j) = (0..pc).find(|&j| p.features[j] == m.features[i]) {
+                // A point keeps its impulse by feature id; failing that (the clipping picked
+                // the other box's face, or the points came out in another order), by the
+                // nearest of last step's points within the match distance.
+                let by_feature = (0..pc).find(|&j| p.features[j] == m.features[i]);
+                let r2 = warm_match_distance(params) * warm_match_distance(params);
+                let mut nearest = None;
+                let mut best = r2;
+                for j in 0..pc {
+                    let d = p.points[j].xyz() - m.points[i].xyz();
+                    let d2 = d.dot(d);
+                    if d2 < best {
+                        best = d2;
+                        nearest = Some(j);
+                    }
+                }
+                if let Some(j) = by_feature.or(nearest) {
                     let (p1, p2) = contact_basis(p.normal.xyz());
                     let old = p.impulses[j];
                     let tw = p1 * old.y + p2 * old.z;
@@ -590,8 +611,8 @@ fn prepare_manifold(
         set_row(rows, base + 4, la.extend(k0.x));
         set_row(rows, base + 5, lb.extend(k0.y));
         set_row(rows, base + 6, i0.extend(k0.z));
-        set_row(rows, base + 7, i1.extend(0.0));
-        set_row(rows, base + 8, i2.extend(0.0));
+        set_row(rows, base + 7, i1.extend(k1.y));
+        set_row(rows, base + 8, i2.extend(k2.z));
     }
 }
 
@@ -678,29 +699,27 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
         let i0 = row(rows, base + 6).xyz();
         let i1 = row(rows, base + 7).xyz();
         let i2 = row(rows, base + 8).xyz();
+        let kt = Vec3::new(kn.x, row(rows, base + 7).w, row(rows, base + 8).w);
+        let _ = (i0, i1, i2);
+        let old = m.impulses[i].xyz();
         let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
-        let vn = dv.dot(n);
         let vt1 = dv.dot(t1) + r2.w;
         let vt2 = dv.dot(t2) + r3.w;
-        let kill = Vec3::new(target - vn, -vt1, -vt2);
-        let cand = i0 * kill.x + i1 * kill.y + i2 * kill.z;
-        let old = m.impulses[i].xyz();
-        let mut new = old + cand;
-        if new.x <= 0.0 {
-            new = Vec3::ZERO;
-        } else {
-            let planar = (new.y * new.y + new.z * new.z).sqrt();
-            if planar > mu * new.x {
-                let dir = Vec2::new(new.y / planar, new.z / planar);
-                let denom = kn.x + mu * (kn.y * dir.x + kn.z * dir.y);
-                let mut x = new.x;
-                if denom > 0.0 {
-                    x = (kill.x + (kn.x * old.x + kn.y * old.y + kn.z * old.z)) / denom;
-                }
-                x = x.max(0.0);
-                new = Vec3::new(x, mu * x * dir.x, mu * x * dir.y);
-            }
+        let mut tan = Vec2::new(old.y, old.z)
+            + Vec2::new(if kt.y > 0.0 { -vt1 / kt.y } else { 0.0 }, if kt.z > 0.0 { -vt2 / kt.z } else { 0.0 });
+        let lim = mu * old.x;
+        let tl = tan.length();
+        if tl > lim {
+            tan *= if tl > 0.0 { lim / tl } else { 0.0 };
         }
+        let g = t1 * (tan.x - old.y) + t2 * (tan.y - old.z);
+        apply_impulse(&mut a, &mut b, g, ra, rb);
+        let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
+        let vn = dv.dot(n);
+        let ln = if kt.x > 0.0 { (target - vn) / kt.x } else { 0.0 };
+        let nn = (old.x + ln).max(0.0);
+        let new = Vec3::new(nn, tan.x, tan.y);
+        let old = Vec3::new(old.x, tan.x, tan.y);
         let inc = new - old;
         let g = n * inc.x + t1 * inc.y + t2 * inc.z;
         apply_impulse(&mut a, &mut b, g, ra, rb);

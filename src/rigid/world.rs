@@ -61,6 +61,7 @@ struct CpuRigid {
     manifolds: Vec<GpuManifold>,
     prev: Vec<GpuManifold>,
     claims: Vec<u32>,
+    rows: Vec<Vec4>,
 }
 
 struct StatusSlot {
@@ -787,8 +788,7 @@ fn cpu_step(
     c.shape_pos.resize(n_shapes, Vec4::ZERO);
     c.shape_xf.resize(3 * n_shapes, Vec4::ZERO);
     super::explosion::rigid_forces(params, explosion, bodies);
-    cpu::rigid_integrate(params, bodies, &mut c.claims);
-    ccd::ccd(params, bodies, shapes);
+    cpu::integrate_velocity(params, bodies, &mut c.claims);
     broad::shape_aabbs(
         params,
         bodies,
@@ -823,15 +823,41 @@ fn cpu_step(
     let pair_count = c.pairs.len() as u32;
     cpu::wake_mark(params, bodies, &c.manifolds, pair_count, &mut c.claims);
     cpu::wake_apply(params, bodies, &c.claims);
-    let solved = solver::solve(params, bodies, &mut c.manifolds, &c.prev);
+    // The solver in the GPU's order, with the second half of the integrator (and the sweep of
+    // fast spheres) between the velocity and the position iterations.
+    solver::warm_start(params, &mut c.manifolds, &c.prev);
+    let colouring = solver::colour(bodies, &mut c.manifolds);
+    c.rows.clear();
+    c.rows.resize(
+        c.manifolds.len() * solver::solver_rows_per_manifold() as usize,
+        Vec4::ZERO,
+    );
+    solver::solve_prepare(params, bodies, &c.manifolds, &mut c.rows);
+    if params.velocity_iterations > 0 {
+        for k in 0..colouring.colour_count {
+            solver::solve_warm_apply(&colouring, k, bodies, &c.manifolds, &c.rows);
+        }
+    }
+    for _ in 0..params.velocity_iterations {
+        for k in 0..colouring.colour_count {
+            solver::solve_velocity(&colouring, k, bodies, &mut c.manifolds, &c.rows);
+        }
+    }
+    cpu::integrate_position(params, bodies);
+    ccd::ccd(params, bodies, shapes);
+    for _ in 0..params.position_iterations {
+        for k in 0..colouring.colour_count {
+            solver::solve_position(params, &colouring, k, bodies, &c.manifolds, &c.rows);
+        }
+    }
     let awake = cpu::sleep(params, bodies);
     Ok(StepReport {
         step: 0,
         pairs: pair_count,
         pairs_wanted: wanted,
-        manifolds: solved.manifolds,
-        colours: solved.colours,
-        uncoloured: solved.uncoloured,
+        manifolds: colouring.manifolds,
+        colours: colouring.colour_count,
+        uncoloured: colouring.uncoloured,
         awake,
     })
 }
