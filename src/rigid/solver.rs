@@ -185,7 +185,10 @@ struct SolveBody {
 }
 
 fn is_dynamic(bodies: &[GpuBody], i: u32) -> bool {
-    i != NONE && bodies.get(i as usize).is_some_and(|b| b.kind == body_kind::DYNAMIC)
+    i != NONE
+        && bodies
+            .get(i as usize)
+            .is_some_and(|b| b.kind == body_kind::DYNAMIC)
 }
 
 fn load_body(bodies: &[GpuBody], i: u32) -> SolveBody {
@@ -421,7 +424,10 @@ pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
             let candidate = |k: usize, claims: &[u32]| {
                 solvable[k]
                     && colours[k] == NONE
-                    && dyn_bodies[k].iter().flatten().all(|&b| claims[b] != CLAIM_TAKEN)
+                    && dyn_bodies[k]
+                        .iter()
+                        .flatten()
+                        .all(|&b| claims[b] != CLAIM_TAKEN)
             };
             // Phase 1: claim.
             let cand: Vec<bool> = (0..n).map(|k| candidate(k, &claims)).collect();
@@ -664,7 +670,11 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
         let r2 = row(rows, base + 2);
         let r3 = row(rows, base + 3);
         let (t1, t2) = (r2.xyz(), r3.xyz());
-        let kn = Vec3::new(row(rows, base + 4).w, row(rows, base + 5).w, row(rows, base + 6).w);
+        let kn = Vec3::new(
+            row(rows, base + 4).w,
+            row(rows, base + 5).w,
+            row(rows, base + 6).w,
+        );
         let i0 = row(rows, base + 6).xyz();
         let i1 = row(rows, base + 7).xyz();
         let i2 = row(rows, base + 8).xyz();
@@ -676,12 +686,22 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
         let cand = i0 * kill.x + i1 * kill.y + i2 * kill.z;
         let old = m.impulses[i].xyz();
         let mut new = old + cand;
-        if new.x <= 0.0 {
-            new = Vec3::ZERO;
-        } else {
-            let planar = (new.y * new.y + new.z * new.z).sqrt();
-            if planar > mu * new.x {
-                let dir = Vec2::new(new.y / planar, new.z / planar);
+        // The cone test comes first, as in the book: the coupled candidate's normal part may be
+        // negative only because killing a fast slide would need a pull, and the dynamic
+        // friction re-solve of the normal row is what fixes that.
+        let planar = (new.y * new.y + new.z * new.z).sqrt();
+        if planar > mu * new.x {
+            if planar > 0.0 {
+                // Sliding: friction opposes the slip (the book's f = −v̂_planar·μ·|r|); the
+                // candidate's own direction (the book's code) is bent by the normal–tangent
+                // coupling of off-centre points and wastes friction sideways. With no slip
+                // left, the candidate's direction is all there is.
+                let slip = (kill.y * kill.y + kill.z * kill.z).sqrt();
+                let dir = if slip > 0.0 {
+                    Vec2::new(kill.y / slip, kill.z / slip)
+                } else {
+                    Vec2::new(new.y / planar, new.z / planar)
+                };
                 let denom = kn.x + mu * (kn.y * dir.x + kn.z * dir.y);
                 let mut x = new.x;
                 if denom > 0.0 {
@@ -689,6 +709,8 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
                 }
                 x = x.max(0.0);
                 new = Vec3::new(x, mu * x * dir.x, mu * x * dir.y);
+            } else {
+                new = Vec3::ZERO;
             }
         }
         let inc = new - old;
