@@ -1,1 +1,448 @@
-// Stage file broad.wgsl: filled by its stage.
+// Broad phase: stages `shape_aabbs`, `broad_count`, `broad_scan`, `broad_scan_sums`,
+// `broad_write`. CPU twin and the full rationale: src/rigid/broad.rs (read its opening comment).
+//
+// Reads `params`, `bodies`, `shapes`, `large` (ascending large-shape indices, host-written) and
+// the grid (`grid_sorted/grid_start/grid_end`, built over `shape_pos` after `shape_aabbs`);
+// writes `shape_pos`, `shape_xf`, `pair_scratch` (item counts, then offsets, then block sums),
+// `pairs` and `counters[COUNTER_PAIRS, COUNTER_PAIRS_WANTED]`.
+//
+// Work is split into items laid out in output order: one per small shape (partners among the 27
+// grid cells and the large list), and per large shape one item per BROAD_CHUNK-wide chunk of
+// the shape indices. Counts, an exclusive scan and an ordered write give pairs sorted by (a, b)
+// with no float atomics; every kernel strides, so dispatches never exceed 65535 workgroups.
+
+/// Partners a small item collects per round of broad_write (Rust PARTNER_BATCH).
+const BROAD_BATCH: u32 = 16u;
+/// Shapes per chunk item of a large shape (Rust LARGE_CHUNK).
+const BROAD_CHUNK: u32 = 256u;
+/// Items each thread of broad_scan takes; a block is RIGID_WG of them (Rust SCAN_BLOCK).
+const BROAD_SCAN_PER_THREAD: u32 = 4u;
+const BROAD_SCAN_BLOCK: u32 = RIGID_WG * BROAD_SCAN_PER_THREAD;
+/// f32::MAX: the AABB of planes, the centre of removed shapes (Rust FAR).
+const BROAD_FAR: f32 = 0x1.fffffep+127f;
+
+var<workgroup> broad_wg: array<u32, RIGID_WG>;
+
+/// What the pair test needs of one shape (Rust `Side`); kind 0 when it cannot pair.
+struct BroadSide {
+    kind: u32,
+    body: u32,
+    group: u32,
+    mask: u32,
+    dynamic: bool,
+    moving: bool,
+}
+
+fn broad_valid_kind(kind: u32) -> bool {
+    return kind >= SHAPE_SPHERE && kind <= SHAPE_PLANE;
+}
+
+fn broad_is_plane(kind: u32) -> bool {
+    return kind == SHAPE_HALF_SPACE || kind == SHAPE_PLANE;
+}
+
+fn broad_bounding_radius(kind: u32, dims: vec4<f32>) -> f32 {
+    switch kind {
+        case SHAPE_SPHERE: { return dims.x; }
+        case SHAPE_BOX: { return length(dims.xyz); }
+        case SHAPE_CAPSULE: { return dims.x + dims.y; }
+        case SHAPE_HALF_SPACE, SHAPE_PLANE: { return BROAD_FAR; }
+        default: { return 0.0; }
+    }
+}
+
+/// World half extents of a bounded shape's AABB before the margin; q its world rotation.
+fn broad_half_extent(kind: u32, dims: vec4<f32>, q: vec4<f32>) -> vec3<f32> {
+    if (kind == SHAPE_BOX) {
+        let r = quat_to_mat3(q);
+        return abs(r[0]) * dims.x + abs(r[1]) * dims.y + abs(r[2]) * dims.z;
+    }
+    if (kind == SHAPE_CAPSULE) {
+        let axis = quat_rotate(q, vec3<f32>(0.0, 1.0, 0.0));
+        return abs(axis) * dims.y + vec3<f32>(dims.x);
+    }
+    return vec3<f32>(dims.x);
+}
+
+/// Index of the first entry of the ascending `large` list greater than `i`.
+fn broad_large_after(i: u32) -> u32 {
+    var lo = 0u;
+    var hi = params.large_count;
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        if (large[mid] <= i) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+fn broad_in_large(i: u32) -> bool {
+    let k = broad_large_after(i);
+    return k > 0u && large[k - 1u] == i;
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn shape_aabbs(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let stride = nwg.x * RIGID_WG;
+    for (var i = gid.x; i < params.shape_count; i = i + stride) {
+        let s = shapes[i];
+        let flag = select(0.0, 1.0, broad_in_large(i));
+        if (!broad_valid_kind(s.kind) || s.body >= params.body_count) {
+            shape_pos[i] = vec4<f32>(BROAD_FAR, BROAD_FAR, BROAD_FAR, 0.0);
+            shape_xf[3u * i] = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+            shape_xf[3u * i + 1u] = vec4<f32>(BROAD_FAR, BROAD_FAR, BROAD_FAR, flag);
+            shape_xf[3u * i + 2u] = vec4<f32>(BROAD_FAR, BROAD_FAR, BROAD_FAR, 0.0);
+            continue;
+        }
+        let bq = bodies[s.body].orient;
+        let q = quat_mul(bq, s.offset_rot);
+        let c = bodies[s.body].pos.xyz + quat_rotate(bq, s.offset_pos.xyz);
+        shape_pos[i] = vec4<f32>(c, broad_bounding_radius(s.kind, s.dims));
+        shape_xf[3u * i] = q;
+        if (broad_is_plane(s.kind)) {
+            shape_xf[3u * i + 1u] = vec4<f32>(-BROAD_FAR, -BROAD_FAR, -BROAD_FAR, flag);
+            shape_xf[3u * i + 2u] = vec4<f32>(BROAD_FAR, BROAD_FAR, BROAD_FAR, 0.0);
+        } else {
+            let e = broad_half_extent(s.kind, s.dims, q) + vec3<f32>(params.contact_margin);
+            shape_xf[3u * i + 1u] = vec4<f32>(c - e, flag);
+            shape_xf[3u * i + 2u] = vec4<f32>(c + e, 0.0);
+        }
+    }
+}
+
+fn broad_side(i: u32) -> BroadSide {
+    var side = BroadSide(0u, 0u, 0u, 0u, false, false);
+    if (i >= params.shape_count) {
+        return side;
+    }
+    let kind = shapes[i].kind;
+    let body = shapes[i].body;
+    if (!broad_valid_kind(kind) || body >= params.body_count) {
+        return side;
+    }
+    let bk = bodies[body].kind;
+    side.kind = kind;
+    side.body = body;
+    side.group = shapes[i].group;
+    side.mask = shapes[i].mask;
+    side.dynamic = bk == BODY_DYNAMIC;
+    side.moving = bodies[body].awake != 0u && bk != BODY_STATIC;
+    return side;
+}
+
+fn broad_is_large(i: u32) -> bool {
+    return shape_xf[3u * i + 1u].w != 0.0;
+}
+
+/// Whether plane shape p (of kind `kind`) touches the AABB of shape x.
+fn broad_plane_hits(p: u32, kind: u32, x: u32) -> bool {
+    let n = quat_rotate(shape_xf[3u * p], shapes[p].dims.xyz);
+    let d = shapes[p].dims.w + dot(n, shape_pos[p].xyz);
+    let lo = shape_xf[3u * x + 1u].xyz;
+    let hi = shape_xf[3u * x + 2u].xyz;
+    let up = n >= vec3<f32>(0.0);
+    let below = select(hi, lo, up);
+    let above = select(lo, hi, up);
+    let m = params.contact_margin;
+    if (dot(n, below) > d + m) {
+        return false;
+    }
+    return !(kind == SHAPE_PLANE && dot(n, above) < d - m);
+}
+
+fn broad_overlap(a: u32, ka: u32, b: u32, kb: u32) -> bool {
+    let pa = broad_is_plane(ka);
+    let pb = broad_is_plane(kb);
+    if (pa && !pb) {
+        return broad_plane_hits(a, ka, b);
+    }
+    if (pb && !pa) {
+        return broad_plane_hits(b, kb, a);
+    }
+    let alo = shape_xf[3u * a + 1u].xyz;
+    let ahi = shape_xf[3u * a + 2u].xyz;
+    let blo = shape_xf[3u * b + 1u].xyz;
+    let bhi = shape_xf[3u * b + 2u].xyz;
+    return all(alo <= bhi) && all(blo <= ahi);
+}
+
+/// The pair rule of src/rigid/broad.rs `BroadInput::pair_ok`.
+fn broad_pair(a: u32, sa: BroadSide, b: u32, sb: BroadSide) -> bool {
+    return sa.kind != 0u && sb.kind != 0u && sa.body != sb.body
+        && (sa.group & sb.mask) != 0u && (sb.group & sa.mask) != 0u
+        && (sa.dynamic || sb.dynamic) && (sa.moving || sb.moving)
+        && broad_overlap(a, sa.kind, b, sb.kind);
+}
+
+/// Keeps b among the BROAD_BATCH smallest partners in buf[0..len) (ascending).
+fn broad_keep(buf: ptr<function, array<u32, BROAD_BATCH>>, len: ptr<function, u32>, b: u32) {
+    var j = *len;
+    if (j == BROAD_BATCH) {
+        if (b >= (*buf)[BROAD_BATCH - 1u]) {
+            return;
+        }
+        j = BROAD_BATCH - 1u;
+    } else {
+        *len = j + 1u;
+    }
+    while (j > 0u && (*buf)[j - 1u] > b) {
+        (*buf)[j] = (*buf)[j - 1u];
+        j = j - 1u;
+    }
+    (*buf)[j] = b;
+}
+
+/// Partners b > after of small shape a (27 grid cells, small shapes only, then the large
+/// list): returns how many; when `collect`, keeps the BROAD_BATCH smallest in buf.
+fn broad_small_search(
+    a: u32,
+    after: u32,
+    collect: bool,
+    buf: ptr<function, array<u32, BROAD_BATCH>>,
+    len: ptr<function, u32>,
+) -> u32 {
+    let sa = broad_side(a);
+    if (sa.kind == 0u) {
+        return 0u;
+    }
+    var found = 0u;
+    var keys = grid_neighbour_keys(
+        grid_cell(shape_pos[a].xyz, params.inv_cell_size),
+        params.table_mask,
+    );
+    for (var m = 0u; m < 27u; m = m + 1u) {
+        if (grid_key_is_repeat(&keys, m)) {
+            continue;
+        }
+        let k = keys[m];
+        for (var s = grid_start[k]; s < grid_end[k]; s = s + 1u) {
+            let b = grid_sorted[s];
+            if (b <= after || b >= params.shape_count || broad_is_large(b)) {
+                continue;
+            }
+            if (broad_pair(a, sa, b, broad_side(b))) {
+                found = found + 1u;
+                if (collect) {
+                    broad_keep(buf, len, b);
+                }
+            }
+        }
+    }
+    for (var i = broad_large_after(after); i < params.large_count; i = i + 1u) {
+        let b = large[i];
+        if (b < params.shape_count && broad_pair(a, sa, b, broad_side(b))) {
+            found = found + 1u;
+            if (collect) {
+                broad_keep(buf, len, b);
+            }
+        }
+    }
+    return found;
+}
+
+/// Chunks per large shape.
+fn broad_chunks() -> u32 {
+    return (params.shape_count + BROAD_CHUNK - 1u) / BROAD_CHUNK;
+}
+
+/// Items: one per small shape, broad_chunks() per large shape.
+fn broad_items() -> u32 {
+    let k = min(params.large_count, params.shape_count);
+    return params.shape_count - k + k * broad_chunks();
+}
+
+/// Item t as (shape, chunk); chunk NONE for a small shape's item. Large shape k's items start
+/// at large[k] + k·(chunks − 1).
+fn broad_item(t: u32) -> vec2<u32> {
+    let m1 = max(broad_chunks(), 1u) - 1u;
+    var lo = 0u;
+    var hi = params.large_count;
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        if (large[mid] + mid * m1 <= t) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo == 0u) {
+        return vec2<u32>(t, NONE);
+    }
+    let start = large[lo - 1u] + (lo - 1u) * m1;
+    if (t - start <= m1) {
+        return vec2<u32>(large[lo - 1u], t - start);
+    }
+    return vec2<u32>(t - lo * m1, NONE);
+}
+
+/// The shape range [lo, hi) of large shape l's chunk: shapes above l only.
+fn broad_chunk_range(l: u32, chunk: u32) -> vec2<u32> {
+    let lo = max(chunk * BROAD_CHUNK, l + 1u);
+    let hi = min((chunk + 1u) * BROAD_CHUNK, params.shape_count);
+    return vec2<u32>(lo, hi);
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn broad_count(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let items = broad_items();
+    let stride = nwg.x * RIGID_WG;
+    for (var t = gid.x; t < items; t = t + stride) {
+        let it = broad_item(t);
+        var n = 0u;
+        if (it.y == NONE) {
+            var buf: array<u32, BROAD_BATCH>;
+            var len = 0u;
+            n = broad_small_search(it.x, it.x, false, &buf, &len);
+        } else {
+            let sl = broad_side(it.x);
+            if (sl.kind != 0u) {
+                let r = broad_chunk_range(it.x, it.y);
+                for (var b = r.x; b < r.y; b = b + 1u) {
+                    if (broad_pair(it.x, sl, b, broad_side(b))) {
+                        n = n + 1u;
+                    }
+                }
+            }
+        }
+        pair_scratch[t] = n;
+    }
+}
+
+/// Exclusive scan of the RIGID_WG values `v` of a workgroup (Hillis–Steele on broad_wg);
+/// returns this thread's exclusive prefix; broad_wg[RIGID_WG - 1] then holds the total.
+/// Call in uniform control flow.
+fn broad_wg_scan(lid: u32, v: u32) -> u32 {
+    broad_wg[lid] = v;
+    workgroupBarrier();
+    for (var d = 1u; d < RIGID_WG; d = d * 2u) {
+        var x = 0u;
+        if (lid >= d) {
+            x = broad_wg[lid - d];
+        }
+        workgroupBarrier();
+        broad_wg[lid] = broad_wg[lid] + x;
+        workgroupBarrier();
+    }
+    return broad_wg[lid] - v;
+}
+
+/// Per block of BROAD_SCAN_BLOCK items: exclusive prefix within the block in place, and the
+/// block's sum at pair_scratch[items + block].
+@compute @workgroup_size(RIGID_WG)
+fn broad_scan(
+    @builtin(local_invocation_id) lid: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let items = broad_items();
+    let blocks = (items + BROAD_SCAN_BLOCK - 1u) / BROAD_SCAN_BLOCK;
+    for (var blk = wid.x; blk < blocks; blk = blk + nwg.x) {
+        let base = blk * BROAD_SCAN_BLOCK + lid.x * BROAD_SCAN_PER_THREAD;
+        var run = 0u;
+        for (var i = 0u; i < BROAD_SCAN_PER_THREAD; i = i + 1u) {
+            let t = base + i;
+            if (t < items) {
+                let c = pair_scratch[t];
+                pair_scratch[t] = run;
+                run = run + c;
+            }
+        }
+        let prefix = broad_wg_scan(lid.x, run);
+        for (var i = 0u; i < BROAD_SCAN_PER_THREAD; i = i + 1u) {
+            let t = base + i;
+            if (t < items) {
+                pair_scratch[t] = pair_scratch[t] + prefix;
+            }
+        }
+        if (lid.x == RIGID_WG - 1u) {
+            pair_scratch[items + blk] = broad_wg[RIGID_WG - 1u];
+        }
+        workgroupBarrier();
+    }
+}
+
+/// One workgroup: exclusive scan of the block sums in place, and the totals into the counters
+/// (pairs wanted, and pairs written = min(wanted, pair_capacity)).
+@compute @workgroup_size(RIGID_WG)
+fn broad_scan_sums(@builtin(local_invocation_id) lid: vec3<u32>) {
+    let items = broad_items();
+    let blocks = (items + BROAD_SCAN_BLOCK - 1u) / BROAD_SCAN_BLOCK;
+    let per = (blocks + RIGID_WG - 1u) / RIGID_WG;
+    let lo = min(lid.x * per, blocks);
+    let hi = min(lo + per, blocks);
+    var run = 0u;
+    for (var b = lo; b < hi; b = b + 1u) {
+        let c = pair_scratch[items + b];
+        pair_scratch[items + b] = run;
+        run = run + c;
+    }
+    let prefix = broad_wg_scan(lid.x, run);
+    for (var b = lo; b < hi; b = b + 1u) {
+        pair_scratch[items + b] = pair_scratch[items + b] + prefix;
+    }
+    if (lid.x == RIGID_WG - 1u) {
+        let wanted = broad_wg[RIGID_WG - 1u];
+        atomicStore(&counters[COUNTER_PAIRS_WANTED], wanted);
+        atomicStore(&counters[COUNTER_PAIRS], min(wanted, params.pair_capacity));
+    }
+}
+
+/// Writes pair (a, b) at slot o when it is below the capacity.
+fn broad_emit(o: u32, a: u32, b: u32) {
+    if (o < params.pair_capacity) {
+        pairs[o] = vec2<u32>(a, b);
+    }
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn broad_write(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let items = broad_items();
+    let stride = nwg.x * RIGID_WG;
+    for (var t = gid.x; t < items; t = t + stride) {
+        var o = pair_scratch[t] + pair_scratch[items + t / BROAD_SCAN_BLOCK];
+        if (o >= params.pair_capacity) {
+            continue;
+        }
+        let it = broad_item(t);
+        if (it.y == NONE) {
+            // Rounds of the BROAD_BATCH smallest partners above the last one written.
+            var after = it.x;
+            loop {
+                var buf: array<u32, BROAD_BATCH>;
+                var len = 0u;
+                broad_small_search(it.x, after, true, &buf, &len);
+                for (var i = 0u; i < len; i = i + 1u) {
+                    broad_emit(o + i, it.x, buf[i]);
+                }
+                o = o + len;
+                if (len < BROAD_BATCH || o >= params.pair_capacity) {
+                    break;
+                }
+                after = buf[BROAD_BATCH - 1u];
+            }
+        } else {
+            let sl = broad_side(it.x);
+            if (sl.kind != 0u) {
+                let r = broad_chunk_range(it.x, it.y);
+                for (var b = r.x; b < r.y; b = b + 1u) {
+                    if (broad_pair(it.x, sl, b, broad_side(b))) {
+                        broad_emit(o, it.x, b);
+                        o = o + 1u;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,1 +1,1003 @@
-//! Filled by its stage.
+//! Broad phase of the rigid domain: stages `shape_aabbs`, `broad_count`, `broad_scan` and
+//! `broad_write` (CPU twins of `shaders/rigid/broad.wgsl`), the grid plan, and three CPU
+//! alternatives that find the same pair set (sweep and prune, a dynamic AABB tree, brute force)
+//! and serve as references (book §12, catalogue §9).
+//!
+//! # What a pair is
+//! Shapes `a < b` form a pair when [`BroadInput::pair_ok`] holds: both shapes are live
+//! (kind 1..=5, owning body in range), they belong to different bodies, their groups and masks
+//! accept each other (`(a.group & b.mask) != 0 && (b.group & a.mask) != 0`), at least one of the
+//! two bodies is dynamic, at least one is *moving* (awake and not static), and their volumes
+//! touch:
+//! - a plane or half-space against any other kind: the other shape's AABB against the world
+//!   plane (a half-space takes any AABB reaching below `offset + margin`; a two-sided plane one
+//!   that straddles it within `margin`);
+//! - everything else (two planes included): AABB overlap, bounds inclusive.
+//!
+//! The body rule keeps every pair the book's filters keep (not both static/kinematic, not both
+//! asleep, not a sleeping body against a static one) and is explicit about the remaining case:
+//! an awake kinematic body *does* pair with a sleeping dynamic one, so a moving platform wakes
+//! what it reaches instead of passing through it.
+//!
+//! AABBs are the shape's tight world box (sphere: r; box: |R|·h; capsule: |axis|·half + r)
+//! grown by `contact_margin` on every side, so pairs within about two margins are found. Planes
+//! and half-spaces get ±`f32::MAX` boxes.
+//!
+//! # Why a grid plus a large list
+//! Shapes come in every size (the issue asks for mixed sizes and big static geometry). A
+//! uniform grid is cheap when its cell fits the shapes in it and ruinous when one huge shape
+//! forces huge cells. So [`plan_grid`] splits the shapes:
+//! - **small** shapes (bounding diameter incl. margins at most the cell size) are inserted once,
+//!   by their centre, into the hashed grid of `crate::grid`. Two small AABBs that overlap have
+//!   centres at most one cell apart on every axis, so the 27-cell stencil finds them.
+//! - **large** shapes (planes, half-spaces, the few biggest shapes) are listed in `large`
+//!   (ascending indices) and tested against every shape; their cost is one test per shape each.
+//!
+//! The cell size minimises a cost estimate per shape for a dense pile (the case that matters;
+//! sparse scenes are cheap anyway): `DENSE_CANDIDATES · (cell / median diameter)³` candidate
+//! tests in the 27 cells, plus one test per large shape. See [`plan_grid`].
+//!
+//! # Why the GPU passes are shaped so (deterministic, sorted, no float atomics)
+//! Pairs come out sorted by (a, b), so the list is the same on every run and on both backends,
+//! and later stages can match last step's manifolds by binary search. Work is split into
+//! *items* laid out in output order:
+//! - a small shape `a` is one item: its partners `b > a` among the 27 cells (small `b` only)
+//!   and the large list;
+//! - a large shape `l` is [`LARGE_CHUNK`]-wide chunks of the whole index range, one item each
+//!   (its partners `b > l` in that chunk), so one huge shape (the ground) is searched by many
+//!   threads instead of one thread looping over a million shapes.
+//!
+//! `broad_count` counts each item's partners, `broad_scan` (per block of [`SCAN_BLOCK`]) and
+//! `broad_scan_sums` (one workgroup over the block sums) turn counts into offsets and store the
+//! totals in the counters, and `broad_write` writes each item's partners at its offset in
+//! ascending `b`. A small item's grid partners arrive in cell order, so `broad_write` collects
+//! the [`PARTNER_BATCH`] smallest partners above the last one written (a small insertion-sorted
+//! private array), writes them and repeats until a round finds fewer: any number of partners per
+//! shape is written in order, none is dropped, and the private array stays small (lavapipe and
+//! llvmpipe are slow with large ones).
+//!
+//! # Limits
+//! - Small pairs are exact while the float error of the centres stays below the cell slack
+//!   (1/64 of a cell): centres within about 60 000 cells of the origin.
+//! - The plan is static: re-run [`plan_grid`] (and rewrite `large`) when shapes are added,
+//!   removed or resized, with the same margin as `params.contact_margin`.
+//! - Counts and offsets are u32; more than `u32::MAX` candidate pairs wraps.
+
+use super::math::{quat_mul, quat_rotate, quat_to_mat3};
+use super::types::{body_kind, shape_kind, GpuBody, GpuRigidParams, GpuShape, NONE, RIGID_WG};
+use crate::error::Result;
+use crate::grid::{cell_of, key_is_repeat, neighbour_keys, CpuGrid, GridSpec};
+use glam::{Vec3, Vec4, Vec4Swizzles};
+
+/// Partners a small item collects per round in `broad_write` (WGSL `BROAD_BATCH`). Not a bound:
+/// a shape with more partners takes more rounds.
+pub const PARTNER_BATCH: u32 = 16;
+/// Shapes per chunk item of a large shape (WGSL `BROAD_CHUNK`).
+pub const LARGE_CHUNK: u32 = 256;
+/// Items per block of `broad_scan`: [`RIGID_WG`] threads × 4 (WGSL `BROAD_SCAN_BLOCK`).
+pub const SCAN_BLOCK: u32 = RIGID_WG * 4;
+/// The most workgroups one broad-phase dispatch uses; the kernels stride over larger counts.
+pub const MAX_GROUPS: u32 = 65_535;
+/// Expected candidate tests per shape in a dense pile when the cell equals the median
+/// diameter: 27 cells × about 1.2 shapes per cell (random close packing, ~0.64, of spheres
+/// whose diameter is the cell).
+pub const DENSE_CANDIDATES: f64 = 32.0;
+/// The cell size is the chosen diameter times `1 + CELL_SLACK`, so float rounding of centres
+/// and AABBs never puts two touching small shapes two cells apart.
+pub const CELL_SLACK: f32 = 1.0 / 64.0;
+/// [`plan_grid`] puts at most `max(MIN_LARGE_CAP, ceil(sqrt(n)))` of `n` bounded shapes in
+/// the large list.
+pub const MIN_LARGE_CAP: usize = 16;
+/// Centre and AABB of a removed shape: far away, in a grid cell no real shape shares.
+pub const FAR: f32 = f32::MAX;
+
+/// The grid plan: cell size and the large shapes. Recompute when shapes change.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BroadPlan {
+    /// Edge of a grid cell. Build the grid over `shape_pos` with this cell size, and set
+    /// `params.inv_cell_size` to `1 / cell_size` (as [`GridSpec::inv_cell_size`] computes it).
+    pub cell_size: f32,
+    /// Large shapes (planes, half-spaces, shapes bigger than a cell), ascending. Upload as the
+    /// `large` buffer and set `params.large_count` to its length.
+    pub large: Vec<u32>,
+}
+
+impl BroadPlan {
+    /// The grid spec for `shape_count` shapes: this plan's cell size and a table of about twice
+    /// the shape count (a power of two, at least 2).
+    ///
+    /// # Errors
+    /// As [`GridSpec::new`].
+    pub fn grid_spec(&self, shape_count: u32) -> Result<GridSpec> {
+        let table = shape_count.max(1).saturating_mul(2).next_power_of_two();
+        GridSpec::new(self.cell_size, table)
+    }
+}
+
+/// Whether a shape kind is a plane or half-space (unbounded, always large).
+pub fn is_plane(kind: u32) -> bool {
+    kind == shape_kind::HALF_SPACE || kind == shape_kind::PLANE
+}
+
+fn valid_kind(kind: u32) -> bool {
+    (shape_kind::SPHERE..=shape_kind::PLANE).contains(&kind)
+}
+
+/// Radius of the sphere around the shape's centre that encloses it (sphere r, box |h|,
+/// capsule r + half length); [`FAR`] for planes and half-spaces, 0 for removed shapes.
+pub fn bounding_radius(shape: &GpuShape) -> f32 {
+    let d = shape.dims;
+    match shape.kind {
+        shape_kind::SPHERE => d.x,
+        shape_kind::BOX => d.xyz().length(),
+        shape_kind::CAPSULE => d.x + d.y,
+        shape_kind::HALF_SPACE | shape_kind::PLANE => FAR,
+        _ => 0.0,
+    }
+}
+
+/// Chooses the grid cell size and the large shapes for `shapes`, whose AABBs will be grown by
+/// `margin` (pass `params.contact_margin`).
+///
+/// The rule: every live shape that is not a plane has a diameter `D = 2·(bounding radius +
+/// margin)`. For each distinct diameter `c`, putting every shape with `D > c` (`k` of them) in
+/// the large list and using `c` as the cell costs about `DENSE_CANDIDATES · (c / median D)³ + k`
+/// tests per shape; the cheapest `c` wins (the larger cell on a tie), with `k` at most
+/// `max(MIN_LARGE_CAP, ceil(sqrt(n)))` for `n` bounded shapes. So equal sizes give one
+/// grid and no large shapes, and a few huge shapes among many small ones go to the large list,
+/// but a size spread that is common (not an outlier) stays in the grid. Planes and half-spaces
+/// are always large. The cell is `c · (1 + CELL_SLACK)`, at least `1e-6`; with no grid shape at
+/// all it is 1.
+pub fn plan_grid(shapes: &[GpuShape], margin: f32) -> BroadPlan {
+    let m = if margin.is_finite() {
+        margin.max(0.0)
+    } else {
+        0.0
+    };
+    let mut large = Vec::new();
+    let mut sized: Vec<(f32, u32)> = Vec::new();
+    for (i, s) in shapes.iter().enumerate() {
+        let i = i as u32;
+        if !valid_kind(s.kind) {
+            continue;
+        }
+        if is_plane(s.kind) {
+            large.push(i);
+            continue;
+        }
+        let d = 2.0 * (bounding_radius(s).max(0.0) + m);
+        // A NaN or infinite size cannot live in a grid cell.
+        if d.is_finite() {
+            sized.push((d, i));
+        } else {
+            large.push(i);
+        }
+    }
+    if sized.is_empty() {
+        large.sort_unstable();
+        return BroadPlan {
+            cell_size: 1.0,
+            large,
+        };
+    }
+    // Descending by diameter: the first k entries are the k largest.
+    sized.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+    let median = f64::from(sized[sized.len() / 2].0).max(1e-30);
+    // The large path costs a test per shape for each large shape: cap it so that a wide size
+    // spread cannot make the broad phase quadratic in sparse scenes, which the size-only model
+    // cannot see.
+    let max_large = MIN_LARGE_CAP.max((sized.len() as f64).sqrt().ceil() as usize);
+    let mut best = (f64::INFINITY, 0usize);
+    for k in 0..sized.len().min(max_large + 1) {
+        if k > 0 && sized[k - 1].0 == sized[k].0 {
+            continue; // not a distinct diameter: equal shapes share a side
+        }
+        let ratio = f64::from(sized[k].0) / median;
+        let cost = DENSE_CANDIDATES * ratio * ratio * ratio + k as f64;
+        if cost < best.0 {
+            best = (cost, k);
+        }
+    }
+    let k = best.1;
+    large.extend(sized[..k].iter().map(|&(_, i)| i));
+    large.sort_unstable();
+    BroadPlan {
+        cell_size: (sized[k].0 * (1.0 + CELL_SLACK)).max(1e-6),
+        large,
+    }
+}
+
+/// World half extents of a bounded shape's AABB before the margin; `q` its world rotation.
+fn half_extent(kind: u32, dims: Vec4, q: Vec4) -> Vec3 {
+    match kind {
+        shape_kind::BOX => {
+            let r = quat_to_mat3(q);
+            r.x_axis.abs() * dims.x + r.y_axis.abs() * dims.y + r.z_axis.abs() * dims.z
+        }
+        shape_kind::CAPSULE => {
+            let axis = quat_rotate(q, Vec3::Y);
+            axis.abs() * dims.y + Vec3::splat(dims.x)
+        }
+        _ => Vec3::splat(dims.x),
+    }
+}
+
+/// The world plane of a plane or half-space shape: unit normal `n` and offset `d` (world points
+/// `p` with `p·n <= d` are inside), from its world centre `centre` (`shape_pos.xyz`) and world
+/// rotation `q` (`shape_xf[3i]`). The shape's `dims` are in its own frame, which its
+/// `offset_pos`/`offset_rot` place in the body's frame.
+pub fn world_plane(dims: Vec4, centre: Vec3, q: Vec4) -> (Vec3, f32) {
+    let n = quat_rotate(q, dims.xyz());
+    (n, dims.w + n.dot(centre))
+}
+
+/// Whether shape `i` is in the ascending `large` list.
+fn in_large(large: &[u32], i: u32) -> bool {
+    large.binary_search(&i).is_ok()
+}
+
+/// Stage `shape_aabbs`: for every shape `i < params.shape_count`, writes `shape_pos[i]` (world
+/// centre, bounding radius) and `shape_xf[3i..3i+3]` (world rotation; AABB min with w = 1 when
+/// `i` is in the ascending `large` list; AABB max), the AABB grown by `params.contact_margin`.
+/// Removed shapes (kind 0 or an unknown kind, or a body index `>= params.body_count`) get a
+/// centre and AABB at [`FAR`] and radius 0. Stops at the end of the shortest slice.
+pub fn shape_aabbs(
+    params: &GpuRigidParams,
+    bodies: &[GpuBody],
+    shapes: &[GpuShape],
+    large: &[u32],
+    shape_pos: &mut [Vec4],
+    shape_xf: &mut [Vec4],
+) {
+    let n = (params.shape_count as usize)
+        .min(shapes.len())
+        .min(shape_pos.len())
+        .min(shape_xf.len() / 3);
+    let body_count = (params.body_count as usize).min(bodies.len());
+    let margin = params.contact_margin;
+    for i in 0..n {
+        let s = &shapes[i];
+        let flag = if in_large(large, i as u32) { 1.0 } else { 0.0 };
+        let body = s.body as usize;
+        if !valid_kind(s.kind) || body >= body_count {
+            shape_pos[i] = Vec4::new(FAR, FAR, FAR, 0.0);
+            shape_xf[3 * i] = Vec4::new(0.0, 0.0, 0.0, 1.0);
+            shape_xf[3 * i + 1] = Vec4::new(FAR, FAR, FAR, flag);
+            shape_xf[3 * i + 2] = Vec4::new(FAR, FAR, FAR, 0.0);
+            continue;
+        }
+        let b = &bodies[body];
+        let q = quat_mul(b.orient, s.offset_rot);
+        let c = b.pos.xyz() + quat_rotate(b.orient, s.offset_pos.xyz());
+        shape_pos[i] = c.extend(bounding_radius(s));
+        shape_xf[3 * i] = q;
+        if is_plane(s.kind) {
+            shape_xf[3 * i + 1] = Vec4::new(-FAR, -FAR, -FAR, flag);
+            shape_xf[3 * i + 2] = Vec4::new(FAR, FAR, FAR, 0.0);
+        } else {
+            let e = half_extent(s.kind, s.dims, q) + Vec3::splat(margin);
+            shape_xf[3 * i + 1] = (c - e).extend(flag);
+            shape_xf[3 * i + 2] = (c + e).extend(0.0);
+        }
+    }
+}
+
+/// What the pair test needs of one shape (WGSL `BroadSide`).
+#[derive(Clone, Copy, Debug, Default)]
+struct Side {
+    /// Shape kind, 0 when the shape is removed or its body is out of range.
+    kind: u32,
+    body: u32,
+    group: u32,
+    mask: u32,
+    dynamic: bool,
+    /// Awake and not static: the body can move this step.
+    moving: bool,
+}
+
+/// The broad phase's view of the world after `shape_aabbs`: everything a pair test reads.
+#[derive(Clone, Copy, Debug)]
+pub struct BroadInput<'a> {
+    /// Bodies (kind and awake flag are read).
+    pub bodies: &'a [GpuBody],
+    /// Shapes.
+    pub shapes: &'a [GpuShape],
+    /// `shape_aabbs` output: world centre, bounding radius.
+    pub shape_pos: &'a [Vec4],
+    /// `shape_aabbs` output: 3 words per shape (rotation, AABB min, AABB max).
+    pub shape_xf: &'a [Vec4],
+    /// Shapes in use (`params.shape_count`, clamped to the slices).
+    pub shape_count: u32,
+    /// Bodies in use (`params.body_count`, clamped to the slice).
+    pub body_count: u32,
+    /// `params.contact_margin`: the slack of the plane tests.
+    pub margin: f32,
+}
+
+impl<'a> BroadInput<'a> {
+    /// The view of a world with `params`, clamping counts to the slices.
+    pub fn new(
+        params: &GpuRigidParams,
+        bodies: &'a [GpuBody],
+        shapes: &'a [GpuShape],
+        shape_pos: &'a [Vec4],
+        shape_xf: &'a [Vec4],
+    ) -> Self {
+        let n = (params.shape_count as usize)
+            .min(shapes.len())
+            .min(shape_pos.len())
+            .min(shape_xf.len() / 3);
+        Self {
+            bodies,
+            shapes,
+            shape_pos,
+            shape_xf,
+            shape_count: n as u32,
+            body_count: (params.body_count as usize).min(bodies.len()) as u32,
+            margin: params.contact_margin,
+        }
+    }
+
+    fn side(&self, i: u32) -> Side {
+        let Some(s) = self.shapes.get(i as usize) else {
+            return Side::default();
+        };
+        let body = if s.body < self.body_count {
+            self.bodies.get(s.body as usize)
+        } else {
+            None
+        };
+        match body {
+            Some(b) if valid_kind(s.kind) && i < self.shape_count => Side {
+                kind: s.kind,
+                body: s.body,
+                group: s.group,
+                mask: s.mask,
+                dynamic: b.kind == body_kind::DYNAMIC,
+                moving: b.awake != 0 && b.kind != body_kind::STATIC,
+            },
+            _ => Side::default(),
+        }
+    }
+
+    fn aabb(&self, i: u32) -> (Vec3, Vec3) {
+        let i = 3 * i as usize;
+        match (self.shape_xf.get(i + 1), self.shape_xf.get(i + 2)) {
+            (Some(lo), Some(hi)) => (lo.xyz(), hi.xyz()),
+            _ => (Vec3::splat(FAR), Vec3::splat(-FAR)),
+        }
+    }
+
+    /// AABB min of shape `i` (xyz).
+    pub fn aabb_min(&self, i: u32) -> Vec3 {
+        self.aabb(i).0
+    }
+
+    /// AABB max of shape `i` (xyz).
+    pub fn aabb_max(&self, i: u32) -> Vec3 {
+        self.aabb(i).1
+    }
+
+    /// Whether shape `i` is flagged large by `shape_aabbs` (AABB min's w).
+    pub fn is_large(&self, i: u32) -> bool {
+        self.shape_xf
+            .get(3 * i as usize + 1)
+            .is_some_and(|v| v.w != 0.0)
+    }
+
+    /// Whether plane shape `p` touches the AABB of shape `x` (WGSL `broad_plane_hits`).
+    fn plane_hits(&self, p: u32, kind: u32, x: u32) -> bool {
+        let (Some(s), Some(pos), Some(q)) = (
+            self.shapes.get(p as usize),
+            self.shape_pos.get(p as usize),
+            self.shape_xf.get(3 * p as usize),
+        ) else {
+            return false;
+        };
+        let (n, d) = world_plane(s.dims, pos.xyz(), *q);
+        let (lo, hi) = self.aabb(x);
+        let below = Vec3::select(n.cmpge(Vec3::ZERO), lo, hi);
+        let above = Vec3::select(n.cmpge(Vec3::ZERO), hi, lo);
+        let m = self.margin;
+        if n.dot(below) > d + m {
+            return false;
+        }
+        !(kind == shape_kind::PLANE && n.dot(above) < d - m)
+    }
+
+    fn overlap(&self, a: u32, ka: u32, b: u32, kb: u32) -> bool {
+        let (pa, pb) = (is_plane(ka), is_plane(kb));
+        if pa && !pb {
+            return self.plane_hits(a, ka, b);
+        }
+        if pb && !pa {
+            return self.plane_hits(b, kb, a);
+        }
+        let (alo, ahi) = self.aabb(a);
+        let (blo, bhi) = self.aabb(b);
+        alo.cmple(bhi).all() && blo.cmple(ahi).all()
+    }
+
+    fn pair_sides(&self, a: u32, sa: &Side, b: u32, sb: &Side) -> bool {
+        sa.kind != 0
+            && sb.kind != 0
+            && sa.body != sb.body
+            && (sa.group & sb.mask) != 0
+            && (sb.group & sa.mask) != 0
+            && (sa.dynamic || sb.dynamic)
+            && (sa.moving || sb.moving)
+            && self.overlap(a, sa.kind, b, sb.kind)
+    }
+
+    /// Whether shapes `a` and `b` form a pair (the module doc's rule; symmetric). The one
+    /// definition every broad phase here uses, mirrored by WGSL `broad_pair`.
+    pub fn pair_ok(&self, a: u32, b: u32) -> bool {
+        a != b && self.pair_sides(a, &self.side(a), b, &self.side(b))
+    }
+}
+
+/// Chunks per large shape: `ceil(shape_count / LARGE_CHUNK)`.
+pub fn large_chunks(shape_count: u32) -> u32 {
+    shape_count.div_ceil(LARGE_CHUNK)
+}
+
+/// Items of the broad phase: one per small shape, [`large_chunks`] per large shape.
+pub fn broad_items(shape_count: u32, large_count: u32) -> u32 {
+    let k = large_count.min(shape_count);
+    (shape_count - k).saturating_add(k.saturating_mul(large_chunks(shape_count)))
+}
+
+/// Item `t` as (shape, chunk): `chunk` is [`NONE`] for a small shape's item. `large` ascending
+/// (WGSL `broad_item`: the same binary search).
+pub fn broad_item(t: u32, shape_count: u32, large: &[u32]) -> (u32, u32) {
+    let m1 = large_chunks(shape_count).saturating_sub(1);
+    // The number of large shapes whose first item is at or before t.
+    let (mut lo, mut hi) = (0usize, large.len());
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if large[mid].wrapping_add((mid as u32).wrapping_mul(m1)) <= t {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo == 0 {
+        return (t, NONE);
+    }
+    let k = (lo - 1) as u32;
+    let start = large[lo - 1].wrapping_add(k.wrapping_mul(m1));
+    if t - start <= m1 {
+        return (large[lo - 1], t - start);
+    }
+    (t.wrapping_sub((k + 1).wrapping_mul(m1)), NONE)
+}
+
+/// Partners `b > a` of small shape `a` (grid cells, then the large list), unsorted.
+fn small_partners(
+    input: &BroadInput,
+    large: &[u32],
+    grid: &CpuGrid,
+    spec: &GridSpec,
+    a: u32,
+    out: &mut Vec<u32>,
+) {
+    out.clear();
+    let sa = input.side(a);
+    if sa.kind == 0 {
+        return;
+    }
+    let Some(pa) = input.shape_pos.get(a as usize) else {
+        return;
+    };
+    let keys = neighbour_keys(cell_of(pa.xyz(), spec.cell_size), spec.table_size);
+    for m in 0..keys.len() {
+        if key_is_repeat(&keys, m) {
+            continue;
+        }
+        for s in grid.key_range(keys[m]) {
+            let Some(&b) = grid.sorted_index.get(s) else {
+                continue;
+            };
+            if b <= a || b >= input.shape_count || input.is_large(b) {
+                continue;
+            }
+            if input.pair_sides(a, &sa, b, &input.side(b)) {
+                out.push(b);
+            }
+        }
+    }
+    let first = large.partition_point(|&l| l <= a);
+    for &b in &large[first..] {
+        if b < input.shape_count && input.pair_sides(a, &sa, b, &input.side(b)) {
+            out.push(b);
+        }
+    }
+}
+
+/// Partners `b > l` of large shape `l` in chunk `chunk`, ascending.
+fn large_partners(input: &BroadInput, l: u32, chunk: u32, out: &mut Vec<u32>) {
+    out.clear();
+    let sl = input.side(l);
+    if sl.kind == 0 {
+        return;
+    }
+    let lo = chunk.saturating_mul(LARGE_CHUNK).max(l.saturating_add(1));
+    let hi = chunk
+        .saturating_add(1)
+        .saturating_mul(LARGE_CHUNK)
+        .min(input.shape_count);
+    for b in lo..hi {
+        if input.pair_sides(l, &sl, b, &input.side(b)) {
+            out.push(b);
+        }
+    }
+}
+
+/// The partners of item `t`, ascending.
+fn item_partners(
+    input: &BroadInput,
+    large: &[u32],
+    grid: &CpuGrid,
+    spec: &GridSpec,
+    t: u32,
+    out: &mut Vec<u32>,
+) {
+    let (a, chunk) = broad_item(t, input.shape_count, large);
+    if chunk == NONE {
+        small_partners(input, large, grid, spec, a, out);
+        out.sort_unstable();
+    } else {
+        large_partners(input, a, chunk, out);
+    }
+}
+
+/// Stage `broad_count`: the partner count of every item into `counts` (resized to
+/// [`broad_items`]). `large` ascending, as uploaded; `grid` built over `input.shape_pos` (first
+/// `shape_count` entries) with `spec`, whose `inv_cell_size()` and `table_mask()` the GPU gets in
+/// `params`.
+pub fn broad_count(
+    input: &BroadInput,
+    large: &[u32],
+    grid: &CpuGrid,
+    spec: &GridSpec,
+    counts: &mut Vec<u32>,
+) {
+    let items = broad_items(input.shape_count, large.len() as u32);
+    counts.clear();
+    let mut buf = Vec::new();
+    for t in 0..items {
+        item_partners(input, large, grid, spec, t, &mut buf);
+        counts.push(buf.len() as u32);
+    }
+}
+
+/// Stage `broad_scan` (with `broad_scan_sums`, its second GPU pass): exclusive prefix sums of
+/// `counts` in place, returning the total (wrapping at `u32::MAX`).
+pub fn broad_scan(counts: &mut [u32]) -> u32 {
+    let mut run = 0u32;
+    for c in counts.iter_mut() {
+        let v = *c;
+        *c = run;
+        run = run.wrapping_add(v);
+    }
+    run
+}
+
+/// Stage `broad_write`: each item's partners, ascending, at its offset from `broad_scan`;
+/// `pairs` becomes the first `min(total, capacity)` pairs.
+#[allow(clippy::too_many_arguments)] // the stage's inputs, as the GPU binds them
+pub fn broad_write(
+    input: &BroadInput,
+    large: &[u32],
+    grid: &CpuGrid,
+    spec: &GridSpec,
+    offsets: &[u32],
+    total: u32,
+    capacity: u32,
+    pairs: &mut Vec<[u32; 2]>,
+) {
+    let len = total.min(capacity) as usize;
+    pairs.clear();
+    pairs.resize(len, [NONE, NONE]);
+    let mut buf = Vec::new();
+    for (t, &offset) in offsets.iter().enumerate() {
+        if offset as usize >= len {
+            continue;
+        }
+        item_partners(input, large, grid, spec, t as u32, &mut buf);
+        let (a, _) = broad_item(t as u32, input.shape_count, large);
+        for (i, &b) in buf.iter().enumerate() {
+            if let Some(p) = pairs.get_mut(offset as usize + i) {
+                *p = [a, b];
+            }
+        }
+    }
+}
+
+/// The whole CPU broad phase after `shape_aabbs` and the grid build: `broad_count`,
+/// `broad_scan`, `broad_write`. Writes at most `params.pair_capacity` pairs, sorted by (a, b)
+/// with a < b and unique, into `pairs`, and returns the number of pairs wanted (the GPU's
+/// `counters[PAIRS_WANTED]`; above the capacity means overflow).
+pub fn broad_pairs(
+    params: &GpuRigidParams,
+    input: &BroadInput,
+    large: &[u32],
+    grid: &CpuGrid,
+    spec: &GridSpec,
+    pairs: &mut Vec<[u32; 2]>,
+) -> u32 {
+    let mut offsets = Vec::new();
+    broad_count(input, large, grid, spec, &mut offsets);
+    let total = broad_scan(&mut offsets);
+    broad_write(
+        input,
+        large,
+        grid,
+        spec,
+        &offsets,
+        total,
+        params.pair_capacity,
+        pairs,
+    );
+    total
+}
+
+/// Every pair by testing all `n²/2` combinations: the reference the other broad phases are
+/// checked against. Sorted by (a, b), a < b.
+pub fn brute_force_pairs(input: &BroadInput) -> Vec<[u32; 2]> {
+    let n = input.shape_count;
+    let mut pairs = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            if input.pair_ok(a, b) {
+                pairs.push([a, b]);
+            }
+        }
+    }
+    pairs
+}
+
+/// Sweep and prune: live shapes sorted by AABB min on the axis where the AABB centres (planes
+/// left out) spread most, then one sweep that keeps the shapes whose interval is still open.
+/// Sorted by (a, b), a < b; the same set as [`brute_force_pairs`].
+pub fn sweep_and_prune(input: &BroadInput) -> Vec<[u32; 2]> {
+    let live: Vec<u32> = (0..input.shape_count)
+        .filter(|&i| input.side(i).kind != 0)
+        .collect();
+    let axis = sweep_axis(input, &live);
+    let lo = |i: u32| input.aabb_min(i)[axis];
+    let hi = |i: u32| input.aabb_max(i)[axis];
+    let mut order = live;
+    order.sort_by(|&a, &b| lo(a).total_cmp(&lo(b)).then(a.cmp(&b)));
+    let mut open: Vec<u32> = Vec::new();
+    let mut pairs = Vec::new();
+    for &b in &order {
+        let start = lo(b);
+        // Intervals are closed: one that ends exactly where b starts still touches it.
+        open.retain(|&a| hi(a) >= start);
+        for &a in &open {
+            if input.pair_ok(a, b) {
+                pairs.push([a.min(b), a.max(b)]);
+            }
+        }
+        open.push(b);
+    }
+    pairs.sort_unstable();
+    pairs
+}
+
+/// The axis (0, 1, 2) with the largest variance of bounded AABB centres; 0 when none.
+fn sweep_axis(input: &BroadInput, live: &[u32]) -> usize {
+    let mut sum = [0f64; 3];
+    let mut sq = [0f64; 3];
+    let mut n = 0f64;
+    for &i in live {
+        let (lo, hi) = input.aabb(i);
+        let c = (lo.as_dvec3() + hi.as_dvec3()) * 0.5;
+        if !(lo.is_finite() && hi.is_finite()) || lo.x <= -FAR || hi.x >= FAR {
+            continue;
+        }
+        for k in 0..3 {
+            sum[k] += c[k];
+            sq[k] += c[k] * c[k];
+        }
+        n += 1.0;
+    }
+    if n == 0.0 {
+        return 0;
+    }
+    let var = |k: usize| sq[k] / n - (sum[k] / n) * (sum[k] / n);
+    let mut axis = 0;
+    for k in 1..3 {
+        if var(k) > var(axis) {
+            axis = k;
+        }
+    }
+    axis
+}
+
+/// Index of "no node" in the tree.
+const NIL: usize = usize::MAX;
+
+/// A node of [`AabbTree`]: a leaf holds a shape, a branch two children.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    min: Vec3,
+    max: Vec3,
+    parent: usize,
+    children: [usize; 2],
+    /// The shape of a leaf; [`NONE`] for a branch.
+    shape: u32,
+}
+
+impl Node {
+    fn is_leaf(&self) -> bool {
+        self.shape != NONE
+    }
+}
+
+/// The book's size of a volume (§12.3 `getSize`): the AABB's volume, in f64 so that the
+/// ±`f32::MAX` boxes of planes stay finite.
+fn volume(min: Vec3, max: Vec3) -> f64 {
+    let e = max.as_dvec3() - min.as_dvec3();
+    e.x.max(0.0) * e.y.max(0.0) * e.z.max(0.0)
+}
+
+fn overlaps(a: &Node, b: &Node) -> bool {
+    a.min.cmple(b.max).all() && b.min.cmple(a.max).all()
+}
+
+/// A dynamic AABB tree (the book's bounding volume hierarchy, §12.3, with boxes instead of
+/// spheres): a binary tree with shapes at the leaves, each branch's box the union of its
+/// children's.
+///
+/// - `insert` follows the book: at a leaf, the leaf becomes a branch holding the old leaf and
+///   the new one; at a branch, descend into the child whose volume grows least (child 0 on a
+///   tie). Boxes are refit on the way back up.
+/// - `remove` follows the book's corrected removal: the sibling takes the parent's place.
+/// - `update` re-inserts a shape whose box changed.
+/// - `pairs` is the book's `getPotentialContacts` completed to recurse into every branch (the
+///   printed version only pairs across the root's two subtrees), with an explicit stack because
+///   insertion alone does not balance the tree.
+#[derive(Clone, Debug, Default)]
+pub struct AabbTree {
+    nodes: Vec<Node>,
+    free: Vec<usize>,
+    root: usize,
+    /// Per shape index, its leaf ([`NIL`] when absent).
+    leaf_of: Vec<usize>,
+    len: usize,
+}
+
+impl AabbTree {
+    /// An empty tree.
+    pub fn new() -> Self {
+        Self {
+            root: NIL,
+            ..Self::default()
+        }
+    }
+
+    /// A tree of every live shape of `input` (its AABB from `shape_xf`), inserted in index
+    /// order.
+    pub fn from_input(input: &BroadInput) -> Self {
+        let mut tree = Self::new();
+        for i in 0..input.shape_count {
+            if input.side(i).kind != 0 {
+                tree.insert(i, input.aabb_min(i), input.aabb_max(i));
+            }
+        }
+        tree
+    }
+
+    /// Shapes in the tree.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the tree holds no shape.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether `shape` is in the tree.
+    pub fn contains(&self, shape: u32) -> bool {
+        self.leaf_of.get(shape as usize).is_some_and(|&l| l != NIL)
+    }
+
+    fn alloc(&mut self, node: Node) -> usize {
+        if let Some(i) = self.free.pop() {
+            self.nodes[i] = node;
+            i
+        } else {
+            self.nodes.push(node);
+            self.nodes.len() - 1
+        }
+    }
+
+    /// Refits the boxes of `i` and its ancestors to their children.
+    fn refit(&mut self, mut i: usize) {
+        while i != NIL {
+            let [c0, c1] = self.nodes[i].children;
+            let (a, b) = (self.nodes[c0], self.nodes[c1]);
+            self.nodes[i].min = a.min.min(b.min);
+            self.nodes[i].max = a.max.max(b.max);
+            i = self.nodes[i].parent;
+        }
+    }
+
+    /// Inserts `shape` with AABB `[min, max]`; a shape already in the tree is moved instead.
+    pub fn insert(&mut self, shape: u32, min: Vec3, max: Vec3) {
+        if shape == NONE {
+            return;
+        }
+        if self.contains(shape) {
+            self.remove(shape);
+        }
+        let leaf = self.alloc(Node {
+            min,
+            max,
+            parent: NIL,
+            children: [NIL, NIL],
+            shape,
+        });
+        let s = shape as usize;
+        if self.leaf_of.len() <= s {
+            self.leaf_of.resize(s + 1, NIL);
+        }
+        self.leaf_of[s] = leaf;
+        self.len += 1;
+        if self.root == NIL {
+            self.root = leaf;
+            return;
+        }
+        // Descend by least growth of the book's size.
+        let mut at = self.root;
+        while !self.nodes[at].is_leaf() {
+            let [c0, c1] = self.nodes[at].children;
+            let growth = |c: usize| {
+                let n = &self.nodes[c];
+                volume(n.min.min(min), n.max.max(max)) - volume(n.min, n.max)
+            };
+            at = if growth(c1) < growth(c0) { c1 } else { c0 };
+        }
+        // The leaf `at` becomes a branch over (old leaf, new leaf): a new branch node takes its
+        // place under its parent.
+        let parent = self.nodes[at].parent;
+        let branch = self.alloc(Node {
+            min,
+            max,
+            parent,
+            children: [at, leaf],
+            shape: NONE,
+        });
+        self.nodes[at].parent = branch;
+        self.nodes[leaf].parent = branch;
+        if parent == NIL {
+            self.root = branch;
+        } else {
+            let slot = usize::from(self.nodes[parent].children[1] == at);
+            self.nodes[parent].children[slot] = branch;
+        }
+        self.refit(branch);
+    }
+
+    /// Removes `shape`; returns whether it was in the tree.
+    pub fn remove(&mut self, shape: u32) -> bool {
+        let Some(&leaf) = self.leaf_of.get(shape as usize) else {
+            return false;
+        };
+        if leaf == NIL {
+            return false;
+        }
+        self.leaf_of[shape as usize] = NIL;
+        self.len -= 1;
+        self.free.push(leaf);
+        let parent = self.nodes[leaf].parent;
+        if parent == NIL {
+            self.root = NIL;
+            return true;
+        }
+        let [c0, c1] = self.nodes[parent].children;
+        let sibling = if c0 == leaf { c1 } else { c0 };
+        let grand = self.nodes[parent].parent;
+        self.nodes[sibling].parent = grand;
+        self.free.push(parent);
+        if grand == NIL {
+            self.root = sibling;
+        } else {
+            let slot = usize::from(self.nodes[grand].children[1] == parent);
+            self.nodes[grand].children[slot] = sibling;
+            self.refit(grand);
+        }
+        true
+    }
+
+    /// Moves `shape` to AABB `[min, max]` (inserting it if absent). Unchanged boxes cost
+    /// nothing; changed ones are removed and re-inserted.
+    pub fn update(&mut self, shape: u32, min: Vec3, max: Vec3) {
+        if let Some(&leaf) = self.leaf_of.get(shape as usize) {
+            if leaf != NIL && self.nodes[leaf].min == min && self.nodes[leaf].max == max {
+                return;
+            }
+        }
+        self.insert(shape, min, max);
+    }
+
+    /// Every pair of leaves whose boxes overlap and that [`BroadInput::pair_ok`] accepts,
+    /// sorted by (a, b), a < b. The tree's boxes must be those of `input`'s `shape_xf`.
+    pub fn pairs(&self, input: &BroadInput) -> Vec<[u32; 2]> {
+        let mut pairs = Vec::new();
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        let mut branches = Vec::new();
+        if self.root != NIL {
+            branches.push(self.root);
+        }
+        while let Some(i) = branches.pop() {
+            let n = self.nodes[i];
+            if n.is_leaf() {
+                continue;
+            }
+            branches.extend(n.children);
+            stack.push((n.children[0], n.children[1]));
+            while let Some((x, y)) = stack.pop() {
+                let (nx, ny) = (self.nodes[x], self.nodes[y]);
+                if !overlaps(&nx, &ny) {
+                    continue;
+                }
+                match (nx.is_leaf(), ny.is_leaf()) {
+                    (true, true) => {
+                        if input.pair_ok(nx.shape, ny.shape) {
+                            pairs.push([nx.shape.min(ny.shape), nx.shape.max(ny.shape)]);
+                        }
+                    }
+                    // Descend into the branch, or into the bigger one when both are branches.
+                    (false, true) => stack.extend(nx.children.map(|c| (c, y))),
+                    (true, false) => stack.extend(ny.children.map(|c| (x, c))),
+                    (false, false) => {
+                        if volume(nx.min, nx.max) >= volume(ny.min, ny.max) {
+                            stack.extend(nx.children.map(|c| (c, y)));
+                        } else {
+                            stack.extend(ny.children.map(|c| (x, c)));
+                        }
+                    }
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs
+    }
+}
+
+/// Workgroups for `n` threads (or items) at `per` per group: at least 1, at most
+/// [`MAX_GROUPS`] (the kernels stride over the rest).
+fn groups(n: u32, per: u32) -> u32 {
+    n.div_ceil(per).clamp(1, MAX_GROUPS)
+}
+
+/// The `shape_aabbs` pass for `shape_count` shapes: (entry point, workgroups of [`RIGID_WG`]).
+/// Record it before the grid build over `shape_pos`.
+pub fn shape_aabbs_pass(shape_count: u32) -> (&'static str, u32) {
+    ("shape_aabbs", groups(shape_count, RIGID_WG))
+}
+
+/// The broad-phase passes after the grid build, in order, as (entry point, workgroups of
+/// [`RIGID_WG`] threads): `broad_count`, `broad_scan`, `broad_scan_sums` (one workgroup; it
+/// writes `counters[PAIRS]` and `counters[PAIRS_WANTED]`), `broad_write`. Every pass runs even
+/// with no shapes, so the counters are always written.
+pub fn broad_gpu_passes(shape_count: u32, large_count: u32) -> Vec<(&'static str, u32)> {
+    let items = broad_items(shape_count, large_count);
+    vec![
+        ("broad_count", groups(items, RIGID_WG)),
+        ("broad_scan", groups(items, SCAN_BLOCK)),
+        ("broad_scan_sums", 1),
+        ("broad_write", groups(items, RIGID_WG)),
+    ]
+}
+
+/// Words (u32) the `pair_scratch` buffer needs for up to `shape_capacity` shapes of which up to
+/// `large_capacity` are large: one count/offset per item, then one sum per scan block.
+pub fn pair_scratch_words(shape_capacity: u32, large_capacity: u32) -> u64 {
+    let items = u64::from(broad_items(shape_capacity, large_capacity));
+    (items + items.div_ceil(u64::from(SCAN_BLOCK))).max(1)
+}

@@ -193,15 +193,114 @@ pub struct GpuRigidSizes {
     pub grid: GridSpec,
 }
 
+/// The compiled side of the rigid domain, shared by every [`GpuRigid`] a world makes as it
+/// grows: the module, the layouts and the pipelines (compiled once per entry point; on software
+/// adapters a compile costs up to a second).
+pub struct RigidProgram {
+    module: wgpu::ShaderModule,
+    layout0: wgpu::BindGroupLayout,
+    layout1: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+    pipelines: std::sync::Mutex<HashMap<&'static str, wgpu::ComputePipeline>>,
+}
+
+impl RigidProgram {
+    /// Parses the rigid shader and creates the layouts.
+    pub fn new(ctx: &GpuContext) -> Self {
+        let device = &ctx.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("wgphys:shader:rigid"),
+            source: wgpu::ShaderSource::Wgsl(shader_source().into()),
+        });
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = BINDINGS
+            .iter()
+            .map(|b| wgpu::BindGroupLayoutEntry {
+                binding: b.index,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: if b.space == "uniform" {
+                        wgpu::BufferBindingType::Uniform
+                    } else {
+                        wgpu::BufferBindingType::Storage {
+                            read_only: b.space == RO,
+                        }
+                    },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("wgphys:bind_group_layout:rigid"),
+            entries: &entries,
+        });
+        let layout1 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("wgphys:bind_group_layout:rigid_pass"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("wgphys:pipeline_layout:rigid"),
+            bind_group_layouts: &[Some(&layout0), Some(&layout1)],
+            immediate_size: 0,
+        });
+        Self {
+            module,
+            layout0,
+            layout1,
+            pipeline_layout,
+            pipelines: std::sync::Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn pipeline(&self, device: &wgpu::Device, entry: &'static str) -> wgpu::ComputePipeline {
+        let mut map = match self.pipelines.lock() {
+            Ok(m) => m,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        map.entry(entry)
+            .or_insert_with(|| {
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&format!("wgphys:pipeline:{entry}")),
+                    layout: Some(&self.pipeline_layout),
+                    module: &self.module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            })
+            .clone()
+    }
+}
+
 /// The GPU backend of a rigid world: every buffer of [`BINDINGS`], the shape-centre grid, one
 /// bind group over all of them, and pipelines compiled on first use from the one rigid module.
 pub struct GpuRigid {
     /// The device this backend runs on.
     pub ctx: GpuContext,
     sizes: GpuRigidSizes,
-    module: wgpu::ShaderModule,
-    pipeline_layout: wgpu::PipelineLayout,
-    layout0: wgpu::BindGroupLayout,
+    program: std::sync::Arc<RigidProgram>,
     pipelines: HashMap<&'static str, wgpu::ComputePipeline>,
     /// Group 0 twice: [0] binds `manifolds` / `manifolds_prev` as named, [1] swapped, so the
     /// warm-start source of a step is the previous step's output without a copy.
@@ -267,6 +366,23 @@ impl GpuRigid {
     /// [`Error::InvalidInput`] when a buffer would exceed the device's binding limit or the grid
     /// spec is invalid.
     pub fn new(ctx: &GpuContext, sizes: GpuRigidSizes) -> Result<Self> {
+        Self::with_program(ctx, sizes, std::sync::Arc::new(RigidProgram::new(ctx)))
+    }
+
+    /// A backend of new sizes that shares this one's compiled pipelines (the state is not
+    /// copied).
+    ///
+    /// # Errors
+    /// As [`GpuRigid::new`].
+    pub fn resized(&self, sizes: GpuRigidSizes) -> Result<Self> {
+        Self::with_program(&self.ctx, sizes, self.program.clone())
+    }
+
+    fn with_program(
+        ctx: &GpuContext,
+        sizes: GpuRigidSizes,
+        program: std::sync::Arc<RigidProgram>,
+    ) -> Result<Self> {
         let device = &ctx.device;
         let body_bytes = checked_bytes(
             ctx,
@@ -297,63 +413,7 @@ impl GpuRigid {
             4,
         )?;
         let grid = GpuGrid::new(ctx, sizes.shapes.max(1), sizes.grid)?;
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("wgphys:shader:rigid"),
-            source: wgpu::ShaderSource::Wgsl(shader_source().into()),
-        });
-        let entries: Vec<wgpu::BindGroupLayoutEntry> = BINDINGS
-            .iter()
-            .map(|b| wgpu::BindGroupLayoutEntry {
-                binding: b.index,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: if b.space == "uniform" {
-                        wgpu::BufferBindingType::Uniform
-                    } else {
-                        wgpu::BufferBindingType::Storage {
-                            read_only: b.space == RO,
-                        }
-                    },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            })
-            .collect();
-        let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("wgphys:bind_group_layout:rigid"),
-            entries: &entries,
-        });
-        let layout1 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("wgphys:bind_group_layout:rigid_pass"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: true,
-                        min_binding_size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-            ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("wgphys:pipeline_layout:rigid"),
-            bind_group_layouts: &[Some(&layout0), Some(&layout1)],
-            immediate_size: 0,
-        });
+        let (layout0, layout1) = (&program.layout0, &program.layout1);
         let params = buffer::zeroed(
             device,
             "rigid_params",
@@ -380,7 +440,7 @@ impl GpuRigid {
         );
         let bind1 = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgphys:bind_group:rigid_pass"),
-            layout: &layout1,
+            layout: layout1,
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
@@ -424,7 +484,7 @@ impl GpuRigid {
             };
             Self::make_bind0(
                 device,
-                &layout0,
+                layout0,
                 &[
                     &params,
                     &bodies,
@@ -449,9 +509,7 @@ impl GpuRigid {
         Ok(Self {
             ctx: ctx.clone(),
             sizes,
-            module,
-            pipeline_layout,
-            layout0,
+            program,
             pipelines: HashMap::new(),
             bind0,
             flip: 0,
@@ -509,21 +567,14 @@ impl GpuRigid {
 
     /// The layout of group 0, for callers that bind the rigid buffers in their own pipelines.
     pub fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
-        &self.layout0
+        &self.program.layout0
     }
 
-    fn pipeline(&mut self, entry: &'static str) -> &wgpu::ComputePipeline {
-        let (device, module, layout) = (&self.ctx.device, &self.module, &self.pipeline_layout);
-        self.pipelines.entry(entry).or_insert_with(|| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&format!("wgphys:pipeline:{entry}")),
-                layout: Some(layout),
-                module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        })
+    fn pipeline(&mut self, entry: &'static str) {
+        if !self.pipelines.contains_key(entry) {
+            let p = self.program.pipeline(&self.ctx.device, entry);
+            self.pipelines.insert(entry, p);
+        }
     }
 
     /// Records `passes` in order, each in its own labelled compute pass.

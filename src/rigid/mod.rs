@@ -26,7 +26,14 @@ pub mod gpu;
 pub mod inertia;
 pub mod material;
 pub mod math;
+mod model;
 pub mod narrow;
 pub mod ray;
 pub mod solver;
 pub mod types;
+mod world;
+
+pub use explosion::Explosion;
+pub use material::Combine;
+pub use model::{BodyHandle, BodyKind, Collider, RigidBody, RigidConfig, Shape};
+pub use world::{RigidWorld, StepReport};

@@ -198,7 +198,7 @@ impl Collider {
         self
     }
 
-    pub(crate) fn to_gpu(&self, body: u32, kind: BodyKind) -> Result<GpuShape> {
+    pub(crate) fn to_gpu(self, body: u32, kind: BodyKind) -> Result<GpuShape> {
         self.shape.validate()?;
         finite3("collider offset", self.offset)?;
         let rot = unit_quat("collider rotation", self.rotation)?;
@@ -223,7 +223,10 @@ impl Collider {
             Shape::Capsule {
                 radius,
                 half_height,
-            } => (shape_kind::CAPSULE, Vec4::new(radius, half_height, 0.0, 0.0)),
+            } => (
+                shape_kind::CAPSULE,
+                Vec4::new(radius, half_height, 0.0, 0.0),
+            ),
             Shape::HalfSpace { normal, offset } => {
                 let l = normal.length();
                 (shape_kind::HALF_SPACE, (normal / l).extend(offset / l))
@@ -379,7 +382,7 @@ impl RigidBody {
 
     /// The GPU record of this body with its colliders, validated.
     pub(crate) fn to_gpu(
-        &self,
+        self,
         colliders: &[Collider],
         gravity: Vec3,
         sleep_epsilon: f32,
@@ -536,7 +539,7 @@ impl Default for RigidConfig {
             contact_margin: 0.02,
             angular_limit: 0.2,
             position_relax: 0.8,
-            position_slop: 0.005,
+            position_slop: 0.002,
             sleep_epsilon: 0.05,
             sleep_base_bias: 0.5,
             warm_start: true,

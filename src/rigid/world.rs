@@ -2,10 +2,10 @@
 //! and `step`, a flat list of stages run on the chosen backend.
 
 use super::broad::{self, BroadPlan};
+use super::explosion::Explosion;
 use super::gpu::{GpuRigid, GpuRigidSizes, Pass, PassDispatch};
 use super::model::*;
 use super::types::*;
-use super::explosion::Explosion;
 use super::{ccd, cpu, narrow, solver};
 use crate::error::{Error, Result};
 use crate::grid::{CpuGrid, GridSpec};
@@ -321,10 +321,14 @@ impl RigidWorld {
     /// Writes one field of body `i` on both the host copy and (on the GPU) the device.
     fn write_field<T: bytemuck::Pod>(&mut self, i: usize, offset: usize, value: T) {
         let bytes = bytemuck::bytes_of_mut(&mut self.bodies[i]);
-        bytes[offset..offset + std::mem::size_of::<T>()].copy_from_slice(bytemuck::bytes_of(&value));
+        bytes[offset..offset + std::mem::size_of::<T>()]
+            .copy_from_slice(bytemuck::bytes_of(&value));
         if let Engine::Gpu(g) = &self.engine {
-            g.rigid
-                .write_at(&g.rigid.bodies, body_offset(i as u32) + offset as u64, &[value]);
+            g.rigid.write_at(
+                &g.rigid.bodies,
+                body_offset(i as u32) + offset as u64,
+                &[value],
+            );
         }
     }
 
@@ -396,7 +400,12 @@ impl RigidWorld {
     ///
     /// # Errors
     /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for non-finite input.
-    pub fn add_force_at_point(&mut self, h: BodyHandle, f: Vec3, point: Option<Vec3>) -> Result<()> {
+    pub fn add_force_at_point(
+        &mut self,
+        h: BodyHandle,
+        f: Vec3,
+        point: Option<Vec3>,
+    ) -> Result<()> {
         let i = self.check(h)?;
         crate::error::finite3("force", f)?;
         let torque = match point {
@@ -433,9 +442,15 @@ impl RigidWorld {
         }
         if !self.config.auto_grow {
             let (what, capacity) = if bodies > self.body_capacity {
-                ("rigid bodies (RigidConfig::body_capacity)", self.body_capacity)
+                (
+                    "rigid bodies (RigidConfig::body_capacity)",
+                    self.body_capacity,
+                )
             } else {
-                ("rigid shapes (RigidConfig::shape_capacity)", self.shape_capacity)
+                (
+                    "rigid shapes (RigidConfig::shape_capacity)",
+                    self.shape_capacity,
+                )
             };
             return Err(Error::Full { what, capacity });
         }
@@ -447,14 +462,21 @@ impl RigidWorld {
 
     /// Rebuilds the GPU buffers at new sizes, carrying the state over (a blocking readback;
     /// growth is rare).
-    fn regrow(&mut self, body_capacity: u32, shape_capacity: u32, pair_capacity: u32) -> Result<()> {
+    fn regrow(
+        &mut self,
+        body_capacity: u32,
+        shape_capacity: u32,
+        pair_capacity: u32,
+    ) -> Result<()> {
         if let Engine::Gpu(g) = &mut self.engine {
             let n = self.bodies.len();
             let bodies: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, n)?;
-            let fresh = GpuRigid::new(
-                &g.rigid.ctx,
-                sizes(body_capacity, shape_capacity, pair_capacity, self.plan.cell_size)?,
-            )?;
+            let fresh = g.rigid.resized(sizes(
+                body_capacity,
+                shape_capacity,
+                pair_capacity,
+                self.plan.cell_size,
+            )?)?;
             fresh.write(&fresh.bodies, &bodies);
             fresh.write(&fresh.shapes, &self.shapes);
             g.rigid = fresh;
@@ -474,7 +496,11 @@ impl RigidWorld {
     /// GPU errors from creating buffers.
     pub fn grow_pairs(&mut self, pairs: u32) -> Result<()> {
         if pairs > self.pair_capacity {
-            self.regrow(self.body_capacity, self.shape_capacity, pairs.next_power_of_two())?;
+            self.regrow(
+                self.body_capacity,
+                self.shape_capacity,
+                pairs.next_power_of_two(),
+            )?;
         }
         Ok(())
     }
@@ -521,15 +547,12 @@ impl RigidWorld {
         if let Engine::Gpu(g) = &mut self.engine {
             if cell_changed {
                 let bodies: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, self.bodies.len())?;
-                let fresh = GpuRigid::new(
-                    &g.rigid.ctx,
-                    sizes(
-                        self.body_capacity,
-                        self.shape_capacity,
-                        self.pair_capacity,
-                        self.plan.cell_size,
-                    )?,
-                )?;
+                let fresh = g.rigid.resized(sizes(
+                    self.body_capacity,
+                    self.shape_capacity,
+                    self.pair_capacity,
+                    self.plan.cell_size,
+                )?)?;
                 fresh.write(&fresh.bodies, &bodies);
                 fresh.write(&fresh.shapes, &self.shapes);
                 g.rigid = fresh;
@@ -692,10 +715,9 @@ impl RigidWorld {
     /// Casts a ray against every collider (on the host copy of the bodies: call
     /// [`RigidWorld::read_bodies`] first on the GPU if they moved).
     ///
-    /// # Errors
-    /// [`Error::InvalidInput`] for a bad ray.
-    pub fn cast_ray(&self, ray: super::ray::Ray) -> Result<Option<super::ray::RayHit>> {
-        super::ray::cast_ray(&ray, &self.shapes, &self.bodies)
+    /// Build the ray with [`super::ray::Ray::new`], which refuses bad input.
+    pub fn cast_ray(&self, ray: &super::ray::Ray) -> Option<super::ray::RayHit> {
+        super::ray::cast_ray(ray, &self.shapes, &self.bodies)
     }
 }
 
@@ -767,7 +789,14 @@ fn cpu_step(
     super::explosion::rigid_forces(params, explosion, bodies);
     cpu::rigid_integrate(params, bodies, &mut c.claims);
     ccd::ccd(params, bodies, shapes);
-    broad::shape_aabbs(params, bodies, shapes, &plan.large, &mut c.shape_pos, &mut c.shape_xf);
+    broad::shape_aabbs(
+        params,
+        bodies,
+        shapes,
+        &plan.large,
+        &mut c.shape_pos,
+        &mut c.shape_xf,
+    );
     let grid = CpuGrid::build(&c.shape_pos, spec)?;
     let input = broad::BroadInput {
         bodies,
@@ -775,6 +804,8 @@ fn cpu_step(
         shape_pos: &c.shape_pos,
         shape_xf: &c.shape_xf,
         shape_count: n_shapes as u32,
+        body_count: params.body_count,
+        margin: params.contact_margin,
     };
     let wanted = broad::broad_pairs(params, &input, &plan.large, &grid, spec, &mut c.pairs);
     std::mem::swap(&mut c.manifolds, &mut c.prev);

@@ -31,7 +31,10 @@ pub fn add_ground(world: &mut RigidWorld) -> Result<BodyHandle> {
 pub fn add_box(world: &mut RigidWorld, at: Vec3, half: Vec3, rotation: Quat) -> Result<BodyHandle> {
     let mass = 1000.0 * 8.0 * half.x * half.y * half.z;
     world.add_body(
-        RigidBody::dynamic().position(at).rotation(rotation).mass(mass),
+        RigidBody::dynamic()
+            .position(at)
+            .rotation(rotation)
+            .mass(mass),
         &[Collider::cuboid(half).material(FRICTION, 0.0)],
     )
 }
@@ -107,7 +110,12 @@ pub fn stacks(backend: Backend) -> Result<(RigidWorld, Vec<BodyHandle>)> {
     // A fenced pyramid of spheres: layer l is (3 - l)² spheres in the hollows of the one below.
     let r = 0.5;
     let centre = Vec3::new(6.0, 0.0, 0.0);
-    for (sx, sz, hx, hz) in [(1.0, 0.0, 0.1, 1.6), (-1.0, 0.0, 0.1, 1.6), (0.0, 1.0, 1.6, 0.1), (0.0, -1.0, 1.6, 0.1)] {
+    for (sx, sz, hx, hz) in [
+        (1.0, 0.0, 0.1, 1.6),
+        (-1.0, 0.0, 0.1, 1.6),
+        (0.0, 1.0, 1.6, 0.1),
+        (0.0, -1.0, 1.6, 0.1),
+    ] {
         let at = centre + Vec3::new(sx * 1.6, 0.5, sz * 1.6);
         world.add_body(
             RigidBody::fixed().position(at),
@@ -120,7 +128,8 @@ pub fn stacks(backend: Backend) -> Result<(RigidWorld, Vec<BodyHandle>)> {
         let start = -((count - 1) as f32) * r;
         for i in 0..count {
             for k in 0..count {
-                let at = centre + Vec3::new(start + 2.0 * r * i as f32, y, start + 2.0 * r * k as f32);
+                let at =
+                    centre + Vec3::new(start + 2.0 * r * i as f32, y, start + 2.0 * r * k as f32);
                 bodies.push(add_sphere(&mut world, at, r)?);
             }
         }
@@ -179,7 +188,12 @@ pub fn box_rain(
         .try_normalize()
         .unwrap_or(Vec3::Y);
         let angle = rng_unit(seed, i, 0, 3) * std::f32::consts::TAU;
-        boxes.push(add_box(&mut world, at, Vec3::splat(half), Quat::from_axis_angle(axis, angle))?);
+        boxes.push(add_box(
+            &mut world,
+            at,
+            Vec3::splat(half),
+            Quat::from_axis_angle(axis, angle),
+        )?);
     }
     Ok((world, boxes))
 }
@@ -221,7 +235,9 @@ pub fn bigballistics(backend: Backend) -> Result<(RigidWorld, Vec<BodyHandle>)> 
         .into_iter()
         .map(|z| {
             world.add_body(
-                RigidBody::dynamic().position(Vec3::new(0.0, 1.0, z)).mass(8.0),
+                RigidBody::dynamic()
+                    .position(Vec3::new(0.0, 1.0, z))
+                    .mass(8.0),
                 &[Collider::cuboid(Vec3::ONE).material(FRICTION, 0.1)],
             )
         })
