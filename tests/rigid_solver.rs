@@ -729,13 +729,30 @@ fn warm_start_matches_pairs_and_features() {
         manifold(1, 3, (5, 2), Vec3::Y, &pt, 0.5, 0.0),
     ];
     ms[0].features = [1, 7, 0, 0];
+    ms[0].points[1] = Vec4::new(5.0, 0.0, 0.0, 0.01);
+    // A new feature id at a previous point's place (within max(margin, slop) = 5 mm).
+    ms[1].features = [8, 9, 0, 0];
+    ms[1].shape_b = 4;
+    ms[1].points[1] = Vec4::new(1.004, 0.0, 0.0, 0.01);
     warm_start(&p, &mut ms, &prev);
+    assert_eq!(
+        ms[1].impulses[1],
+        Vec4::new(11.0, 0.0, 0.0, 0.0),
+        "feature 9 at 4 mm from prev point 1 matches by position"
+    );
+    assert_eq!(
+        ms[1].impulses[0],
+        Vec4::new(2.0, 0.1, 0.2, 0.0),
+        "feature 8 at prev point 0 matches by position"
+    );
+    ms[1].shape_b = 3;
     assert_eq!(
         ms[0].impulses[0],
         Vec4::new(10.0, 0.0, 0.0, 0.0),
         "feature 1 -> prev point 1"
     );
-    assert_eq!(ms[0].impulses[1], Vec4::ZERO, "feature 7 is new");
+    assert_eq!(ms[0].impulses[1], Vec4::ZERO, "feature 7 is new and far");
+    warm_start(&p, &mut ms, &prev);
     assert_eq!(ms[1].impulses[0], Vec4::ZERO, "pair (0, 3) is new");
     let w = ms[2].impulses[0];
     assert!(
@@ -943,11 +960,15 @@ fn parity_scene(rng: &mut Rng) -> (Vec<GpuBody>, Vec<GpuManifold>, Vec<GpuManifo
         m.shape_b = 2 * k as u32 + 1;
     }
     let mut prev: Vec<GpuManifold> = ms.iter().step_by(2).copied().collect();
-    for m in &mut prev {
+    for (k, m) in prev.iter_mut().enumerate() {
         for i in 0..4 {
             m.impulses[i] = Vec4::new(rng.range(0.0, 0.05), rng.range(-0.01, 0.01), 0.0, 0.0);
         }
         m.features.swap(0, 1);
+        if k % 3 == 0 {
+            // New feature ids at the same places: matched by position.
+            m.features = m.features.map(|f| f + 100);
+        }
     }
     (bodies, ms, prev)
 }

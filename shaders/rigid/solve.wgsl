@@ -219,17 +219,34 @@ fn warm_start(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (found) {
         prev_basis = solve_basis(p.normal.xyz);
     }
+    let radius = max(params.contact_margin, params.position_slop);
     for (var i = 0u; i < MAX_POINTS; i++) {
         var imp = vec4<f32>(0.0);
         if (found && i < count) {
             let pc = min(p.count, MAX_POINTS);
+            // Feature id first, else the nearest previous point within the radius.
+            var match_j = NONE;
             for (var j = 0u; j < pc; j++) {
                 if (p.features[j] == m.features[i]) {
-                    let old = p.impulses[j];
-                    let tw = prev_basis.t1 * old.y + prev_basis.t2 * old.z;
-                    imp = vec4<f32>(old.x, dot(tw, basis.t1), dot(tw, basis.t2), 0.0);
+                    match_j = j;
                     break;
                 }
+            }
+            if (match_j == NONE) {
+                var best_d2 = radius * radius;
+                for (var j = 0u; j < pc; j++) {
+                    let d = p.points[j].xyz - m.points[i].xyz;
+                    let d2 = dot(d, d);
+                    if (d2 < best_d2) {
+                        best_d2 = d2;
+                        match_j = j;
+                    }
+                }
+            }
+            if (match_j != NONE) {
+                let old = p.impulses[match_j];
+                let tw = prev_basis.t1 * old.y + prev_basis.t2 * old.z;
+                imp = vec4<f32>(old.x, dot(tw, basis.t1), dot(tw, basis.t2), 0.0);
             }
         }
         manifolds[k].impulses[i] = imp;

@@ -345,10 +345,29 @@ fn search_key(m: &GpuManifold) -> (u32, u32) {
 // ---------------------------------------------------------------------------------------------
 // Stages.
 
+/// The previous point nearest to `point` closer than `radius` (first on ties).
+fn nearest_point(p: &GpuManifold, point: Vec4, radius: f32) -> Option<usize> {
+    let mut best = None;
+    let mut best_d2 = radius * radius;
+    for j in 0..p.count.min(MAX_POINTS) as usize {
+        let d = p.points[j].xyz() - point.xyz();
+        let d2 = d.dot(d);
+        if d2 < best_d2 {
+            best_d2 = d2;
+            best = Some(j);
+        }
+    }
+    best
+}
+
 /// Stage `warm_start`: copies each point's accumulated impulse from last step's manifold of the
-/// same shape pair (binary search: both lists are sorted by pair), matched by feature id, and
-/// zero otherwise (or everywhere when `params.warm_start` is 0). The tangential part is carried
-/// through world space, so a normal that turned a little keeps its friction direction.
+/// same shape pair (binary search: both lists are sorted by pair), matched by feature id, else
+/// by the nearest previous point closer than `max(contact_margin, position_slop)` (resting
+/// points barely move, and feature ids of clipped
+/// box faces can change when a face pair is a near tie, and a stack without warm starting
+/// sinks and topples), and zero otherwise (or everywhere when `params.warm_start` is 0). The
+/// tangential part is carried through world space, so a normal that turned a little keeps its
+/// friction direction.
 pub fn warm_start(params: &GpuRigidParams, manifolds: &mut [GpuManifold], prev: &[GpuManifold]) {
     for m in manifolds.iter_mut() {
         let count = m.count.min(MAX_POINTS) as usize;
@@ -373,11 +392,13 @@ pub fn warm_start(params: &GpuRigidParams, manifolds: &mut [GpuManifold], prev: 
         }
         let n = m.normal.xyz();
         let (t1, t2) = contact_basis(n);
+        let radius = params.contact_margin.max(params.position_slop);
         for i in 0..MAX_POINTS as usize {
             let mut imp = Vec4::ZERO;
             if let (Some(p), true) = (found, i < count) {
                 let pc = p.count.min(MAX_POINTS) as usize;
-                if let Some(j) = (0..pc).find(|&j| p.features[j] == m.features[i]) {
+                let by_feature = (0..pc).find(|&j| p.features[j] == m.features[i]);
+                if let Some(j) = by_feature.or_else(|| nearest_point(p, m.points[i], radius)) {
                     let (p1, p2) = contact_basis(p.normal.xyz());
                     let old = p.impulses[j];
                     let tw = p1 * old.y + p2 * old.z;
