@@ -12,7 +12,12 @@
 //! - Iterating sequential impulses converges only when the impulse is *accumulated* per point and
 //!   the clamps (normal ≥ 0, friction inside the disc μ·λn) act on the accumulated value (Catto);
 //!   the accumulated impulse is also what the next step warm-starts from. With a zero
-//!   accumulated impulse the clamped step is exactly the book's `calculateFrictionImpulse`.
+//!   accumulated impulse the step is the book's `calculateFrictionImpulse`, with two
+//!   deliberate changes: the cone test comes before the normal clamp (the coupled candidate's
+//!   normal part can be negative at the trailing corners of a sliding box), and sliding
+//!   friction opposes the slip (the book's theory, f = −v̂_planar·μ·|r|) instead of following
+//!   the candidate impulse, which normal–tangent coupling bends sideways (a box then slid
+//!   about 15% too far; see `a_sliding_box_decelerates_by_mu_g`).
 //! - Accumulated impulses live in `GpuManifold::impulses` (contact basis), so the next step's
 //!   warm start needs no write-back stage.
 //!
@@ -126,6 +131,10 @@ pub struct SolverPass {
 /// colour count. Above it: the same first three, then per colour `solve_warm_apply`, then
 /// `velocity_iterations × MAX_COLOURS` `solve_velocity` and `position_iterations × MAX_COLOURS`
 /// `solve_position`, all indirect (unused colours dispatch zero workgroups).
+///
+/// Indirect passes read their (x, 1, 1) triple at `counter_word` of a copy of `counters` taken
+/// after `colour_manifolds` (a dispatch may not read arguments from a buffer bound as writable
+/// storage). Every pass binds group 1 at `pass_record × PASS_STRIDE`.
 pub fn solver_gpu_passes(params: &GpuRigidParams) -> Vec<SolverPass> {
     let per_manifold = params.pair_capacity.div_ceil(RIGID_WG).max(1);
     let direct = |entry, groups| SolverPass {
@@ -660,9 +669,9 @@ fn warm_apply_manifold(bodies: &mut [GpuBody], m: &GpuManifold, k: usize, rows: 
 
 /// Stage `solve_velocity` for colour `c`, one iteration: per point, the impulse that reaches
 /// the target normal velocity and kills the tangential one (impulse matrix · velKill), added
-/// to the accumulated impulse, which is clamped to λn ≥ 0 and |λt| ≤ μ·λn; outside the disc the
-/// book's dynamic-friction formula re-solves the normal row with friction on the disc's edge.
-/// Only the change of the accumulated impulse is applied.
+/// to the accumulated impulse; outside the disc |λt| ≤ μ·λn the book's dynamic-friction
+/// formula re-solves the normal row with friction μ·λn against the slip, and λn is clamped at
+/// ≥ 0. Only the change of the accumulated impulse is applied.
 pub fn solve_velocity(
     colouring: &Colouring,
     c: u32,
