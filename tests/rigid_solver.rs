@@ -182,6 +182,63 @@ fn a_ball_bounces_at_e_v_above_the_cutoff_and_stops_below_it() {
     assert_eq!(bodies[0].lin_vel, Vec4::ZERO, "a static body never moves");
 }
 
+#[test]
+fn a_dropped_ball_bounces_lower_each_time_and_comes_to_rest() {
+    let r = 0.5;
+    let mut b = sphere(Vec3::new(0.0, 2.0, 0.0), 1.0, r);
+    b.acc = Vec4::new(0.0, -G, 0.0, 0.0);
+    let mut p = params(1, 1);
+    p.contact_margin = 0.02;
+    let mut prev: Vec<GpuManifold> = Vec::new();
+    let (mut apexes, mut rising, mut last_y) = (Vec::new(), false, b.pos.y);
+    for _ in 0..600 {
+        let mut bodies = [b];
+        cpu::rigid_integrate(&p, &mut bodies, &mut [0]);
+        let y = bodies[0].pos.y;
+        let mut ms = Vec::new();
+        if y - r < p.contact_margin {
+            let point = bodies[0].pos.xyz() - Vec3::Y * r;
+            ms.push(manifold(
+                0,
+                NONE,
+                (0, 1),
+                Vec3::Y,
+                &[(point, r - y)],
+                0.5,
+                0.6,
+            ));
+        }
+        solve(&p, &mut bodies, &mut ms, &prev);
+        b = bodies[0];
+        if rising && b.pos.y < last_y {
+            apexes.push(last_y);
+        }
+        rising = b.pos.y > last_y;
+        last_y = b.pos.y;
+        prev = ms;
+    }
+    assert!(apexes.len() >= 2, "it should bounce: apexes {apexes:?}");
+    assert!(
+        apexes.windows(2).all(|w| w[1] < w[0]),
+        "each bounce lower: {apexes:?}"
+    );
+    // e = 0.6 on the impact speed less last step's gravity (the resting-contact fix), after a
+    // 1.5 m fall; the integrator (velocity first, then position) tops out v·dt/2 below v²/2g.
+    let first = apexes[0] - r;
+    let v_out = 0.6 * ((2.0 * G * 1.5f32).sqrt() - G * DT);
+    let want = v_out * v_out / (2.0 * G) - 0.5 * v_out * DT;
+    assert!(
+        (first - want).abs() < 0.03,
+        "first rebound {first} m, want {want}"
+    );
+    assert!(
+        b.lin_vel.xyz().length() < 1e-3,
+        "still moving: {:?}",
+        b.lin_vel
+    );
+    assert!((b.pos.y - r).abs() < 0.01, "rests at {}", b.pos.y);
+}
+
 /// Steps a box on the ground: integrate (the world's own stage), contacts, solve; calls `each`
 /// after every step with the box and its manifold.
 fn run_box(

@@ -543,15 +543,14 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
         let dv = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
         let vn = dot(dv, n);
         let pen = p.w;
-        var goal = 0.0;
-        if (pen < 0.0) {
+        var c = restitution;
+        if (-vn < params.restitution_cutoff) {
+            c = 0.0;
+        }
+        var goal = -c * (vn - vel_from_acc);
+        // Speculative point: close the gap, or bounce now if it closes within this step.
+        if (pen < 0.0 && (c <= 0.0 || vn * dt >= pen)) {
             goal = pen / dt;
-        } else {
-            var c = restitution;
-            if (-vn < params.restitution_cutoff) {
-                c = 0.0;
-            }
-            goal = -c * (vn - vel_from_acc);
         }
         let base = solve_row_base(k, i);
         solver[base] = vec4<f32>(ra, goal);

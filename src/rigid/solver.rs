@@ -550,7 +550,8 @@ pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
 /// −c·(v_n − v_acc), where v_acc = (last_acc_a − last_acc_b)·n·dt is the closing speed last
 /// step's acceleration built up (the resting-contact fix) and c = 0 when the closing speed is
 /// below `restitution_cutoff`. A speculative point (penetration < 0) instead lets the gap
-/// close in one step: target = penetration / dt. The slope fix adds the planar part of
+/// close in one step (target = penetration / dt), unless it bounces and the gap closes within
+/// this step, when it takes the bounce target now. The slope fix adds the planar part of
 /// (last_acc_a − last_acc_b)·dt to the tangential contact velocity.
 pub fn solve_prepare(
     params: &GpuRigidParams,
@@ -602,16 +603,18 @@ fn prepare_manifold(
         let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
         let vn = dv.dot(n);
         let pen = p.w;
-        let target = if pen < 0.0 {
-            pen / dt
+        let c = if -vn < params.restitution_cutoff {
+            0.0
         } else {
-            let c = if -vn < params.restitution_cutoff {
-                0.0
-            } else {
-                restitution
-            };
-            -c * (vn - vel_from_acc)
+            restitution
         };
+        let mut target = -c * (vn - vel_from_acc);
+        // A speculative point lets the gap close, unless it closes within this step at a
+        // bouncing speed: then it bounces now, a gap early, rather than being slowed to the
+        // gap's speed first and losing its bounce.
+        if pen < 0.0 && (c <= 0.0 || vn * dt >= pen) {
+            target = pen / dt;
+        }
         let base = point_base(k, i);
         set_row(rows, base, ra.extend(target));
         set_row(rows, base + 1, rb.extend(pen));
