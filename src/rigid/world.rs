@@ -892,8 +892,7 @@ fn gpu_step(
         if explosion.misc.y != 0.0 {
             front.push(Pass::over("rigid_forces", body_count));
         }
-        front.push(Pass::over("rigid_integrate", body_count));
-        front.push(Pass::over("ccd", body_count));
+        front.push(Pass::over("integrate_velocity", body_count));
         let (entry, groups) = broad::shape_aabbs_pass(shape_count);
         front.push(Pass::direct(entry, groups));
         r.record(&mut encoder, &front);
@@ -907,9 +906,17 @@ fn gpu_step(
         middle.push(Pass::over("wake_mark", pairs));
         middle.push(Pass::over("wake_apply", body_count));
         r.record(&mut encoder, &middle);
+        // The solver's passes, with the second half of the integrator and the sweep of fast
+        // spheres between the velocity and the position iterations (as in `cpu_step`).
         let mut copied = false;
+        let mut moved = false;
         let mut batch = Vec::new();
         for p in &solver_passes {
+            if !moved && p.entry.starts_with("solve_position") {
+                batch.push(Pass::over("integrate_position", body_count));
+                batch.push(Pass::over("ccd", body_count));
+                moved = true;
+            }
             let pass = match p.dispatch {
                 solver::SolverDispatch::Direct(n) => Pass {
                     entry: p.entry,
@@ -931,6 +938,10 @@ fn gpu_step(
                 }
             };
             batch.push(pass);
+        }
+        if !moved {
+            batch.push(Pass::over("integrate_position", body_count));
+            batch.push(Pass::over("ccd", body_count));
         }
         batch.push(Pass::over("sleep", body_count));
         r.record(&mut encoder, &batch);
