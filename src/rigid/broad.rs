@@ -66,7 +66,7 @@
 use super::math::{quat_mul, quat_rotate, quat_to_mat3};
 use super::types::{body_kind, shape_kind, GpuBody, GpuRigidParams, GpuShape, NONE, RIGID_WG};
 use crate::error::Result;
-use crate::grid::{cell_of, key_is_repeat, neighbour_keys, CpuGrid, GridSpec};
+use crate::grid::{cell_key, cell_of, neighbour_cell, CpuGrid, GridSpec, STENCIL};
 use glam::{Vec3, Vec4, Vec4Swizzles};
 
 /// Partners a small item collects per round in `broad_write` (WGSL `BROAD_BATCH`). Not a bound:
@@ -489,16 +489,23 @@ fn small_partners(
     let Some(pa) = input.shape_pos.get(a as usize) else {
         return;
     };
-    let keys = neighbour_keys(cell_of(pa.xyz(), spec.cell_size), spec.table_size);
-    for m in 0..keys.len() {
-        if key_is_repeat(&keys, m) {
-            continue;
-        }
-        for s in grid.key_range(keys[m]) {
+    // As the WGSL: a candidate counts in the stencil cell that is its own cell, so a key shared
+    // by two stencil cells needs no de-duplication.
+    let cell = cell_of(pa.xyz(), spec.cell_size);
+    for m in 0..STENCIL {
+        let nc = neighbour_cell(cell, m);
+        for s in grid.key_range(cell_key(nc, spec.table_size)) {
             let Some(&b) = grid.sorted_index.get(s) else {
                 continue;
             };
             if b <= a || b >= input.shape_count || input.is_large(b) {
+                continue;
+            }
+            let own = input
+                .shape_pos
+                .get(b as usize)
+                .map(|p| cell_of(p.xyz(), spec.cell_size));
+            if own != Some(nc) {
                 continue;
             }
             if input.pair_sides(a, &sa, b, &input.side(b)) {
@@ -996,8 +1003,18 @@ pub fn broad_gpu_passes(shape_count: u32, large_count: u32) -> Vec<(&'static str
 }
 
 /// Words (u32) the `pair_scratch` buffer needs for up to `shape_capacity` shapes of which up to
-/// `large_capacity` are large: one count/offset per item, then one sum per scan block.
+/// `large_capacity` are large: one count/offset per item, one sum per scan block, and the
+/// truncation flag (see [`truncated_word`]).
 pub fn pair_scratch_words(shape_capacity: u32, large_capacity: u32) -> u64 {
-    let items = u64::from(broad_items(shape_capacity, large_capacity));
-    (items + items.div_ceil(u64::from(SCAN_BLOCK))).max(1)
+    truncated_word(shape_capacity, large_capacity) + 1
+}
+
+/// Index in `pair_scratch` of the truncation flag for `shape_count` shapes and `large_count`
+/// large ones: `broad_scan_sums` clears it and `broad_write` sets it to 1 when an item wrote
+/// fewer pairs than `broad_count` counted. That never happens on a real GPU; llvmpipe and
+/// lavapipe break a shader invocation's loops after 65535 iterations in total, which a very
+/// crowded grid cell can reach. A test on a software adapter should read it and expect 0.
+pub fn truncated_word(shape_count: u32, large_count: u32) -> u64 {
+    let items = u64::from(broad_items(shape_count, large_count));
+    items + items.div_ceil(u64::from(SCAN_BLOCK))
 }
