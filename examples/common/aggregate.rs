@@ -17,7 +17,10 @@ use wgphys::gpu::GpuContext;
 use wgphys::particles::{Collider, ColliderShape, RenderBuffers};
 use winit::keyboard::{Key, NamedKey};
 
-use super::{segment, App, BoxError, LineVertex, OrbitCamera};
+use super::{
+    depth_view, line_buffer_layout, render_pipeline, segment, upload, App, BoxError, DepthUse,
+    LineVertex, OrbitCamera, PipelineSpec, Uniforms,
+};
 
 /// "No particle" in an [`Attach`] slot.
 const NONE: u32 = u32::MAX;
@@ -518,8 +521,6 @@ struct Attached {
     marker: wgpu::RenderPipeline,
 }
 
-const DEPTH: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
-
 impl AggRenderer {
     /// Builds the pipelines for a colour target of `format` and size `width` x `height`.
     /// `vertex_storage`: whether the adapter has [`wgpu::DownlevelFlags::VERTEX_STORAGE`]
@@ -536,33 +537,15 @@ impl AggRenderer {
             label: Some("examples:aggregate"),
             source: wgpu::ShaderSource::Wgsl(AGG_SHADER.into()),
         });
-        let globals = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("examples:aggregate-globals"),
-            size: std::mem::size_of::<AggGlobals>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let globals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("examples:aggregate-globals"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
-        });
-        let globals_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("examples:aggregate-globals"),
-            layout: &globals_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: globals.as_entire_binding(),
-            }],
-        });
+        let Uniforms {
+            buffer: globals,
+            layout: globals_layout,
+            bind: globals_bind,
+        } = Uniforms::new(
+            device,
+            "examples:aggregate-globals",
+            std::mem::size_of::<AggGlobals>() as u64,
+        );
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("examples:aggregate"),
             bind_group_layouts: &[Some(&globals_layout)],
@@ -576,40 +559,22 @@ impl AggRenderer {
                         fs: &str,
                         blend: wgpu::BlendState,
                         topology: wgpu::PrimitiveTopology| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some(vs),
-                    compilation_options: Default::default(),
+            render_pipeline(
+                device,
+                &module,
+                &PipelineSpec {
+                    label,
+                    layout,
+                    vs,
                     buffers,
-                },
-                primitive: wgpu::PrimitiveState {
+                    fs,
+                    format: Some(format),
+                    blend,
                     topology,
-                    ..Default::default()
+                    depth: DepthUse::Write,
+                    cull: None,
                 },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH,
-                    depth_write_enabled: Some(true),
-                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
-                    stencil: wgpu::StencilState::default(),
-                    bias: wgpu::DepthBiasState::default(),
-                }),
-                multisample: wgpu::MultisampleState::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some(fs),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format,
-                        blend: Some(blend),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
+            )
         };
         let tri = wgpu::PrimitiveTopology::TriangleList;
         let opaque = wgpu::BlendState::REPLACE;
@@ -642,11 +607,7 @@ impl AggRenderer {
             opaque,
             tri,
         );
-        let line_buffers = [Some(wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<LineVertex>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4],
-        })];
+        let line_buffers = [Some(line_buffer_layout())];
         let line = pipeline(
             "examples:aggregate-lines",
             &layout,
@@ -719,7 +680,13 @@ impl AggRenderer {
             }
         });
 
-        let depth = Self::depth_view(device, width.max(1), height.max(1));
+        let depth = depth_view(
+            device,
+            "examples:aggregate-depth",
+            width,
+            height,
+            wgpu::TextureUsages::empty(),
+        );
         Self {
             globals,
             globals_bind,
@@ -738,30 +705,17 @@ impl AggRenderer {
         }
     }
 
-    fn depth_view(device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureView {
-        device
-            .create_texture(&wgpu::TextureDescriptor {
-                label: Some("examples:aggregate-depth"),
-                size: wgpu::Extent3d {
-                    width,
-                    height,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: DEPTH,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                view_formats: &[],
-            })
-            .create_view(&wgpu::TextureViewDescriptor::default())
-    }
-
     /// Matches a new target size (recreates the depth buffer).
     pub fn resize(&mut self, device: &wgpu::Device, width: u32, height: u32) {
         self.width = width.max(1);
         self.height = height.max(1);
-        self.depth = Self::depth_view(device, self.width, self.height);
+        self.depth = depth_view(
+            device,
+            "examples:aggregate-depth",
+            self.width,
+            self.height,
+            wgpu::TextureUsages::empty(),
+        );
     }
 
     /// Replaces the scenery lines (a line list).
@@ -771,18 +725,39 @@ impl AggRenderer {
         queue: &wgpu::Queue,
         vertices: &[LineVertex],
     ) {
-        self.scenery = upload(device, queue, "examples:scenery", vertices, &mut None);
+        self.scenery = upload(
+            device,
+            queue,
+            "examples:scenery",
+            wgpu::BufferUsages::VERTEX,
+            vertices,
+            None,
+        );
     }
 
     /// Replaces the links.
     pub fn set_links(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, links: &[LinkLine]) {
-        self.links = upload(device, queue, "examples:links", links, &mut None);
+        self.links = upload(
+            device,
+            queue,
+            "examples:links",
+            wgpu::BufferUsages::VERTEX,
+            links,
+            None,
+        );
     }
 
     /// Replaces the markers (cheap to call every frame: the buffer is reused when it fits).
     pub fn set_markers(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, markers: &[Attach]) {
-        let mut old = self.markers.take();
-        self.markers = upload(device, queue, "examples:markers", markers, &mut old);
+        let old = self.markers.take();
+        self.markers = upload(
+            device,
+            queue,
+            "examples:markers",
+            wgpu::BufferUsages::VERTEX,
+            markers,
+            old,
+        );
     }
 
     /// Records one frame into `encoder`: scenery, the particles of `particles` (drawn with
@@ -878,31 +853,6 @@ impl AggRenderer {
             pass.draw(0..*count, 0..1);
         }
     }
-}
-
-/// Uploads `items` into a vertex buffer (reusing `old` when it is big enough); `None` when empty.
-fn upload<T: bytemuck::Pod>(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    label: &str,
-    items: &[T],
-    old: &mut Option<(wgpu::Buffer, u32)>,
-) -> Option<(wgpu::Buffer, u32)> {
-    if items.is_empty() {
-        return None;
-    }
-    let bytes: &[u8] = bytemuck::cast_slice(items);
-    let buffer = match old.take() {
-        Some((b, _)) if b.size() >= bytes.len() as u64 => b,
-        _ => device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size: bytes.len() as u64,
-            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        }),
-    };
-    queue.write_buffer(&buffer, 0, bytes);
-    Some((buffer, items.len() as u32))
 }
 
 /// Direction keys held down: arrows or WASD (Space counts as up/forward), shared by the

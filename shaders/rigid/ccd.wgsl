@@ -1,1 +1,346 @@
-// Stage file ccd.wgsl: filled by its stage.
+// Stage `ccd`: continuous collision for fast small spheres (articles 001-A, time of impact).
+// One thread per body, right after rigid_integrate (same dt) and before shape_aabbs. Reads
+// params, shapes, bodies; writes only bodies[i].pos.xyz of CCD bodies that hit something.
+//
+// A sphere of radius r swept along a segment hits a shape exactly when the segment, as a ray,
+// enters the shape grown by r (Minkowski sum): sphere, capsule, shifted half-space, thickened
+// plane, rounded box (three face-grown boxes plus twelve edge capsules). Exact closed forms,
+// so no iteration. Targets that are CCD bodies are skipped, so no thread reads a body another
+// thread writes (race-free, deterministic). The body goes back to where its sphere first sinks
+// skin = ½·min(position_slop, r) into the target, keeping its velocity for the solver.
+// Why each choice: see src/rigid/ccd.rs. CPU twin: src/rigid/ccd.rs `ccd` and the ray core in
+// src/rigid/ray.rs, same operation order. A hit is vec4(normal, t); t < 0 is a miss.
+
+const CCD_FLAG: u32 = 1u;
+const CCD_MISS: vec4<f32> = vec4<f32>(0.0, 0.0, 0.0, -1.0);
+// Twin of ray.rs PARALLEL_EPS: direction components below this are parallel to a slab.
+const CCD_PARALLEL_EPS: f32 = 1e-12;
+
+fn ccd_is_ccd_body(b: Body) -> bool {
+    return b.kind == BODY_DYNAMIC && b.awake != 0u && (b.flags & CCD_FLAG) != 0u;
+}
+
+fn ccd_filter_pass(a: Shape, b: Shape) -> bool {
+    return (a.group & b.mask) != 0u && (b.group & a.mask) != 0u;
+}
+
+/// Ray (o, unit d) against the sphere of centre c and radius r; inside gives t = 0, normal −d.
+fn ccd_ray_sphere(o: vec3<f32>, d: vec3<f32>, c: vec3<f32>, r: f32, max_t: f32) -> vec4<f32> {
+    let m = o - c;
+    let cc = dot(m, m) - r * r;
+    if (cc <= 0.0) {
+        return vec4<f32>(-d, 0.0);
+    }
+    let hb = dot(m, d);
+    if (hb >= 0.0 || r <= 0.0) {
+        return CCD_MISS;
+    }
+    // Discriminant from the closest-approach offset: accurate for far rays.
+    let f = m - d * hb;
+    let disc = r * r - dot(f, f);
+    if (disc < 0.0) {
+        return CCD_MISS;
+    }
+    var t = -hb - sqrt(disc);
+    if (t > max_t) {
+        return CCD_MISS;
+    }
+    t = max(t, 0.0);
+    return vec4<f32>((m + d * t) * (1.0 / r), t);
+}
+
+/// Ray against the capsule a–b of radius r: finite cylinder ∪ two end spheres.
+fn ccd_ray_capsule(
+    o: vec3<f32>,
+    d: vec3<f32>,
+    a: vec3<f32>,
+    b: vec3<f32>,
+    r: f32,
+    max_t: f32,
+) -> vec4<f32> {
+    let e = b - a;
+    let ee = dot(e, e);
+    let m = o - a;
+    let me = dot(m, e);
+    var s0 = 0.0;
+    if (ee > 0.0) {
+        s0 = clamp(me / ee, 0.0, 1.0);
+    }
+    let q = m - e * s0;
+    if (dot(q, q) <= r * r) {
+        return vec4<f32>(-d, 0.0);
+    }
+    if (r <= 0.0) {
+        return CCD_MISS;
+    }
+    var best = CCD_MISS;
+    if (ee > 0.0) {
+        let de = dot(d, e);
+        let w = m - e * (me / ee);
+        let v = d - e * (de / ee);
+        let qa = dot(v, v);
+        let hb = dot(w, v);
+        let qc = dot(w, w) - r * r;
+        if (qa > CCD_PARALLEL_EPS && qc > 0.0 && hb < 0.0) {
+            let disc = hb * hb - qa * qc;
+            if (disc >= 0.0) {
+                var t = (-hb - sqrt(disc)) / qa;
+                let s = (me + t * de) / ee;
+                if (s >= 0.0 && s <= 1.0 && t <= max_t) {
+                    t = max(t, 0.0);
+                    best = vec4<f32>((w + v * t) * (1.0 / r), t);
+                }
+            }
+        }
+    }
+    let ha = ccd_ray_sphere(o, d, a, r, max_t);
+    if (ha.w >= 0.0 && (best.w < 0.0 || ha.w < best.w)) {
+        best = ha;
+    }
+    let hb2 = ccd_ray_sphere(o, d, b, r, max_t);
+    if (hb2.w >= 0.0 && (best.w < 0.0 || hb2.w < best.w)) {
+        best = hb2;
+    }
+    return best;
+}
+
+/// Slab test against the box [−h, h]; the normal is the entering axis, facing the ray.
+fn ccd_ray_slab(o: vec3<f32>, d: vec3<f32>, h: vec3<f32>, max_t: f32) -> vec4<f32> {
+    var t_in = -3.40282347e38;
+    var t_out = max_t;
+    var n = vec3<f32>(0.0);
+    for (var i = 0u; i < 3u; i = i + 1u) {
+        let oi = o[i];
+        let di = d[i];
+        let hi = h[i];
+        if (abs(di) < CCD_PARALLEL_EPS) {
+            if (abs(oi) > hi) {
+                return CCD_MISS;
+            }
+            continue;
+        }
+        let inv = 1.0 / di;
+        var t1 = (-hi - oi) * inv;
+        var t2 = (hi - oi) * inv;
+        if (t1 > t2) {
+            let tmp = t1;
+            t1 = t2;
+            t2 = tmp;
+        }
+        if (t1 > t_in) {
+            t_in = t1;
+            n = vec3<f32>(0.0);
+            n[i] = select(1.0, -1.0, di > 0.0);
+        }
+        t_out = min(t_out, t2);
+        if (t_in > t_out) {
+            return CCD_MISS;
+        }
+    }
+    if (t_out < 0.0) {
+        return CCD_MISS;
+    }
+    if (t_in <= 0.0) {
+        return vec4<f32>(-d, 0.0);
+    }
+    return vec4<f32>(n, t_in);
+}
+
+/// Ray against the box of half extents h grown by r (rounded box).
+fn ccd_ray_box(o: vec3<f32>, d: vec3<f32>, h: vec3<f32>, r: f32, max_t: f32) -> vec4<f32> {
+    let ex = max(abs(o) - h, vec3<f32>(0.0));
+    if (dot(ex, ex) <= r * r) {
+        return vec4<f32>(-d, 0.0);
+    }
+    if (r <= 0.0) {
+        return ccd_ray_slab(o, d, h, max_t);
+    }
+    var best = CCD_MISS;
+    for (var axis = 0u; axis < 3u; axis = axis + 1u) {
+        var g = h;
+        g[axis] = g[axis] + r;
+        let hit = ccd_ray_slab(o, d, g, max_t);
+        if (hit.w >= 0.0 && (best.w < 0.0 || hit.w < best.w)) {
+            best = hit;
+        }
+    }
+    for (var axis = 0u; axis < 3u; axis = axis + 1u) {
+        let j = (axis + 1u) % 3u;
+        let k = (axis + 2u) % 3u;
+        for (var corner = 0u; corner < 4u; corner = corner + 1u) {
+            var a = vec3<f32>(0.0);
+            a[j] = select(h[j], -h[j], (corner & 1u) == 0u);
+            a[k] = select(h[k], -h[k], (corner & 2u) == 0u);
+            var b = a;
+            a[axis] = -h[axis];
+            b[axis] = h[axis];
+            let hit = ccd_ray_capsule(o, d, a, b, r, max_t);
+            if (hit.w >= 0.0 && (best.w < 0.0 || hit.w < best.w)) {
+                best = hit;
+            }
+        }
+    }
+    return best;
+}
+
+/// Ray against the half-space p·n <= w.
+fn ccd_ray_half_space(o: vec3<f32>, d: vec3<f32>, n: vec3<f32>, w: f32, max_t: f32) -> vec4<f32> {
+    let s = dot(o, n) - w;
+    if (s <= 0.0) {
+        return vec4<f32>(-d, 0.0);
+    }
+    let dn = dot(d, n);
+    if (dn >= 0.0) {
+        return CCD_MISS;
+    }
+    let t = -s / dn;
+    if (t > max_t) {
+        return CCD_MISS;
+    }
+    return vec4<f32>(n, t);
+}
+
+/// Ray against the plane p·n = w thickened to |p·n − w| <= r; the normal faces the ray.
+fn ccd_ray_plane(
+    o: vec3<f32>,
+    d: vec3<f32>,
+    n: vec3<f32>,
+    w: f32,
+    r: f32,
+    max_t: f32,
+) -> vec4<f32> {
+    let s = dot(o, n) - w;
+    if (abs(s) <= r) {
+        return vec4<f32>(-d, 0.0);
+    }
+    let dn = dot(d, n);
+    var t: f32;
+    var normal: vec3<f32>;
+    if (s > 0.0) {
+        if (dn >= 0.0) {
+            return CCD_MISS;
+        }
+        t = (r - s) / dn;
+        normal = n;
+    } else {
+        if (dn <= 0.0) {
+            return CCD_MISS;
+        }
+        t = (-r - s) / dn;
+        normal = -n;
+    }
+    if (t > max_t) {
+        return CCD_MISS;
+    }
+    return vec4<f32>(normal, t);
+}
+
+/// Ray (local frame of the shape) against the shape grown by `inflate`.
+fn ccd_ray_local(
+    kind: u32,
+    dims: vec4<f32>,
+    inflate: f32,
+    o: vec3<f32>,
+    d: vec3<f32>,
+    max_t: f32,
+) -> vec4<f32> {
+    switch kind {
+        case SHAPE_SPHERE: {
+            return ccd_ray_sphere(o, d, vec3<f32>(0.0), dims.x + inflate, max_t);
+        }
+        case SHAPE_BOX: {
+            return ccd_ray_box(o, d, dims.xyz, inflate, max_t);
+        }
+        case SHAPE_CAPSULE: {
+            let a = vec3<f32>(0.0, -dims.y, 0.0);
+            let b = vec3<f32>(0.0, dims.y, 0.0);
+            return ccd_ray_capsule(o, d, a, b, dims.x + inflate, max_t);
+        }
+        case SHAPE_HALF_SPACE: {
+            return ccd_ray_half_space(o, d, dims.xyz, dims.w + inflate, max_t);
+        }
+        case SHAPE_PLANE: {
+            return ccd_ray_plane(o, d, dims.xyz, dims.w, inflate, max_t);
+        }
+        default: {
+            return CCD_MISS;
+        }
+    }
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn ccd(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= params.body_count) {
+        return;
+    }
+    let b = bodies[i];
+    if (!ccd_is_ccd_body(b)) {
+        return;
+    }
+    let disp = b.lin_vel.xyz * params.dt;
+    let p1 = b.pos.xyz;
+    let slop = max(params.position_slop, 0.0);
+    var best_frac = 1.0;
+    var best_pos = p1;
+    for (var si = 0u; si < params.shape_count; si = si + 1u) {
+        let own = shapes[si];
+        if (own.kind != SHAPE_SPHERE || own.body != i) {
+            continue;
+        }
+        let r = own.dims.x;
+        if (dot(disp, disp) <= r * r) {
+            continue;
+        }
+        let c1 = p1 + quat_rotate(b.orient, own.offset_pos.xyz);
+        let c0 = c1 - disp;
+        let skin = 0.5 * min(slop, r);
+        let rs = r - skin;
+        for (var ti = 0u; ti < params.shape_count; ti = ti + 1u) {
+            let tgt = shapes[ti];
+            if (tgt.kind == 0u || tgt.body == i || !ccd_filter_pass(own, tgt)) {
+                continue;
+            }
+            var tb: Body;
+            if (tgt.body == NONE) {
+                tb.orient = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+            } else if (tgt.body < params.body_count) {
+                tb = bodies[tgt.body];
+            } else {
+                continue;
+            }
+            if (ccd_is_ccd_body(tb)) {
+                continue;
+            }
+            var moved = vec3<f32>(0.0);
+            if (tgt.body != NONE && tb.kind != BODY_STATIC && tb.awake != 0u) {
+                moved = tb.lin_vel.xyz * params.dt;
+            }
+            // World pose of the tgt shape (twin of ray.rs shape_pose).
+            let c = tb.pos.xyz + quat_rotate(tb.orient, tgt.offset_pos.xyz);
+            let q = quat_mul(tb.orient, tgt.offset_rot);
+            let s0 = c0 + moved;
+            let rel = c1 - s0;
+            let len2 = dot(rel, rel);
+            if (len2 <= 0.0) {
+                continue;
+            }
+            let len = sqrt(len2);
+            let dir = rel * (1.0 / len);
+            let o = quat_rotate_inv(q, s0 - c);
+            let d = quat_rotate_inv(q, dir);
+            let hit = ccd_ray_local(tgt.kind, tgt.dims, rs, o, d, len);
+            if (hit.w <= 0.0) {
+                continue;
+            }
+            let frac = hit.w / len;
+            if (frac < best_frac) {
+                best_frac = frac;
+                best_pos = p1 + ((s0 + rel * frac) - c1);
+            }
+        }
+    }
+    if (best_frac < 1.0) {
+        bodies[i].pos = vec4<f32>(best_pos, b.pos.w);
+    }
+}

@@ -18,6 +18,7 @@ fn rigid_integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= params.body_count) {
         return;
     }
+    atomicStore(&claims[i], 0u);
     var b = bodies[i];
     if (b.kind == BODY_STATIC || b.awake == 0u) {
         bodies[i].force = vec4<f32>(0.0);
@@ -45,5 +46,74 @@ fn rigid_integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
     b.inv_inertia_world = world_inverse_inertia(q, b.inv_inertia);
     b.force = vec4<f32>(0.0);
     b.torque = vec4<f32>(0.0);
+    bodies[i] = b;
+}
+
+fn sleeping_dynamic(b: u32) -> bool {
+    return bodies[b].kind == BODY_DYNAMIC && bodies[b].awake == 0u;
+}
+
+// Stage `wake_mark`: one thread per pair slot; marks sleepers touched by awake bodies in
+// `claims` (cleared by rigid_integrate). Reads only awake flags, writes only claims, so the
+// result does not depend on thread order. CPU twin: cpu.rs `wake_mark`.
+@compute @workgroup_size(RIGID_WG)
+fn wake_mark(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let k = gid.x;
+    let n = min(atomicLoad(&counters[COUNTER_PAIRS]), params.pair_capacity);
+    if (k >= n) {
+        return;
+    }
+    let m = manifolds[k];
+    if (m.count == 0u || m.body_a == NONE || m.body_b == NONE) {
+        return;
+    }
+    if (bodies[m.body_a].awake != 0u && sleeping_dynamic(m.body_b)) {
+        atomicMax(&claims[m.body_b], 1u);
+    }
+    if (bodies[m.body_b].awake != 0u && sleeping_dynamic(m.body_a)) {
+        atomicMax(&claims[m.body_a], 1u);
+    }
+}
+
+// Stage `wake_apply`: one thread per body. CPU twin: cpu.rs `wake_apply`.
+@compute @workgroup_size(RIGID_WG)
+fn wake_apply(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= params.body_count) {
+        return;
+    }
+    if (atomicLoad(&claims[i]) != 0u) {
+        bodies[i].awake = 1u;
+        bodies[i].last_acc.w = 2.0 * params.sleep_epsilon;
+    }
+}
+
+// Stage `sleep`: one thread per body; counts awake bodies in counters[COUNTER_AWAKE] (an
+// integer sum, order-independent). CPU twin: cpu.rs `sleep`.
+@compute @workgroup_size(RIGID_WG)
+fn sleep(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= params.body_count) {
+        return;
+    }
+    var b = bodies[i];
+    if (b.kind != BODY_DYNAMIC || b.awake == 0u) {
+        return;
+    }
+    let v = b.lin_vel.xyz;
+    let w = b.ang_vel.xyz;
+    let current = dot(v, v) + dot(w, w);
+    var motion = params.sleep_bias * b.last_acc.w + (1.0 - params.sleep_bias) * current;
+    if (b.can_sleep != 0u && motion < params.sleep_epsilon) {
+        b.awake = 0u;
+        b.lin_vel = vec4<f32>(0.0, 0.0, 0.0, b.lin_vel.w);
+        b.ang_vel = vec4<f32>(0.0, 0.0, 0.0, b.ang_vel.w);
+    } else {
+        atomicAdd(&counters[COUNTER_AWAKE], 1u);
+        if (motion > 10.0 * params.sleep_epsilon) {
+            motion = 10.0 * params.sleep_epsilon;
+        }
+    }
+    b.last_acc.w = motion;
     bodies[i] = b;
 }

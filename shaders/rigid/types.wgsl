@@ -85,3 +85,12 @@ struct Pass {
     _pad1: u32,
     _pad2: u32,
 }
+
+/// The three-phase explosion (group 1, binding 1): 80 bytes.
+struct Explosion {
+    detonation: vec4<f32>,
+    implosion: vec4<f32>,
+    shock: vec4<f32>,
+    convection: vec4<f32>,
+    misc: vec4<f32>,
+}

@@ -84,7 +84,8 @@ pub const BINDINGS: &[BindingDecl] = &[
 ];
 
 /// The group-1 declaration: the per-colour pass uniform, bound with a dynamic offset.
-const PASS_DECL: &str = "@group(1) @binding(0) var<uniform> pass_info: Pass;\n";
+const PASS_DECL: &str = "@group(1) @binding(0) var<uniform> pass_info: Pass;\n\
+                         @group(1) @binding(1) var<uniform> explosion: Explosion;\n";
 
 /// The composed WGSL module of the rigid domain.
 pub fn shader_source() -> String {
@@ -119,10 +120,566 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/rigid/math.wgsl"),
             &crate::grid::gpu::common_source(),
             include_str!("../../shaders/rigid/integrate.wgsl"),
+            include_str!("../../shaders/rigid/forces.wgsl"),
             include_str!("../../shaders/rigid/broad.wgsl"),
             include_str!("../../shaders/rigid/narrow.wgsl"),
             include_str!("../../shaders/rigid/solve.wgsl"),
             include_str!("../../shaders/rigid/ccd.wgsl"),
         ],
     )
+}
+
+use crate::error::{Error, Result};
+use crate::gpu::buffer::{self, STATE};
+use crate::gpu::GpuContext;
+use crate::grid::gpu::GpuGrid;
+use crate::grid::GridSpec;
+use std::collections::HashMap;
+use std::mem::size_of;
+use wgpu::BufferUsages as U;
+
+/// How one rigid pass is launched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassDispatch {
+    /// A fixed workgroup count.
+    Direct(u32),
+    /// Workgroup count read on the GPU from the `counters` buffer at this word index (three
+    /// u32s: x, y, z), for example `counter::INDIRECT + 3 * colour`.
+    Indirect(u32),
+}
+
+/// One compute pass of the rigid pipeline: an entry point of the rigid shader, how it is
+/// launched, and the colour record (group 1) it sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pass {
+    /// WGSL entry point (also the pass label `wgphys:pass:<entry>` and the CPU twin's name).
+    pub entry: &'static str,
+    /// Launch.
+    pub dispatch: PassDispatch,
+    /// Which [`GpuPass`] record group 1 points at (the colour a solver pass works on).
+    pub colour: u32,
+}
+
+impl Pass {
+    /// A pass with a fixed workgroup count and colour record 0.
+    pub fn direct(entry: &'static str, workgroups: u32) -> Self {
+        Self {
+            entry,
+            dispatch: PassDispatch::Direct(workgroups),
+            colour: 0,
+        }
+    }
+
+    /// A pass over `threads` items at [`RIGID_WG`] threads per workgroup.
+    pub fn over(entry: &'static str, threads: u32) -> Self {
+        Self::direct(entry, threads.div_ceil(RIGID_WG))
+    }
+}
+
+/// Buffer sizes of a [`GpuRigid`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GpuRigidSizes {
+    /// Body slots.
+    pub bodies: u32,
+    /// Shape slots.
+    pub shapes: u32,
+    /// Pair (and manifold) slots.
+    pub pairs: u32,
+    /// `vec4<f32>` words of the `solver` buffer.
+    pub solver_words: u64,
+    /// `u32` words of `pair_scratch`.
+    pub pair_scratch_words: u64,
+    /// The grid over shape centres.
+    pub grid: GridSpec,
+}
+
+/// The compiled side of the rigid domain, shared by every [`GpuRigid`] a world makes as it
+/// grows: the module, the layouts and the pipelines (compiled once per entry point; on software
+/// adapters a compile costs up to a second).
+pub struct RigidProgram {
+    module: wgpu::ShaderModule,
+    layout0: wgpu::BindGroupLayout,
+    layout1: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+    pipelines: std::sync::Mutex<HashMap<&'static str, wgpu::ComputePipeline>>,
+}
+
+impl RigidProgram {
+    /// Parses the rigid shader and creates the layouts.
+    pub fn new(ctx: &GpuContext) -> Self {
+        let device = &ctx.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("wgphys:shader:rigid"),
+            source: wgpu::ShaderSource::Wgsl(shader_source().into()),
+        });
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = BINDINGS
+            .iter()
+            .map(|b| wgpu::BindGroupLayoutEntry {
+                binding: b.index,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: if b.space == "uniform" {
+                        wgpu::BufferBindingType::Uniform
+                    } else {
+                        wgpu::BufferBindingType::Storage {
+                            read_only: b.space == RO,
+                        }
+                    },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("wgphys:bind_group_layout:rigid"),
+            entries: &entries,
+        });
+        let layout1 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("wgphys:bind_group_layout:rigid_pass"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("wgphys:pipeline_layout:rigid"),
+            bind_group_layouts: &[Some(&layout0), Some(&layout1)],
+            immediate_size: 0,
+        });
+        Self {
+            module,
+            layout0,
+            layout1,
+            pipeline_layout,
+            pipelines: std::sync::Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn pipeline(&self, device: &wgpu::Device, entry: &'static str) -> wgpu::ComputePipeline {
+        let mut map = match self.pipelines.lock() {
+            Ok(m) => m,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        map.entry(entry)
+            .or_insert_with(|| {
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&format!("wgphys:pipeline:{entry}")),
+                    layout: Some(&self.pipeline_layout),
+                    module: &self.module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            })
+            .clone()
+    }
+}
+
+/// The GPU backend of a rigid world: every buffer of [`BINDINGS`], the shape-centre grid, one
+/// bind group over all of them, and pipelines compiled on first use from the one rigid module.
+pub struct GpuRigid {
+    /// The device this backend runs on.
+    pub ctx: GpuContext,
+    sizes: GpuRigidSizes,
+    program: std::sync::Arc<RigidProgram>,
+    pipelines: HashMap<&'static str, wgpu::ComputePipeline>,
+    /// Group 0 twice: [0] binds `manifolds` / `manifolds_prev` as named, [1] swapped, so the
+    /// warm-start source of a step is the previous step's output without a copy.
+    bind0: [wgpu::BindGroup; 2],
+    flip: usize,
+    bind1: wgpu::BindGroup,
+    /// The per-step uniform block.
+    pub params: wgpu::Buffer,
+    /// Bodies (`array<Body>`): bind it in a renderer as a storage buffer to draw bodies.
+    pub bodies: wgpu::Buffer,
+    /// Shapes (`array<Shape>`).
+    pub shapes: wgpu::Buffer,
+    /// Per shape world centre and bounding radius.
+    pub shape_pos: wgpu::Buffer,
+    /// Per shape world rotation, AABB min, AABB max.
+    pub shape_xf: wgpu::Buffer,
+    /// Large shapes.
+    pub large: wgpu::Buffer,
+    /// Shape pairs.
+    pub pairs: wgpu::Buffer,
+    /// Counters (see [`counter`]); also the indirect-dispatch arguments of the solver passes.
+    pub counters: wgpu::Buffer,
+    /// Manifolds, one per pair slot.
+    pub manifolds: wgpu::Buffer,
+    /// Last step's manifolds.
+    pub manifolds_prev: wgpu::Buffer,
+    /// Solver rows.
+    pub solver: wgpu::Buffer,
+    /// Per-body claims (colouring, waking).
+    pub claims: wgpu::Buffer,
+    /// Manifold indices sorted by colour.
+    pub order: wgpu::Buffer,
+    /// Broad-phase scratch.
+    pub pair_scratch: wgpu::Buffer,
+    /// The indirect arguments of the solver passes, copied from `counters` after colouring (a
+    /// dispatch may not read its arguments from a buffer bound as writable storage).
+    pub indirect: wgpu::Buffer,
+    _pass_records: wgpu::Buffer,
+    /// The explosion uniform ([`GpuExplosion`]) the `rigid_forces` stage reads.
+    pub explosion: wgpu::Buffer,
+    grid: GpuGrid,
+}
+
+fn checked_bytes(ctx: &GpuContext, what: &'static str, count: u64, stride: u64) -> Result<u64> {
+    let bytes = count.saturating_mul(stride);
+    if bytes > ctx.max_binding_bytes() {
+        return Err(Error::InvalidInput {
+            what,
+            value: format!(
+                "{count} slots need {bytes} bytes, the device binds at most {}",
+                ctx.max_binding_bytes()
+            ),
+            fix: "lower the capacity",
+        });
+    }
+    Ok(bytes)
+}
+
+impl GpuRigid {
+    /// Creates every buffer and the bind groups; pipelines are compiled on first use.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] when a buffer would exceed the device's binding limit or the grid
+    /// spec is invalid.
+    pub fn new(ctx: &GpuContext, sizes: GpuRigidSizes) -> Result<Self> {
+        Self::with_program(ctx, sizes, std::sync::Arc::new(RigidProgram::new(ctx)))
+    }
+
+    /// A backend of new sizes that shares this one's compiled pipelines (the state is not
+    /// copied).
+    ///
+    /// # Errors
+    /// As [`GpuRigid::new`].
+    pub fn resized(&self, sizes: GpuRigidSizes) -> Result<Self> {
+        Self::with_program(&self.ctx, sizes, self.program.clone())
+    }
+
+    fn with_program(
+        ctx: &GpuContext,
+        sizes: GpuRigidSizes,
+        program: std::sync::Arc<RigidProgram>,
+    ) -> Result<Self> {
+        let device = &ctx.device;
+        let body_bytes = checked_bytes(
+            ctx,
+            "body capacity",
+            u64::from(sizes.bodies),
+            size_of::<GpuBody>() as u64,
+        )?;
+        let shape_bytes = checked_bytes(
+            ctx,
+            "shape capacity",
+            u64::from(sizes.shapes),
+            size_of::<GpuShape>() as u64,
+        )?;
+        let xf_bytes = checked_bytes(ctx, "shape capacity", u64::from(sizes.shapes), 48)?;
+        let pair_bytes = checked_bytes(ctx, "pair capacity", u64::from(sizes.pairs), 8)?;
+        let manifold_bytes = checked_bytes(
+            ctx,
+            "pair capacity",
+            u64::from(sizes.pairs),
+            size_of::<GpuManifold>() as u64,
+        )?;
+        let solver_bytes =
+            checked_bytes(ctx, "pair capacity (solver rows)", sizes.solver_words, 16)?;
+        let scratch_bytes = checked_bytes(
+            ctx,
+            "shape capacity (pair scratch)",
+            sizes.pair_scratch_words,
+            4,
+        )?;
+        let grid = GpuGrid::new(ctx, sizes.shapes.max(1), sizes.grid)?;
+        let (layout0, layout1) = (&program.layout0, &program.layout1);
+        let params = buffer::zeroed(
+            device,
+            "rigid_params",
+            size_of::<GpuRigidParams>() as u64,
+            U::UNIFORM | U::COPY_DST,
+        );
+        let records: Vec<u8> = (0..MAX_COLOURS)
+            .flat_map(|c| {
+                let mut rec = vec![0u8; PASS_STRIDE as usize];
+                let pass = GpuPass {
+                    colour: c,
+                    ..Default::default()
+                };
+                rec[..size_of::<GpuPass>()].copy_from_slice(bytemuck::bytes_of(&pass));
+                rec
+            })
+            .collect();
+        let pass_records = buffer::with_data(device, "rigid_pass_records", &records, U::UNIFORM);
+        let explosion = buffer::zeroed(
+            device,
+            "rigid_explosion",
+            size_of::<GpuExplosion>() as u64,
+            U::UNIFORM | U::COPY_DST,
+        );
+        let bind1 = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("wgphys:bind_group:rigid_pass"),
+            layout: layout1,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &pass_records,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
+                    }),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: explosion.as_entire_binding(),
+                },
+            ],
+        });
+        let z = |name: &str, bytes: u64| buffer::zeroed(device, name, bytes, STATE);
+        let bodies = z("rigid_bodies", body_bytes);
+        let shapes = z("rigid_shapes", shape_bytes);
+        let shape_pos = z("rigid_shape_pos", 16 * u64::from(sizes.shapes));
+        let shape_xf = z("rigid_shape_xf", xf_bytes);
+        let large = z("rigid_large", 4 * u64::from(sizes.shapes));
+        let pairs = z("rigid_pairs", pair_bytes);
+        let counters = z("rigid_counters", 4 * counter::LEN as u64);
+        let manifolds = z("rigid_manifolds", manifold_bytes);
+        let manifolds_prev = z("rigid_manifolds_prev", manifold_bytes);
+        let solver = z("rigid_solver", solver_bytes);
+        let claims = z("rigid_claims", 4 * u64::from(sizes.bodies));
+        let order = z("rigid_order", 4 * u64::from(sizes.pairs));
+        let pair_scratch = z("rigid_pair_scratch", scratch_bytes);
+        let indirect = buffer::zeroed(
+            device,
+            "rigid_indirect",
+            4 * counter::LEN as u64,
+            STATE | U::INDIRECT,
+        );
+        let bind0 = [false, true].map(|swap| {
+            let (m, prev) = if swap {
+                (&manifolds_prev, &manifolds)
+            } else {
+                (&manifolds, &manifolds_prev)
+            };
+            Self::make_bind0(
+                device,
+                layout0,
+                &[
+                    &params,
+                    &bodies,
+                    &shapes,
+                    &shape_pos,
+                    &shape_xf,
+                    &large,
+                    &pairs,
+                    &counters,
+                    m,
+                    prev,
+                    &solver,
+                    &claims,
+                    &order,
+                    grid.sorted_index(),
+                    grid.cell_start(),
+                    grid.cell_end(),
+                    &pair_scratch,
+                ],
+            )
+        });
+        Ok(Self {
+            ctx: ctx.clone(),
+            sizes,
+            program,
+            pipelines: HashMap::new(),
+            bind0,
+            flip: 0,
+            bind1,
+            params,
+            bodies,
+            shapes,
+            shape_pos,
+            shape_xf,
+            large,
+            pairs,
+            counters,
+            manifolds,
+            manifolds_prev,
+            solver,
+            claims,
+            order,
+            pair_scratch,
+            indirect,
+            _pass_records: pass_records,
+            explosion,
+            grid,
+        })
+    }
+
+    fn make_bind0(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        buffers: &[&wgpu::Buffer],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = BINDINGS
+            .iter()
+            .zip(buffers)
+            .map(|(b, buf)| wgpu::BindGroupEntry {
+                binding: b.index,
+                resource: buf.as_entire_binding(),
+            })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("wgphys:bind_group:rigid"),
+            layout,
+            entries: &entries,
+        })
+    }
+
+    /// The sizes this backend was built with.
+    pub fn sizes(&self) -> GpuRigidSizes {
+        self.sizes
+    }
+
+    /// The grid over shape centres.
+    pub fn grid(&self) -> &GpuGrid {
+        &self.grid
+    }
+
+    /// The layout of group 0, for callers that bind the rigid buffers in their own pipelines.
+    pub fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.program.layout0
+    }
+
+    fn pipeline(&mut self, entry: &'static str) {
+        if !self.pipelines.contains_key(entry) {
+            let p = self.program.pipeline(&self.ctx.device, entry);
+            self.pipelines.insert(entry, p);
+        }
+    }
+
+    /// Records `passes` in order, each in its own labelled compute pass.
+    pub fn record(&mut self, encoder: &mut wgpu::CommandEncoder, passes: &[Pass]) {
+        for p in passes {
+            self.pipeline(p.entry);
+        }
+        for p in passes {
+            let Some(pipeline) = self.pipelines.get(p.entry) else {
+                continue;
+            };
+            let label = format!("wgphys:pass:{}", p.entry);
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(&label),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &self.bind0[self.flip], &[]);
+            let offset = (p.colour.min(MAX_COLOURS - 1) as u64 * PASS_STRIDE) as u32;
+            pass.set_bind_group(1, &self.bind1, &[offset]);
+            match p.dispatch {
+                PassDispatch::Direct(x) => {
+                    if x > 0 {
+                        pass.dispatch_workgroups(x, 1, 1);
+                    }
+                }
+                PassDispatch::Indirect(word) => {
+                    pass.dispatch_workgroups_indirect(&self.indirect, 4 * u64::from(word));
+                }
+            }
+        }
+    }
+
+    /// Copies the counters into the indirect-argument buffer (after the colouring passes, before
+    /// the indirect solver passes).
+    pub fn record_indirect_copy(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.copy_buffer_to_buffer(
+            &self.counters,
+            0,
+            &self.indirect,
+            0,
+            4 * counter::LEN as u64,
+        );
+    }
+
+    /// Swaps the roles of `manifolds` and `manifolds_prev` for the passes recorded next: call
+    /// once per (sub)step, before its narrow phase, so the solver warm-starts from the previous
+    /// (sub)step's manifolds.
+    pub fn flip_manifolds(&mut self) {
+        self.flip ^= 1;
+    }
+
+    /// The buffer the passes recorded next see as `manifolds` (this step's output).
+    pub fn current_manifolds(&self) -> &wgpu::Buffer {
+        if self.flip == 0 {
+            &self.manifolds
+        } else {
+            &self.manifolds_prev
+        }
+    }
+
+    /// Records a grid build over the first `n` shape centres.
+    ///
+    /// # Errors
+    /// As [`GpuGrid::encode_build`].
+    pub fn record_grid(&mut self, encoder: &mut wgpu::CommandEncoder, n: u32) -> Result<()> {
+        self.grid.encode_build(encoder, &self.shape_pos, n)
+    }
+
+    /// Writes `data` at the start of `buffer` (lands at the next submit).
+    pub fn write<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, data: &[T]) {
+        self.write_at(buffer, 0, data);
+    }
+
+    /// Writes `data` at byte `offset` of `buffer` (lands at the next submit).
+    pub fn write_at<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, offset: u64, data: &[T]) {
+        if !data.is_empty() {
+            self.ctx
+                .queue
+                .write_buffer(buffer, offset, bytemuck::cast_slice(data));
+        }
+    }
+
+    /// Reads the first `n` elements of `buffer`, blocking.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] when the readback fails.
+    pub fn read<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, n: usize) -> Result<Vec<T>> {
+        buffer::read_vec(&self.ctx.device, &self.ctx.queue, buffer, n)
+    }
+
+    /// Runs `passes` in one submission and waits (tests and tools; `step` records into one
+    /// encoder instead).
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] when the device is lost.
+    pub fn run(&mut self, passes: &[Pass]) -> Result<()> {
+        let mut encoder = self
+            .ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("wgphys:rigid_run"),
+            });
+        self.record(&mut encoder, passes);
+        self.ctx.queue.submit([encoder.finish()]);
+        self.ctx.wait()
+    }
 }

@@ -20,11 +20,20 @@
 
 pub mod broad;
 pub mod ccd;
+pub mod cpu;
+pub mod explosion;
 pub mod gpu;
 pub mod inertia;
 pub mod material;
 pub mod math;
+mod model;
 pub mod narrow;
 pub mod ray;
 pub mod solver;
 pub mod types;
+mod world;
+
+pub use explosion::Explosion;
+pub use material::Combine;
+pub use model::{BodyHandle, BodyKind, Collider, RigidBody, RigidConfig, Shape};
+pub use world::{RigidWorld, StepReport};

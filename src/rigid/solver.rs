@@ -1,1 +1,841 @@
-//! Filled by its stage.
+//! The contact solver, CPU twin of `shaders/rigid/solve.wgsl`: warm starting, deterministic
+//! graph colouring, per-contact preparation, coloured velocity iterations (the book's impulse
+//! with isotropic Coulomb friction, made iterative by accumulating and clamping the impulse per
+//! point) and coloured position iterations (the book's non-linear projection with the angular
+//! limit). Every stage has the name and the operation order of its WGSL twin.
+//!
+//! Why it is shaped so:
+//! - The book resolves one worst contact at a time (catalogue §14.4), which is sequential. A GPU
+//!   solves many contacts at once, which is only sound when no two of them touch the same
+//!   *dynamic* body, so manifolds are coloured and a colour is a batch: inside a batch the order
+//!   does not matter, so the CPU loop over a batch and the GPU's parallel threads agree.
+//! - Iterating sequential impulses converges only when the impulse is *accumulated* per point and
+//!   the clamps (normal ≥ 0, friction inside the disc μ·λn) act on the accumulated value (Catto);
+//!   the accumulated impulse is also what the next step warm-starts from. With a zero
+//!   accumulated impulse the clamped step is exactly the book's `calculateFrictionImpulse`.
+//! - Accumulated impulses live in `GpuManifold::impulses` (contact basis), so the next step's
+//!   warm start needs no write-back stage.
+//!
+//! Body conventions: a body index of [`NONE`] is the static world; static and kinematic bodies
+//! take part with zero inverse mass and inertia (a kinematic body keeps its velocity), and only
+//! dynamic bodies are written. Sleeping dynamic bodies are solved like awake ones (the sleep
+//! stage decides whether that wakes them); a manifold is solved when it has points and at least
+//! one awake dynamic body.
+
+use super::math::{mat3_cols, quat_add_scaled, quat_normalize, quat_rotate, quat_to_mat3};
+use super::types::*;
+use glam::{Mat3, Vec2, Vec3, Vec4, Vec4Swizzles};
+
+/// Counters word where the colouring stage leaves this step's pair count, which the next step's
+/// `warm_start` reads as the length of `manifolds_prev`. The host must not clear it between
+/// steps (clearing it only turns warm starting off for one step).
+pub const COUNTER_PREV_PAIRS: usize = 6;
+/// `vec4` rows of solver data per contact point (see `solve.wgsl` for the layout).
+pub const ROWS_PER_POINT: u32 = 9;
+/// Sub-rounds per colour: after the first claim round, manifolds whose bodies are still free in
+/// this colour claim again, which fills the colour up (fewer colours, fewer passes).
+pub const COLOUR_SUBROUNDS: u32 = 16;
+/// The colour that takes every manifold left after `MAX_COLOURS − 1` independent colours; it is
+/// solved by one thread, in index order, so nothing is dropped.
+pub const SEQUENTIAL_COLOUR: u32 = MAX_COLOURS - 1;
+/// Pair capacities up to this use the fused single-workgroup passes (all colours and iterations
+/// in one dispatch); larger ones dispatch one pass per colour per iteration.
+pub const FUSED_MAX_MANIFOLDS: u32 = 4096;
+
+/// `claims` word of a body nobody claims (the buffer's zero initialisation).
+const CLAIM_FREE: u32 = 0;
+/// `claims` word of a body already used by a manifold of the colour being built.
+const CLAIM_TAKEN: u32 = u32::MAX;
+
+/// Solver rows per manifold, for sizing the `solver` buffer: `pair_capacity ×` this `vec4`s.
+pub fn solver_rows_per_manifold() -> u32 {
+    ROWS_PER_POINT * MAX_POINTS
+}
+
+/// What the solver did in one call of [`solve`] (and what the GPU leaves in `counters`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SolveReport {
+    /// Manifolds with at least one point.
+    pub manifolds: u32,
+    /// Colours in use (batches per iteration).
+    pub colours: u32,
+    /// Manifolds that found no independent colour and were put in [`SEQUENTIAL_COLOUR`]
+    /// (solved correctly, but by one thread). Non-zero means a body has more contacts than
+    /// `MAX_COLOURS − 1` colours can separate.
+    pub uncoloured: u32,
+}
+
+/// The result of [`colour`]: batches of manifolds that share no dynamic body.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Colouring {
+    /// Colour of every manifold ([`NONE`] when it needs no solving); also written into
+    /// `GpuManifold::colour`.
+    pub colours: Vec<u32>,
+    /// Manifold indices sorted by colour, by index inside a colour.
+    pub order: Vec<u32>,
+    /// `MAX_COLOURS + 1` offsets into `order`: colour `c` is `order[start[c]..start[c + 1]]`.
+    pub colour_start: Vec<u32>,
+    /// Colours in use.
+    pub colour_count: u32,
+    /// Manifolds put in [`SEQUENTIAL_COLOUR`] because the independent colours ran out.
+    pub uncoloured: u32,
+    /// Manifolds with at least one point.
+    pub manifolds: u32,
+}
+
+impl Colouring {
+    /// The manifolds of colour `c`, in the order the solver visits them.
+    pub fn batch(&self, c: u32) -> &[u32] {
+        let c = c as usize;
+        match (self.colour_start.get(c), self.colour_start.get(c + 1)) {
+            (Some(&s), Some(&e)) => self.order.get(s as usize..e as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
+/// How the host launches one solver pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverDispatch {
+    /// A fixed number of workgroups.
+    Direct(u32),
+    /// Workgroup count read from the `counters` buffer at this word (byte offset `4 × word`).
+    Indirect {
+        /// First word of the (x, y, z) triple.
+        counter_word: usize,
+    },
+}
+
+/// One GPU pass of the solver, in the order [`solver_gpu_passes`] lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolverPass {
+    /// WGSL entry point in the rigid module (also the pass label suffix and the CPU twin).
+    pub entry: &'static str,
+    /// How to dispatch it.
+    pub dispatch: SolverDispatch,
+    /// The group-1 [`GpuPass`] record to bind: dynamic offset `record × PASS_STRIDE` (the record
+    /// holds colour `record`). Passes that read no colour use record 0.
+    pub pass_record: u32,
+}
+
+/// The solver's GPU passes in execution order for one step with these parameters. The list
+/// depends only on `pair_capacity` and the iteration counts, so it changes only on resize.
+///
+/// With `pair_capacity ≤` [`FUSED_MAX_MANIFOLDS`]: `warm_start`, `colour_manifolds`,
+/// `solve_prepare`, `solve_velocity_fused`, `solve_position_fused` — five dispatches whatever the
+/// colour count. Above it: the same first three, then per colour `solve_warm_apply`, then
+/// `velocity_iterations × MAX_COLOURS` `solve_velocity` and `position_iterations × MAX_COLOURS`
+/// `solve_position`, all indirect (unused colours dispatch zero workgroups).
+pub fn solver_gpu_passes(params: &GpuRigidParams) -> Vec<SolverPass> {
+    let per_manifold = params.pair_capacity.div_ceil(RIGID_WG).max(1);
+    let direct = |entry, groups| SolverPass {
+        entry,
+        dispatch: SolverDispatch::Direct(groups),
+        pass_record: 0,
+    };
+    let mut passes = vec![
+        direct("warm_start", per_manifold),
+        direct("colour_manifolds", 1),
+        direct("solve_prepare", per_manifold),
+    ];
+    if params.pair_capacity <= FUSED_MAX_MANIFOLDS {
+        if params.velocity_iterations > 0 {
+            passes.push(direct("solve_velocity_fused", 1));
+        }
+        if params.position_iterations > 0 {
+            passes.push(direct("solve_position_fused", 1));
+        }
+        return passes;
+    }
+    let per_colour = |entry, c: u32| SolverPass {
+        entry,
+        dispatch: SolverDispatch::Indirect {
+            counter_word: counter::INDIRECT + 3 * c as usize,
+        },
+        pass_record: c,
+    };
+    if params.velocity_iterations > 0 {
+        passes.extend((0..MAX_COLOURS).map(|c| per_colour("solve_warm_apply", c)));
+    }
+    for _ in 0..params.velocity_iterations {
+        passes.extend((0..MAX_COLOURS).map(|c| per_colour("solve_velocity", c)));
+    }
+    for _ in 0..params.position_iterations {
+        passes.extend((0..MAX_COLOURS).map(|c| per_colour("solve_position", c)));
+    }
+    passes
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers (twins of the helpers at the top of solve.wgsl).
+
+/// A body as the solver sees it: non-dynamic bodies have zero inverse mass and inertia and no
+/// acceleration, the static world (`NONE`) is all zero at the origin.
+#[derive(Clone, Copy, Debug)]
+struct SolveBody {
+    pos: Vec3,
+    orient: Vec4,
+    lin_vel: Vec3,
+    ang_vel: Vec3,
+    inv_mass: f32,
+    inv_inertia: Mat3,
+    body_inv_inertia: Mat3,
+    last_acc: Vec3,
+    dynamic: bool,
+}
+
+fn is_dynamic(bodies: &[GpuBody], i: u32) -> bool {
+    i != NONE
+        && bodies
+            .get(i as usize)
+            .is_some_and(|b| b.kind == body_kind::DYNAMIC)
+}
+
+fn load_body(bodies: &[GpuBody], i: u32) -> SolveBody {
+    let mut s = SolveBody {
+        pos: Vec3::ZERO,
+        orient: Vec4::new(0.0, 0.0, 0.0, 1.0),
+        lin_vel: Vec3::ZERO,
+        ang_vel: Vec3::ZERO,
+        inv_mass: 0.0,
+        inv_inertia: Mat3::ZERO,
+        body_inv_inertia: Mat3::ZERO,
+        last_acc: Vec3::ZERO,
+        dynamic: false,
+    };
+    let Some(b) = (if i == NONE {
+        None
+    } else {
+        bodies.get(i as usize)
+    }) else {
+        return s;
+    };
+    s.pos = b.pos.xyz();
+    s.orient = b.orient;
+    s.lin_vel = b.lin_vel.xyz();
+    s.ang_vel = b.ang_vel.xyz();
+    if b.kind == body_kind::DYNAMIC {
+        s.inv_mass = b.pos.w;
+        s.inv_inertia = mat3_cols(&b.inv_inertia_world);
+        s.body_inv_inertia = mat3_cols(&b.inv_inertia);
+        s.last_acc = b.last_acc.xyz();
+        s.dynamic = true;
+    }
+    s
+}
+
+/// Writes back what the solver changes (velocities, pose, world inverse inertia), dynamic only.
+fn store_body(bodies: &mut [GpuBody], i: u32, s: &SolveBody) {
+    if !s.dynamic || i == NONE {
+        return;
+    }
+    if let Some(b) = bodies.get_mut(i as usize) {
+        b.lin_vel = s.lin_vel.extend(b.lin_vel.w);
+        b.ang_vel = s.ang_vel.extend(b.ang_vel.w);
+        b.pos = s.pos.extend(b.pos.w);
+        b.orient = s.orient;
+        b.inv_inertia_world = [
+            s.inv_inertia.x_axis.extend(0.0),
+            s.inv_inertia.y_axis.extend(0.0),
+            s.inv_inertia.z_axis.extend(0.0),
+        ];
+    }
+}
+
+/// A manifold is solved when it has points and at least one awake dynamic body.
+fn needs_solve(bodies: &[GpuBody], m: &GpuManifold) -> bool {
+    let awake_dynamic =
+        |i: u32| is_dynamic(bodies, i) && bodies.get(i as usize).is_some_and(|b| b.awake != 0);
+    m.count > 0 && (awake_dynamic(m.body_a) || awake_dynamic(m.body_b))
+}
+
+/// The book's contact basis (`calculateContactBasis`): two tangents from the world axis that
+/// is least parallel to the normal. The second tangent is n × t0 written out; the catalogue's
+/// first branch prints its x as n.y·t0.x, which is not orthogonal to n, so n.y·t0.z is used.
+pub fn contact_basis(n: Vec3) -> (Vec3, Vec3) {
+    if n.x.abs() > n.y.abs() {
+        let s = 1.0 / (n.z * n.z + n.x * n.x).sqrt();
+        let t0 = Vec3::new(n.z * s, 0.0, -n.x * s);
+        let t1 = Vec3::new(n.y * t0.z, n.z * t0.x - n.x * t0.z, -n.y * t0.x);
+        (t0, t1)
+    } else {
+        let s = 1.0 / (n.z * n.z + n.y * n.y).sqrt();
+        let t0 = Vec3::new(0.0, -n.z * s, n.y * s);
+        let t1 = Vec3::new(n.y * t0.z - n.z * t0.y, -n.x * t0.z, n.x * t0.y);
+        (t0, t1)
+    }
+}
+
+/// Inverse of the 3x3 matrix with columns c0, c1, c2 through the cross products of its columns
+/// (rows of the adjugate), or zero when it is singular: a contact whose velocity cannot be
+/// changed gets no impulse instead of an infinite one.
+fn mat3_inverse_or_zero(c0: Vec3, c1: Vec3, c2: Vec3) -> (Vec3, Vec3, Vec3) {
+    let r0 = c1.cross(c2);
+    let r1 = c2.cross(c0);
+    let r2 = c0.cross(c1);
+    let det = c2.dot(r2);
+    if det.abs() <= f32::MIN_POSITIVE || !det.is_finite() {
+        return (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO);
+    }
+    let inv = 1.0 / det;
+    // The inverse's rows are r0, r1, r2 (scaled); return it as columns.
+    (
+        Vec3::new(r0.x, r1.x, r2.x) * inv,
+        Vec3::new(r0.y, r1.y, r2.y) * inv,
+        Vec3::new(r0.z, r1.z, r2.z) * inv,
+    )
+}
+
+/// Velocity change along `e_j` per unit impulse along `e_i` from one body's rotation:
+/// (r × e_i)·I⁻¹(r × e_j), an entry of the book's Cᵀ·(−[r]×·I⁻¹·[r]×)·C written per axis so
+/// that the matrix is symmetric by construction.
+fn angular_row(r: Vec3, ii: Mat3, e: [Vec3; 3]) -> [Vec3; 3] {
+    let u = [ii * r.cross(e[0]), ii * r.cross(e[1]), ii * r.cross(e[2])];
+    [
+        Vec3::new(
+            r.cross(e[0]).dot(u[0]),
+            r.cross(e[0]).dot(u[1]),
+            r.cross(e[0]).dot(u[2]),
+        ),
+        Vec3::new(
+            r.cross(e[1]).dot(u[0]),
+            r.cross(e[1]).dot(u[1]),
+            r.cross(e[1]).dot(u[2]),
+        ),
+        Vec3::new(
+            r.cross(e[2]).dot(u[0]),
+            r.cross(e[2]).dot(u[1]),
+            r.cross(e[2]).dot(u[2]),
+        ),
+    ]
+}
+
+/// Order-independent claim priority of manifold k: a bijection on 31 bits of k + 1, so it is
+/// unique, never 0 ([`CLAIM_FREE`]) and never [`CLAIM_TAKEN`]. Hashing instead of using k
+/// avoids the index-ordered chains (manifold k touching k+1) that would colour one per round.
+pub fn claim_priority(k: u32) -> u32 {
+    const MASK: u32 = 0x7fff_ffff;
+    let mut x = (k + 1) & MASK;
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x045d_9f3b) & MASK;
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x045d_9f3b) & MASK;
+    x ^= x >> 16;
+    x
+}
+
+fn row(rows: &[Vec4], i: usize) -> Vec4 {
+    rows.get(i).copied().unwrap_or(Vec4::ZERO)
+}
+
+fn set_row(rows: &mut [Vec4], i: usize, v: Vec4) {
+    if let Some(r) = rows.get_mut(i) {
+        *r = v;
+    }
+}
+
+fn point_base(k: usize, i: usize) -> usize {
+    (k * MAX_POINTS as usize + i) * ROWS_PER_POINT as usize
+}
+
+fn search_key(m: &GpuManifold) -> (u32, u32) {
+    (m.shape_a.min(m.shape_b), m.shape_a.max(m.shape_b))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stages.
+
+/// Stage `warm_start`: copies each point's accumulated impulse from last step's manifold of the
+/// same shape pair (binary search: both lists are sorted by pair), matched by feature id, and
+/// zero otherwise (or everywhere when `params.warm_start` is 0). The tangential part is carried
+/// through world space, so a normal that turned a little keeps its friction direction.
+pub fn warm_start(params: &GpuRigidParams, manifolds: &mut [GpuManifold], prev: &[GpuManifold]) {
+    for m in manifolds.iter_mut() {
+        let count = m.count.min(MAX_POINTS) as usize;
+        let mut found: Option<&GpuManifold> = None;
+        if params.warm_start != 0 && count > 0 {
+            let key = search_key(m);
+            let (mut lo, mut hi) = (0usize, prev.len());
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if search_key(&prev[mid]) < key {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            // The same bodies in the same roles, else the normal's sign may mean the opposite.
+            if let Some(p) = prev.get(lo) {
+                if search_key(p) == key && p.body_a == m.body_a && p.body_b == m.body_b {
+                    found = Some(p);
+                }
+            }
+        }
+        let n = m.normal.xyz();
+        let (t1, t2) = contact_basis(n);
+        for i in 0..MAX_POINTS as usize {
+            let mut imp = Vec4::ZERO;
+            if let (Some(p), true) = (found, i < count) {
+                let pc = p.count.min(MAX_POINTS) as usize;
+                if let Some(j) = (0..pc).find(|&j| p.features[j] == m.features[i]) {
+                    let (p1, p2) = contact_basis(p.normal.xyz());
+                    let old = p.impulses[j];
+                    let tw = p1 * old.y + p2 * old.z;
+                    imp = Vec4::new(old.x, tw.dot(t1), tw.dot(t2), 0.0);
+                }
+            }
+            m.impulses[i] = imp;
+        }
+    }
+}
+
+/// Stage `colour` (GPU: `colour_manifolds`): deterministic colouring such that no two manifolds
+/// of a colour share a dynamic body, then a counting sort of manifold indices by colour.
+///
+/// Colour c is built in sub-rounds: every uncoloured manifold none of whose dynamic bodies is
+/// taken in c claims them with `max(claim, priority)`; one that holds all of them takes colour
+/// c and marks them taken; losers release what they hold; repeat while someone wins (at most
+/// [`COLOUR_SUBROUNDS`]). Integer max does not depend on the order of the claims, so the result
+/// is the same on the CPU and on any GPU. After `MAX_COLOURS − 1` colours the rest go to
+/// [`SEQUENTIAL_COLOUR`] and are counted in `uncoloured`.
+pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
+    let n = manifolds.len();
+    let mut claims = vec![CLAIM_FREE; bodies.len()];
+    let solvable: Vec<bool> = manifolds.iter().map(|m| needs_solve(bodies, m)).collect();
+    let dyn_bodies: Vec<[Option<usize>; 2]> = manifolds
+        .iter()
+        .map(|m| {
+            let d = |i: u32| is_dynamic(bodies, i).then_some(i as usize);
+            // A manifold of a body with itself claims it once.
+            let b = if m.body_b == m.body_a {
+                None
+            } else {
+                d(m.body_b)
+            };
+            [d(m.body_a), b]
+        })
+        .collect();
+    let mut colours = vec![NONE; n];
+    let mut left = solvable.iter().filter(|&&s| s).count();
+    let manifold_count = manifolds.iter().filter(|m| m.count > 0).count() as u32;
+    let mut c = 0u32;
+    while left > 0 && c < SEQUENTIAL_COLOUR {
+        for _ in 0..COLOUR_SUBROUNDS {
+            let candidate = |k: usize, claims: &[u32]| {
+                solvable[k]
+                    && colours[k] == NONE
+                    && dyn_bodies[k]
+                        .iter()
+                        .flatten()
+                        .all(|&b| claims[b] != CLAIM_TAKEN)
+            };
+            // Phase 1: claim.
+            let cand: Vec<bool> = (0..n).map(|k| candidate(k, &claims)).collect();
+            for k in (0..n).filter(|&k| cand[k]) {
+                let p = claim_priority(k as u32);
+                for &b in dyn_bodies[k].iter().flatten() {
+                    claims[b] = claims[b].max(p);
+                }
+            }
+            // Phase 2: winners hold every dynamic body they touch.
+            let mut winners = 0;
+            let won: Vec<bool> = (0..n)
+                .map(|k| {
+                    let p = claim_priority(k as u32);
+                    cand[k] && dyn_bodies[k].iter().flatten().all(|&b| claims[b] == p)
+                })
+                .collect();
+            for k in (0..n).filter(|&k| won[k]) {
+                colours[k] = c;
+                winners += 1;
+                for &b in dyn_bodies[k].iter().flatten() {
+                    claims[b] = CLAIM_TAKEN;
+                }
+            }
+            // Phase 3: losers release what they hold, so every body is free or taken.
+            for k in (0..n).filter(|&k| cand[k] && !won[k]) {
+                let p = claim_priority(k as u32);
+                for &b in dyn_bodies[k].iter().flatten() {
+                    if claims[b] == p {
+                        claims[b] = CLAIM_FREE;
+                    }
+                }
+            }
+            left -= winners;
+            if winners == 0 {
+                break;
+            }
+        }
+        // Release this colour's bodies for the next one.
+        for k in (0..n).filter(|&k| colours[k] == c) {
+            for &b in dyn_bodies[k].iter().flatten() {
+                claims[b] = CLAIM_FREE;
+            }
+        }
+        c += 1;
+    }
+    let mut uncoloured = 0u32;
+    for k in 0..n {
+        if solvable[k] && colours[k] == NONE {
+            colours[k] = SEQUENTIAL_COLOUR;
+            uncoloured += 1;
+        }
+    }
+    let colour_count = if uncoloured > 0 { MAX_COLOURS } else { c };
+    // Counting sort, index order inside a colour.
+    let mut colour_start = vec![0u32; MAX_COLOURS as usize + 1];
+    for &col in colours.iter().filter(|&&col| col != NONE) {
+        colour_start[col as usize + 1] += 1;
+    }
+    for i in 0..MAX_COLOURS as usize {
+        colour_start[i + 1] += colour_start[i];
+    }
+    let mut cursor = colour_start.clone();
+    let mut order = vec![0u32; colour_start[MAX_COLOURS as usize] as usize];
+    for (k, &col) in colours.iter().enumerate() {
+        if col != NONE {
+            order[cursor[col as usize] as usize] = k as u32;
+            cursor[col as usize] += 1;
+        }
+    }
+    for (m, &col) in manifolds.iter_mut().zip(&colours) {
+        m.colour = col;
+    }
+    Colouring {
+        colours,
+        order,
+        colour_start,
+        colour_count,
+        uncoloured,
+        manifolds: manifold_count,
+    }
+}
+
+/// Stage `solve_prepare`: per point of every coloured manifold, the contact basis, the arms
+/// r_a and r_b, the anchors in body space (for position projection), the velocity change per
+/// unit impulse K in contact coordinates, its inverse, the normal velocity target and the
+/// slope bias. Writes `rows` (`solver_rows_per_manifold()` per manifold).
+///
+/// Target normal velocity, the book's `calculateDesiredDeltaVelocity` made a target: bounce
+/// −c·(v_n − v_acc), where v_acc = (last_acc_a − last_acc_b)·n·dt is the closing speed last
+/// step's acceleration built up (the resting-contact fix) and c = 0 when the closing speed is
+/// below `restitution_cutoff`. A speculative point (penetration < 0) instead lets the gap
+/// close in one step: target = penetration / dt. The slope fix adds the planar part of
+/// (last_acc_a − last_acc_b)·dt to the tangential contact velocity.
+pub fn solve_prepare(
+    params: &GpuRigidParams,
+    bodies: &[GpuBody],
+    manifolds: &[GpuManifold],
+    rows: &mut [Vec4],
+) {
+    for (k, m) in manifolds.iter().enumerate() {
+        if m.colour == NONE {
+            continue;
+        }
+        prepare_manifold(params, bodies, m, k, rows);
+    }
+}
+
+fn prepare_manifold(
+    params: &GpuRigidParams,
+    bodies: &[GpuBody],
+    m: &GpuManifold,
+    k: usize,
+    rows: &mut [Vec4],
+) {
+    let a = load_body(bodies, m.body_a);
+    let b = load_body(bodies, m.body_b);
+    let n = m.normal.xyz();
+    let (t1, t2) = contact_basis(n);
+    let e = [n, t1, t2];
+    let dt = params.dt;
+    let restitution = m.material.x;
+    let inv_mass = a.inv_mass + b.inv_mass;
+    let acc = (a.last_acc - b.last_acc) * dt;
+    let vel_from_acc = acc.dot(n);
+    let acc_t1 = acc.dot(t1);
+    let acc_t2 = acc.dot(t2);
+    for i in 0..m.count.min(MAX_POINTS) as usize {
+        let p = m.points[i];
+        let point = p.xyz();
+        let ra = point - a.pos;
+        let rb = point - b.pos;
+        let la = super::math::quat_rotate_inv(a.orient, ra);
+        let lb = super::math::quat_rotate_inv(b.orient, rb);
+        let ka = angular_row(ra, a.inv_inertia, e);
+        let kb = angular_row(rb, b.inv_inertia, e);
+        // Columns of K (symmetric, so rows too).
+        let k0 = ka[0] + kb[0] + Vec3::new(inv_mass, 0.0, 0.0);
+        let k1 = ka[1] + kb[1] + Vec3::new(0.0, inv_mass, 0.0);
+        let k2 = ka[2] + kb[2] + Vec3::new(0.0, 0.0, inv_mass);
+        let (i0, i1, i2) = mat3_inverse_or_zero(k0, k1, k2);
+        let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
+        let vn = dv.dot(n);
+        let pen = p.w;
+        let target = if pen < 0.0 {
+            pen / dt
+        } else {
+            let c = if -vn < params.restitution_cutoff {
+                0.0
+            } else {
+                restitution
+            };
+            -c * (vn - vel_from_acc)
+        };
+        let base = point_base(k, i);
+        set_row(rows, base, ra.extend(target));
+        set_row(rows, base + 1, rb.extend(pen));
+        set_row(rows, base + 2, t1.extend(acc_t1));
+        set_row(rows, base + 3, t2.extend(acc_t2));
+        set_row(rows, base + 4, la.extend(k0.x));
+        set_row(rows, base + 5, lb.extend(k0.y));
+        set_row(rows, base + 6, i0.extend(k0.z));
+        set_row(rows, base + 7, i1.extend(0.0));
+        set_row(rows, base + 8, i2.extend(0.0));
+    }
+}
+
+/// Applies impulse `g` (world) at arms ra, rb: +g on a, −g on b (the normal pushes a out).
+fn apply_impulse(a: &mut SolveBody, b: &mut SolveBody, g: Vec3, ra: Vec3, rb: Vec3) {
+    a.lin_vel += g * a.inv_mass;
+    a.ang_vel += a.inv_inertia * ra.cross(g);
+    b.lin_vel -= g * b.inv_mass;
+    b.ang_vel -= b.inv_inertia * rb.cross(g);
+}
+
+/// Stage `solve_warm_apply` for colour `c`: applies each point's accumulated impulse (set by
+/// [`warm_start`]) once, before the first velocity iteration.
+pub fn solve_warm_apply(
+    colouring: &Colouring,
+    c: u32,
+    bodies: &mut [GpuBody],
+    manifolds: &[GpuManifold],
+    rows: &[Vec4],
+) {
+    for &k in colouring.batch(c) {
+        if let Some(m) = manifolds.get(k as usize) {
+            warm_apply_manifold(bodies, m, k as usize, rows);
+        }
+    }
+}
+
+fn warm_apply_manifold(bodies: &mut [GpuBody], m: &GpuManifold, k: usize, rows: &[Vec4]) {
+    let mut a = load_body(bodies, m.body_a);
+    let mut b = load_body(bodies, m.body_b);
+    let n = m.normal.xyz();
+    for i in 0..m.count.min(MAX_POINTS) as usize {
+        let base = point_base(k, i);
+        let ra = row(rows, base).xyz();
+        let rb = row(rows, base + 1).xyz();
+        let t1 = row(rows, base + 2).xyz();
+        let t2 = row(rows, base + 3).xyz();
+        let imp = m.impulses[i];
+        let g = n * imp.x + t1 * imp.y + t2 * imp.z;
+        apply_impulse(&mut a, &mut b, g, ra, rb);
+    }
+    store_body(bodies, m.body_a, &a);
+    store_body(bodies, m.body_b, &b);
+}
+
+/// Stage `solve_velocity` for colour `c`, one iteration: per point, the impulse that reaches
+/// the target normal velocity and kills the tangential one (impulse matrix · velKill), added
+/// to the accumulated impulse, which is clamped to λn ≥ 0 and |λt| ≤ μ·λn; outside the disc the
+/// book's dynamic-friction formula re-solves the normal row with friction on the disc's edge.
+/// Only the change of the accumulated impulse is applied.
+pub fn solve_velocity(
+    colouring: &Colouring,
+    c: u32,
+    bodies: &mut [GpuBody],
+    manifolds: &mut [GpuManifold],
+    rows: &[Vec4],
+) {
+    for &k in colouring.batch(c) {
+        if let Some(m) = manifolds.get_mut(k as usize) {
+            velocity_manifold(bodies, m, k as usize, rows);
+        }
+    }
+}
+
+fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows: &[Vec4]) {
+    let mut a = load_body(bodies, m.body_a);
+    let mut b = load_body(bodies, m.body_b);
+    let n = m.normal.xyz();
+    let mu = m.normal.w;
+    for i in 0..m.count.min(MAX_POINTS) as usize {
+        let base = point_base(k, i);
+        let r0 = row(rows, base);
+        let ra = r0.xyz();
+        let target = r0.w;
+        let rb = row(rows, base + 1).xyz();
+        let r2 = row(rows, base + 2);
+        let r3 = row(rows, base + 3);
+        let (t1, t2) = (r2.xyz(), r3.xyz());
+        let kn = Vec3::new(
+            row(rows, base + 4).w,
+            row(rows, base + 5).w,
+            row(rows, base + 6).w,
+        );
+        let i0 = row(rows, base + 6).xyz();
+        let i1 = row(rows, base + 7).xyz();
+        let i2 = row(rows, base + 8).xyz();
+        let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
+        let vn = dv.dot(n);
+        let vt1 = dv.dot(t1) + r2.w;
+        let vt2 = dv.dot(t2) + r3.w;
+        let kill = Vec3::new(target - vn, -vt1, -vt2);
+        let cand = i0 * kill.x + i1 * kill.y + i2 * kill.z;
+        let old = m.impulses[i].xyz();
+        let mut new = old + cand;
+        if new.x <= 0.0 {
+            new = Vec3::ZERO;
+        } else {
+            let planar = (new.y * new.y + new.z * new.z).sqrt();
+            if planar > mu * new.x {
+                let dir = Vec2::new(new.y / planar, new.z / planar);
+                let denom = kn.x + mu * (kn.y * dir.x + kn.z * dir.y);
+                let mut x = new.x;
+                if denom > 0.0 {
+                    x = (kill.x + (kn.x * old.x + kn.y * old.y + kn.z * old.z)) / denom;
+                }
+                x = x.max(0.0);
+                new = Vec3::new(x, mu * x * dir.x, mu * x * dir.y);
+            }
+        }
+        let inc = new - old;
+        let g = n * inc.x + t1 * inc.y + t2 * inc.z;
+        apply_impulse(&mut a, &mut b, g, ra, rb);
+        m.impulses[i] = new.extend(0.0);
+    }
+    store_body(bodies, m.body_a, &a);
+    store_body(bodies, m.body_b, &b);
+}
+
+/// Stage `solve_position` for colour `c`, one iteration: the book's non-linear projection per
+/// point. The penetration is recomputed from the bodies' current poses and the anchors saved at
+/// prepare time (pen = pen₀ − n·(anchor_a − anchor_b)); `position_relax × (pen − slop)` is split
+/// between linear and angular movement by inertia, the angular part limited to
+/// `angular_limit × |r|` (the excess moved linearly), and applied to positions and orientations.
+pub fn solve_position(
+    params: &GpuRigidParams,
+    colouring: &Colouring,
+    c: u32,
+    bodies: &mut [GpuBody],
+    manifolds: &[GpuManifold],
+    rows: &[Vec4],
+) {
+    for &k in colouring.batch(c) {
+        if let Some(m) = manifolds.get(k as usize) {
+            position_manifold(params, bodies, m, k as usize, rows);
+        }
+    }
+}
+
+/// Applies one body's share of a projection: `lin_move` along n, and `ang_move` as the rotation
+/// I⁻¹(r × n)/angular inertia per unit move (`u / ang`), added to the quaternion by the ½ rule.
+fn project_body(s: &mut SolveBody, n: Vec3, lin_move: f32, ang_move: f32, u: Vec3, ang: f32) {
+    s.pos += n * lin_move;
+    if ang > 0.0 && ang_move != 0.0 {
+        let rot = u * (ang_move / ang);
+        s.orient = quat_normalize(quat_add_scaled(s.orient, rot, 1.0));
+        s.inv_inertia = world_inverse_inertia(s.orient, &s.body_inv_inertia);
+    }
+}
+
+fn world_inverse_inertia(q: Vec4, inv_body: &Mat3) -> Mat3 {
+    let r = quat_to_mat3(q);
+    r * *inv_body * r.transpose()
+}
+
+/// The book's over-rotation limit: |angular move| ≤ limit, the rest moved linearly.
+fn limit_angular(lin: f32, ang: f32, limit: f32) -> (f32, f32) {
+    if ang.abs() > limit {
+        let total = lin + ang;
+        let a = if ang >= 0.0 { limit } else { -limit };
+        (total - a, a)
+    } else {
+        (lin, ang)
+    }
+}
+
+fn position_manifold(
+    params: &GpuRigidParams,
+    bodies: &mut [GpuBody],
+    m: &GpuManifold,
+    k: usize,
+    rows: &[Vec4],
+) {
+    let mut a = load_body(bodies, m.body_a);
+    let mut b = load_body(bodies, m.body_b);
+    let n = m.normal.xyz();
+    for i in 0..m.count.min(MAX_POINTS) as usize {
+        let base = point_base(k, i);
+        let pen0 = row(rows, base + 1).w;
+        let la = row(rows, base + 4).xyz();
+        let lb = row(rows, base + 5).xyz();
+        let ra = quat_rotate(a.orient, la);
+        let rb = quat_rotate(b.orient, lb);
+        let pen = pen0 - n.dot((a.pos + ra) - (b.pos + rb));
+        let c = params.position_relax * (pen - params.position_slop);
+        if c <= 0.0 {
+            continue;
+        }
+        let ua = a.inv_inertia * ra.cross(n);
+        let ub = b.inv_inertia * rb.cross(n);
+        let ang_a = ua.cross(ra).dot(n);
+        let ang_b = ub.cross(rb).dot(n);
+        let total = a.inv_mass + ang_a + b.inv_mass + ang_b;
+        if total <= 0.0 {
+            continue;
+        }
+        let (lin_a, am_a) = limit_angular(
+            c * a.inv_mass / total,
+            c * ang_a / total,
+            params.angular_limit * ra.length(),
+        );
+        let (lin_b, am_b) = limit_angular(
+            -c * b.inv_mass / total,
+            -c * ang_b / total,
+            params.angular_limit * rb.length(),
+        );
+        project_body(&mut a, n, lin_a, am_a, ua, ang_a);
+        project_body(&mut b, n, lin_b, am_b, ub, ang_b);
+    }
+    store_body(bodies, m.body_a, &a);
+    store_body(bodies, m.body_b, &b);
+}
+
+/// The whole solver on the CPU, in the GPU's order: `warm_start`, `colour`, `solve_prepare`,
+/// `solve_warm_apply` for every colour, `velocity_iterations ×` `solve_velocity` over the
+/// colours, `position_iterations ×` `solve_position` over the colours. `prev` is last step's
+/// manifolds (sorted by shape pair, as the broad phase leaves them).
+pub fn solve(
+    params: &GpuRigidParams,
+    bodies: &mut [GpuBody],
+    manifolds: &mut [GpuManifold],
+    prev: &[GpuManifold],
+) -> SolveReport {
+    warm_start(params, manifolds, prev);
+    let colouring = colour(bodies, manifolds);
+    let mut rows = vec![Vec4::ZERO; manifolds.len() * solver_rows_per_manifold() as usize];
+    solve_prepare(params, bodies, manifolds, &mut rows);
+    if params.velocity_iterations > 0 {
+        for c in 0..colouring.colour_count {
+            solve_warm_apply(&colouring, c, bodies, manifolds, &rows);
+        }
+    }
+    for _ in 0..params.velocity_iterations {
+        for c in 0..colouring.colour_count {
+            solve_velocity(&colouring, c, bodies, manifolds, &rows);
+        }
+    }
+    for _ in 0..params.position_iterations {
+        for c in 0..colouring.colour_count {
+            solve_position(params, &colouring, c, bodies, manifolds, &rows);
+        }
+    }
+    SolveReport {
+        manifolds: colouring.manifolds,
+        colours: colouring.colour_count,
+        uncoloured: colouring.uncoloured,
+    }
+}

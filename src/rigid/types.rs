@@ -232,3 +232,21 @@ pub struct GpuPass {
 
 /// Byte stride of the [`GpuPass`] records (the minimum uniform offset alignment WebGPU allows).
 pub const PASS_STRIDE: u64 = 256;
+
+/// The three-phase explosion of catalogue §14.3 as the `rigid_forces` stage sees it (group 1,
+/// binding 1). 80 bytes. See `Explosion` for the meaning of every field.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuExplosion {
+    /// Detonation point (xyz); seconds since detonation (w).
+    pub detonation: Vec4,
+    /// Implosion: min radius, max radius, duration, force.
+    pub implosion: Vec4,
+    /// Shock wave: speed, thickness, peak force, duration.
+    pub shock: Vec4,
+    /// Convection chimney: peak force, radius, height, duration.
+    pub convection: Vec4,
+    /// Tail-off width factor k (x); 1 when active (y); lever arm of the off-centre force point
+    /// (z); w unused.
+    pub misc: Vec4,
+}

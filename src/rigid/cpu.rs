@@ -1,0 +1,130 @@
+//! CPU twins of the rigid stages the world itself owns: `rigid_integrate`, `wake_contacts` and
+//! `sleep` (WGSL in `shaders/rigid/integrate.wgsl`). Same operation order as the WGSL.
+
+use super::math::*;
+use super::types::*;
+use glam::{Vec3, Vec4, Vec4Swizzles};
+
+/// R·I⁻¹·Rᵀ as three columns.
+pub fn world_inverse_inertia(q: Vec4, inv_body: &[Vec4; 3]) -> [Vec4; 3] {
+    let r = quat_to_mat3(q);
+    cols_of(r * mat3_cols(inv_body) * r.transpose())
+}
+
+/// Stage `rigid_integrate`: the book's order (catalogue §7) for every awake body; see the WGSL
+/// file for the why. Also clears `claims` (the wake stage's per-body flags).
+pub fn rigid_integrate(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: &mut [u32]) {
+    let dt = params.dt;
+    for (b, claim) in bodies
+        .iter_mut()
+        .zip(claims.iter_mut())
+        .take(params.body_count as usize)
+    {
+        *claim = 0;
+        if b.kind == body_kind::STATIC || b.awake == 0 {
+            b.force = Vec4::ZERO;
+            b.torque = Vec4::ZERO;
+            continue;
+        }
+        let mut v = b.lin_vel.xyz();
+        let mut w = b.ang_vel.xyz();
+        if b.kind == body_kind::DYNAMIC {
+            let last_acc = b.acc.xyz() + b.force.xyz() * b.pos.w;
+            let ang_acc = mat3_cols(&b.inv_inertia_world) * b.torque.xyz();
+            v += last_acc * dt;
+            w += ang_acc * dt;
+            v *= b.lin_vel.w.powf(dt);
+            w *= b.ang_vel.w.powf(dt);
+            b.last_acc = last_acc.extend(b.last_acc.w);
+        }
+        let p = b.pos.xyz() + v * dt;
+        let q = quat_normalize(quat_add_scaled(b.orient, w, dt));
+        b.pos = p.extend(b.pos.w);
+        b.orient = q;
+        b.lin_vel = v.extend(b.lin_vel.w);
+        b.ang_vel = w.extend(b.ang_vel.w);
+        b.inv_inertia_world = world_inverse_inertia(q, &b.inv_inertia);
+        b.force = Vec4::ZERO;
+        b.torque = Vec4::ZERO;
+    }
+}
+
+/// Whether a body takes part in waking: dynamic and asleep.
+fn sleeping_dynamic(b: &GpuBody) -> bool {
+    b.kind == body_kind::DYNAMIC && b.awake == 0
+}
+
+/// Stage `wake_mark`: every manifold with points between an awake body and a sleeping dynamic
+/// one marks the sleeper in `claims` (the book's matchAwakeState; contacts with the static world
+/// never wake). Reads only the awake flags of the previous stage, so the result does not depend
+/// on the order manifolds are visited; a chain of sleepers wakes one link per step.
+pub fn wake_mark(
+    params: &GpuRigidParams,
+    bodies: &[GpuBody],
+    manifolds: &[GpuManifold],
+    pair_count: u32,
+    claims: &mut [u32],
+) {
+    for m in manifolds
+        .iter()
+        .take(pair_count.min(params.pair_capacity) as usize)
+    {
+        if m.count == 0 || m.body_a == NONE || m.body_b == NONE {
+            continue;
+        }
+        let (a, b) = (&bodies[m.body_a as usize], &bodies[m.body_b as usize]);
+        if a.awake != 0 && sleeping_dynamic(b) {
+            claims[m.body_b as usize] = 1;
+        }
+        if b.awake != 0 && sleeping_dynamic(a) {
+            claims[m.body_a as usize] = 1;
+        }
+    }
+}
+
+/// Wakes a body as the book's setAwake(true): awake, motion = 2·sleep epsilon.
+pub fn wake(b: &mut GpuBody, sleep_epsilon: f32) {
+    b.awake = 1;
+    b.last_acc.w = 2.0 * sleep_epsilon;
+}
+
+/// Stage `wake_apply`: wakes every body `wake_mark` marked.
+pub fn wake_apply(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: &[u32]) {
+    for (b, &c) in bodies
+        .iter_mut()
+        .zip(claims)
+        .take(params.body_count as usize)
+    {
+        if c != 0 {
+            wake(b, params.sleep_epsilon);
+        }
+    }
+}
+
+/// Stage `sleep` (catalogue §13): motion = bias·motion + (1 − bias)·(|v|² + |ω|²); below the
+/// sleep epsilon a body that may sleep falls asleep with zero velocities; above ten epsilons the
+/// motion is clamped there so a body that stops can fall asleep soon. Returns the awake count.
+pub fn sleep(params: &GpuRigidParams, bodies: &mut [GpuBody]) -> u32 {
+    let mut awake = 0;
+    for b in bodies.iter_mut().take(params.body_count as usize) {
+        if b.kind != body_kind::DYNAMIC || b.awake == 0 {
+            continue;
+        }
+        let v = b.lin_vel.xyz();
+        let w = b.ang_vel.xyz();
+        let current = v.dot(v) + w.dot(w);
+        let mut motion = params.sleep_bias * b.last_acc.w + (1.0 - params.sleep_bias) * current;
+        if b.can_sleep != 0 && motion < params.sleep_epsilon {
+            b.awake = 0;
+            b.lin_vel = Vec3::ZERO.extend(b.lin_vel.w);
+            b.ang_vel = Vec3::ZERO.extend(b.ang_vel.w);
+        } else {
+            awake += 1;
+            if motion > 10.0 * params.sleep_epsilon {
+                motion = 10.0 * params.sleep_epsilon;
+            }
+        }
+        b.last_acc.w = motion;
+    }
+    awake
+}

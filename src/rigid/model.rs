@@ -1,0 +1,550 @@
+//! The public description of rigid bodies and their colliders: builders validated at the API
+//! boundary, handles, and the world configuration.
+
+use super::math::*;
+use super::types::*;
+use crate::error::{finite, finite3, non_negative, positive, Error, Result};
+use glam::{Mat3, Quat, Vec3, Vec4};
+
+/// How a body moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BodyKind {
+    /// Moved by forces and contacts.
+    #[default]
+    Dynamic,
+    /// Never moves; infinite mass. Planes and half-spaces belong to static bodies.
+    Static,
+    /// Moves with the velocity you give it; pushes dynamic bodies, is never pushed.
+    Kinematic,
+}
+
+/// A collision primitive's geometry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    /// A solid sphere.
+    Sphere {
+        /// Radius (> 0).
+        radius: f32,
+    },
+    /// A solid box.
+    Cuboid {
+        /// Half extents along the collider's axes (each > 0).
+        half_extents: Vec3,
+    },
+    /// A solid capsule: a segment along the collider's y axis swept by a sphere.
+    Capsule {
+        /// Radius (> 0).
+        radius: f32,
+        /// Half the segment length (>= 0; 0 is a sphere).
+        half_height: f32,
+    },
+    /// Everything on the far side of a plane is solid: points p with p·normal <= offset.
+    /// Static bodies only.
+    HalfSpace {
+        /// Outward normal (normalized on entry).
+        normal: Vec3,
+        /// Plane offset along the normal.
+        offset: f32,
+    },
+    /// A two-sided thin plane p·normal = offset. Static bodies only.
+    Plane {
+        /// Normal (normalized on entry).
+        normal: Vec3,
+        /// Offset along the normal.
+        offset: f32,
+    },
+}
+
+impl Shape {
+    /// The shape's volume (0 for planes), used to share a body's mass among its colliders.
+    pub fn volume(&self) -> f32 {
+        use std::f32::consts::PI;
+        match *self {
+            Shape::Sphere { radius } => 4.0 / 3.0 * PI * radius.powi(3),
+            Shape::Cuboid { half_extents: h } => 8.0 * h.x * h.y * h.z,
+            Shape::Capsule {
+                radius,
+                half_height,
+            } => PI * radius * radius * (4.0 / 3.0 * radius + 2.0 * half_height),
+            Shape::HalfSpace { .. } | Shape::Plane { .. } => 0.0,
+        }
+    }
+
+    fn is_plane(&self) -> bool {
+        matches!(self, Shape::HalfSpace { .. } | Shape::Plane { .. })
+    }
+
+    fn validate(&self) -> Result<()> {
+        match *self {
+            Shape::Sphere { radius } => positive("sphere radius", radius),
+            Shape::Cuboid { half_extents: h } => {
+                if h.is_finite() && h.min_element() > 0.0 {
+                    Ok(())
+                } else {
+                    Err(Error::InvalidInput {
+                        what: "cuboid half_extents",
+                        value: format!("{h:?}"),
+                        fix: "pass three finite half extents > 0",
+                    })
+                }
+            }
+            Shape::Capsule {
+                radius,
+                half_height,
+            } => {
+                positive("capsule radius", radius)?;
+                non_negative("capsule half_height", half_height)
+            }
+            Shape::HalfSpace { normal, offset } | Shape::Plane { normal, offset } => {
+                finite("plane offset", offset)?;
+                if normal.is_finite() && normal.length_squared() > 1e-12 {
+                    Ok(())
+                } else {
+                    Err(Error::InvalidInput {
+                        what: "plane normal",
+                        value: format!("{normal:?}"),
+                        fix: "pass a finite, non-zero normal",
+                    })
+                }
+            }
+        }
+    }
+
+    /// Inertia tensor of the solid about its own centre, in its own axes, for `mass`.
+    pub fn inertia(&self, mass: f32) -> Mat3 {
+        match *self {
+            Shape::Sphere { radius } => super::inertia::solid_sphere(mass, radius),
+            Shape::Cuboid { half_extents } => super::inertia::cuboid(mass, half_extents),
+            Shape::Capsule {
+                radius,
+                half_height,
+            } => super::inertia::capsule(mass, radius, half_height),
+            Shape::HalfSpace { .. } | Shape::Plane { .. } => Mat3::ZERO,
+        }
+    }
+}
+
+/// A collider: a shape placed on a body, with its material and collision groups.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Collider {
+    /// Geometry.
+    pub shape: Shape,
+    /// Position in the body's frame (relative to the centre of mass).
+    pub offset: Vec3,
+    /// Rotation in the body's frame.
+    pub rotation: Quat,
+    /// Coulomb friction coefficient (>= 0).
+    pub friction: f32,
+    /// Restitution in [0, 1].
+    pub restitution: f32,
+    /// Group bits; two colliders touch when each one's group meets the other's mask.
+    pub group: u32,
+    /// Mask bits.
+    pub mask: u32,
+}
+
+impl Collider {
+    /// A collider of `shape` at the body's centre, friction 0.5, restitution 0.
+    pub fn new(shape: Shape) -> Self {
+        Self {
+            shape,
+            offset: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+            friction: 0.5,
+            restitution: 0.0,
+            group: u32::MAX,
+            mask: u32::MAX,
+        }
+    }
+    /// A sphere.
+    pub fn sphere(radius: f32) -> Self {
+        Self::new(Shape::Sphere { radius })
+    }
+    /// A box with the given half extents.
+    pub fn cuboid(half_extents: Vec3) -> Self {
+        Self::new(Shape::Cuboid { half_extents })
+    }
+    /// A capsule along local y.
+    pub fn capsule(radius: f32, half_height: f32) -> Self {
+        Self::new(Shape::Capsule {
+            radius,
+            half_height,
+        })
+    }
+    /// A half-space (solid below the plane p·normal = offset).
+    pub fn half_space(normal: Vec3, offset: f32) -> Self {
+        Self::new(Shape::HalfSpace { normal, offset })
+    }
+    /// A two-sided plane.
+    pub fn plane(normal: Vec3, offset: f32) -> Self {
+        Self::new(Shape::Plane { normal, offset })
+    }
+    /// Places the collider in the body's frame.
+    pub fn at(mut self, offset: Vec3, rotation: Quat) -> Self {
+        self.offset = offset;
+        self.rotation = rotation;
+        self
+    }
+    /// Sets friction and restitution.
+    pub fn material(mut self, friction: f32, restitution: f32) -> Self {
+        self.friction = friction;
+        self.restitution = restitution;
+        self
+    }
+    /// Sets the collision group and mask bits.
+    pub fn groups(mut self, group: u32, mask: u32) -> Self {
+        self.group = group;
+        self.mask = mask;
+        self
+    }
+
+    pub(crate) fn to_gpu(self, body: u32, kind: BodyKind) -> Result<GpuShape> {
+        self.shape.validate()?;
+        finite3("collider offset", self.offset)?;
+        let rot = unit_quat("collider rotation", self.rotation)?;
+        non_negative("collider friction", self.friction)?;
+        if !(0.0..=1.0).contains(&self.restitution) {
+            return Err(Error::InvalidInput {
+                what: "collider restitution",
+                value: format!("{}", self.restitution),
+                fix: "pass a restitution in [0, 1]",
+            });
+        }
+        if self.shape.is_plane() && kind != BodyKind::Static {
+            return Err(Error::InvalidInput {
+                what: "collider shape",
+                value: format!("{:?} on a {kind:?} body", self.shape),
+                fix: "planes and half-spaces have no mass: put them on a RigidBody::fixed() body",
+            });
+        }
+        let (kind_code, dims) = match self.shape {
+            Shape::Sphere { radius } => (shape_kind::SPHERE, Vec4::new(radius, 0.0, 0.0, 0.0)),
+            Shape::Cuboid { half_extents } => (shape_kind::BOX, half_extents.extend(0.0)),
+            Shape::Capsule {
+                radius,
+                half_height,
+            } => (
+                shape_kind::CAPSULE,
+                Vec4::new(radius, half_height, 0.0, 0.0),
+            ),
+            Shape::HalfSpace { normal, offset } => {
+                let l = normal.length();
+                (shape_kind::HALF_SPACE, (normal / l).extend(offset / l))
+            }
+            Shape::Plane { normal, offset } => {
+                let l = normal.length();
+                (shape_kind::PLANE, (normal / l).extend(offset / l))
+            }
+        };
+        Ok(GpuShape {
+            kind: kind_code,
+            body,
+            group: self.group,
+            mask: self.mask,
+            offset_pos: self.offset.extend(0.0),
+            offset_rot: rot,
+            dims,
+            material: Vec4::new(self.friction, self.restitution, 0.0, 0.0),
+        })
+    }
+}
+
+fn unit_quat(what: &'static str, q: Quat) -> Result<Vec4> {
+    let v = from_quat(q);
+    if !v.is_finite() || v.length_squared() < 1e-12 {
+        return Err(Error::InvalidInput {
+            what,
+            value: format!("{q:?}"),
+            fix: "pass a finite, non-zero quaternion (it is normalized for you)",
+        });
+    }
+    Ok(quat_normalize(v))
+}
+
+/// A rigid body's description. Build with [`RigidBody::dynamic`], [`RigidBody::fixed`] or
+/// [`RigidBody::kinematic`], then chain setters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RigidBody {
+    /// How it moves.
+    pub kind: BodyKind,
+    /// Centre of mass in the world.
+    pub position: Vec3,
+    /// Orientation.
+    pub rotation: Quat,
+    /// Linear velocity.
+    pub linear_velocity: Vec3,
+    /// Angular velocity (world).
+    pub angular_velocity: Vec3,
+    /// Mass (dynamic bodies; > 0).
+    pub mass: f32,
+    /// Inertia tensor in body space; `None` derives it from the colliders and the mass.
+    pub inertia: Option<Mat3>,
+    /// Fraction of linear velocity kept per second, in (0, 1].
+    pub linear_damping: f32,
+    /// Fraction of angular velocity kept per second, in (0, 1].
+    pub angular_damping: f32,
+    /// Constant acceleration; `None` uses the world's gravity.
+    pub acceleration: Option<Vec3>,
+    /// Whether the body may fall asleep.
+    pub can_sleep: bool,
+    /// Continuous collision for a fast sphere.
+    pub ccd: bool,
+    /// Start asleep (levels may start at rest).
+    pub asleep: bool,
+}
+
+impl RigidBody {
+    fn of(kind: BodyKind) -> Self {
+        Self {
+            kind,
+            position: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+            linear_velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
+            mass: 1.0,
+            inertia: None,
+            linear_damping: 0.99,
+            angular_damping: 0.99,
+            acceleration: None,
+            can_sleep: true,
+            ccd: false,
+            asleep: false,
+        }
+    }
+    /// A dynamic body of mass 1 at the origin.
+    pub fn dynamic() -> Self {
+        Self::of(BodyKind::Dynamic)
+    }
+    /// A static body.
+    pub fn fixed() -> Self {
+        Self::of(BodyKind::Static)
+    }
+    /// A kinematic body.
+    pub fn kinematic() -> Self {
+        Self::of(BodyKind::Kinematic)
+    }
+    /// Sets the position.
+    pub fn position(mut self, p: Vec3) -> Self {
+        self.position = p;
+        self
+    }
+    /// Sets the orientation.
+    pub fn rotation(mut self, q: Quat) -> Self {
+        self.rotation = q;
+        self
+    }
+    /// Sets the linear velocity.
+    pub fn velocity(mut self, v: Vec3) -> Self {
+        self.linear_velocity = v;
+        self
+    }
+    /// Sets the angular velocity.
+    pub fn angular_velocity(mut self, w: Vec3) -> Self {
+        self.angular_velocity = w;
+        self
+    }
+    /// Sets the mass.
+    pub fn mass(mut self, m: f32) -> Self {
+        self.mass = m;
+        self
+    }
+    /// Sets the body-space inertia tensor explicitly.
+    pub fn inertia(mut self, i: Mat3) -> Self {
+        self.inertia = Some(i);
+        self
+    }
+    /// Sets linear and angular damping (fraction kept per second).
+    pub fn damping(mut self, linear: f32, angular: f32) -> Self {
+        self.linear_damping = linear;
+        self.angular_damping = angular;
+        self
+    }
+    /// Sets a constant acceleration instead of the world's gravity.
+    pub fn acceleration(mut self, a: Vec3) -> Self {
+        self.acceleration = Some(a);
+        self
+    }
+    /// Allows or forbids sleeping.
+    pub fn can_sleep(mut self, yes: bool) -> Self {
+        self.can_sleep = yes;
+        self
+    }
+    /// Turns continuous collision on (for fast small spheres).
+    pub fn ccd(mut self, yes: bool) -> Self {
+        self.ccd = yes;
+        self
+    }
+    /// Starts the body asleep.
+    pub fn asleep(mut self, yes: bool) -> Self {
+        self.asleep = yes;
+        self
+    }
+
+    /// The GPU record of this body with its colliders, validated.
+    pub(crate) fn to_gpu(
+        self,
+        colliders: &[Collider],
+        gravity: Vec3,
+        sleep_epsilon: f32,
+    ) -> Result<GpuBody> {
+        finite3("body position", self.position)?;
+        finite3("body linear velocity", self.linear_velocity)?;
+        finite3("body angular velocity", self.angular_velocity)?;
+        let q = unit_quat("body rotation", self.rotation)?;
+        for (what, d) in [
+            ("body linear damping", self.linear_damping),
+            ("body angular damping", self.angular_damping),
+        ] {
+            if !(d > 0.0 && d <= 1.0) {
+                return Err(Error::InvalidInput {
+                    what,
+                    value: format!("{d}"),
+                    fix: "pass the fraction of velocity kept per second, in (0, 1]",
+                });
+            }
+        }
+        let acc = self.acceleration.unwrap_or(gravity);
+        finite3("body acceleration", acc)?;
+        let (inv_mass, inv_inertia) = match self.kind {
+            BodyKind::Dynamic => {
+                positive("body mass", self.mass)?;
+                let inertia = match self.inertia {
+                    Some(i) => i,
+                    None => derived_inertia(colliders, self.mass)?,
+                };
+                (1.0 / self.mass, super::inertia::inverse_inertia(inertia)?)
+            }
+            BodyKind::Static | BodyKind::Kinematic => (0.0, Mat3::ZERO),
+        };
+        let inv_inertia = cols_of(inv_inertia);
+        let kind = match self.kind {
+            BodyKind::Dynamic => body_kind::DYNAMIC,
+            BodyKind::Static => body_kind::STATIC,
+            BodyKind::Kinematic => body_kind::KINEMATIC,
+        };
+        let (lin, ang) = if self.kind == BodyKind::Static {
+            (Vec3::ZERO, Vec3::ZERO)
+        } else {
+            (self.linear_velocity, self.angular_velocity)
+        };
+        Ok(GpuBody {
+            pos: self.position.extend(inv_mass),
+            orient: q,
+            lin_vel: lin.extend(self.linear_damping),
+            ang_vel: ang.extend(self.angular_damping),
+            inv_inertia,
+            inv_inertia_world: super::cpu::world_inverse_inertia(q, &inv_inertia),
+            force: Vec4::ZERO,
+            torque: Vec4::ZERO,
+            acc: acc.extend(0.0),
+            last_acc: Vec4::new(0.0, 0.0, 0.0, 2.0 * sleep_epsilon),
+            kind,
+            awake: u32::from(!self.asleep && self.kind != BodyKind::Static),
+            can_sleep: u32::from(self.can_sleep),
+            flags: u32::from(self.ccd),
+        })
+    }
+}
+
+/// The inertia of a body whose mass is shared among its colliders by volume, each about the
+/// body's origin (the parallel-axis theorem).
+fn derived_inertia(colliders: &[Collider], mass: f32) -> Result<Mat3> {
+    let total: f32 = colliders.iter().map(|c| c.shape.volume()).sum();
+    if colliders.is_empty() || total <= 0.0 {
+        return Err(Error::InvalidInput {
+            what: "body inertia",
+            value: "no solid collider to derive it from".into(),
+            fix: "give the dynamic body a sphere, box or capsule collider, or set .inertia(..)",
+        });
+    }
+    let mut sum = Mat3::ZERO;
+    for c in colliders {
+        let m = mass * c.shape.volume() / total;
+        let r = Mat3::from_quat(c.rotation);
+        let local = r * c.shape.inertia(m) * r.transpose();
+        sum += super::inertia::parallel_axis(local, m, c.offset);
+    }
+    Ok(sum)
+}
+
+/// A body in a [`super::RigidWorld`]: its slot and the generation of that slot, so a handle of
+/// a removed body is refused rather than reaching the slot's next owner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BodyHandle {
+    pub(crate) index: u32,
+    pub(crate) generation: u32,
+    pub(crate) world: u32,
+}
+
+impl BodyHandle {
+    /// The body's slot: its index in the GPU `bodies` buffer and in [`super::RigidWorld::read_bodies`].
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+}
+
+/// Configuration of a [`super::RigidWorld`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct RigidConfig {
+    /// Body slots (grown automatically when full if `auto_grow`).
+    pub body_capacity: u32,
+    /// Shape slots; 0 means twice the body capacity.
+    pub shape_capacity: u32,
+    /// Pair and manifold slots; 0 means eight per shape.
+    pub pair_capacity: u32,
+    /// Grow full buffers (bodies, shapes, pairs) instead of refusing or reporting only.
+    pub auto_grow: bool,
+    /// Gravity of bodies without their own acceleration.
+    pub gravity: Vec3,
+    /// Velocity iterations per substep.
+    pub velocity_iterations: u32,
+    /// Position iterations per substep.
+    pub position_iterations: u32,
+    /// Substeps per step.
+    pub substeps: u32,
+    /// Closing speeds below this bounce with no restitution (the book's 0.25 m/s).
+    pub restitution_cutoff: f32,
+    /// Contacts are made within this gap (the book's pessimistic margin).
+    pub contact_margin: f32,
+    /// The book's angular limit of position projection.
+    pub angular_limit: f32,
+    /// Fraction of penetration removed per position iteration.
+    pub position_relax: f32,
+    /// Penetration left alone (metres).
+    pub position_slop: f32,
+    /// Recency-weighted |v|² + |ω|² below which a body sleeps.
+    pub sleep_epsilon: f32,
+    /// Weight of the old motion after one second (the book's baseBias, 0.5–0.8).
+    pub sleep_base_bias: f32,
+    /// Warm-start the solver with last step's impulses.
+    pub warm_start: bool,
+    /// Friction combine rule.
+    pub combine_friction: super::material::Combine,
+    /// Restitution combine rule.
+    pub combine_restitution: super::material::Combine,
+}
+
+impl Default for RigidConfig {
+    fn default() -> Self {
+        Self {
+            body_capacity: 1024,
+            shape_capacity: 0,
+            pair_capacity: 0,
+            auto_grow: true,
+            gravity: Vec3::new(0.0, -9.81, 0.0),
+            velocity_iterations: 10,
+            position_iterations: 4,
+            substeps: 1,
+            restitution_cutoff: 0.25,
+            contact_margin: 0.02,
+            angular_limit: 0.2,
+            position_relax: 0.8,
+            position_slop: 0.002,
+            sleep_epsilon: 0.05,
+            sleep_base_bias: 0.5,
+            warm_start: true,
+            combine_friction: super::material::Combine::Geometric,
+            combine_restitution: super::material::Combine::Average,
+        }
+    }
+}
