@@ -824,14 +824,16 @@ fn run_gpu(ctx: &GpuContext, s: &Scene, c: &Cpu) -> GpuRun {
     let cnt: Vec<u32> = buffer::read_vec(dev, &ctx.queue, &counters, 2).expect("counters");
     let shapes_after: Vec<GpuShape> =
         buffer::read_vec(dev, &ctx.queue, &shapes, s.shapes.len()).expect("shapes");
-    if let Some(i) = (0..s.shapes.len()).find(|&i| shapes_after[i] != s.shapes[i]) {
-        eprintln!("shapes buffer changed at {i}: {:?}", shapes_after[i]);
-    }
+    assert!(
+        shapes_after == s.shapes,
+        "the broad phase wrote into `shapes`"
+    );
     let bodies_after: Vec<GpuBody> =
         buffer::read_vec(dev, &ctx.queue, &bodies, s.bodies.len()).expect("bodies");
-    if let Some(i) = (0..s.bodies.len()).find(|&i| bodies_after[i] != s.bodies[i]) {
-        eprintln!("bodies buffer changed at {i}: {:?}", bodies_after[i]);
-    }
+    assert!(
+        bodies_after == s.bodies,
+        "the broad phase wrote into `bodies`"
+    );
     let written = cnt[1].min(c.params.pair_capacity) as usize;
     let raw: Vec<[u32; 2]> = buffer::read_vec(dev, &ctx.queue, &pairs, written).expect("pairs");
     let mut run = GpuRun {
@@ -886,13 +888,7 @@ fn gpu_broad_phase_matches_the_cpu() {
     }
     cases.push((big, u32::MAX / 64, false));
     cases.push((scene(46, 12_000, 60.0), u32::MAX / 64, true));
-    let only: Option<usize> = std::env::var("BROAD_CASE")
-        .ok()
-        .and_then(|v| v.parse().ok());
     for (ci, (s, cap, stress)) in cases.iter().enumerate() {
-        if only.is_some_and(|o| o != ci) {
-            continue;
-        }
         let mut c = cpu_aabbs(s, 0);
         let full = grid_pairs(s, &c, &c.shape_pos, &c.shape_xf).1;
         c.params.pair_capacity = (*cap).min(full + 10);
@@ -903,7 +899,6 @@ fn gpu_broad_phase_matches_the_cpu() {
             c.plan.large.len(),
             c.params.pair_capacity
         );
-        eprintln!("{what}: read back");
         assert_close(&format!("{what}: shape_pos"), &g.shape_pos, &c.shape_pos);
         assert_close(&format!("{what}: shape_xf"), &g.shape_xf, &c.shape_xf);
         for i in 0..s.shapes.len() {
@@ -935,7 +930,11 @@ fn gpu_broad_phase_matches_the_cpu() {
             let gpu_off: Vec<u32> = (0..items)
                 .map(|t| g.scratch[t] + g.scratch[items + t / SCAN_BLOCK as usize])
                 .collect();
-            assert_eq!(g.scratch.len(), items + blocks + 1, "{what}: scratch length");
+            assert_eq!(
+                g.scratch.len(),
+                items + blocks + 1,
+                "{what}: scratch length"
+            );
             if let Some(t) = (0..items).find(|&t| gpu_off[t] != offsets[t]) {
                 panic!(
                     "{what}: offset of item {t} ({:?}): gpu {}, cpu {} (count {}); prev gpu {:?}",
@@ -996,5 +995,88 @@ fn gpu_broad_phase_matches_the_cpu() {
             first_difference(&g.pairs, &pairs)
         );
         eprintln!("{what}: {} pairs identical", g.pairs.len());
+    }
+}
+
+/// The same parity through the world's own GPU host ([`GpuRigid`]: its buffers, bind groups and
+/// grid): `shape_aabbs`, the grid build over `shape_pos`, then [`broad_gpu_passes`], as
+/// `RigidWorld::step` records them.
+#[test]
+fn gpu_rigid_host_broad_phase_matches_the_cpu() {
+    use wgphys::rigid::gpu::{GpuRigid, GpuRigidSizes, Pass};
+    let ctx = gpu();
+    for (ci, (s, overflow)) in [(scene(51, 700, 12.0), false), (scene(52, 300, 6.0), true)]
+        .iter()
+        .enumerate()
+    {
+        let mut c = cpu_aabbs(s, 0);
+        let full = grid_pairs(s, &c, &c.shape_pos, &c.shape_xf).1;
+        c.params.pair_capacity = if *overflow { full / 3 } else { full + 5 };
+        let n = s.shapes.len() as u32;
+        let k = c.plan.large.len() as u32;
+        let mut g = GpuRigid::new(
+            &ctx,
+            GpuRigidSizes {
+                bodies: s.bodies.len() as u32,
+                shapes: n,
+                pairs: c.params.pair_capacity,
+                solver_words: 64,
+                pair_scratch_words: pair_scratch_words(n, k),
+                grid: c.spec,
+            },
+        )
+        .expect("GpuRigid");
+        g.write(&g.params, &[c.params]);
+        g.write(&g.bodies, &s.bodies);
+        g.write(&g.shapes, &s.shapes);
+        g.write(&g.large, &c.plan.large);
+        let (entry, groups) = shape_aabbs_pass(n);
+        g.run(&[Pass::direct(entry, groups)]).expect("shape_aabbs");
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        g.record_grid(&mut enc, n).expect("grid");
+        ctx.queue.submit([enc.finish()]);
+        let passes: Vec<Pass> = broad_gpu_passes(n, k)
+            .into_iter()
+            .map(|(e, w)| Pass::direct(e, w))
+            .collect();
+        g.run(&passes).expect("broad passes");
+        let to_vec4 = |v: Vec<[f32; 4]>| v.into_iter().map(Vec4::from_array).collect::<Vec<_>>();
+        let shape_pos = to_vec4(g.read(&g.shape_pos, n as usize).expect("shape_pos"));
+        let shape_xf = to_vec4(g.read(&g.shape_xf, 3 * n as usize).expect("shape_xf"));
+        let counters: Vec<u32> = g.read(&g.counters, 2).expect("counters");
+        let written = counters[counter::PAIRS] as usize;
+        let pairs: Vec<[u32; 2]> = g.read(&g.pairs, written).expect("pairs");
+        let scratch: Vec<u32> = g
+            .read(&g.pair_scratch, pair_scratch_words(n, k) as usize)
+            .expect("scratch");
+        let what = format!(
+            "host case {ci} ({n} shapes, capacity {})",
+            c.params.pair_capacity
+        );
+        assert_close(&format!("{what}: shape_pos"), &shape_pos, &c.shape_pos);
+        assert_close(&format!("{what}: shape_xf"), &shape_xf, &c.shape_xf);
+        let (cpu_pairs, wanted) = grid_pairs(s, &c, &shape_pos, &shape_xf);
+        assert_eq!(wanted, full, "{what}: CPU wanted on GPU AABBs");
+        assert_eq!(
+            counters[counter::PAIRS_WANTED],
+            wanted,
+            "{what}: PAIRS_WANTED"
+        );
+        assert_eq!(
+            counters[counter::PAIRS],
+            wanted.min(c.params.pair_capacity),
+            "{what}: PAIRS"
+        );
+        assert_eq!(
+            scratch[truncated_word(n, k) as usize],
+            0,
+            "{what}: truncation flag"
+        );
+        assert!(
+            pairs == cpu_pairs,
+            "{what}: {}",
+            first_difference(&pairs, &cpu_pairs)
+        );
+        eprintln!("{what}: {} pairs identical, {wanted} wanted", pairs.len());
     }
 }

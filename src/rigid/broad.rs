@@ -56,6 +56,36 @@
 //! shape is written in order, none is dropped, and the private array stays small (lavapipe and
 //! llvmpipe are slow with large ones).
 //!
+//! The 27 stencil cells may share hash keys. Instead of de-duplicating the keys, a candidate
+//! counts only when visited through the stencil cell that is its own cell: every shape is in
+//! one cell, so it is seen once, and shapes of other cells that share a key are dropped before
+//! the pair test. Within a key the grid lists shapes in ascending index (its sort is stable), so
+//! a search enters each key's range by binary search past the last partner written and, once
+//! the batch is full, leaves the range at the first index above the batch's largest.
+//!
+//! # Software adapters
+//! llvmpipe and lavapipe (Mesa's gallivm) silently break every loop of a shader invocation after
+//! 65535 loop iterations in total, all loops together (`LP_MAX_TGSI_LOOP_ITERATIONS`). The
+//! search above is shaped to cost about the candidates it visits, which keeps scenes of ~100
+//! shapes per cell correct there (tested). Should a much more crowded cell still hit the limit,
+//! `broad_write` notices that an item wrote fewer pairs than `broad_count` counted and sets the
+//! truncation flag at [`truncated_word`] in `pair_scratch` (never set on real GPUs).
+//!
+//! # Host sequence (GPU)
+//! 1. [`plan_grid`] on the shapes with `params.contact_margin`; upload `plan.large` to `large`,
+//!    set `params.large_count = plan.large.len()`, build a [`GridSpec`] with
+//!    [`BroadPlan::grid_spec`] (or any table size) and set `params.inv_cell_size =
+//!    spec.inv_cell_size()`, `params.table_mask = spec.table_mask()`.
+//! 2. [`shape_aabbs_pass`]: `shape_aabbs` over `params.shape_count` shapes.
+//! 3. The grid build (`crate::grid::GpuGrid::encode_build`) over the first `shape_count` entries
+//!    of `shape_pos` with that spec; bind its `sorted_index`, `cell_start`, `cell_end` as
+//!    `grid_sorted`, `grid_start`, `grid_end`.
+//! 4. [`broad_gpu_passes`]`(shape_count, large_count)`, in order. `pair_scratch` holds
+//!    [`pair_scratch_words`]`(shape capacity, large capacity)` words: size it with the plan's
+//!    large count (re-plan and grow when shapes change), not the shape count, since every large
+//!    shape adds `shape_count / LARGE_CHUNK` items. `pairs` holds `params.pair_capacity` slots.
+//!    The counters need no clearing: `broad_scan_sums` stores them.
+//!
 //! # Limits
 //! - Small pairs are exact while the float error of the centres stays below the cell slack
 //!   (1/64 of a cell): centres within about 60 000 cells of the origin.
