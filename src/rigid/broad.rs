@@ -51,10 +51,11 @@
 //! `broad_scan_sums` (one workgroup over the block sums) turn counts into offsets and store the
 //! totals in the counters, and `broad_write` writes each item's partners at its offset in
 //! ascending `b`. A small item's grid partners arrive in cell order, so `broad_write` collects
-//! the [`PARTNER_BATCH`] smallest partners above the last one written (a small insertion-sorted
-//! private array), writes them and repeats until a round finds fewer: any number of partners per
-//! shape is written in order, none is dropped, and the private array stays small (lavapipe and
-//! llvmpipe are slow with large ones).
+//! the [`PARTNER_BATCH`] smallest partners above the last one written (insertion-sorted in the
+//! thread's own slice of a workgroup array), writes them and repeats until a round finds fewer:
+//! any number of partners per shape is written in order and none is dropped. The batch lives in
+//! workgroup memory, not a private array: software adapters are slow with large private arrays,
+//! and llvmpipe's GL path corrupted one under this insertion.
 //!
 //! The 27 stencil cells may share hash keys. Instead of de-duplicating the keys, a candidate
 //! counts only when visited through the stencil cell that is its own cell: every shape is in
@@ -99,8 +100,9 @@ use crate::error::Result;
 use crate::grid::{cell_key, cell_of, neighbour_cell, CpuGrid, GridSpec, STENCIL};
 use glam::{Vec3, Vec4, Vec4Swizzles};
 
-/// Partners a small item collects per round in `broad_write` (WGSL `BROAD_BATCH`). Not a bound:
-/// a shape with more partners takes more rounds.
+/// Partners a small item collects per round in `broad_write` (WGSL `BROAD_BATCH`; the batch
+/// takes `4 · PARTNER_BATCH · RIGID_WG` bytes of workgroup memory). Not a bound: a shape with
+/// more partners takes more rounds.
 pub const PARTNER_BATCH: u32 = 16;
 /// Shapes per chunk item of a large shape (WGSL `BROAD_CHUNK`).
 pub const LARGE_CHUNK: u32 = 256;
