@@ -588,6 +588,18 @@ fn item_layout() {
     assert_eq!(broad_items(1000, 4), 996 + 4 * 4);
     assert_eq!(pair_scratch_words(1000, 4), 1012 + 4 + 1);
     assert_eq!(truncated_word(1000, 4), 1012 + 4);
+    // The sizing hint covers every plan of bounded shapes and keeps the scratch linear.
+    assert_eq!(large_capacity_hint(1_000_000), 1000 + PLANE_ALLOWANCE);
+    assert_eq!(large_capacity_hint(10), 10);
+    let words = pair_scratch_words(1_000_000, large_capacity_hint(1_000_000));
+    assert!(
+        words < 6_000_000,
+        "scratch for a million shapes: {words} words"
+    );
+    let s = scene(8, 3000, 40.0);
+    let planes = s.shapes.iter().filter(|sh| is_plane(sh.kind)).count() as u32;
+    let bounded = plan_grid(&s.shapes, MARGIN).large.len() as u32 - planes;
+    assert!(bounded + planes <= large_capacity_hint(s.shapes.len() as u32));
 }
 
 #[test]

@@ -67,8 +67,8 @@
 //! # Software adapters
 //! llvmpipe and lavapipe (Mesa's gallivm) silently break every loop of a shader invocation after
 //! 65535 loop iterations in total, all loops together (`LP_MAX_TGSI_LOOP_ITERATIONS`). The
-//! search above is shaped to cost about the candidates it visits, which keeps scenes of ~100
-//! shapes per cell correct there (tested). Should a much more crowded cell still hit the limit,
+//! search above is shaped to cost about the candidates it visits, which keeps the tests' dense
+//! scenes (13 800 shapes, sizes over 100x) exact there. Should a much more crowded cell hit it,
 //! `broad_write` notices that an item wrote fewer pairs than `broad_count` counted and sets the
 //! truncation flag at [`truncated_word`] in `pair_scratch` (never set on real GPUs).
 //!
@@ -82,9 +82,10 @@
 //!    of `shape_pos` with that spec; bind its `sorted_index`, `cell_start`, `cell_end` as
 //!    `grid_sorted`, `grid_start`, `grid_end`.
 //! 4. [`broad_gpu_passes`]`(shape_count, large_count)`, in order. `pair_scratch` holds
-//!    [`pair_scratch_words`]`(shape capacity, large capacity)` words: size it with the plan's
-//!    large count (re-plan and grow when shapes change), not the shape count, since every large
-//!    shape adds `shape_count / LARGE_CHUNK` items. `pairs` holds `params.pair_capacity` slots.
+//!    [`pair_scratch_words`]`(shape capacity, large capacity)` words: size it with
+//!    [`large_capacity_hint`] (or the plan's large count when larger; grow when a re-plan
+//!    exceeds it), not the shape count, since every large shape adds `shape_count /
+//!    LARGE_CHUNK` items. `pairs` holds `params.pair_capacity` slots.
 //!    The counters need no clearing: `broad_scan_sums` stores them.
 //!
 //! # Limits
@@ -1039,6 +1040,21 @@ pub fn broad_gpu_passes(shape_count: u32, large_count: u32) -> Vec<(&'static str
 /// truncation flag (see [`truncated_word`]).
 pub fn pair_scratch_words(shape_capacity: u32, large_capacity: u32) -> u64 {
     truncated_word(shape_capacity, large_capacity) + 1
+}
+
+/// Planes, half-spaces and unbounded shapes [`large_capacity_hint`] allows for.
+pub const PLANE_ALLOWANCE: u32 = 16;
+
+/// A large-shape capacity for sizing `pair_scratch` before any plan exists: the most bounded
+/// shapes [`plan_grid`] puts in the large list for `shape_capacity` shapes
+/// (`max(MIN_LARGE_CAP, ceil(sqrt(shape_capacity)))`) plus [`PLANE_ALLOWANCE`], at most
+/// `shape_capacity`. Sizing with `shape_capacity` itself instead makes the scratch grow as
+/// `shape_capacity² / LARGE_CHUNK` (156 MB at 100 000 shapes); with this hint it stays near
+/// `5 · shape_capacity` words at a million shapes. Grow the buffer when a plan's large list is
+/// longer (many planes).
+pub fn large_capacity_hint(shape_capacity: u32) -> u32 {
+    let bounded = (MIN_LARGE_CAP as u32).max(f64::from(shape_capacity).sqrt().ceil() as u32);
+    bounded.saturating_add(PLANE_ALLOWANCE).min(shape_capacity)
 }
 
 /// Index in `pair_scratch` of the truncation flag for `shape_count` shapes and `large_count`
