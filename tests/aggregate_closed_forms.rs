@@ -804,6 +804,11 @@ fn a_pile_of_grains_comes_to_rest_inside_the_box() {
                 );
             }
         }
+        if s >= 150 && s % 10 == 0 {
+            let (k, vm) = snap.vel.iter().enumerate().map(|(k, v)| (k, v.xyz().length())).fold((0, 0.0), |m, x| if x.1 > m.1 { x } else { m });
+            let nb: Vec<(usize, f32)> = (0..snap.pos.len()).filter(|&b| b != k && (snap.pos[k].xyz() - snap.pos[b].xyz()).length() < 2.0 * radius + 1e-3).map(|b| (b, 2.0 * radius - (snap.pos[k].xyz() - snap.pos[b].xyz()).length())).collect();
+            eprintln!("[diag] step {s} fastest {k} at {vm} pos {:?} vel {:?} near {nb:?}", snap.pos[k].xyz(), snap.vel[k].xyz());
+        }
         if (s + 1).is_multiple_of(60) {
             let ke = snap
                 .vel
@@ -815,6 +820,31 @@ fn a_pile_of_grains_comes_to_rest_inside_the_box() {
         }
     }
     eprintln!("[measure] pile of {capacity}: mean kinetic energy per grain by second {history:?}");
+    {
+        let snap = w.read_snapshot().expect("snapshot");
+        let (mut sum, mut pairs, mut worst) = (0.0f64, 0u32, 0.0f32);
+        for a in 0..snap.pos.len() {
+            for b in a + 1..snap.pos.len() {
+                let d = (snap.pos[a].xyz() - snap.pos[b].xyz()).length();
+                if d < 2.0 * radius + 1e-4 {
+                    let pen = (2.0 * radius - d).max(0.0);
+                    sum += f64::from(pen);
+                    pairs += 1;
+                    worst = worst.max(pen);
+                }
+            }
+        }
+        let vmax = snap.vel.iter().map(|v| v.xyz().length()).fold(0.0f32, f32::max);
+        let mut order: Vec<usize> = (0..snap.vel.len()).collect();
+        order.sort_by(|&a, &b| snap.vel[b].xyz().length().total_cmp(&snap.vel[a].xyz().length()));
+        for &k in order.iter().take(8) {
+            let nb = (0..snap.pos.len()).filter(|&b| b != k && (snap.pos[k].xyz() - snap.pos[b].xyz()).length() < 2.0 * radius + 1e-4).count();
+            eprintln!("[diag] grain {k} pos {:?} vel {:?} contacts {nb}", snap.pos[k].xyz(), snap.vel[k].xyz());
+        }
+        let speeds: Vec<f32> = order.iter().map(|&k| snap.vel[k].xyz().length()).collect();
+        eprintln!("[diag] speed quantiles: 1% {} 5% {} 10% {} 50% {}", speeds[5], speeds[25], speeds[50], speeds[250]);
+        eprintln!("[measure] touching pairs {pairs}, mean overlap {} of a diameter, worst {}, vmax {vmax}", sum / f64::from(pairs) / f64::from(2.0 * radius), worst / (2.0 * radius));
+    }
     let snap = w.read_snapshot().expect("snapshot");
     assert_eq!(snap.pos.len(), capacity as usize, "all grains poured");
     let n = snap.vel.len() as f32;

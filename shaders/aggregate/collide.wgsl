@@ -1,12 +1,19 @@
 // Stage `collide`: particle-particle contacts found on the uniform grid, and contacts with the
 // static colliders, one thread per particle, Jacobi style: every thread reads the previous
 // iterate (pos_in, vel_in) and writes only its own particle (pos_out, vel_out).
-// Per contact it uses the book's response (restitution with the resting-contact fix, then
-// interpenetration split by inverse mass) plus Coulomb friction; the particle's share of each
-// engaged contact is averaged over its engaged contacts, so a particle wedged in a pile is not
-// pushed once per neighbour. Neighbours are visited in a fixed order (cells dz, dy, dx, then
-// sorted order within a cell), so the sums are deterministic. Static colliders are applied
-// afterwards, unaveraged, so walls stay hard.
+// Impacts (closing faster than `is_impact`'s speed) get the book's velocity response
+// (restitution with the resting-contact fix, Coulomb friction) and their penetration pushed
+// out. Resting contacts are position based (Macklin et al., "Unified Particle Physics for
+// Real-Time Applications", 2014): the penetration is projected out, friction cancels the
+// step's relative tangential displacement (v dt) up to friction x penetration, and the
+// velocity follows every such correction (v += dx/dt). So after the last iteration
+// v = (x_end - x_start)/dt: a grain held in place by its neighbours is at rest instead of
+// keeping a velocity its position never shows, which is what kept a pile jittering.
+// A grain's shares of its engaged contacts are summed and divided by max(1, n/RELAXATION)
+// (averaging with over-relaxation, never above the plain sum), so a grain wedged in a pile is
+// not pushed once per neighbour. Neighbours are visited in a fixed order (cells dz, dy, dx,
+// then sorted order within a cell), so the sums are deterministic. Static colliders are
+// applied afterwards, unaveraged, so walls stay hard.
 // CPU twin: src/aggregate/cpu.rs `collide`.
 
 /// (1 + x/16)^16 with x clamped to [-16, 16]: close to e^x for the small arguments stack
@@ -19,6 +26,17 @@ fn stack_weight(x: f32) -> f32 {
     t = t * t;
     t = t * t;
     return t * t;
+}
+
+/// Whether a contact between i (field acceleration `a_i`) and j whose grains close (vn < 0)
+/// or part (vn > 0) at normal speed |vn| is fast: faster than the speed the larger of the two
+/// accelerations adds in two steps (compared squared: no square root). Without acceleration
+/// every contact is fast. A fast closing contact is an impact; slow ones are resting contacts.
+fn is_fast(a_i: vec3<f32>, j: u32, vn: f32) -> bool {
+    let a_j = accel_field(j);
+    let reach = 2.0 * params.dt;
+    let a2 = max(dot(a_i, a_i), dot(a_j, a_j));
+    return a2 == 0.0 || vn * vn > reach * reach * a2;
 }
 
 @compute @workgroup_size(WG)
@@ -38,6 +56,8 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
         let a_i = accel_field(i);
         var dv = vec3<f32>(0.0);
         var dp = vec3<f32>(0.0);
+        var dvr = vec3<f32>(0.0);
+        var dpr = vec3<f32>(0.0);
         var count = 0u;
         if (params.collisions != 0u) {
             var keys = grid_neighbour_keys(grid_cell(p, params.inv_cell_size), params.table_mask);
@@ -71,11 +91,12 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
                     let share = w / (w + wj);
                     let rel = v - vel_in[j].xyz;
                     let vn = dot(rel, n);
-                    var engaged = false;
-                    if (vn < 0.0) {
+                    let pen = rr - dist;
+                    let fast = is_fast(a_i, j, vn);
+                    if (vn < 0.0 && fast) {
                         var new_vn = -params.restitution * vn;
                         // The gravity fields act on both particles alike and cancel here.
-                    let acc_vn = dot(acc[i].xyz - acc[j].xyz, n) * dt;
+                        let acc_vn = dot(acc[i].xyz - acc[j].xyz, n) * dt;
                         if (acc_vn < 0.0) {
                             new_vn = max(new_vn + params.restitution * acc_vn, 0.0);
                         }
@@ -87,22 +108,32 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
                             dvc = dvc - vt * (min(vt_len, params.friction * dvn) / vt_len);
                         }
                         dv = dv + dvc * share;
-                        engaged = true;
-                    }
-                    let pen = rr - dist;
-                    if (pen > 0.0) {
+                        if (pen > 0.0) {
+                            dp = dp + n * (pen * share);
+                        }
+                        count = count + 1u;
+                    } else if (pen > 0.0 && fast) {
+                        // Parting fast (a bounce in progress): push out, keep the velocity.
                         dp = dp + n * (pen * share);
-                        engaged = true;
-                    }
-                    if (engaged) {
+                        count = count + 1u;
+                    } else if (pen > 0.0) {
+                        var dpc = n * pen;
+                        let vt = rel - n * vn;
+                        let slip = length(vt) * dt;
+                        if (slip > 0.0) {
+                            dpc = dpc - vt * (dt * min(slip, params.friction * pen) / slip);
+                        }
+                        dpr = dpr + dpc * share;
+                        dvr = dvr + dpc * (share / dt);
                         count = count + 1u;
                     }
                 }
             }
         }
         if (count > 0u) {
-            v = v + dv / f32(count);
-            p = p + dp / f32(count);
+            let k = 1.0 / max(f32(count) / f32(RELAXATION), 1.0);
+            v = v + dv / f32(count) + dvr * k;
+            p = p + dp / f32(count) + dpr * k;
         }
         for (var c = 0u; c < params.collider_count; c = c + 1u) {
             let col = colliders[c];

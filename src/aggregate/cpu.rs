@@ -2,6 +2,7 @@
 //! operation order, plain slices. `solve_links_most_severe` is the book's sequential resolver,
 //! kept as a CPU option and as the reference the batches are tested against.
 
+use super::model::COLLIDE_RELAXATION;
 use super::types::*;
 use crate::grid::{cell_of, key_is_repeat, neighbour_keys, CpuGrid, GridSpec};
 use crate::particles::cpu::{collider_contact, field_accel_one, resolve_contact};
@@ -217,6 +218,18 @@ fn stack_weight(x: f32) -> f32 {
     t * t
 }
 
+/// Whether a contact between `i` (field acceleration `a_i`) and `j` whose grains close
+/// (`vn` < 0) or part (`vn` > 0) at normal speed |`vn`| is fast: faster than the speed the
+/// larger of the two accelerations adds in two steps (compared squared, so no square root).
+/// Without acceleration every contact is fast. A fast closing contact is an impact; slow ones
+/// are resting contacts, resolved on positions. Twin of `is_fast` in collide.wgsl.
+fn is_fast(s: &AggState, params: &GpuAggParams, a_i: Vec3, j: usize, vn: f32) -> bool {
+    let a_j = accel_field(s, params, j);
+    let reach = 2.0 * params.dt;
+    let a2 = a_i.dot(a_i).max(a_j.dot(a_j));
+    a2 == 0.0 || vn * vn > reach * reach * a2
+}
+
 fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
     let mut a = s.acc[i].xyz();
     for fld in &params.fields[..params.field_count as usize] {
@@ -229,9 +242,20 @@ fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
 
 /// Stage `collide`: one Jacobi iteration of particle–particle contacts on the grid plus the
 /// static colliders; writes the next arrays and swaps them in.
+///
+/// Impacts (closing faster than [`is_impact`]'s speed) get the book's velocity response with
+/// restitution and their penetration pushed out. Resting contacts are position based (Macklin
+/// et al., "Unified Particle Physics for Real-Time Applications", 2014): the penetration is
+/// projected out, friction cancels the step's relative tangential displacement (v·dt) up to
+/// `friction × penetration`, and the velocity follows every such correction (v += Δx/dt), so
+/// after the last iteration v = (x_end − x_start)/dt and a grain held in place by its
+/// neighbours is at rest, not moving with a velocity its position never shows. A grain's
+/// shares are summed and divided by max(1, n/[`COLLIDE_RELAXATION`]) over its n engaged
+/// contacts (averaging with over-relaxation, never above the plain sum).
 pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridSpec)>) {
     let params = inp.params;
     let dt = params.dt;
+    let relaxation = COLLIDE_RELAXATION as f32;
     for i in 0..params.n as usize {
         let pv = s.pos[i];
         let vv = s.vel[i];
@@ -243,6 +267,8 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
             let a_i = accel_field(s, params, i);
             let mut dv = Vec3::ZERO;
             let mut dp = Vec3::ZERO;
+            let mut dvr = Vec3::ZERO;
+            let mut dpr = Vec3::ZERO;
             let mut count = 0u32;
             if let (true, Some((grid, spec))) = (params.collisions != 0, grid) {
                 let keys = neighbour_keys(cell_of(p, spec.cell_size), spec.table_size);
@@ -274,8 +300,9 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                         let share = w / (w + wj);
                         let rel = v - s.vel[j].xyz();
                         let vn = rel.dot(n);
-                        let mut active = false;
-                        if vn < 0.0 {
+                        let pen = rr - dist;
+                        let fast = is_fast(s, params, a_i, j, vn);
+                        if vn < 0.0 && fast {
                             let mut new_vn = -params.restitution * vn;
                             let acc_vn = (s.acc[i].xyz() - s.acc[j].xyz()).dot(n) * dt;
                             if acc_vn < 0.0 {
@@ -289,22 +316,32 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                                 dvc -= vt * (vt_len.min(params.friction * dvn) / vt_len);
                             }
                             dv += dvc * share;
-                            active = true;
-                        }
-                        let pen = rr - dist;
-                        if pen > 0.0 {
+                            if pen > 0.0 {
+                                dp += n * (pen * share);
+                            }
+                            count += 1;
+                        } else if pen > 0.0 && fast {
+                            // Parting fast (a bounce in progress): push out, keep the velocity.
                             dp += n * (pen * share);
-                            active = true;
-                        }
-                        if active {
+                            count += 1;
+                        } else if pen > 0.0 {
+                            let mut dpc = n * pen;
+                            let vt = rel - n * vn;
+                            let slip = vt.length() * dt;
+                            if slip > 0.0 {
+                                dpc -= vt * (dt * slip.min(params.friction * pen) / slip);
+                            }
+                            dpr += dpc * share;
+                            dvr += dpc * (share / dt);
                             count += 1;
                         }
                     }
                 }
             }
             if count > 0 {
-                v += dv / count as f32;
-                p += dp / count as f32;
+                let k = 1.0 / (count as f32 / relaxation).max(1.0);
+                v = v + dv / count as f32 + dvr * k;
+                p = p + dp / count as f32 + dpr * k;
             }
             for col in &inp.colliders[..params.collider_count as usize] {
                 let contact = collider_contact(col, p, r);

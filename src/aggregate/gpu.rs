@@ -142,7 +142,12 @@ pub const BINDINGS: &[BindingDecl] = &[
 
 /// The composed WGSL module of the aggregate domain.
 pub fn shader_source() -> String {
-    let consts = [("WG", WG), ("MAX_FIELDS", MAX_FIELDS), ("NONE", NONE)];
+    let consts = [
+        ("WG", WG),
+        ("MAX_FIELDS", MAX_FIELDS),
+        ("NONE", NONE),
+        ("RELAXATION", super::model::COLLIDE_RELAXATION),
+    ];
     compose(
         &prelude(&consts, BINDINGS),
         &[

@@ -443,6 +443,12 @@ fn rod_length(length: f32) -> Result<()> {
     }
 }
 
+/// Over-relaxation ω of the collide stage's Jacobi iterations: a grain's summed contact
+/// corrections are divided by max(1, n/ω) over its n engaged contacts (Macklin et al. 2014,
+/// §4.2, with the factor capped at 1 so a grain with one or two contacts is not pushed past
+/// them). Plain averaging (ω = 1) lets a pile sag under its own weight between iterations.
+pub const COLLIDE_RELAXATION: u32 = 2;
+
 /// Particle–particle collisions on the uniform grid.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Collisions {
