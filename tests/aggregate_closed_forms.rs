@@ -764,14 +764,26 @@ fn both_link_orders_settle_to_the_same_rest_state() {
 /// adds g·dt = 16 cm/s every step and the contacts must take it out again, so a resting pile's
 /// residual speeds are far below that; a grain creeping at 1 cm/s moves its own radius in 5 s.
 ///
-/// KNOWN GAP (issue 3, open): the Jacobi contact iterations leave a residual jitter; measured
-/// at commit time the mean kinetic energy falls to about 1.5e-3 J after 10 s, 30× over the
-/// bound. The test keeps the real requirement and is ignored until the solver reaches it; run
-/// it with `cargo test --release -- --ignored`.
+/// Per unit mass the bound is a mean speed of 1 cm/s; the kinetic energy is measured per grain
+/// as ½|v|² (the scene's grains have unit mass).
+///
+/// And the pile must not squash itself: the mean overlap of touching pairs (centres closer than
+/// a diameter plus the contact slop) stays under 5% of a diameter. A position solver that
+/// cannot hold a pile's weight within its iterations lets the grains sink into each other
+/// instead (issue 3 measured 32% of a diameter in a 100k-grain pour with velocity impulses).
+///
+/// Issue 3: with velocity impulses alone the Jacobi iterations left grains with velocities
+/// their positions never showed (a grain pushed out of its neighbours kept falling at about
+/// g·dt), and the mean kinetic energy stayed near 1e-3 J, 20–30× over the bound. Resting
+/// contacts are now position based and the velocity follows the corrections (see
+/// `shaders/aggregate/collide.wgsl`). Measured: about 1e-6 J after 10 s (a grain that lost its
+/// footing on top of the heap may still be sliding down a few seconds earlier), mean overlap
+/// about 0.1% of a diameter.
 #[test]
-#[ignore = "known gap: the Jacobi pile keeps ~30x the rest bound of kinetic energy (issue 3 open)"]
 fn a_pile_of_grains_comes_to_rest_inside_the_box() {
     const REST_KE: f32 = 0.5 * 0.01 * 0.01;
+    // Mean overlap of touching pairs at rest, as a fraction of a diameter.
+    const REST_OVERLAP: f32 = 0.05;
     // Contacts with the walls are resolved last in each iteration, exactly; a micrometre covers
     // rounding.
     const WALL_TOL: f32 = 1e-6;
@@ -804,11 +816,6 @@ fn a_pile_of_grains_comes_to_rest_inside_the_box() {
                 );
             }
         }
-        if s >= 150 && s % 10 == 0 {
-            let (k, vm) = snap.vel.iter().enumerate().map(|(k, v)| (k, v.xyz().length())).fold((0, 0.0), |m, x| if x.1 > m.1 { x } else { m });
-            let nb: Vec<(usize, f32)> = (0..snap.pos.len()).filter(|&b| b != k && (snap.pos[k].xyz() - snap.pos[b].xyz()).length() < 2.0 * radius + 1e-3).map(|b| (b, 2.0 * radius - (snap.pos[k].xyz() - snap.pos[b].xyz()).length())).collect();
-            eprintln!("[diag] step {s} fastest {k} at {vm} pos {:?} vel {:?} near {nb:?}", snap.pos[k].xyz(), snap.vel[k].xyz());
-        }
         if (s + 1).is_multiple_of(60) {
             let ke = snap
                 .vel
@@ -820,31 +827,6 @@ fn a_pile_of_grains_comes_to_rest_inside_the_box() {
         }
     }
     eprintln!("[measure] pile of {capacity}: mean kinetic energy per grain by second {history:?}");
-    {
-        let snap = w.read_snapshot().expect("snapshot");
-        let (mut sum, mut pairs, mut worst) = (0.0f64, 0u32, 0.0f32);
-        for a in 0..snap.pos.len() {
-            for b in a + 1..snap.pos.len() {
-                let d = (snap.pos[a].xyz() - snap.pos[b].xyz()).length();
-                if d < 2.0 * radius + 1e-4 {
-                    let pen = (2.0 * radius - d).max(0.0);
-                    sum += f64::from(pen);
-                    pairs += 1;
-                    worst = worst.max(pen);
-                }
-            }
-        }
-        let vmax = snap.vel.iter().map(|v| v.xyz().length()).fold(0.0f32, f32::max);
-        let mut order: Vec<usize> = (0..snap.vel.len()).collect();
-        order.sort_by(|&a, &b| snap.vel[b].xyz().length().total_cmp(&snap.vel[a].xyz().length()));
-        for &k in order.iter().take(8) {
-            let nb = (0..snap.pos.len()).filter(|&b| b != k && (snap.pos[k].xyz() - snap.pos[b].xyz()).length() < 2.0 * radius + 1e-4).count();
-            eprintln!("[diag] grain {k} pos {:?} vel {:?} contacts {nb}", snap.pos[k].xyz(), snap.vel[k].xyz());
-        }
-        let speeds: Vec<f32> = order.iter().map(|&k| snap.vel[k].xyz().length()).collect();
-        eprintln!("[diag] speed quantiles: 1% {} 5% {} 10% {} 50% {}", speeds[5], speeds[25], speeds[50], speeds[250]);
-        eprintln!("[measure] touching pairs {pairs}, mean overlap {} of a diameter, worst {}, vmax {vmax}", sum / f64::from(pairs) / f64::from(2.0 * radius), worst / (2.0 * radius));
-    }
     let snap = w.read_snapshot().expect("snapshot");
     assert_eq!(snap.pos.len(), capacity as usize, "all grains poured");
     let n = snap.vel.len() as f32;
@@ -864,5 +846,31 @@ fn a_pile_of_grains_comes_to_rest_inside_the_box() {
         ke <= REST_KE,
         "after 10 s the pile is not at rest: mean kinetic energy {ke:e} J per grain (bound \
          {REST_KE:e} J, 1 kg at 1 cm/s); fastest grain {i} at {vmax} m/s; by second: {history:?}"
+    );
+    let slop = w.config().contact_slop;
+    let (mut sum, mut pairs, mut worst) = (0.0f64, 0u32, 0.0f32);
+    for a in 0..snap.pos.len() {
+        for b in a + 1..snap.pos.len() {
+            let d = (snap.pos[a].xyz() - snap.pos[b].xyz()).length();
+            if d < 2.0 * radius + slop {
+                let overlap = (2.0 * radius - d).max(0.0);
+                sum += f64::from(overlap);
+                pairs += 1;
+                worst = worst.max(overlap);
+            }
+        }
+    }
+    assert!(pairs > 0, "no two grains touch: the grains did not pile up");
+    let mean = (sum / f64::from(pairs)) as f32 / (2.0 * radius);
+    eprintln!(
+        "[measure] pile of {capacity} at rest: {pairs} touching pairs, mean overlap {mean:e} of \
+         a diameter (worst {:e}), mean kinetic energy {ke:e} J, fastest grain {vmax} m/s",
+        worst / (2.0 * radius)
+    );
+    assert!(
+        mean <= REST_OVERLAP,
+        "the pile squashes itself: mean overlap of its {pairs} touching pairs is {mean} of a \
+         diameter (bound {REST_OVERLAP}); worst {}",
+        worst / (2.0 * radius)
     );
 }

@@ -1,19 +1,26 @@
 // Stage `collide`: particle-particle contacts found on the uniform grid, and contacts with the
 // static colliders, one thread per particle, Jacobi style: every thread reads the previous
 // iterate (pos_in, vel_in) and writes only its own particle (pos_out, vel_out).
-// Impacts (closing faster than `is_impact`'s speed) get the book's velocity response
+//
+// Impacts (contacts closing faster than `is_fast`'s speed) get the book's velocity response
 // (restitution with the resting-contact fix, Coulomb friction) and their penetration pushed
-// out. Resting contacts are position based (Macklin et al., "Unified Particle Physics for
+// out, as do fast parting contacts (a bounce in progress keeps its velocity); their shares
+// are averaged over the grain's engaged contacts. Without acceleration every contact is fast
+// and the stage is the book's impulse response alone (Newton's cradle).
+//
+// Resting contacts are position based (Macklin et al., "Unified Particle Physics for
 // Real-Time Applications", 2014): the penetration is projected out, friction cancels the
 // step's relative tangential displacement (v dt) up to friction x penetration, and the
 // velocity follows every such correction (v += dx/dt). So after the last iteration
 // v = (x_end - x_start)/dt: a grain held in place by its neighbours is at rest instead of
-// keeping a velocity its position never shows, which is what kept a pile jittering.
-// A grain's shares of its engaged contacts are summed and divided by max(1, n/RELAXATION)
+// keeping a velocity its position never shows, which is what kept a pile jittering. Their
+// shares are summed and divided by max(1, n/RELAXATION) over the grain's n engaged contacts
 // (averaging with over-relaxation, never above the plain sum), so a grain wedged in a pile is
-// not pushed once per neighbour. Neighbours are visited in a fixed order (cells dz, dy, dx,
-// then sorted order within a cell), so the sums are deterministic. Static colliders are
-// applied afterwards, unaveraged, so walls stay hard.
+// not pushed once per neighbour.
+//
+// Neighbours are visited in a fixed order (cells dz, dy, dx, then sorted order within a
+// cell), so the sums are deterministic. Static colliders are applied afterwards, unaveraged,
+// so walls stay hard.
 // CPU twin: src/aggregate/cpu.rs `collide`.
 
 /// (1 + x/16)^16 with x clamped to [-16, 16]: close to e^x for the small arguments stack
@@ -131,7 +138,7 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
             }
         }
         if (count > 0u) {
-            let k = 1.0 / max(f32(count) / f32(RELAXATION), 1.0);
+            let k = 1.0 / max(f32(count) / RELAXATION, 1.0);
             v = v + dv / f32(count) + dvr * k;
             p = p + dp / f32(count) + dpr * k;
         }

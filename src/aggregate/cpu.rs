@@ -243,19 +243,21 @@ fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
 /// Stage `collide`: one Jacobi iteration of particle–particle contacts on the grid plus the
 /// static colliders; writes the next arrays and swaps them in.
 ///
-/// Impacts (closing faster than [`is_impact`]'s speed) get the book's velocity response with
-/// restitution and their penetration pushed out. Resting contacts are position based (Macklin
+/// Impacts (contacts closing faster than [`is_fast`]'s speed) get the book's velocity response
+/// with restitution and their penetration pushed out, as do fast parting contacts (a bounce in
+/// progress keeps its velocity); their shares are averaged over the grain's engaged contacts. Resting contacts are position based (Macklin
 /// et al., "Unified Particle Physics for Real-Time Applications", 2014): the penetration is
 /// projected out, friction cancels the step's relative tangential displacement (v·dt) up to
 /// `friction × penetration`, and the velocity follows every such correction (v += Δx/dt), so
 /// after the last iteration v = (x_end − x_start)/dt and a grain held in place by its
-/// neighbours is at rest, not moving with a velocity its position never shows. A grain's
-/// shares are summed and divided by max(1, n/[`COLLIDE_RELAXATION`]) over its n engaged
-/// contacts (averaging with over-relaxation, never above the plain sum).
+/// neighbours is at rest, not moving with a velocity its position never shows. Their shares
+/// are summed and divided by max(1, n/[`COLLIDE_RELAXATION`]) over the grain's n engaged
+/// contacts (averaging with over-relaxation, never above the plain sum). Without acceleration
+/// every contact counts as fast, and the stage is the book's impulse response alone.
 pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridSpec)>) {
     let params = inp.params;
     let dt = params.dt;
-    let relaxation = COLLIDE_RELAXATION as f32;
+    let relaxation = COLLIDE_RELAXATION;
     for i in 0..params.n as usize {
         let pv = s.pos[i];
         let vv = s.vel[i];

@@ -142,14 +142,13 @@ pub const BINDINGS: &[BindingDecl] = &[
 
 /// The composed WGSL module of the aggregate domain.
 pub fn shader_source() -> String {
-    let consts = [
-        ("WG", WG),
-        ("MAX_FIELDS", MAX_FIELDS),
-        ("NONE", NONE),
-        ("RELAXATION", super::model::COLLIDE_RELAXATION),
-    ];
+    let consts = [("WG", WG), ("MAX_FIELDS", MAX_FIELDS), ("NONE", NONE)];
+    let relaxation = format!(
+        "const RELAXATION: f32 = {:?};\n",
+        super::model::COLLIDE_RELAXATION
+    );
     compose(
-        &prelude(&consts, BINDINGS),
+        &(prelude(&consts, BINDINGS) + &relaxation),
         &[
             include_str!("../../shaders/aggregate/types.wgsl"),
             include_str!("../../shaders/common/forces.wgsl"),

@@ -311,7 +311,7 @@ pub fn sand(backend: Backend, capacity: u32, radius: f32) -> Result<AggregateWor
                 table_size: 0,
                 restitution: 0.1,
                 friction: 0.5,
-                iterations: 12,
+                iterations: 16,
                 stack_scaling: 2.0 / radius,
             }),
             ..Default::default()
