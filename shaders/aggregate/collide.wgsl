@@ -2,11 +2,12 @@
 // static colliders, one thread per particle, Jacobi style: every thread reads the previous
 // iterate (pos_in, vel_in) and writes only its own particle (pos_out, vel_out).
 //
-// Impacts (contacts closing faster than `is_fast`'s speed) get the book's velocity response
-// (restitution with the resting-contact fix, Coulomb friction) and their penetration pushed
-// out, as do fast parting contacts (a bounce in progress keeps its velocity); their shares
-// are averaged over the grain's engaged contacts. Without acceleration every contact is fast
-// and the stage is the book's impulse response alone (Newton's cradle).
+// Impacts (contacts closing faster than `impact_speed2`'s speed) get the book's velocity
+// response (restitution with the resting-contact fix, Coulomb friction) and their penetration
+// pushed out; their shares are averaged over the grain's engaged contacts. Without
+// acceleration every closing contact is an impact and penetrations are pushed out without
+// touching the velocity: the stage is then the book's impulse response alone (Newton's
+// cradle).
 //
 // Resting contacts are position based (Macklin et al., "Unified Particle Physics for
 // Real-Time Applications", 2014): the penetration is projected out, friction cancels the
@@ -35,15 +36,13 @@ fn stack_weight(x: f32) -> f32 {
     return t * t;
 }
 
-/// Whether a contact between i (field acceleration `a_i`) and j whose grains close (vn < 0)
-/// or part (vn > 0) at normal speed |vn| is fast: faster than the speed the larger of the two
-/// accelerations adds in two steps (compared squared: no square root). Without acceleration
-/// every contact is fast. A fast closing contact is an impact; slow ones are resting contacts.
-fn is_fast(a_i: vec3<f32>, j: u32, vn: f32) -> bool {
+/// The square of the impact speed between i (field acceleration `a_i`) and j: the speed the
+/// larger of their two accelerations adds in two steps; 0 when neither accelerates (then every
+/// closing contact is an impact). Squared so that no square root is compared.
+fn impact_speed2(a_i: vec3<f32>, j: u32) -> f32 {
     let a_j = accel_field(j);
     let reach = 2.0 * params.dt;
-    let a2 = max(dot(a_i, a_i), dot(a_j, a_j));
-    return a2 == 0.0 || vn * vn > reach * reach * a2;
+    return reach * reach * max(dot(a_i, a_i), dot(a_j, a_j));
 }
 
 @compute @workgroup_size(WG)
@@ -63,7 +62,6 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
         let a_i = accel_field(i);
         var dv = vec3<f32>(0.0);
         var dp = vec3<f32>(0.0);
-        var dvr = vec3<f32>(0.0);
         var dpr = vec3<f32>(0.0);
         var count = 0u;
         if (params.collisions != 0u) {
@@ -99,8 +97,8 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
                     let rel = v - vel_in[j].xyz;
                     let vn = dot(rel, n);
                     let pen = rr - dist;
-                    let fast = is_fast(a_i, j, vn);
-                    if (vn < 0.0 && fast) {
+                    let impact2 = impact_speed2(a_i, j);
+                    if (vn < 0.0 && (impact2 == 0.0 || vn * vn > impact2)) {
                         var new_vn = -params.restitution * vn;
                         // The gravity fields act on both particles alike and cancel here.
                         let acc_vn = dot(acc[i].xyz - acc[j].xyz, n) * dt;
@@ -119,8 +117,8 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
                             dp = dp + n * (pen * share);
                         }
                         count = count + 1u;
-                    } else if (pen > 0.0 && fast) {
-                        // Parting fast (a bounce in progress): push out, keep the velocity.
+                    } else if (pen > 0.0 && impact2 == 0.0) {
+                        // Without acceleration, the book's response: push out only.
                         dp = dp + n * (pen * share);
                         count = count + 1u;
                     } else if (pen > 0.0) {
@@ -131,7 +129,6 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
                             dpc = dpc - vt * (dt * min(slip, params.friction * pen) / slip);
                         }
                         dpr = dpr + dpc * share;
-                        dvr = dvr + dpc * (share / dt);
                         count = count + 1u;
                     }
                 }
@@ -139,8 +136,10 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         if (count > 0u) {
             let k = 1.0 / max(f32(count) / RELAXATION, 1.0);
-            v = v + dv / f32(count) + dvr * k;
-            p = p + dp / f32(count) + dpr * k;
+            // The velocity follows the resting corrections: one division per grain.
+            let dpk = dpr * k;
+            v = v + dv / f32(count) + dpk / dt;
+            p = p + dp / f32(count) + dpk;
         }
         for (var c = 0u; c < params.collider_count; c = c + 1u) {
             let col = colliders[c];

@@ -218,16 +218,15 @@ fn stack_weight(x: f32) -> f32 {
     t * t
 }
 
-/// Whether a contact between `i` (field acceleration `a_i`) and `j` whose grains close
-/// (`vn` < 0) or part (`vn` > 0) at normal speed |`vn`| is fast: faster than the speed the
-/// larger of the two accelerations adds in two steps (compared squared, so no square root).
-/// Without acceleration every contact is fast. A fast closing contact is an impact; slow ones
-/// are resting contacts, resolved on positions. Twin of `is_fast` in collide.wgsl.
-fn is_fast(s: &AggState, params: &GpuAggParams, a_i: Vec3, j: usize, vn: f32) -> bool {
+/// The square of the impact speed between `i` (field acceleration `a_i`) and `j`: the speed
+/// the larger of their two accelerations adds in two steps. A contact closing faster is an
+/// impact; slower contacts are resting contacts, resolved on positions. 0 when neither grain
+/// accelerates: then every closing contact is an impact. Squared so that no square root is
+/// compared. Twin of `impact_speed2` in collide.wgsl.
+fn impact_speed2(s: &AggState, params: &GpuAggParams, a_i: Vec3, j: usize) -> f32 {
     let a_j = accel_field(s, params, j);
     let reach = 2.0 * params.dt;
-    let a2 = a_i.dot(a_i).max(a_j.dot(a_j));
-    a2 == 0.0 || vn * vn > reach * reach * a2
+    reach * reach * a_i.dot(a_i).max(a_j.dot(a_j))
 }
 
 fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
@@ -243,9 +242,9 @@ fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
 /// Stage `collide`: one Jacobi iteration of particle–particle contacts on the grid plus the
 /// static colliders; writes the next arrays and swaps them in.
 ///
-/// Impacts (contacts closing faster than [`is_fast`]'s speed) get the book's velocity response
-/// with restitution and their penetration pushed out, as do fast parting contacts (a bounce in
-/// progress keeps its velocity); their shares are averaged over the grain's engaged contacts. Resting contacts are position based (Macklin
+/// Impacts (contacts closing faster than [`impact_speed2`]'s speed) get the book's velocity
+/// response with restitution and their penetration pushed out; their shares are averaged over
+/// the grain's engaged contacts. Resting contacts are position based (Macklin
 /// et al., "Unified Particle Physics for Real-Time Applications", 2014): the penetration is
 /// projected out, friction cancels the step's relative tangential displacement (v·dt) up to
 /// `friction × penetration`, and the velocity follows every such correction (v += Δx/dt), so
@@ -253,7 +252,8 @@ fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
 /// neighbours is at rest, not moving with a velocity its position never shows. Their shares
 /// are summed and divided by max(1, n/[`COLLIDE_RELAXATION`]) over the grain's n engaged
 /// contacts (averaging with over-relaxation, never above the plain sum). Without acceleration
-/// every contact counts as fast, and the stage is the book's impulse response alone.
+/// the stage is the book's impulse response alone (every closing contact is an impact, and
+/// penetrations are pushed out without touching the velocity).
 pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridSpec)>) {
     let params = inp.params;
     let dt = params.dt;
@@ -269,7 +269,6 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
             let a_i = accel_field(s, params, i);
             let mut dv = Vec3::ZERO;
             let mut dp = Vec3::ZERO;
-            let mut dvr = Vec3::ZERO;
             let mut dpr = Vec3::ZERO;
             let mut count = 0u32;
             if let (true, Some((grid, spec))) = (params.collisions != 0, grid) {
@@ -303,8 +302,8 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                         let rel = v - s.vel[j].xyz();
                         let vn = rel.dot(n);
                         let pen = rr - dist;
-                        let fast = is_fast(s, params, a_i, j, vn);
-                        if vn < 0.0 && fast {
+                        let impact2 = impact_speed2(s, params, a_i, j);
+                        if vn < 0.0 && (impact2 == 0.0 || vn * vn > impact2) {
                             let mut new_vn = -params.restitution * vn;
                             let acc_vn = (s.acc[i].xyz() - s.acc[j].xyz()).dot(n) * dt;
                             if acc_vn < 0.0 {
@@ -322,8 +321,8 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                                 dp += n * (pen * share);
                             }
                             count += 1;
-                        } else if pen > 0.0 && fast {
-                            // Parting fast (a bounce in progress): push out, keep the velocity.
+                        } else if pen > 0.0 && impact2 == 0.0 {
+                            // Without acceleration, the book's response: push out only.
                             dp += n * (pen * share);
                             count += 1;
                         } else if pen > 0.0 {
@@ -334,7 +333,6 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                                 dpc -= vt * (dt * slip.min(params.friction * pen) / slip);
                             }
                             dpr += dpc * share;
-                            dvr += dpc * (share / dt);
                             count += 1;
                         }
                     }
@@ -342,8 +340,10 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
             }
             if count > 0 {
                 let k = 1.0 / (count as f32 / relaxation).max(1.0);
-                v = v + dv / count as f32 + dvr * k;
-                p = p + dp / count as f32 + dpr * k;
+                // The velocity follows the resting corrections: one division per grain.
+                let dpk = dpr * k;
+                v = v + dv / count as f32 + dpk / dt;
+                p = p + dp / count as f32 + dpk;
             }
             for col in &inp.colliders[..params.collider_count as usize] {
                 let contact = collider_contact(col, p, r);
