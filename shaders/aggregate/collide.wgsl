@@ -39,10 +39,28 @@ fn stack_weight(x: f32) -> f32 {
 /// The square of the impact speed between i (field acceleration `a_i`) and j: the speed the
 /// larger of their two accelerations adds in two steps; 0 when neither accelerates (then every
 /// closing contact is an impact). Squared so that no square root is compared.
+/// 2^-10: a resting contact counts fully towards the grain's engaged contacts once its
+/// penetration reaches this fraction of the two radii, in proportion below (so a contact left
+/// exactly touching changes no share on one bit of rounding; see src/aggregate/cpu.rs).
+const REST_DEPTH: f32 = 0.0009765625;
+
 fn impact_speed2(a_i: vec3<f32>, j: u32) -> f32 {
     let a_j = accel_field(j);
     let reach = 2.0 * params.dt;
     return reach * reach * max(dot(a_i, a_i), dot(a_j, a_j));
+}
+
+/// How much of a contact closing at `vn` is an impact, from 0 (resting) to 1: 0 when parting,
+/// 1 when neither grain accelerates (impact2 = 0), else rising linearly in vn^2 from the
+/// impact speed to sqrt(2) times it, so that the response stays continuous in vn.
+fn impact_weight(vn: f32, impact2: f32) -> f32 {
+    if (vn >= 0.0) {
+        return 0.0;
+    }
+    if (impact2 == 0.0) {
+        return 1.0;
+    }
+    return clamp((vn * vn - impact2) / impact2, 0.0, 1.0);
 }
 
 @compute @workgroup_size(WG)
@@ -63,7 +81,7 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
         var dv = vec3<f32>(0.0);
         var dp = vec3<f32>(0.0);
         var dpr = vec3<f32>(0.0);
-        var count = 0u;
+        var count = 0.0;
         if (params.collisions != 0u) {
             var keys = grid_neighbour_keys(grid_cell(p, params.inv_cell_size), params.table_mask);
             for (var m = 0u; m < 27u; m = m + 1u) {
@@ -98,7 +116,8 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
                     let vn = dot(rel, n);
                     let pen = rr - dist;
                     let impact2 = impact_speed2(a_i, j);
-                    if (vn < 0.0 && (impact2 == 0.0 || vn * vn > impact2)) {
+                    let wi = impact_weight(vn, impact2);
+                    if (wi > 0.0) {
                         var new_vn = -params.restitution * vn;
                         // The gravity fields act on both particles alike and cancel here.
                         let acc_vn = dot(acc[i].xyz - acc[j].xyz, n) * dt;
@@ -112,34 +131,41 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
                         if (vt_len > 0.0) {
                             dvc = dvc - vt * (min(vt_len, params.friction * dvn) / vt_len);
                         }
-                        dv = dv + dvc * share;
+                        let sw = share * wi;
+                        dv = dv + dvc * sw;
                         if (pen > 0.0) {
+                            dp = dp + n * (pen * sw);
+                        }
+                    }
+                    if (impact2 == 0.0) {
+                        // Without acceleration, the book's response alone.
+                        if (wi > 0.0) {
+                            count = count + 1.0;
+                        } else if (pen > 0.0) {
                             dp = dp + n * (pen * share);
+                            count = count + 1.0;
                         }
-                        count = count + 1u;
-                    } else if (pen > 0.0 && impact2 == 0.0) {
-                        // Without acceleration, the book's response: push out only.
-                        dp = dp + n * (pen * share);
-                        count = count + 1u;
-                    } else if (pen > 0.0) {
-                        var dpc = n * pen;
-                        let vt = rel - n * vn;
-                        let slip = length(vt) * dt;
-                        if (slip > 0.0) {
-                            dpc = dpc - vt * (dt * min(slip, params.friction * pen) / slip);
+                    } else {
+                        if (wi < 1.0 && pen > 0.0) {
+                            var dpc = n * pen;
+                            let vt = rel - n * vn;
+                            let slip = length(vt) * dt;
+                            if (slip > 0.0) {
+                                dpc = dpc - vt * (dt * min(slip, params.friction * pen) / slip);
+                            }
+                            dpr = dpr + dpc * (share * (1.0 - wi));
                         }
-                        dpr = dpr + dpc * share;
-                        count = count + 1u;
+                        count = count + max(wi, clamp(pen / (rr * REST_DEPTH), 0.0, 1.0));
                     }
                 }
             }
         }
-        if (count > 0u) {
-            let k = 1.0 / max(f32(count) / RELAXATION, 1.0);
+        if (count > 0.0) {
+            let k = 1.0 / max(count / RELAXATION, 1.0);
             // The velocity follows the resting corrections: one division per grain.
             let dpk = dpr * k;
-            v = v + dv / f32(count) + dpk / dt;
-            p = p + dp / f32(count) + dpk;
+            v = v + dv / count + dpk / dt;
+            p = p + dp / count + dpk;
         }
         for (var c = 0u; c < params.collider_count; c = c + 1u) {
             let col = colliders[c];

@@ -218,6 +218,12 @@ fn stack_weight(x: f32) -> f32 {
     t * t
 }
 
+/// A resting contact counts fully towards its grain's number of engaged contacts once its
+/// penetration reaches this fraction (2^-10) of the two radii, and in proportion below. A
+/// projected contact is left touching, its penetration 0 give or take the last bit; counting it
+/// as 0 or 1 would change every other share of the grain on one bit of rounding.
+const REST_DEPTH: f32 = 0.0009765625;
+
 /// The square of the impact speed between `i` (field acceleration `a_i`) and `j`: the speed
 /// the larger of their two accelerations adds in two steps. A contact closing faster is an
 /// impact; slower contacts are resting contacts, resolved on positions. 0 when neither grain
@@ -227,6 +233,21 @@ fn impact_speed2(s: &AggState, params: &GpuAggParams, a_i: Vec3, j: usize) -> f3
     let a_j = accel_field(s, params, j);
     let reach = 2.0 * params.dt;
     reach * reach * a_i.dot(a_i).max(a_j.dot(a_j))
+}
+
+/// How much of a contact closing at `vn` is an impact, from 0 (resting) to 1: 0 when parting,
+/// 1 when neither grain accelerates (`impact2` = 0), else rising linearly in vn² from the
+/// impact speed to √2 times it. The ramp keeps the response continuous: a contact whose speed
+/// crosses the impact speed between iterations changes its response by as little as its speed
+/// changed, on every adapter. Twin of `impact_weight` in collide.wgsl.
+fn impact_weight(vn: f32, impact2: f32) -> f32 {
+    if vn >= 0.0 {
+        return 0.0;
+    }
+    if impact2 == 0.0 {
+        return 1.0;
+    }
+    ((vn * vn - impact2) / impact2).clamp(0.0, 1.0)
 }
 
 fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
@@ -270,7 +291,7 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
             let mut dv = Vec3::ZERO;
             let mut dp = Vec3::ZERO;
             let mut dpr = Vec3::ZERO;
-            let mut count = 0u32;
+            let mut count = 0.0f32;
             if let (true, Some((grid, spec))) = (params.collisions != 0, grid) {
                 let keys = neighbour_keys(cell_of(p, spec.cell_size), spec.table_size);
                 for m in 0..keys.len() {
@@ -303,7 +324,8 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                         let vn = rel.dot(n);
                         let pen = rr - dist;
                         let impact2 = impact_speed2(s, params, a_i, j);
-                        if vn < 0.0 && (impact2 == 0.0 || vn * vn > impact2) {
+                        let wi = impact_weight(vn, impact2);
+                        if wi > 0.0 {
                             let mut new_vn = -params.restitution * vn;
                             let acc_vn = (s.acc[i].xyz() - s.acc[j].xyz()).dot(n) * dt;
                             if acc_vn < 0.0 {
@@ -316,34 +338,41 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                             if vt_len > 0.0 {
                                 dvc -= vt * (vt_len.min(params.friction * dvn) / vt_len);
                             }
-                            dv += dvc * share;
+                            let sw = share * wi;
+                            dv += dvc * sw;
                             if pen > 0.0 {
+                                dp += n * (pen * sw);
+                            }
+                        }
+                        if impact2 == 0.0 {
+                            // Without acceleration, the book's response alone.
+                            if wi > 0.0 {
+                                count += 1.0;
+                            } else if pen > 0.0 {
                                 dp += n * (pen * share);
+                                count += 1.0;
                             }
-                            count += 1;
-                        } else if pen > 0.0 && impact2 == 0.0 {
-                            // Without acceleration, the book's response: push out only.
-                            dp += n * (pen * share);
-                            count += 1;
-                        } else if pen > 0.0 {
-                            let mut dpc = n * pen;
-                            let vt = rel - n * vn;
-                            let slip = vt.length() * dt;
-                            if slip > 0.0 {
-                                dpc -= vt * (dt * slip.min(params.friction * pen) / slip);
+                        } else {
+                            if wi < 1.0 && pen > 0.0 {
+                                let mut dpc = n * pen;
+                                let vt = rel - n * vn;
+                                let slip = vt.length() * dt;
+                                if slip > 0.0 {
+                                    dpc -= vt * (dt * slip.min(params.friction * pen) / slip);
+                                }
+                                dpr += dpc * (share * (1.0 - wi));
                             }
-                            dpr += dpc * share;
-                            count += 1;
+                            count += wi.max((pen / (rr * REST_DEPTH)).clamp(0.0, 1.0));
                         }
                     }
                 }
             }
-            if count > 0 {
-                let k = 1.0 / (count as f32 / relaxation).max(1.0);
+            if count > 0.0 {
+                let k = 1.0 / (count / relaxation).max(1.0);
                 // The velocity follows the resting corrections: one division per grain.
                 let dpk = dpr * k;
-                v = v + dv / count as f32 + dpk / dt;
-                p = p + dp / count as f32 + dpk;
+                v = v + dv / count + dpk / dt;
+                p = p + dp / count + dpk;
             }
             for col in &inp.colliders[..params.collider_count as usize] {
                 let contact = collider_contact(col, p, r);
