@@ -19,9 +19,15 @@
 // (averaging with over-relaxation, never above the plain sum), so a grain wedged in a pile is
 // not pushed once per neighbour.
 //
+// The response is continuous in the contacts' speeds and depths, so that one bit of rounding
+// cannot change a grain's fate: between the impact speed and sqrt(2) times it a contact is
+// part impact, part resting (`impact_weight`), and n counts a resting contact in proportion to
+// its depth up to REST_DEPTH x the two radii, a closing one that does not penetrate yet by its
+// impact weight (a projected contact is left touching, its depth 0 give or take the last bit).
+//
 // Neighbours are visited in a fixed order (cells dz, dy, dx, then sorted order within a
 // cell), so the sums are deterministic. Static colliders are applied afterwards, unaveraged,
-// so walls stay hard.
+// so walls stay hard. RELAXATION and REST_DEPTH come from src/aggregate/model.rs.
 // CPU twin: src/aggregate/cpu.rs `collide`.
 
 /// (1 + x/16)^16 with x clamped to [-16, 16]: close to e^x for the small arguments stack
@@ -39,11 +45,6 @@ fn stack_weight(x: f32) -> f32 {
 /// The square of the impact speed between i (field acceleration `a_i`) and j: the speed the
 /// larger of their two accelerations adds in two steps; 0 when neither accelerates (then every
 /// closing contact is an impact). Squared so that no square root is compared.
-/// 2^-10: a resting contact counts fully towards the grain's engaged contacts once its
-/// penetration reaches this fraction of the two radii, in proportion below (so a contact left
-/// exactly touching changes no share on one bit of rounding; see src/aggregate/cpu.rs).
-const REST_DEPTH: f32 = 0.0009765625;
-
 fn impact_speed2(a_i: vec3<f32>, j: u32) -> f32 {
     let a_j = accel_field(j);
     let reach = 2.0 * params.dt;

@@ -2,7 +2,7 @@
 //! operation order, plain slices. `solve_links_most_severe` is the book's sequential resolver,
 //! kept as a CPU option and as the reference the batches are tested against.
 
-use super::model::COLLIDE_RELAXATION;
+use super::model::{COLLIDE_RELAXATION, COLLIDE_REST_DEPTH};
 use super::types::*;
 use crate::grid::{cell_of, key_is_repeat, neighbour_keys, CpuGrid, GridSpec};
 use crate::particles::cpu::{collider_contact, field_accel_one, resolve_contact};
@@ -218,12 +218,6 @@ fn stack_weight(x: f32) -> f32 {
     t * t
 }
 
-/// A resting contact counts fully towards its grain's number of engaged contacts once its
-/// penetration reaches this fraction (2^-10) of the two radii, and in proportion below. A
-/// projected contact is left touching, its penetration 0 give or take the last bit; counting it
-/// as 0 or 1 would change every other share of the grain on one bit of rounding.
-const REST_DEPTH: f32 = 0.0009765625;
-
 /// The square of the impact speed between `i` (field acceleration `a_i`) and `j`: the speed
 /// the larger of their two accelerations adds in two steps. A contact closing faster is an
 /// impact; slower contacts are resting contacts, resolved on positions. 0 when neither grain
@@ -275,6 +269,12 @@ fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
 /// contacts (averaging with over-relaxation, never above the plain sum). Without acceleration
 /// the stage is the book's impulse response alone (every closing contact is an impact, and
 /// penetrations are pushed out without touching the velocity).
+///
+/// The response is continuous in the contacts' speeds and depths, so one bit of rounding
+/// cannot change a grain's fate: between the impact speed and √2 times it a contact is part
+/// impact, part resting ([`impact_weight`]), and n counts a resting contact in proportion to
+/// its depth up to [`COLLIDE_REST_DEPTH`] × the two radii, and a closing contact that does not
+/// penetrate yet by its impact weight.
 pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridSpec)>) {
     let params = inp.params;
     let dt = params.dt;
@@ -362,7 +362,7 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                                 }
                                 dpr += dpc * (share * (1.0 - wi));
                             }
-                            count += wi.max((pen / (rr * REST_DEPTH)).clamp(0.0, 1.0));
+                            count += wi.max((pen / (rr * COLLIDE_REST_DEPTH)).clamp(0.0, 1.0));
                         }
                     }
                 }

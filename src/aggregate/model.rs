@@ -451,6 +451,14 @@ fn rod_length(length: f32) -> Result<()> {
 /// both contacts together and bounce (2·cos²θ > 1 for contact normals θ < 45° off vertical).
 pub const COLLIDE_RELAXATION: f32 = 1.5;
 
+/// Depth, as a fraction (2^-10) of the two radii, from which a resting contact counts fully
+/// towards its grain's engaged contacts in the collide stage; shallower ones count in
+/// proportion. A projected contact is left touching, its penetration 0 give or take the last
+/// bit: counting it as 0 or 1 would change every other share of the grain on one bit of
+/// rounding, and a GPU would part from the CPU within a few steps of a pour. A power of two,
+/// so that scaling by it rounds nowhere.
+pub const COLLIDE_REST_DEPTH: f32 = 0.0009765625;
+
 /// Particle–particle collisions on the uniform grid.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Collisions {
