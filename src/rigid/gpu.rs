@@ -68,12 +68,7 @@ pub const BINDINGS: &[BindingDecl] = &[
     decl!(binding::PAIRS, "pairs", RW, "array<vec2<u32>>"),
     decl!(binding::COUNTERS, "counters", RW, "array<atomic<u32>>"),
     decl!(binding::MANIFOLDS, "manifolds", RW, "array<Manifold>"),
-    decl!(
-        binding::MANIFOLDS_PREV,
-        "manifolds_prev",
-        RO,
-        "array<Manifold>"
-    ),
+    decl!(binding::MANIFOLDS_PREV, "manifolds_prev", RO, "array<Manifold>"),
     decl!(binding::SOLVER, "solver", RW, "array<vec4<f32>>"),
     decl!(binding::CLAIMS, "claims", RW, "array<atomic<u32>>"),
     decl!(binding::ORDER, "order", RW, "array<u32>"),

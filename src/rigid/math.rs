@@ -56,11 +56,7 @@ pub fn mat3_cols(c: &[Vec4; 3]) -> Mat3 {
 
 /// Three column `Vec4`s (w 0) from a 3x3 matrix.
 pub fn cols_of(m: Mat3) -> [Vec4; 3] {
-    [
-        m.x_axis.extend(0.0),
-        m.y_axis.extend(0.0),
-        m.z_axis.extend(0.0),
-    ]
+    [m.x_axis.extend(0.0), m.y_axis.extend(0.0), m.z_axis.extend(0.0)]
 }
 
 /// A quaternion `Vec4` from glam's `Quat`.
