@@ -101,7 +101,10 @@ pub fn wake_mark(
     pair_count: u32,
     claims: &mut [u32],
 ) {
-    for m in manifolds.iter().take(pair_count.min(params.pair_capacity) as usize) {
+    for m in manifolds
+        .iter()
+        .take(pair_count.min(params.pair_capacity) as usize)
+    {
         if m.count == 0 || m.body_a == NONE || m.body_b == NONE {
             continue;
         }

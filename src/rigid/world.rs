@@ -104,6 +104,8 @@ pub struct RigidWorld {
     body_capacity: u32,
     shape_capacity: u32,
     pair_capacity: u32,
+    /// Large shapes the broad phase's scratch is sized for.
+    large_capacity: u32,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -147,7 +149,13 @@ impl RigidWorld {
             Backend::Gpu(ctx) => Engine::Gpu(Box::new(GpuEngine {
                 rigid: GpuRigid::new(
                     &ctx,
-                    sizes(body_capacity, shape_capacity, pair_capacity, plan.cell_size)?,
+                    sizes(
+                        body_capacity,
+                        shape_capacity,
+                        pair_capacity,
+                        plan.cell_size,
+                        0,
+                    )?,
                 )?,
                 status: Vec::new(),
             })),
@@ -171,6 +179,7 @@ impl RigidWorld {
             body_capacity,
             shape_capacity,
             pair_capacity,
+            large_capacity: 0,
         })
     }
 
@@ -477,6 +486,7 @@ impl RigidWorld {
                 shape_capacity,
                 pair_capacity,
                 self.plan.cell_size,
+                self.plan.large.len() as u32,
             )?)?;
             fresh.write(&fresh.bodies, &bodies);
             fresh.write(&fresh.shapes, &self.shapes);
@@ -542,7 +552,11 @@ impl RigidWorld {
             return Ok(());
         }
         let plan = broad::plan_grid(&self.shapes, self.config.contact_margin);
-        let cell_changed = plan.cell_size != self.plan.cell_size;
+        let large_capacity =
+            broad::large_capacity_hint(self.shape_capacity).max(self.large_capacity);
+        let cell_changed =
+            plan.cell_size != self.plan.cell_size || plan.large.len() as u32 > large_capacity;
+        self.large_capacity = large_capacity.max(plan.large.len() as u32);
         self.plan = plan;
         self.plan_dirty = false;
         if let Engine::Gpu(g) = &mut self.engine {
@@ -553,6 +567,7 @@ impl RigidWorld {
                     self.shape_capacity,
                     self.pair_capacity,
                     self.plan.cell_size,
+                    self.large_capacity,
                 )?)?;
                 fresh.write(&fresh.bodies, &bodies);
                 fresh.write(&fresh.shapes, &self.shapes);
@@ -762,13 +777,20 @@ fn shape_offset(i: u32) -> u64 {
     u64::from(i) * std::mem::size_of::<GpuShape>() as u64
 }
 
-fn sizes(bodies: u32, shapes: u32, pairs: u32, cell_size: f32) -> Result<GpuRigidSizes> {
+fn sizes(
+    bodies: u32,
+    shapes: u32,
+    pairs: u32,
+    cell_size: f32,
+    large: u32,
+) -> Result<GpuRigidSizes> {
+    let large = large.max(broad::large_capacity_hint(shapes)).min(shapes);
     Ok(GpuRigidSizes {
         bodies,
         shapes,
         pairs,
         solver_words: u64::from(pairs) * u64::from(solver::solver_rows_per_manifold()),
-        pair_scratch_words: broad::pair_scratch_words(shapes, shapes),
+        pair_scratch_words: broad::pair_scratch_words(shapes, large),
         grid: grid_spec(cell_size, shapes)?,
     })
 }
