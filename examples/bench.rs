@@ -205,7 +205,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 if few { 3 } else { steps / 4 },
             )?;
             rows.push(Row {
-                scene: "grains: grid + 8 collide iterations".into(),
+                scene: "grains: grid + 16 collide iterations".into(),
                 size: format!("{n}"),
                 backend: name,
                 ms_gpu: None,

@@ -490,3 +490,180 @@ fn agg_binding_strides_match_rust_elements() {
         );
     }
 }
+
+// ---- The rigid shader (src/rigid/types.rs vs shaders/rigid/types.wgsl) ----
+
+fn rigid_module() -> Module {
+    let src = wgphys::rigid::gpu::shader_source();
+    naga::front::wgsl::parse_str(&src)
+        .unwrap_or_else(|e| panic!("rigid shader does not parse:\n{}", e.emit_to_string(&src)))
+}
+
+#[test]
+fn rigid_structs_layout() {
+    use wgphys::rigid::types::*;
+    let m = rigid_module();
+    let lay = layouter(&m);
+    check(
+        &m,
+        &lay,
+        "Body",
+        rust_layout!(GpuBody {
+            pos,
+            orient,
+            lin_vel,
+            ang_vel,
+            inv_inertia,
+            inv_inertia_world,
+            force,
+            torque,
+            acc,
+            last_acc,
+            kind,
+            awake,
+            can_sleep,
+            flags
+        }),
+    );
+    check(
+        &m,
+        &lay,
+        "Shape",
+        rust_layout!(GpuShape {
+            kind,
+            body,
+            group,
+            mask,
+            offset_pos,
+            offset_rot,
+            dims,
+            material
+        }),
+    );
+    check(
+        &m,
+        &lay,
+        "Manifold",
+        rust_layout!(GpuManifold {
+            body_a,
+            body_b,
+            count,
+            colour,
+            shape_a,
+            shape_b,
+            _pad0,
+            _pad1,
+            normal,
+            material,
+            points,
+            features,
+            impulses
+        }),
+    );
+    check(
+        &m,
+        &lay,
+        "RigidParams",
+        rust_layout!(GpuRigidParams {
+            dt,
+            body_count,
+            shape_count,
+            pair_capacity,
+            velocity_iterations,
+            position_iterations,
+            large_count,
+            combine_friction,
+            combine_restitution,
+            restitution_cutoff,
+            inv_cell_size,
+            table_mask,
+            contact_margin,
+            angular_limit,
+            position_relax,
+            position_slop,
+            sleep_epsilon,
+            sleep_bias,
+            step,
+            warm_start,
+            substeps,
+            _pad0,
+            _pad1,
+            _pad2,
+            _pad3,
+            _pad4
+        }),
+    );
+    check(
+        &m,
+        &lay,
+        "Pass",
+        rust_layout!(GpuPass {
+            colour,
+            _pad0,
+            _pad1,
+            _pad2
+        }),
+    );
+    check(
+        &m,
+        &lay,
+        "Explosion",
+        rust_layout!(GpuExplosion {
+            detonation,
+            implosion,
+            shock,
+            convection,
+            misc
+        }),
+    );
+}
+
+/// Every rigid binding the host fills from a Rust slice has the Rust element size as its WGSL
+/// element stride, and the uniform block has the Rust struct size.
+#[test]
+fn rigid_binding_strides_match_rust_elements() {
+    use wgphys::rigid::gpu::BINDINGS as RIGID_BINDINGS;
+    use wgphys::rigid::types::*;
+    let m = rigid_module();
+    let lay = layouter(&m);
+    let rust_elem: BTreeMap<&str, usize> = [
+        ("params", size_of::<GpuRigidParams>()),
+        ("bodies", size_of::<GpuBody>()),
+        ("shapes", size_of::<GpuShape>()),
+        ("shape_pos", size_of::<Vec4>()),
+        ("shape_xf", size_of::<Vec4>()),
+        ("large", size_of::<u32>()),
+        ("pairs", 2 * size_of::<u32>()),
+        ("counters", size_of::<u32>()),
+        ("manifolds", size_of::<GpuManifold>()),
+        ("manifolds_prev", size_of::<GpuManifold>()),
+        ("solver", size_of::<Vec4>()),
+        ("claims", size_of::<u32>()),
+        ("order", size_of::<u32>()),
+        ("grid_sorted", size_of::<u32>()),
+        ("grid_start", size_of::<u32>()),
+        ("grid_end", size_of::<u32>()),
+        ("pair_scratch", size_of::<u32>()),
+    ]
+    .into_iter()
+    .collect();
+    for b in RIGID_BINDINGS {
+        let want = *rust_elem
+            .get(b.name)
+            .unwrap_or_else(|| panic!("rigid binding {} has no Rust element size here", b.name));
+        let (_, var) = m
+            .global_variables
+            .iter()
+            .find(|(_, v)| v.name.as_deref() == Some(b.name))
+            .expect("binding global");
+        let got = match &m.types[var.ty].inner {
+            TypeInner::Array { stride, .. } => *stride as usize,
+            _ => lay[var.ty].size as usize,
+        };
+        assert_eq!(
+            got, want,
+            "rigid binding {} ({}): WGSL element stride/size {got} vs Rust {want}",
+            b.index, b.name
+        );
+    }
+}

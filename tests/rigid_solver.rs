@@ -554,7 +554,11 @@ fn a_free_two_body_collision_conserves_momentum() {
 // Colouring.
 
 fn check_colouring(bodies: &[GpuBody], ms: &[GpuManifold], c: &Colouring) {
-    let dynamic = |i: u32| i != NONE && bodies[i as usize].kind == body_kind::DYNAMIC;
+    // Sleeping dynamic bodies count as static in the solver (they are never written), so only
+    // awake ones must be kept apart.
+    let dynamic = |i: u32| {
+        i != NONE && bodies[i as usize].kind == body_kind::DYNAMIC && bodies[i as usize].awake != 0
+    };
     for col in 0..SEQUENTIAL_COLOUR {
         let mut seen = std::collections::HashSet::new();
         for &k in c.batch(col) {

@@ -257,7 +257,7 @@ fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
 /// Stage `collide`: one Jacobi iteration of particle–particle contacts on the grid plus the
 /// static colliders; writes the next arrays and swaps them in.
 ///
-/// Impacts (contacts closing faster than [`impact_speed2`]'s speed) get the book's velocity
+/// Impacts (contacts closing faster than `impact_speed2`'s speed) get the book's velocity
 /// response with restitution and their penetration pushed out; their shares are averaged over
 /// the grain's engaged contacts. Resting contacts are position based (Macklin
 /// et al., "Unified Particle Physics for Real-Time Applications", 2014): the penetration is
@@ -265,15 +265,15 @@ fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
 /// `friction × penetration`, and the velocity follows every such correction (v += Δx/dt), so
 /// after the last iteration v = (x_end − x_start)/dt and a grain held in place by its
 /// neighbours is at rest, not moving with a velocity its position never shows. Their shares
-/// are summed and divided by max(1, n/[`COLLIDE_RELAXATION`]) over the grain's n engaged
+/// are summed and divided by max(1, n/`COLLIDE_RELAXATION`) over the grain's n engaged
 /// contacts (averaging with over-relaxation, never above the plain sum). Without acceleration
 /// the stage is the book's impulse response alone (every closing contact is an impact, and
 /// penetrations are pushed out without touching the velocity).
 ///
 /// The response is continuous in the contacts' speeds and depths, so one bit of rounding
 /// cannot change a grain's fate: between the impact speed and √2 times it a contact is part
-/// impact, part resting ([`impact_weight`]), and n counts a resting contact in proportion to
-/// its depth up to [`COLLIDE_REST_DEPTH`] × the two radii, and a closing contact that does not
+/// impact, part resting (`impact_weight`), and n counts a resting contact in proportion to
+/// its depth up to `COLLIDE_REST_DEPTH` × the two radii, and a closing contact that does not
 /// penetrate yet by its impact weight.
 pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridSpec)>) {
     let params = inp.params;

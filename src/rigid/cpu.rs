@@ -90,7 +90,7 @@ fn presses(params: &GpuRigidParams, w: &GpuBody, m: &GpuManifold) -> bool {
         .any(|p| p.w > 2.0 * params.position_slop)
 }
 
-/// Stage `wake_mark`: every manifold with points between an awake body that [`presses`] on a
+/// Stage `wake_mark`: every manifold with points between an awake body that `presses` on a
 /// sleeping dynamic one marks the sleeper in `claims` (the book's matchAwakeState; contacts with
 /// the static world never wake). Reads only what the previous stages wrote, so the result does
 /// not depend on the order manifolds are visited; a chain of sleepers wakes one link per step.

@@ -8,15 +8,26 @@
 //!
 //! | stage | does |
 //! |---|---|
-//! | `rigid_integrate` | forces → velocities → positions (the book's order), derived data |
+//! | `rigid_forces` | the explosion force generator (only while one is set) |
+//! | `integrate_velocity` | first half of the book's integrator: forces → velocities, damping |
 //! | `shape_aabbs` | world pose, bounding sphere and AABB of every shape |
 //! | grid build | cell keys of shape centres, stable radix sort, cell ranges |
-//! | `broad_count` / `broad_scan` / `broad_write` | sorted, de-duplicated shape pairs |
+//! | `broad_count` / `broad_scan` / `broad_scan_sums` / `broad_write` | sorted, unique shape pairs |
 //! | `narrow` | one manifold of up to four contacts per pair |
-//! | `colour_*` | deterministic colouring of manifolds (no two in a batch share a dynamic body) |
-//! | `solve_velocity` × colours × iterations | impulses with friction, warm started |
+//! | `wake_mark` / `wake_apply` | wake sleepers that awake bodies press on |
+//! | `warm_start` / `colour_manifolds` / `solve_prepare` | last step's impulses, batches, contact basis |
+//! | `solve_velocity` × colours × iterations | impulses with friction clamped to the cone |
+//! | `integrate_position` | second half of the integrator: positions from the solved velocities |
+//! | `ccd` | sweeps fast spheres back to their time of impact |
 //! | `solve_position` × colours × iterations | non-linear projection with the angular limit |
-//! | `sleep` | recency-weighted motion, sleep and wake |
+//! | `sleep` | recency-weighted motion, sleep |
+//!
+//! The list runs `substeps` times per step (4 by default). The integrator is the book's
+//! (`RigidBody::integrate`, catalogue §7) split around the velocity solver, so contacts are
+//! found at the step's start positions and a resting body never sinks by g·dt² only to be
+//! pushed back out (in the book's order, integrate first, tall stacks creep). Small scenes run
+//! the solver's colours and iterations fused in single-workgroup dispatches; large ones
+//! dispatch per colour (see [`solver::solver_gpu_passes`]).
 
 pub mod broad;
 pub mod ccd;

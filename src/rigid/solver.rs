@@ -320,7 +320,7 @@ fn angular_row(r: Vec3, ii: Mat3, e: [Vec3; 3]) -> [Vec3; 3] {
 }
 
 /// Order-independent claim priority of manifold k: a bijection on 31 bits of k + 1, so it is
-/// unique, never 0 ([`CLAIM_FREE`]) and never [`CLAIM_TAKEN`]. Hashing instead of using k
+/// unique, never 0 (`CLAIM_FREE`) and never `CLAIM_TAKEN`. Hashing instead of using k
 /// avoids the index-ordered chains (manifold k touching k+1) that would colour one per round.
 pub fn claim_priority(k: u32) -> u32 {
     const MASK: u32 = 0x7fff_ffff;

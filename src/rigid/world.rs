@@ -433,6 +433,25 @@ impl RigidWorld {
         Ok(())
     }
 
+    /// Adds a force (world direction) at a point given in the body's own frame, for the next
+    /// step, and wakes the body (the book's addForceAtBodyPoint). On the GPU the body's pose is
+    /// the host's last known one, as for [`RigidWorld::add_force_at_point`].
+    ///
+    /// # Errors
+    /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for non-finite input.
+    pub fn add_force_at_body_point(
+        &mut self,
+        h: BodyHandle,
+        f: Vec3,
+        body_point: Vec3,
+    ) -> Result<()> {
+        let i = self.check(h)?;
+        crate::error::finite3("body point", body_point)?;
+        let b = self.bodies[i];
+        let world = b.pos.xyz() + super::math::quat_rotate(b.orient, body_point);
+        self.add_force_at_point(h, f, Some(world))
+    }
+
     /// Adds a torque (world) for the next step, and wakes the body.
     ///
     /// # Errors
@@ -490,6 +509,11 @@ impl RigidWorld {
             )?)?;
             fresh.write(&fresh.bodies, &bodies);
             fresh.write(&fresh.shapes, &self.shapes);
+            // The counters describe the last step (its report, the previous pair count); the
+            // manifolds and their warm-start impulses start afresh at the new size.
+            let mut counters: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
+            counters[solver::COUNTER_PREV_PAIRS] = 0;
+            fresh.write(&fresh.counters, &counters);
             g.rigid = fresh;
             g.status.clear();
             self.bodies = bodies;
@@ -571,6 +595,9 @@ impl RigidWorld {
                 )?)?;
                 fresh.write(&fresh.bodies, &bodies);
                 fresh.write(&fresh.shapes, &self.shapes);
+                let mut counters: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
+                counters[solver::COUNTER_PREV_PAIRS] = 0;
+                fresh.write(&fresh.counters, &counters);
                 g.rigid = fresh;
                 g.status.clear();
                 self.bodies = bodies;
@@ -714,7 +741,7 @@ impl RigidWorld {
             Engine::Gpu(g) => {
                 let counters: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
                 let n = counters[counter::PAIRS].min(self.pair_capacity) as usize;
-                g.rigid.read(&g.rigid.manifolds, n)
+                g.rigid.read(g.rigid.current_manifolds(), n)
             }
         }
     }
