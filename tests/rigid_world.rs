@@ -1408,3 +1408,44 @@ fn gpu_read_report_after_growth_describes_the_step() {
         );
     }
 }
+
+/// `read_manifolds` on the GPU returns the manifolds of the step just taken, as on the CPU.
+///
+/// Fails: it returns the previous step's. After step 1 of a 3-row pyramid it gives 12 empty
+/// manifolds while the report (and the CPU) has 12 with points; after step 3 its penetrations
+/// are the CPU's step-2 values bit for bit (0.0047088, …) where the CPU's step 3 has 0.0049793.
+/// `gpu_step` calls `flip_manifolds()` (swapping the current and previous manifold buffers for
+/// warm starting) and `read_manifolds` then reads `GpuRigid::manifolds`, which no longer names
+/// the buffer the narrow phase just wrote.
+#[test]
+#[ignore = "engine: GPU read_manifolds() returns the previous step's manifolds (empty after \\
+            step 1, step-2 penetrations after step 3)"]
+fn gpu_read_manifolds_returns_this_steps_contacts() {
+    let (mut a, _) = scenes::pyramid(Backend::Gpu(gpu()), 3, 0.5).expect("pyramid");
+    let (mut c, _) = scenes::pyramid(Backend::Cpu, 3, 0.5).expect("pyramid");
+    for step in 1..=3 {
+        a.step(DT).expect("gpu step");
+        c.step(DT).expect("cpu step");
+        let report = a.read_report().expect("report");
+        let (ma, mc) = (
+            a.read_manifolds().expect("gpu"),
+            c.read_manifolds().expect("cpu"),
+        );
+        let with_points = ma.iter().filter(|m| m.count > 0).count() as u32;
+        assert_eq!(
+            with_points, report.manifolds,
+            "step {step}: read_manifolds has {with_points} manifolds with points, the report {}",
+            report.manifolds
+        );
+        assert_eq!(ma.len(), mc.len(), "step {step}: manifold counts");
+        for (k, (x, y)) in ma.iter().zip(&mc).enumerate() {
+            // Same pair, same contact depth to within a few ulps of the step's rounding.
+            assert!(
+                (x.points[0].w - y.points[0].w).abs() <= 1e-6,
+                "step {step}: manifold {k} penetration gpu {} vs cpu {}",
+                x.points[0].w,
+                y.points[0].w
+            );
+        }
+    }
+}
