@@ -1418,7 +1418,7 @@ fn gpu_read_report_after_growth_describes_the_step() {
 /// warm starting) and `read_manifolds` then reads `GpuRigid::manifolds`, which no longer names
 /// the buffer the narrow phase just wrote.
 #[test]
-#[ignore = "engine: GPU read_manifolds() returns the previous step's manifolds (empty after \\
+#[ignore = "engine: GPU read_manifolds() returns the previous step's manifolds (empty after \
             step 1, step-2 penetrations after step 3)"]
 fn gpu_read_manifolds_returns_this_steps_contacts() {
     let (mut a, _) = scenes::pyramid(Backend::Gpu(gpu()), 3, 0.5).expect("pyramid");
