@@ -1,0 +1,1451 @@
+//! World-level physics of the rigid engine (issue 4): every test steps a whole `RigidWorld` and
+//! checks a closed form or a conservation law, with the tolerance and its reason stated next to
+//! the assertion. Long runs use the CPU backend (the same stages as the GPU, so the physics is
+//! the same); the GPU gets shorter runs, the bullet, determinism and end-to-end parity.
+//!
+//! Bodies are read back in slot order (`BodyHandle::index`). Numbers quoted in comments as
+//! "measured" are what the engine gave when the test was written; the assertions do not depend
+//! on them.
+
+mod common;
+
+use common::{gpu, Fnv};
+use glam::{Mat3, Quat, Vec3, Vec4Swizzles};
+use wgphys::particles::Backend;
+use wgphys::rigid::types::GpuBody;
+use wgphys::rigid::{
+    BodyHandle, Collider, Combine, RigidBody, RigidConfig, RigidWorld, StepReport,
+};
+use wgphys::scenes::rigid as scenes;
+use wgphys::Error;
+
+const DT: f32 = 1.0 / 60.0;
+const G: f32 = 9.81;
+
+fn config(bodies: u32) -> RigidConfig {
+    RigidConfig {
+        body_capacity: bodies.max(8),
+        ..RigidConfig::default()
+    }
+}
+
+fn run(w: &mut RigidWorld, steps: usize, dt: f32) -> StepReport {
+    let mut r = StepReport::default();
+    for _ in 0..steps {
+        r = w.step(dt).expect("step");
+    }
+    r
+}
+
+fn pos(b: &GpuBody) -> Vec3 {
+    b.pos.xyz()
+}
+
+fn quat(b: &GpuBody) -> Quat {
+    Quat::from_xyzw(b.orient.x, b.orient.y, b.orient.z, b.orient.w)
+}
+
+/// World-space angular momentum of a body about its centre of mass, I_world·ω, with
+/// I_world = R·I_body·Rᵀ (the body-space inverse inertia inverted in f64 to keep the measure
+/// itself out of the error budget).
+fn spin_momentum(b: &GpuBody) -> glam::DVec3 {
+    let inv = Mat3::from_cols(
+        b.inv_inertia[0].xyz(),
+        b.inv_inertia[1].xyz(),
+        b.inv_inertia[2].xyz(),
+    )
+    .as_dmat3();
+    let r = glam::DMat3::from_quat(quat(b).as_dquat().normalize());
+    (r * inv.inverse() * r.transpose()) * b.ang_vel.xyz().as_dvec3()
+}
+
+/// FNV-1a of every field of every body slot (all bits, in slot order, after the count).
+fn hash_bodies(bodies: &[GpuBody]) -> u64 {
+    let mut h = Fnv::new();
+    h.u32(bodies.len() as u32);
+    for b in bodies {
+        for v in [
+            b.pos,
+            b.orient,
+            b.lin_vel,
+            b.ang_vel,
+            b.inv_inertia[0],
+            b.inv_inertia[1],
+            b.inv_inertia[2],
+            b.inv_inertia_world[0],
+            b.inv_inertia_world[1],
+            b.inv_inertia_world[2],
+            b.force,
+            b.torque,
+            b.acc,
+            b.last_acc,
+        ] {
+            h.v4(v);
+        }
+        for x in [b.kind, b.awake, b.can_sleep, b.flags] {
+            h.u32(x);
+        }
+    }
+    h.finish()
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Bounce heights from restitution
+
+/// A world with a restitution-1, frictionless ground (restitution combined with `Min`, so each
+/// sphere's own e is the contact's) and no-damping, never-sleeping spheres of radius `R_BALL`
+/// dropped from rest with their bottoms `h` above the ground, 3 m apart.
+fn drop_world(cfg: RigidConfig, drops: &[(f32, f32)]) -> (RigidWorld, Vec<BodyHandle>) {
+    let mut cfg = cfg;
+    cfg.combine_restitution = Combine::Min;
+    let mut w = RigidWorld::new(Backend::Cpu, cfg).expect("world");
+    w.add_body(
+        RigidBody::fixed(),
+        &[Collider::half_space(Vec3::Y, 0.0).material(0.0, 1.0)],
+    )
+    .expect("ground");
+    let balls = drops
+        .iter()
+        .enumerate()
+        .map(|(k, &(h, e))| {
+            w.add_body(
+                RigidBody::dynamic()
+                    .position(Vec3::new(3.0 * k as f32, R_BALL + h, 0.0))
+                    .mass(1.0)
+                    .damping(1.0, 1.0)
+                    .can_sleep(false),
+                &[Collider::sphere(R_BALL).material(0.0, e)],
+            )
+            .expect("ball")
+        })
+        .collect();
+    (w, balls)
+}
+
+const R_BALL: f32 = 0.1;
+
+/// Steps `n` times and returns, per ball, the (height of its bottom, vertical speed) after
+/// every step.
+fn drop_track(w: &mut RigidWorld, balls: &[BodyHandle], n: usize) -> Vec<Vec<(f32, f32)>> {
+    let mut out = vec![Vec::with_capacity(n); balls.len()];
+    for _ in 0..n {
+        w.step(DT).expect("step");
+        let b = w.read_bodies().expect("bodies");
+        for (k, h) in balls.iter().enumerate() {
+            let body = b[h.index() as usize];
+            out[k].push((pos(&body).y - R_BALL, body.lin_vel.y));
+        }
+    }
+    out
+}
+
+/// (index of the first step that ends moving up, apex of the bottom afterwards).
+fn bounce_of(track: &[(f32, f32)]) -> (usize, f32) {
+    let hit = track
+        .iter()
+        .position(|s| s.1 > 0.0)
+        .expect("the ball never bounced");
+    let apex = track[hit..].iter().map(|s| s.0).fold(f32::MIN, f32::max);
+    (hit, apex)
+}
+
+/// Spheres dropped from h = 1 m onto the ground with restitution e (above the cut-off) rebound
+/// at e·√(2gh) to e²·h.
+///
+/// The step is cut into 10 substeps (1/600 s) so the discrete flight is close to the parabola:
+/// the rebound speed is compared with e·√(2gh) within 2% plus one substep of gravity, and the
+/// apex with e²·h within 2% plus the semi-implicit Euler term v·dt/2 of one substep.
+///
+/// Fails: the rebound is e times the speed the sphere still had when it reached the surface,
+/// and a *speculative* contact (a point within `contact_margin` but not yet touching, so
+/// penetration < 0) has already cut that speed down. `solve_prepare` gives such a point the
+/// target normal velocity penetration/dt with no restitution, so the sphere is slowed to exactly
+/// gap/dt and touches at that speed; the next step bounces it at e·gap/dt. Measured (e = 0.5):
+/// 4.40 m/s entering the margin, 1.83 m/s (= gap 3.06 mm × 600/s) at the surface, rebound
+/// 0.770 m/s instead of 2.215, apex 0.042 m instead of 0.25 m. With substeps the sphere always
+/// crosses the 2 cm margin in several substeps, so every bounce is cut; at 1/60 s it depends on
+/// where the last free step ends (see `restitution_scales_the_impact_speed`).
+#[test]
+#[ignore = "engine: speculative contacts drop restitution (e = 0.5 from 1 m: rebound 0.77 m/s vs \
+            2.21, apex 0.042 m vs 0.25)"]
+fn bounce_heights_follow_restitution_squared() {
+    let mut cfg = config(8);
+    cfg.substeps = 10;
+    let h = 1.0;
+    let cases = [0.5f32, 0.8];
+    let drops: Vec<(f32, f32)> = cases.iter().map(|&e| (h, e)).collect();
+    let (mut w, balls) = drop_world(cfg, &drops);
+    // Fall (0.45 s) plus the first rebound flight (≤ 0.72 s).
+    let tracks = drop_track(&mut w, &balls, (1.4 / DT) as usize);
+    let v_in = (2.0 * G * h).sqrt();
+    for (k, &e) in cases.iter().enumerate() {
+        let (hit, apex) = bounce_of(&tracks[k]);
+        let v_out = tracks[k][hit].1;
+        let want = e * e * h;
+        println!(
+            "e = {e}: rebound {v_out:.4} m/s (e·√(2gh) = {:.4}), apex {apex:.4} m (e²h = {want:.4})",
+            e * v_in
+        );
+        assert!(
+            (v_out - e * v_in).abs() <= 0.02 * e * v_in + G * DT / 10.0,
+            "e = {e}: rebound speed {v_out} vs e·√(2gh) = {}",
+            e * v_in
+        );
+        assert!(
+            (apex - want).abs() <= 0.02 * want + e * v_in * DT / 20.0,
+            "e = {e}: rebound apex {apex} vs e²·h = {want}"
+        );
+    }
+}
+
+/// The restitution law itself, at 60 Hz, for a drop whose last free step ends outside the
+/// contact margin (asserted, so the impact is a real contact, not a speculative one): the
+/// rebound speed is exactly e times the speed before the impact step (the book's desired
+/// Δv = −v − e·(v − v_acc) with v_acc = this step's gravity, catalogue §12), that speed is within
+/// two steps of gravity of √(2gh) (the sphere is at most one step's fall above the ground and
+/// semi-implicit Euler lags by up to one more g·dt), and the apex is the ballistic
+/// v_out²/2g within one step of travel v_out·dt (the discrete flight) and the contact depth.
+#[test]
+fn restitution_scales_the_impact_speed() {
+    let h = 1.0;
+    let cases = [0.5f32, 0.8];
+    let drops: Vec<(f32, f32)> = cases.iter().map(|&e| (h, e)).collect();
+    let cfg = config(8);
+    let margin = cfg.contact_margin;
+    let (mut w, balls) = drop_world(cfg, &drops);
+    let tracks = drop_track(&mut w, &balls, (1.4 / DT) as usize);
+    let v_in = (2.0 * G * h).sqrt();
+    for (k, &e) in cases.iter().enumerate() {
+        let (hit, apex) = bounce_of(&tracks[k]);
+        let (y_before, v_before) = tracks[k][hit - 1];
+        let (y_hit, v_out) = tracks[k][hit];
+        println!(
+            "e = {e}: last free step at {y_before:.4} m moving {v_before:.4} m/s (√(2gh) = \
+             {v_in:.4}); rebound {v_out:.5} (e·v = {:.5}); apex {apex:.4} (v_out²/2g = {:.4}, \
+             e²h = {:.4})",
+            -e * v_before,
+            v_out * v_out / (2.0 * G),
+            e * e * h
+        );
+        assert!(
+            y_before > margin,
+            "precondition: the step before the impact should end outside the contact margin"
+        );
+        assert!(
+            (v_out + e * v_before).abs() <= 1e-5 * v_in,
+            "e = {e}: rebound {v_out} vs e × the incoming {}",
+            -v_before
+        );
+        assert!(
+            (-v_before - v_in).abs() <= 2.0 * G * DT,
+            "e = {e}: incoming speed {} vs √(2gh) = {v_in}",
+            -v_before
+        );
+        let ballistic = v_out * v_out / (2.0 * G);
+        assert!(
+            (apex - ballistic).abs() <= v_out * DT + y_hit.abs(),
+            "e = {e}: apex {apex} vs v_out²/2g = {ballistic}"
+        );
+    }
+}
+
+/// The restitution cut-off: a sphere with e = 0.8 landing at 0.198 m/s (dropped 2 mm, below the
+/// 0.25 m/s cut-off) does not bounce, while the same sphere landing at 0.443 m/s (dropped 1 cm)
+/// does, at e times its incoming speed. The contact margin is 0 here, so no speculative contact
+/// slows either sphere before it touches (that would hide the cut-off, see
+/// `bounce_heights_follow_restitution_squared`).
+#[test]
+fn landing_below_the_restitution_cutoff_does_not_bounce() {
+    let mut cfg = config(8);
+    cfg.contact_margin = 0.0;
+    let cutoff = cfg.restitution_cutoff;
+    let (mut w, balls) = drop_world(cfg, &[(0.002, 0.8), (0.01, 0.8)]);
+    let tracks = drop_track(&mut w, &balls, 60);
+    // Below: it never moves up faster than rounding, and stays within the slop of the ground.
+    let up = tracks[0].iter().map(|s| s.1).fold(f32::MIN, f32::max);
+    let top = tracks[0][10..].iter().map(|s| s.0).fold(f32::MIN, f32::max);
+    println!(
+        "below the cut-off: fastest upward speed {up:e} m/s, highest after 10 steps {top:e} m"
+    );
+    assert!(
+        up < 0.01 * cutoff,
+        "a landing below the cut-off bounced at {up} m/s"
+    );
+    // Above: it bounces at e × the speed before the impact step.
+    let (hit, _) = bounce_of(&tracks[1]);
+    let (v_before, v_out) = (-tracks[1][hit - 1].1, tracks[1][hit].1);
+    println!("above the cut-off: incoming {v_before:.4} m/s, rebound {v_out:.4} m/s");
+    assert!(v_before > cutoff, "precondition: lands above the cut-off");
+    assert!(
+        (v_out - 0.8 * v_before).abs() <= 1e-5,
+        "above the cut-off: rebound {v_out} vs 0.8 × {v_before}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Box on a slope
+
+/// Steps a box resting on a slope of angle θ (a half-space through the origin with normal
+/// (−sin θ, cos θ, 0)) with friction μ on both surfaces (geometric combine: μ), for `seconds`;
+/// returns (time, downhill distance, downhill speed) after every step.
+fn slope_run(theta: f32, mu: f32, seconds: f32) -> Vec<(f32, f32, f32)> {
+    let mut w = RigidWorld::new(Backend::Cpu, config(4)).expect("world");
+    let n = Vec3::new(-theta.sin(), theta.cos(), 0.0);
+    let down = Vec3::new(-theta.cos(), -theta.sin(), 0.0);
+    w.add_body(
+        RigidBody::fixed(),
+        &[Collider::half_space(n, 0.0).material(mu, 0.0)],
+    )
+    .expect("slope");
+    let half = 0.25;
+    let b = w
+        .add_body(
+            RigidBody::dynamic()
+                .position(n * half)
+                .rotation(Quat::from_rotation_z(theta))
+                .mass(1.0)
+                .damping(1.0, 1.0)
+                .can_sleep(false),
+            &[Collider::cuboid(Vec3::splat(half)).material(mu, 0.0)],
+        )
+        .expect("box");
+    let p0 = n * half;
+    let steps = (seconds / DT).round() as usize;
+    (1..=steps)
+        .map(|k| {
+            w.step(DT).expect("step");
+            let body = w.body(b).expect("box");
+            (
+                k as f32 * DT,
+                (pos(&body) - p0).dot(down),
+                body.lin_vel.xyz().dot(down),
+            )
+        })
+        .collect()
+}
+
+/// Least-squares slope of y against x.
+fn fit_slope(xy: &[(f32, f32)]) -> f32 {
+    let n = xy.len() as f64;
+    let (sx, sy) = xy.iter().fold((0.0, 0.0), |(a, b), &(x, y)| {
+        (a + f64::from(x), b + f64::from(y))
+    });
+    let (mx, my) = (sx / n, sy / n);
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for &(x, y) in xy {
+        let (dx, dy) = (f64::from(x) - mx, f64::from(y) - my);
+        sxy += dx * dy;
+        sxx += dx * dx;
+    }
+    (sxy / sxx) as f32
+}
+
+/// A box on a slope stays put iff tan θ ≤ μ: at tan θ = 0.8 μ it does not move after the
+/// contact has formed (t ≥ 0.5 s; the slip of the first contact steps is
+/// `box_placed_on_a_slope_does_not_slip`), and at tan θ = 1.25 μ it slides (the acceleration,
+/// and its closed form, are `sliding_box_accelerates_at_g_sin_minus_mu_cos`).
+#[test]
+fn box_on_a_slope_sticks_iff_tan_theta_below_mu() {
+    let mu: f32 = 0.5;
+    // Sticks: tan θ = 0.8 μ. A box that slid at even 1% of the friction-free g·sin θ would move
+    // ½·0.01·3.6·1.5² = 4 cm between 0.5 s and 2 s; 0.1 mm leaves room for rounding only.
+    let theta = (0.8 * mu).atan();
+    let stay = slope_run(theta, mu, 2.0);
+    let s_half = stay.iter().find(|s| s.0 >= 0.5).map_or(0.0, |s| s.1);
+    let drift = stay
+        .iter()
+        .filter(|s| s.0 >= 0.5)
+        .map(|s| (s.1 - s_half).abs())
+        .fold(0.0, f32::max);
+    println!(
+        "tan θ = 0.8 μ: downhill drift from 0.5 s to 2 s {drift:e} m (slip before 0.5 s {s_half:e} m)"
+    );
+    assert!(
+        drift < 1e-4,
+        "tan θ = 0.8 μ: the box drifted {drift} m downhill between 0.5 s and 2 s (static \
+         friction should hold it)"
+    );
+    // Slides: tan θ = 1.25 μ. After 2 s the closed form has it ½·g(sin θ − μ cos θ)·t² = 2.08 m
+    // down; it must at least have clearly left (half of that), and be moving downhill.
+    let theta = (1.25 * mu).atan();
+    let slide = slope_run(theta, mu, 2.0);
+    let want = 0.5 * G * (theta.sin() - mu * theta.cos()) * 4.0;
+    let (_, s_end, v_end) = slide.last().copied().unwrap_or_default();
+    println!(
+        "tan θ = 1.25 μ: slid {s_end:.4} m in 2 s (closed form {want:.4} m), speed {v_end:.4}"
+    );
+    assert!(
+        s_end > 0.5 * want && v_end > 0.0,
+        "tan θ = 1.25 μ: the box should slide; moved {s_end} m in 2 s"
+    );
+}
+
+/// A box on a slope with tan θ = 1.25 μ slides with acceleration g(sin θ − μ cos θ): the downhill
+/// speed is fitted linearly over t ∈ [0.5, 2] s and its slope compared with the closed form
+/// within 2%; the same from positions (the mean second difference, exact for a parabola).
+///
+/// Fails: 1.106 m/s² from velocities and 1.135 from positions against 1.040 (+6.3% / +9.2%).
+/// The box does not slide straight: it spins about the slope normal, |ω·n| up to 1.02 rad/s,
+/// oscillating (0.43 at 0.5 s, 1.02 at 1 s, 0.22 at 1.5 s, −0.24 at 2 s), from nothing (the
+/// scene is symmetric); a spinning box's corners slide in different directions, so the net
+/// friction along the slope is below μN. It is the velocity solver's spurious twist (per-point
+/// friction solved in point order within a manifold), the same as in
+/// `tower_and_pyramid_stand_and_sleep_cpu`; more velocity or position iterations, substeps or
+/// no warm start leave the acceleration at 1.106–1.109 (without position iterations: 1.319).
+#[test]
+#[ignore = "engine: a sliding box spins about the slope normal (|ω| up to 1.0 rad/s) and \
+            accelerates at 1.106 m/s² instead of g(sin θ − μ cos θ) = 1.040 (+6.3%)"]
+fn sliding_box_accelerates_at_g_sin_minus_mu_cos() {
+    let mu: f32 = 0.5;
+    let theta = (1.25 * mu).atan();
+    let slide = slope_run(theta, mu, 2.0);
+    let want = G * (theta.sin() - mu * theta.cos());
+    let vel: Vec<(f32, f32)> = slide
+        .iter()
+        .filter(|s| s.0 >= 0.5)
+        .map(|s| (s.0, s.2))
+        .collect();
+    let a_vel = fit_slope(&vel);
+    let dist: Vec<f32> = slide.iter().filter(|s| s.0 >= 0.5).map(|s| s.1).collect();
+    let k = dist.len();
+    let a_pos = (dist[k - 1] - dist[k - 2] - (dist[1] - dist[0])) / ((k - 2) as f32 * DT * DT);
+    println!(
+        "tan θ = 1.25 μ: acceleration from velocities {a_vel:.5}, from positions {a_pos:.5}, \
+         closed form g(sin θ − μ cos θ) = {want:.5} m/s²; distance after 2 s {:.4} m",
+        slide.last().map_or(0.0, |s| s.1)
+    );
+    for (what, a) in [("velocities", a_vel), ("positions", a_pos)] {
+        assert!(
+            (a - want).abs() <= 0.02 * want,
+            "sliding box: acceleration from {what} {a} vs g(sin θ − μ cos θ) = {want} (2%)"
+        );
+    }
+    // It slides at all (tan θ > μ): the box has moved at least half the closed form's distance.
+    let s_end = slide.last().map_or(0.0, |s| s.1);
+    assert!(
+        s_end > 0.5 * 0.5 * want * 4.0,
+        "the box did not slide: {s_end} m in 2 s"
+    );
+}
+
+/// A box placed at rest on a slope with tan θ = 0.8 μ should not slip at all, beyond the one
+/// step of free motion g·sin θ·dt² (1.0 mm) that `rigid_integrate` makes before the first
+/// contact is solved.
+///
+/// Fails: it slips 7.55 mm in its first 0.3 s, then holds. The slope fix (the planar part of
+/// last_acc·dt added to the tangential contact velocity, catalogue §13) assumes last step's
+/// solve already pre-compensated this step's planar gravity. On the first contact step it did
+/// not, so friction must remove two steps' worth (the g·sin θ·dt just integrated and the one it
+/// pre-compensates) with a normal impulse of one step's m·g·cos θ·dt: |λt|/λn = 2·tan θ, which
+/// exceeds μ whenever tan θ > μ/2, and the cone clamp lets the box slide until the deficit has
+/// been paid off over ~18 steps. Measured slip after 1 s for tan θ / μ = 0.4, 0.45, 0.55, 0.8:
+/// 0.54, 0.67, 1.04, 7.55 mm (the first two are the one-step g·sin θ·dt²).
+#[test]
+#[ignore = "engine: a box placed on a slope with tan θ = 0.8 μ slips 7.55 mm before static \
+            friction holds (allowed 1.0 mm)"]
+fn box_placed_on_a_slope_does_not_slip() {
+    let mu: f32 = 0.5;
+    let theta = (0.8 * mu).atan();
+    let run = slope_run(theta, mu, 1.0);
+    let slip = run.iter().map(|s| s.1.abs()).fold(0.0, f32::max);
+    let allowed = G * theta.sin() * DT * DT + 1e-4;
+    println!("tan θ = 0.8 μ: slip {slip:e} m (allowed {allowed:e})");
+    assert!(
+        slip <= allowed,
+        "a box placed at rest on a slope it should stick to slipped {slip} m (allowed {allowed})"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Torque-free spin
+
+/// A torque-free box keeps its angular momentum. Spinning about a principal axis (the major and
+/// the minor axis of an asymmetric box), ω stays constant and I_world·ω is constant to rounding.
+/// Off a principal axis the book's integrator (ω += I⁻¹τ·dt, no gyroscopic term ω × Iω) keeps
+/// ω, not L, constant, so L = R(t)·I·R₀ᵀ·ω precesses about ω: its length and its component
+/// along ω are kept, and it strays from L₀ by at most 2·|L₀⊥ω|. That bound is asserted and the
+/// stray measured (a limitation of the book's first-order Newton–Euler, catalogue §13).
+#[test]
+fn torque_free_spin_keeps_angular_momentum() {
+    let mut w = RigidWorld::new(Backend::Cpu, config(4)).expect("world");
+    let half = Vec3::new(0.1, 0.2, 0.4);
+    let q0 = Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.7, 1.1);
+    let spin = 5.0;
+    // Body x is the major axis (largest moment, m(hy² + hz²)/3), body z the minor one.
+    let axes = [
+        ("major axis", Vec3::X),
+        ("minor axis", Vec3::Z),
+        (
+            "10% off the major axis",
+            Vec3::new(1.0, 0.1, 0.0).normalize(),
+        ),
+    ];
+    let handles: Vec<BodyHandle> = axes
+        .iter()
+        .enumerate()
+        .map(|(k, (_, axis))| {
+            w.add_body(
+                RigidBody::dynamic()
+                    .position(Vec3::new(3.0 * k as f32, 0.0, 0.0))
+                    .rotation(q0)
+                    .angular_velocity(q0 * *axis * spin)
+                    .mass(2.0)
+                    .damping(1.0, 1.0)
+                    .acceleration(Vec3::ZERO)
+                    .can_sleep(false),
+                &[Collider::cuboid(half)],
+            )
+            .expect("box")
+        })
+        .collect();
+    let before = w.read_bodies().expect("bodies");
+    let l0: Vec<glam::DVec3> = handles
+        .iter()
+        .map(|h| spin_momentum(&before[h.index() as usize]))
+        .collect();
+    // 600 steps = 10 s ≈ 8 turns.
+    let steps = 600;
+    let mut worst = [0.0f64; 3];
+    let mut worst_len = [0.0f64; 3];
+    let mut worst_along = [0.0f64; 3];
+    for _ in 0..steps {
+        w.step(DT).expect("step");
+        let b = w.read_bodies().expect("bodies");
+        for (k, h) in handles.iter().enumerate() {
+            let body = b[h.index() as usize];
+            let l = spin_momentum(&body);
+            let wd = body.ang_vel.xyz().as_dvec3().normalize();
+            let scale = l0[k].length();
+            worst[k] = worst[k].max((l - l0[k]).length() / scale);
+            worst_len[k] = worst_len[k].max((l.length() - scale).abs() / scale);
+            worst_along[k] = worst_along[k].max((l.dot(wd) - l0[k].dot(wd)).abs() / scale);
+        }
+    }
+    for (k, (name, axis)) in axes.iter().enumerate() {
+        let w0 = (q0 * *axis).as_dvec3().normalize();
+        let perp = (l0[k] - w0 * l0[k].dot(w0)).length() / l0[k].length();
+        println!(
+            "{name}: |L − L₀|/|L₀| up to {:.3e}, |L| drift {:.3e}, L·ω̂ drift {:.3e} \
+             (|L₀⊥ω|/|L₀| = {perp:.3e})",
+            worst[k], worst_len[k], worst_along[k]
+        );
+        // Rounding: each step renormalizes the quaternion (≈ 1e-7 relative per step); even
+        // added up linearly over 600 steps that is < 1e-4.
+        assert!(
+            worst_len[k] < 1e-4 && worst_along[k] < 1e-4,
+            "{name}: |L| or L·ω̂ drifted ({} / {}) with no torque and no damping",
+            worst_len[k],
+            worst_along[k]
+        );
+        if perp < 1e-6 {
+            assert!(
+                worst[k] < 1e-4,
+                "{name}: spinning about a principal axis, L drifted by {} of |L₀|",
+                worst[k]
+            );
+        } else {
+            assert!(
+                worst[k] <= 2.0 * perp + 1e-4,
+                "{name}: L strayed {} of |L₀|, more than the integrator's precession bound 2·{perp}",
+                worst[k]
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Momentum in free collisions
+
+/// (total linear momentum, total angular momentum about the origin) of the dynamic bodies, in
+/// f64: Σ m·v and Σ (x × m·v + I_world·ω).
+fn momenta(bodies: &[GpuBody]) -> (glam::DVec3, glam::DVec3) {
+    let mut p = glam::DVec3::ZERO;
+    let mut l = glam::DVec3::ZERO;
+    for b in bodies.iter().filter(|b| b.pos.w > 0.0) {
+        let m = 1.0 / f64::from(b.pos.w);
+        let mv = b.lin_vel.xyz().as_dvec3() * m;
+        p += mv;
+        l += b.pos.xyz().as_dvec3().cross(mv) + spin_momentum(b);
+    }
+    (p, l)
+}
+
+/// Two free bodies (no gravity, no damping, friction 0.6, restitution 0.5) collide off centre,
+/// away from the origin: total linear momentum is conserved to float precision and angular
+/// momentum about the origin within the position projection's share.
+///
+/// Every impulse is applied +g to one body and −g to the other at the same world point, so
+/// both momenta are conserved by the velocity solver up to rounding. The position projection
+/// moves the bodies apart along n by m_a·Δx_a = −m_b·Δx_b, which leaves Σ m·v alone but changes
+/// Σ x × m·v by (Δx_a·m_a) × (v_a − v_b): the closing speeds here (1.2 m/s for the spheres, 1 m/s
+/// for the boxes) move less than the contact margin (2 cm) per step, so the speculative contact
+/// stops them before they overlap and there is (almost) nothing to project. The tolerance, 1e-4
+/// of Σ|x × m·v|, is that small overlap times the relative speed, with room.
+#[test]
+fn free_collisions_conserve_momentum() {
+    let mut cfg = config(8);
+    cfg.gravity = Vec3::ZERO;
+    let mut w = RigidWorld::new(Backend::Cpu, cfg).expect("world");
+    let free = |p: Vec3, v: Vec3, m: f32| {
+        RigidBody::dynamic()
+            .position(p)
+            .velocity(v)
+            .mass(m)
+            .damping(1.0, 1.0)
+            .can_sleep(false)
+    };
+    // Spheres of radius 0.5, masses 1 and 3, offset 0.6 across the line of motion.
+    let c = Vec3::new(2.0, 1.0, -1.0);
+    w.add_body(
+        free(c + Vec3::new(-1.0, 0.3, 0.0), Vec3::new(0.9, 0.0, 0.1), 1.0),
+        &[Collider::sphere(0.5).material(0.6, 0.5)],
+    )
+    .expect("sphere");
+    w.add_body(
+        free(
+            c + Vec3::new(1.0, -0.3, 0.0),
+            Vec3::new(-0.3, 0.0, 0.0),
+            3.0,
+        ),
+        &[Collider::sphere(0.5).material(0.6, 0.5)],
+    )
+    .expect("sphere");
+    // Cubes far away (no interaction with the spheres), one turned and spinning. Spheres and
+    // cubes have isotropic inertia, so R·I·Rᵀ = I and the integrator's precession of L for
+    // non-principal spin (see `torque_free_spin_keeps_angular_momentum`) cannot enter: what is
+    // measured is the contact solver alone.
+    let d = Vec3::new(-5.0, 4.0, 3.0);
+    w.add_body(
+        free(
+            d + Vec3::new(-1.2, 0.25, 0.1),
+            Vec3::new(0.7, 0.0, 0.0),
+            2.0,
+        )
+        .rotation(Quat::from_rotation_y(0.4))
+        .angular_velocity(Vec3::new(0.0, 0.5, 0.0)),
+        &[Collider::cuboid(Vec3::splat(0.4)).material(0.6, 0.5)],
+    )
+    .expect("box");
+    w.add_body(
+        free(
+            d + Vec3::new(1.2, -0.25, 0.0),
+            Vec3::new(-0.3, 0.0, 0.0),
+            1.5,
+        ),
+        &[Collider::cuboid(Vec3::splat(0.5)).material(0.6, 0.5)],
+    )
+    .expect("box");
+    let b0 = w.read_bodies().expect("bodies");
+    let (p0, l0) = momenta(&b0);
+    let p_scale: f64 = b0
+        .iter()
+        .filter(|b| b.pos.w > 0.0)
+        .map(|b| b.lin_vel.xyz().as_dvec3().length() / f64::from(b.pos.w))
+        .sum();
+    let l_scale: f64 = b0
+        .iter()
+        .filter(|b| b.pos.w > 0.0)
+        .map(|b| {
+            let mv = b.lin_vel.xyz().as_dvec3() / f64::from(b.pos.w);
+            b.pos.xyz().as_dvec3().cross(mv).length() + spin_momentum(b).length()
+        })
+        .sum();
+    let mut touched = 0;
+    let (mut dp, mut dl) = (0.0f64, 0.0f64);
+    for _ in 0..240 {
+        let r = w.step(DT).expect("step");
+        touched = touched.max(r.manifolds);
+        let (p, l) = momenta(&w.read_bodies().expect("bodies"));
+        dp = dp.max((p - p0).length());
+        dl = dl.max((l - l0).length());
+    }
+    let b1 = w.read_bodies().expect("bodies");
+    let spins: Vec<f32> = b1.iter().map(|b| b.ang_vel.xyz().length()).collect();
+    println!(
+        "manifolds at most {touched}; |ΔP| ≤ {dp:.3e} (scale Σm|v| {p_scale:.3}), |ΔL| ≤ {dl:.3e} \
+         (scale {l_scale:.3}); spins after {spins:?}"
+    );
+    assert!(touched >= 2, "both pairs should have collided");
+    // Each velocity change is g/m rounded and then multiplied back by m: a few ulps of the
+    // impulse per application, over 10 iterations × 4 points × a few contact steps.
+    assert!(
+        dp <= 1e-5 * p_scale,
+        "linear momentum changed by {dp} (Σ m|v| = {p_scale})"
+    );
+    assert!(
+        dl <= 1e-4 * l_scale,
+        "angular momentum about the origin changed by {dl} (scale {l_scale})"
+    );
+    // And the collisions did something: friction at the off-centre contacts spun the bodies up.
+    assert!(
+        spins[0] > 0.05 && spins[1] > 0.05,
+        "the off-centre sphere collision left the spheres without spin: {spins:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Stability of stacks
+
+/// Positions of the given bodies.
+fn positions(w: &mut RigidWorld, handles: &[BodyHandle]) -> Vec<Vec3> {
+    let b = w.read_bodies().expect("bodies");
+    handles
+        .iter()
+        .map(|h| pos(&b[h.index() as usize]))
+        .collect()
+}
+
+/// (largest |Δp|, its index) between two position lists.
+fn max_move(a: &[Vec3], b: &[Vec3]) -> (f32, usize) {
+    a.iter()
+        .zip(b)
+        .map(|(p, q)| (*p - *q).length())
+        .enumerate()
+        .fold((0.0, 0), |m, (i, d)| if d > m.0 { (d, i) } else { m })
+}
+
+/// What a stack did: the worst initial sink (t = 0 to 1 s) as a fraction of its allowance (see
+/// [`sink_allowance`]), the worst sink in metres, and the largest drift after t = 1 s.
+struct StackRun {
+    sink_ratio: f32,
+    sink: f32,
+    sink_box: usize,
+    drift: f32,
+    drift_box: usize,
+    awake: Vec<usize>,
+    report_awake: u32,
+}
+
+/// The sink the contact model allows a box in layer k (0 = on the ground): the position solver
+/// leaves up to `position_slop` (2 mm) of penetration at each contact, and one step of gravity,
+/// g·dt² = 2.7 mm, builds up in `rigid_integrate` before each projection; the box rests on
+/// k + 1 such contacts, so it may sit (k + 1)·(slop + g·dt²) below where it was placed.
+fn sink_allowance(layer: f32, slop: f32) -> f32 {
+    (layer + 1.0) * (slop + G * DT * DT)
+}
+
+/// Runs a stack of cubes (half size `half`, placed touching) for `steps` steps: the sink over the
+/// first second, the drift from t = 1 s to the end, and who is awake at the end.
+fn run_stack(w: &mut RigidWorld, boxes: &[BodyHandle], half: f32, steps: usize) -> StackRun {
+    let p0 = positions(w, boxes);
+    run(w, 60, DT);
+    let p1 = positions(w, boxes);
+    run(w, steps.saturating_sub(60), DT);
+    // On the GPU `step`'s report is a frame or two old; read this step's.
+    let report = w.read_report().expect("report");
+    let p_end = positions(w, boxes);
+    let slop = w.config().position_slop;
+    let mut out = StackRun {
+        sink_ratio: 0.0,
+        sink: 0.0,
+        sink_box: 0,
+        drift: 0.0,
+        drift_box: 0,
+        awake: Vec::new(),
+        report_awake: report.awake,
+    };
+    for (i, (a, b)) in p0.iter().zip(&p1).enumerate() {
+        let layer = ((a.y - half) / (2.0 * half)).round();
+        let sink = a.y - b.y;
+        let ratio = sink / sink_allowance(layer, slop);
+        if ratio > out.sink_ratio {
+            (out.sink_ratio, out.sink_box) = (ratio, i);
+        }
+        out.sink = out.sink.max(sink);
+    }
+    (out.drift, out.drift_box) = max_move(&p1, &p_end);
+    let b = w.read_bodies().expect("bodies");
+    out.awake = boxes
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| b[h.index() as usize].awake != 0)
+        .map(|(i, _)| i)
+        .collect();
+    out
+}
+
+/// The stack stands: every box moves less than 1% of its size between t = 1 s (after the
+/// contacts have settled into the slop) and the end, and everything is asleep at the end.
+fn assert_stands(name: &str, r: &StackRun, half: f32, steps: usize) {
+    let t = steps as f32 * DT;
+    println!(
+        "{name}: initial sink up to {:.2e} m (worst {:.0}% of its allowance, box {}), drift \
+         t = 1..{t} s up to {:.2e} m (box {}), awake at the end {} (report {})",
+        r.sink,
+        100.0 * r.sink_ratio,
+        r.sink_box,
+        r.drift,
+        r.drift_box,
+        r.awake.len(),
+        r.report_awake
+    );
+    assert!(
+        r.drift < 0.01 * 2.0 * half,
+        "{name}: box {} drifted {} m between t = 1 s and t = {t} s (1% of its size is {})",
+        r.drift_box,
+        r.drift,
+        0.02 * half
+    );
+    assert!(
+        r.awake.is_empty() && r.report_awake == 0,
+        "{name}: still awake after {t} s: boxes {:?} (report.awake {})",
+        r.awake,
+        r.report_awake
+    );
+}
+
+/// A 10-box tower and a 20-row pyramid (210 boxes) of unit cubes stand for 20 s (1200 steps)
+/// on the CPU backend, and fall asleep.
+///
+/// Fails: both fall. The tower's top walks sideways (x = 0.08 m at 1 s, 0.22 m at 2 s,
+/// 0.57 m at 5 s) and the tower is down by 10 s (top box at (8.87, 0.50, 1.33)); the GPU does
+/// the same (0.49 m by 5 s). The 20-row pyramid collapses too (a box 29.7 m away after 20 s, 173
+/// of 210 awake). Nothing pushes the stack sideways, so the lateral impulses come from the
+/// velocity solver: with the default 10 velocity iterations the per-point 3×3 solve (normal and
+/// friction together, points visited in order 0..3 within a manifold) leaves residual tangential
+/// and twisting impulses that do not cancel, and the boxes yaw by ~0.01 and slide on each other.
+/// With `velocity_iterations = 100` the tower stands and is asleep by t = 2 s; 40 position
+/// iterations or 4 substeps do not stop the walk (4 substeps slows it to 5 cm in 20 s); turning
+/// warm starting off makes it fall by 5 s. The same spurious twist makes a sliding box spin
+/// (see `sliding_box_accelerates_at_g_sin_minus_mu_cos`). A 5-row pyramid stands
+/// (`small_pyramid_stands_and_sleeps_cpu`).
+#[test]
+#[ignore = "engine: 10-box tower walks sideways and falls by t = 10 s (top x 0.22 m at 2 s); \
+            20-row pyramid collapses (29.7 m drift, 173 of 210 awake)"]
+fn tower_and_pyramid_stand_and_sleep_cpu() {
+    let (mut w, boxes) = scenes::tower(Backend::Cpu, 10, 0.5).expect("tower");
+    let r = run_stack(&mut w, &boxes, 0.5, 1200);
+    assert_stands("tower of 10 (cpu)", &r, 0.5, 1200);
+    let (mut w, boxes) = scenes::pyramid(Backend::Cpu, 20, 0.5).expect("pyramid");
+    let r = run_stack(&mut w, &boxes, 0.5, 1200);
+    assert_stands("pyramid of 20 rows (cpu)", &r, 0.5, 1200);
+}
+
+/// The 10-box tower on the GPU for 5 s (300 steps): the same walk as on the CPU.
+#[test]
+#[ignore = "engine: the 10-box tower walks 0.49 m sideways in 5 s on the GPU too"]
+fn tower_stands_and_sleeps_gpu() {
+    let (mut g, boxes) = scenes::tower(Backend::Gpu(gpu()), 10, 0.5).expect("tower");
+    let r = run_stack(&mut g, &boxes, 0.5, 300);
+    assert_stands("tower of 10 (gpu)", &r, 0.5, 300);
+}
+
+/// What does stand today: a 5-row pyramid (15 boxes) for 20 s on the CPU, drift < 1 cm after
+/// t = 1 s, within the sink allowance, asleep at the end. (The GPU runs the same pyramid in
+/// `gpu_matches_the_cpu_end_to_end`.)
+#[test]
+fn small_pyramid_stands_and_sleeps_cpu() {
+    let (mut w, boxes) = scenes::pyramid(Backend::Cpu, 5, 0.5).expect("pyramid");
+    let r = run_stack(&mut w, &boxes, 0.5, 1200);
+    assert_stands("pyramid of 5 rows (cpu)", &r, 0.5, 1200);
+    assert!(
+        r.sink_ratio <= 1.0,
+        "pyramid of 5 rows: box {} sank {:.0}% of the contact model's allowance",
+        r.sink_box,
+        100.0 * r.sink_ratio
+    );
+}
+
+/// The initial sink of a stack placed touching stays within what the contact model allows
+/// ([`sink_allowance`]: slop plus one step of gravity per contact below the box).
+///
+/// Fails with the default configuration: the top of the 10-box tower sinks 87 mm in the first
+/// second (allowance 47 mm; the worst box relative to its allowance is box 1, 25 mm against
+/// 9.4 mm) and the box-on-box contacts sit up to 26 mm deep (slop 2 mm); the
+/// 20-row pyramid's top sinks 175 mm. The position stage's 4 iterations (2 colours each) cannot
+/// carry the per-step lift of g·dt² from the ground contact up a chain of 10 contacts, so the
+/// penetration piles up in the box-on-box contacts (alternating 26 / 11 / 20 / 6 / 15 mm from
+/// the bottom). Raising `position_iterations` to 40 or `substeps` to 4 brings every contact to
+/// 2–3 mm and the top sink to 24 mm, inside the allowance; more velocity iterations (100) or no
+/// slop change little, and turning warm starting off makes it 3× worse.
+#[test]
+#[ignore = "engine: in a 10-box tower box 1 sinks 25 mm in 1 s (allowed 9.4 mm, 267%), the top \
+            87 mm (allowed 47 mm), with the default 4 position iterations"]
+fn stacks_sink_no_deeper_than_the_contact_model_allows() {
+    for (name, rows, tower) in [("tower of 10", 10, true), ("pyramid of 20 rows", 20, false)] {
+        let (mut w, boxes) = if tower {
+            scenes::tower(Backend::Cpu, rows, 0.5).expect("tower")
+        } else {
+            scenes::pyramid(Backend::Cpu, rows, 0.5).expect("pyramid")
+        };
+        let r = run_stack(&mut w, &boxes, 0.5, 60);
+        println!(
+            "{name}: sink up to {:.3e} m, worst box {} at {:.0}% of its allowance",
+            r.sink,
+            r.sink_box,
+            100.0 * r.sink_ratio
+        );
+        assert!(
+            r.sink_ratio <= 1.0,
+            "{name}: box {} sank {:.0}% of the contact model's allowance in the first second",
+            r.sink_box,
+            100.0 * r.sink_ratio
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. Bullet through a wall
+
+/// A 1 cm sphere at 300 m/s (5 m per step) against a 5 cm static wall: with CCD it stops on the
+/// near side; without, it is past the wall after one step and never touches it. Both backends.
+#[test]
+fn bullet_stops_at_a_thin_wall_only_with_ccd() {
+    for (name, backend) in [("cpu", Backend::Cpu), ("gpu", Backend::Gpu(gpu()))] {
+        let mut cfg = config(8);
+        cfg.gravity = Vec3::ZERO;
+        let mut w = RigidWorld::new(backend, cfg).expect("world");
+        let t = 0.025;
+        w.add_body(
+            RigidBody::fixed(),
+            &[Collider::cuboid(Vec3::new(t, 1.0, 1.0))],
+        )
+        .expect("wall");
+        let r = 0.01;
+        let shot = |z: f32, ccd: bool| {
+            RigidBody::dynamic()
+                .position(Vec3::new(-3.0, 0.0, z))
+                .velocity(Vec3::new(300.0, 0.0, 0.0))
+                .mass(0.01)
+                .damping(1.0, 1.0)
+                .ccd(ccd)
+                .can_sleep(false)
+        };
+        let with = w
+            .add_body(shot(-0.5, true), &[Collider::sphere(r)])
+            .expect("ccd bullet");
+        let without = w
+            .add_body(shot(0.5, false), &[Collider::sphere(r)])
+            .expect("bullet");
+        run(&mut w, 4, DT);
+        let a = w.body(with).expect("ccd bullet");
+        let b = w.body(without).expect("bullet");
+        println!(
+            "{name}: with CCD x = {:.5} (vx {:.3}), without x = {:.3}",
+            a.pos.x, a.lin_vel.x, b.pos.x
+        );
+        // Near side: its surface no further in than the wall face plus the CCD skin
+        // (½·min(slop, r) = 1 mm) and the position slop.
+        assert!(
+            a.pos.x + r <= -t + 0.001 + 0.002,
+            "{name}: the CCD bullet ended at x = {} (wall face at {})",
+            a.pos.x,
+            -t
+        );
+        assert!(
+            a.lin_vel.x <= 1e-3,
+            "{name}: the CCD bullet is still moving into the wall at {} m/s",
+            a.lin_vel.x
+        );
+        // Without CCD it steps from x = −3 to x = 2, over the wall, and keeps going.
+        assert!(
+            b.pos.x > 10.0 && (b.lin_vel.x - 300.0).abs() < 1e-3,
+            "{name}: the bullet without CCD was expected to tunnel; x = {} vx = {}",
+            b.pos.x,
+            b.lin_vel.x
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. Determinism and the CPU golden hash
+
+/// The CPU golden hash: FNV-1a of every field of every body (`hash_bodies`) after 120 steps of
+/// `scenes::box_rain(Cpu, 24, 0.2, 1.0, seed 7)` at 1/60 s.
+///
+/// It pins the CPU path's behaviour bit for bit. Re-mint it only on purpose — a deliberate
+/// change to a stage, the scene or the defaults — by running this test with `--nocapture`,
+/// copying the printed value here, and giving the reason in the commit message. A change you did
+/// not mean is a regression.
+const CPU_GOLDEN: u64 = 0x7ef2_c512_a831_e29c;
+
+#[test]
+fn cpu_golden_hash_of_box_rain() {
+    let hash_after = || {
+        let (mut w, _) = scenes::box_rain(Backend::Cpu, 24, 0.2, 1.0, 7).expect("box rain");
+        run(&mut w, 120, DT);
+        hash_bodies(&w.read_bodies().expect("bodies"))
+    };
+    let h = hash_after();
+    println!("cpu box rain hash after 120 steps: {h:#018x}");
+    assert_eq!(h, hash_after(), "two CPU runs of the same scene differ");
+    assert_eq!(
+        h, CPU_GOLDEN,
+        "the CPU golden hash moved: {h:#018x} vs pinned {CPU_GOLDEN:#018x} (re-mint only on \
+         purpose, see the constant's docs)"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. GPU determinism and end-to-end parity
+
+/// Two GPU runs of a 5-row pyramid (on one adapter, one context) give bit-identical bodies
+/// after 120 steps: the engine has no float atomics and a canonical order everywhere (DESIGN,
+/// Determinism), so nothing may differ, not even the sign of a zero.
+#[test]
+fn gpu_runs_are_bit_identical() {
+    let ctx = gpu();
+    let (mut a, _) = scenes::pyramid(Backend::Gpu(ctx.clone()), 5, 0.5).expect("pyramid");
+    let (mut b, _) = scenes::pyramid(Backend::Gpu(ctx), 5, 0.5).expect("pyramid");
+    run(&mut a, 120, DT);
+    run(&mut b, 120, DT);
+    let (ba, bb) = (a.read_bodies().expect("a"), b.read_bodies().expect("b"));
+    for (i, (x, y)) in ba.iter().zip(&bb).enumerate() {
+        assert!(
+            bytemuck::bytes_of(x) == bytemuck::bytes_of(y),
+            "GPU runs differ at body {i}: {x:?} vs {y:?}"
+        );
+    }
+    assert_eq!(hash_bodies(&ba), hash_bodies(&bb));
+    assert_eq!(a.read_report().expect("a"), b.read_report().expect("b"));
+}
+
+/// A 5-row pyramid for 300 steps on the GPU and on the CPU twin: positions agree within the
+/// drift budget, and the GPU run passes the short stability check (drift from t = 1 s to 5 s
+/// under 1% of a box, asleep at the end).
+///
+/// The budget: per-step results differ in the last bits between the adapter and the CPU (fused
+/// multiply-adds, `pow`, `sqrt`, `normalize`), and a resting stack does not amplify such noise
+/// (it is not chaotic) but it does let each backend settle anywhere inside the position slop,
+/// where the position solver leaves penetration alone: each of the ≤ 5 contact layers under a
+/// box may differ by up to `position_slop` (2 mm), so a box may differ by 5·slop = 1 cm in the
+/// worst case. Orientations get the matching angular budget, 5·slop over the half size.
+///
+/// On lavapipe it passes with |Δp| ≤ 4.9e-7 m and ≤ 5.6e-7 rad. Fails on llvmpipe (GL): the
+/// GPU broad phase writes wrong pairs from the first step. Of the 35 pairs (count right, as on
+/// the CPU), six box–box pairs come out as (box, shape 0): step 1 has [2, 0], [3, 0], [4, 0],
+/// [10, 0], [11, 0], [13, 0] where the CPU (and lavapipe) have [2, 6], [3, 7], [4, 8],
+/// [10, 13], [11, 13], [13, 15]. Shape 0 is the ground half-space, a "large" shape that is not
+/// in the grid, so a pair naming it in place of a box partner is a 0 read where a shape index
+/// should be. The stage test `rigid_broad::gpu_broad_phase_matches_the_cpu` fails on GL the same
+/// way (GPU grid identical to the CPU's, counters right, pairs [2, 0], [3, 0], [5, 0], [22, 0]
+/// for [2, 30], [3, 5], [5, 45], [22, 25]), so it is `broad_write`'s small-shape path: the
+/// counts (`broad_small_search` with collect = false) are right and only the collected partner
+/// list (`buf: array<u32, BROAD_BATCH>` passed by `ptr<function, …>` through
+/// `broad_small_search` to `broad_keep`'s insertion sort) loses an entry and keeps the array's
+/// zero — look at how naga's GLSL backend lowers those pointer-to-array arguments. Those box–box
+/// contacts are never made: the pyramid sinks 2.0 m and collapses, GPU
+/// vs CPU 2.0 m apart, 15 boxes awake. The two GL runs are still identical to each other.
+#[test]
+#[ignore = "engine: on llvmpipe (GL) the GPU broad phase replaces 6 of 35 box–box pairs by \
+            (box, shape 0) and the pyramid collapses (GPU vs CPU 2.0 m); passes on lavapipe \
+            (4.9e-7 m)"]
+fn gpu_matches_the_cpu_end_to_end() {
+    let rows = 5;
+    let (mut a, boxes) = scenes::pyramid(Backend::Gpu(gpu()), rows, 0.5).expect("pyramid");
+    let (mut c, _) = scenes::pyramid(Backend::Cpu, rows, 0.5).expect("pyramid");
+    run(&mut a, 60, DT);
+    let p1 = positions(&mut a, &boxes);
+    run(&mut a, 240, DT);
+    run(&mut c, 300, DT);
+    let ra = a.read_report().expect("report");
+    let (ga, gc) = (a.read_bodies().expect("gpu"), c.read_bodies().expect("cpu"));
+    let slop = c.config().position_slop;
+    let budget = rows as f32 * slop;
+    let (mut dp, mut dq) = (0.0f32, 0.0f32);
+    for h in &boxes {
+        let i = h.index() as usize;
+        dp = dp.max((pos(&ga[i]) - pos(&gc[i])).length());
+        // 2·asin|vector part of q_gpu⁻¹·q_cpu| (acos of the dot product loses half the digits).
+        let rel = quat(&ga[i]).inverse() * quat(&gc[i]);
+        dq = dq.max(2.0 * rel.xyz().length().min(1.0).asin());
+    }
+    let awake = |b: &[GpuBody]| {
+        boxes
+            .iter()
+            .filter(|h| b[h.index() as usize].awake != 0)
+            .count()
+    };
+    let (awake_gpu, awake_cpu) = (awake(&ga), awake(&gc));
+    let p_end = positions(&mut a, &boxes);
+    let (drift, drift_box) = max_move(&p1, &p_end);
+    println!(
+        "pyramid of {rows} after 300 steps: gpu vs cpu |Δp| ≤ {dp:.3e} m (budget {budget}), \
+         angle ≤ {dq:.3e} rad; awake gpu {awake_gpu} (report {}) cpu {awake_cpu}; gpu drift \
+         1..5 s {drift:.3e} m",
+        ra.awake
+    );
+    assert!(
+        dp <= budget,
+        "GPU vs CPU positions differ by {dp} m > {budget} m"
+    );
+    assert!(
+        dq <= budget / 0.5,
+        "GPU vs CPU orientations differ by {dq} rad > {}",
+        budget / 0.5
+    );
+    assert!(
+        drift < 0.01,
+        "GPU pyramid: box {drift_box} drifted {drift} m between t = 1 s and 5 s (1% of a box)"
+    );
+    assert!(
+        awake_gpu == 0 && ra.awake == 0,
+        "GPU pyramid still awake after 5 s ({awake_gpu} boxes, report {})",
+        ra.awake
+    );
+    assert_eq!(awake_cpu, 0, "CPU pyramid still awake after 5 s");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 9. Bad input and capacity overflow
+
+fn is_invalid_input(r: &Result<BodyHandle, Error>) -> bool {
+    matches!(r, Err(Error::InvalidInput { .. }))
+}
+
+/// A small world: ground, a box, a sphere.
+fn control_world() -> (RigidWorld, Vec<BodyHandle>) {
+    let mut w = RigidWorld::new(Backend::Cpu, config(8)).expect("world");
+    let mut hs = vec![scenes::add_ground(&mut w).expect("ground")];
+    hs.push(
+        scenes::add_box(
+            &mut w,
+            Vec3::new(0.0, 0.5, 0.0),
+            Vec3::splat(0.5),
+            Quat::IDENTITY,
+        )
+        .expect("box"),
+    );
+    hs.push(scenes::add_sphere(&mut w, Vec3::new(2.0, 1.0, 0.0), 0.3).expect("sphere"));
+    (w, hs)
+}
+
+/// Every kind of bad input is refused with a clear error and leaves the world exactly as a
+/// control world that never saw it: same body count, same slots bit for bit, and the same state
+/// after stepping both (so nothing half-added lingers in a free list or the shape table).
+#[test]
+fn bad_input_is_refused_and_leaves_the_world_unchanged() {
+    let (mut w, hs) = control_world();
+    let (mut control, _) = control_world();
+    let ok_box = || Collider::cuboid(Vec3::splat(0.5));
+    let dynamic = || RigidBody::dynamic().position(Vec3::new(5.0, 1.0, 0.0));
+    let nan = f32::NAN;
+    let bad_colliders = [
+        ("zero extent", Collider::cuboid(Vec3::new(0.5, 0.0, 0.5))),
+        (
+            "negative extent",
+            Collider::cuboid(Vec3::new(0.5, -0.1, 0.5)),
+        ),
+        ("NaN extent", Collider::cuboid(Vec3::new(nan, 0.5, 0.5))),
+        ("zero radius", Collider::sphere(0.0)),
+        ("negative radius", Collider::sphere(-1.0)),
+        ("NaN radius", Collider::sphere(nan)),
+        ("infinite radius", Collider::sphere(f32::INFINITY)),
+        ("zero capsule radius", Collider::capsule(0.0, 0.5)),
+        ("negative capsule half height", Collider::capsule(0.2, -0.5)),
+        (
+            "zero collider quaternion",
+            ok_box().at(Vec3::ZERO, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)),
+        ),
+        (
+            "NaN collider quaternion",
+            ok_box().at(Vec3::ZERO, Quat::from_xyzw(nan, 0.0, 0.0, 1.0)),
+        ),
+        (
+            "NaN collider offset",
+            ok_box().at(Vec3::new(nan, 0.0, 0.0), Quat::IDENTITY),
+        ),
+        ("negative friction", ok_box().material(-0.1, 0.0)),
+        ("restitution above 1", ok_box().material(0.5, 1.5)),
+        ("plane on a dynamic body", Collider::plane(Vec3::Y, 0.0)),
+        (
+            "half-space on a dynamic body",
+            Collider::half_space(Vec3::Y, 0.0),
+        ),
+        ("zero plane normal", Collider::half_space(Vec3::ZERO, 0.0)),
+    ];
+    for (what, c) in bad_colliders {
+        let r = w.add_body(dynamic(), &[ok_box(), c]);
+        assert!(
+            is_invalid_input(&r),
+            "{what}: expected InvalidInput, got {r:?}"
+        );
+    }
+    // Planes belong to static bodies only: a kinematic one is refused too.
+    let r = w.add_body(RigidBody::kinematic(), &[Collider::plane(Vec3::Y, 0.0)]);
+    assert!(is_invalid_input(&r), "plane on a kinematic body: got {r:?}");
+    let singular = Mat3::from_diagonal(Vec3::new(1.0, 0.0, 1.0));
+    let bad_bodies = [
+        ("zero mass", dynamic().mass(0.0)),
+        ("negative mass", dynamic().mass(-2.0)),
+        ("NaN mass", dynamic().mass(nan)),
+        ("infinite mass", dynamic().mass(f32::INFINITY)),
+        (
+            "zero quaternion",
+            dynamic().rotation(Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)),
+        ),
+        (
+            "NaN quaternion",
+            dynamic().rotation(Quat::from_xyzw(0.0, nan, 0.0, 1.0)),
+        ),
+        ("singular inertia", dynamic().inertia(singular)),
+        ("zero inertia", dynamic().inertia(Mat3::ZERO)),
+        (
+            "non-finite inertia",
+            dynamic().inertia(Mat3::from_diagonal(Vec3::new(1.0, f32::INFINITY, 1.0))),
+        ),
+        (
+            "NaN inertia",
+            dynamic().inertia(Mat3::from_diagonal(Vec3::new(1.0, nan, 1.0))),
+        ),
+        ("NaN position", dynamic().position(Vec3::new(0.0, nan, 0.0))),
+        (
+            "infinite velocity",
+            dynamic().velocity(Vec3::new(f32::INFINITY, 0.0, 0.0)),
+        ),
+        (
+            "NaN angular velocity",
+            dynamic().angular_velocity(Vec3::new(0.0, 0.0, nan)),
+        ),
+        ("zero damping", dynamic().damping(0.0, 0.9)),
+        ("damping above 1", dynamic().damping(0.9, 1.5)),
+        (
+            "NaN acceleration",
+            dynamic().acceleration(Vec3::new(nan, 0.0, 0.0)),
+        ),
+    ];
+    for (what, b) in bad_bodies {
+        let r = w.add_body(b, &[ok_box()]);
+        assert!(
+            is_invalid_input(&r),
+            "{what}: expected InvalidInput, got {r:?}"
+        );
+    }
+    // A dynamic body with nothing to derive its inertia from.
+    let r = w.add_body(dynamic(), &[]);
+    assert!(
+        is_invalid_input(&r),
+        "dynamic body without colliders: got {r:?}"
+    );
+    // Time steps.
+    for dt in [0.0, -DT, nan, f32::INFINITY] {
+        let r = w.step(dt);
+        assert!(
+            matches!(r, Err(Error::InvalidTimeStep(_))),
+            "dt = {dt}: expected InvalidTimeStep, got {r:?}"
+        );
+    }
+    assert_eq!(w.steps(), 0, "a refused step was counted");
+    // Non-finite edits of a live body.
+    let bx = hs[1];
+    for r in [
+        w.set_linear_velocity(bx, Vec3::new(nan, 0.0, 0.0)),
+        w.set_angular_velocity(bx, Vec3::new(0.0, f32::INFINITY, 0.0)),
+        w.set_position(bx, Vec3::new(0.0, 0.0, nan)),
+        w.add_force(bx, Vec3::new(nan, 0.0, 0.0)),
+        w.add_force_at_point(bx, Vec3::X, Some(Vec3::new(nan, 0.0, 0.0))),
+        w.add_torque(bx, Vec3::new(0.0, nan, 0.0)),
+    ] {
+        assert!(
+            matches!(r, Err(Error::InvalidInput { .. })),
+            "non-finite edit: expected InvalidInput, got {r:?}"
+        );
+    }
+    // Stale handles: a removed body (in both worlds, so they stay alike), and another world's.
+    let extra = w.add_body(dynamic(), &[ok_box()]).expect("extra body");
+    let extra_c = control
+        .add_body(dynamic(), &[ok_box()])
+        .expect("extra body");
+    w.remove_body(extra).expect("remove");
+    control.remove_body(extra_c).expect("remove");
+    let (mut other, other_hs) = control_world();
+    for (what, h) in [("removed body", extra), ("other world's body", other_hs[1])] {
+        assert!(!w.contains(h), "{what}: contains() said yes");
+        for r in [
+            w.remove_body(h),
+            w.wake(h),
+            w.set_linear_velocity(h, Vec3::X),
+            w.add_force(h, Vec3::X),
+            w.body(h).map(|_| ()),
+        ] {
+            assert!(
+                matches!(r, Err(Error::StaleHandle(_))),
+                "{what}: expected StaleHandle, got {r:?}"
+            );
+        }
+    }
+    // The slot of the removed body, reused by a new body, still refuses the old handle.
+    let fresh = w.add_body(dynamic(), &[ok_box()]).expect("fresh");
+    control.add_body(dynamic(), &[ok_box()]).expect("fresh");
+    assert_eq!(
+        fresh.index(),
+        extra.index(),
+        "expected the freed slot to be reused"
+    );
+    assert!(matches!(w.body(extra), Err(Error::StaleHandle(_))));
+    assert!(w.body(fresh).is_ok());
+    other.step(DT).expect("the other world still steps");
+
+    // Unchanged: the same bodies and shapes, and the same state after stepping both.
+    assert_eq!(
+        w.len(),
+        control.len(),
+        "body count differs from the control world"
+    );
+    assert_eq!(
+        w.slots(),
+        control.slots(),
+        "slot count differs from the control world"
+    );
+    assert_eq!(
+        w.shapes(),
+        control.shapes(),
+        "shape table differs from the control world"
+    );
+    let (a, b) = (
+        w.read_bodies().expect("w"),
+        control.read_bodies().expect("c"),
+    );
+    assert_eq!(
+        hash_bodies(&a),
+        hash_bodies(&b),
+        "bodies differ from the control world"
+    );
+    run(&mut w, 30, DT);
+    run(&mut control, 30, DT);
+    let (a, b) = (
+        w.read_bodies().expect("w"),
+        control.read_bodies().expect("c"),
+    );
+    assert_eq!(
+        hash_bodies(&a),
+        hash_bodies(&b),
+        "after 30 steps the world differs from the control world"
+    );
+}
+
+/// A tower of 10 boxes on the ground has 10 touching pairs (and no others: the boxes are 1 m
+/// apart centre to centre, so only neighbours' margins meet). With room for 4 pairs and no
+/// growth the report says so and names the knob; with growth the next step finds them all.
+#[test]
+fn pair_overflow_is_reported_and_grown() {
+    for (name, backend) in [("cpu", Backend::Cpu), ("gpu", Backend::Gpu(gpu()))] {
+        for grow in [false, true] {
+            let mut cfg = config(16);
+            cfg.pair_capacity = 4;
+            cfg.auto_grow = grow;
+            let mut w = RigidWorld::new(backend.clone(), cfg).expect("world");
+            scenes::add_ground(&mut w).expect("ground");
+            for k in 0..10 {
+                scenes::add_box(
+                    &mut w,
+                    Vec3::new(0.0, 0.5 + k as f32, 0.0),
+                    Vec3::splat(0.5),
+                    Quat::IDENTITY,
+                )
+                .expect("box");
+            }
+            w.step(DT).expect("step");
+            let first = w.read_report().expect("report");
+            println!("{name} auto_grow {grow}: first step {first:?}");
+            assert_eq!(first.pairs, 4, "{name}: the pair buffer holds 4");
+            assert!(
+                first.pairs_wanted >= 10,
+                "{name}: the broad phase should want all ≥ 10 pairs, reported {}",
+                first.pairs_wanted
+            );
+            let advice = first.advice().expect("overflow advice");
+            assert!(
+                advice.contains("pair_capacity"),
+                "{name}: the advice should name RigidConfig::pair_capacity: {advice}"
+            );
+            // The CPU grows at the end of the step that overflowed; the GPU learns of the
+            // overflow from its counters a frame or two late, so it may take a few steps.
+            let mut later = first;
+            for _ in 0..5 {
+                w.step(DT).expect("step");
+                later = w.read_report().expect("report");
+                if !grow || (later.pairs >= 10 && later.pairs == later.pairs_wanted) {
+                    break;
+                }
+            }
+            println!("{name} auto_grow {grow}: later step {later:?}");
+            if grow {
+                assert!(
+                    later.pairs >= 10 && later.pairs == later.pairs_wanted,
+                    "{name}: after growing, all pairs fit: {later:?}"
+                );
+                assert!(later.advice().is_none());
+                assert_eq!(later.manifolds, 10, "{name}: all 10 contacts found");
+            } else {
+                assert_eq!(later.pairs, 4, "{name}: without auto_grow nothing grows");
+                assert!(later.pairs_wanted >= 10 && later.advice().is_some());
+            }
+        }
+    }
+}
+
+/// `read_report` right after the GPU world grew its pair buffer describes the step just taken.
+///
+/// Fails: the growth (`grow_pairs` → `regrow`) replaces the GPU buffers, counters included, at
+/// the end of `step`, so the next `read_report` reads the fresh, zeroed counters: the report of
+/// step 2 of the overflowing tower says pairs 0, pairs_wanted 0, manifolds 0, awake 0 while ten
+/// boxes are falling (the steps before and after say awake 10). The CPU is unaffected.
+#[test]
+#[ignore = "engine: on the GPU, read_report() after an auto-grow returns all zeros (awake 0 \
+            with 10 boxes falling)"]
+fn gpu_read_report_after_growth_describes_the_step() {
+    let mut cfg = config(16);
+    cfg.pair_capacity = 4;
+    let mut w = RigidWorld::new(Backend::Gpu(gpu()), cfg).expect("world");
+    scenes::add_ground(&mut w).expect("ground");
+    for k in 0..10 {
+        scenes::add_box(
+            &mut w,
+            Vec3::new(0.0, 0.5 + k as f32, 0.0),
+            Vec3::splat(0.5),
+            Quat::IDENTITY,
+        )
+        .expect("box");
+    }
+    for step in 1..=5 {
+        w.step(DT).expect("step");
+        let r = w.read_report().expect("report");
+        println!("step {step}: {r:?}");
+        assert!(
+            r.awake == 10 && r.pairs_wanted >= 10,
+            "step {step}: the report does not describe the step (ten boxes falling): {r:?}"
+        );
+    }
+}
+
+/// `read_manifolds` on the GPU returns the manifolds of the step just taken, as on the CPU.
+///
+/// Fails: it returns the previous step's. After step 1 of a 3-row pyramid it gives 12 empty
+/// manifolds while the report (and the CPU) has 12 with points; after step 3 its penetrations
+/// are the CPU's step-2 values bit for bit (0.0047088, …) where the CPU's step 3 has 0.0049793.
+/// `gpu_step` calls `flip_manifolds()` (swapping the current and previous manifold buffers for
+/// warm starting) and `read_manifolds` then reads `GpuRigid::manifolds`, which no longer names
+/// the buffer the narrow phase just wrote.
+#[test]
+#[ignore = "engine: GPU read_manifolds() returns the previous step's manifolds (empty after \
+            step 1, step-2 penetrations after step 3)"]
+fn gpu_read_manifolds_returns_this_steps_contacts() {
+    let (mut a, _) = scenes::pyramid(Backend::Gpu(gpu()), 3, 0.5).expect("pyramid");
+    let (mut c, _) = scenes::pyramid(Backend::Cpu, 3, 0.5).expect("pyramid");
+    for step in 1..=3 {
+        a.step(DT).expect("gpu step");
+        c.step(DT).expect("cpu step");
+        let report = a.read_report().expect("report");
+        let (ma, mc) = (
+            a.read_manifolds().expect("gpu"),
+            c.read_manifolds().expect("cpu"),
+        );
+        let with_points = ma.iter().filter(|m| m.count > 0).count() as u32;
+        assert_eq!(
+            with_points, report.manifolds,
+            "step {step}: read_manifolds has {with_points} manifolds with points, the report {}",
+            report.manifolds
+        );
+        assert_eq!(ma.len(), mc.len(), "step {step}: manifold counts");
+        for (k, (x, y)) in ma.iter().zip(&mc).enumerate() {
+            // Same pair, same contact depth to within a few ulps of the step's rounding.
+            assert!(
+                (x.points[0].w - y.points[0].w).abs() <= 1e-6,
+                "step {step}: manifold {k} penetration gpu {} vs cpu {}",
+                x.points[0].w,
+                y.points[0].w
+            );
+        }
+    }
+}
