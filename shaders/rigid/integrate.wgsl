@@ -24,6 +24,10 @@ fn integrate_velocity(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     atomicStore(&claims[i], 0u);
+    if (i == 0u) {
+        // The sleep stage of this (sub)step counts awake bodies from zero.
+        atomicStore(&counters[COUNTER_AWAKE], 0u);
+    }
     var b = bodies[i];
     if (b.kind == BODY_DYNAMIC && b.awake != 0u) {
         let dt = params.dt;

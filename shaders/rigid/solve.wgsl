@@ -544,7 +544,7 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
         let vn = dot(dv, n);
         let pen = p.w;
         var c = restitution;
-        if (-vn < params.restitution_cutoff) {
+        if (-(vn - vel_from_acc) < params.restitution_cutoff) {
             c = 0.0;
         }
         var goal = -c * (vn - vel_from_acc);
@@ -626,7 +626,7 @@ fn solve_velocity_manifold(k: u32) {
         var acc_imp = old + cand;
         // Cone test first (see solver.rs): the re-solve fixes a negative coupled normal part.
         let planar = sqrt(acc_imp.y * acc_imp.y + acc_imp.z * acc_imp.z);
-        if (planar > mu * acc_imp.x) {
+        if (planar > mu * acc_imp.x || acc_imp.x < 0.0) {
             if (planar > 0.0) {
                 // Friction opposes the slip when there is one (see solver.rs).
                 let slip = sqrt(kill.y * kill.y + kill.z * kill.z);

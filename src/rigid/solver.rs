@@ -603,7 +603,7 @@ fn prepare_manifold(
         let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
         let vn = dv.dot(n);
         let pen = p.w;
-        let c = if -vn < params.restitution_cutoff {
+        let c = if -(vn - vel_from_acc) < params.restitution_cutoff {
             0.0
         } else {
             restitution
@@ -723,7 +723,7 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
         // negative only because killing a fast slide would need a pull, and the dynamic
         // friction re-solve of the normal row is what fixes that.
         let planar = (new.y * new.y + new.z * new.z).sqrt();
-        if planar > mu * new.x {
+        if planar > mu * new.x || new.x < 0.0 {
             if planar > 0.0 {
                 // Sliding: friction opposes the slip (the book's f = −v̂_planar·μ·|r|); the
                 // candidate's own direction (the book's code) is bent by the normal–tangent

@@ -935,8 +935,6 @@ fn gpu_step(
             label: Some("wgphys:rigid_step"),
         });
     for _ in 0..substeps {
-        // The awake count is a sum over this (sub)step's sleep stage.
-        r.write_at(&r.counters, 4 * counter::AWAKE as u64, &[0u32]);
         let mut front = Vec::new();
         if explosion.misc.y != 0.0 {
             front.push(Pass::over("rigid_forces", body_count));
