@@ -3,11 +3,17 @@
 //! A physics engine whose simulation runs in WGSL compute shaders through wgpu, with a CPU
 //! reference path that runs the same stages in the same order.
 //!
-//! This release holds the particle engine of Millington's *Game Physics Engine Development*
-//! (ch. 3–4): a particle pool with force fields, static colliders, lifetimes and removal by
-//! handle, and the book's fireworks with payloads spawned on the GPU. Live particles stay packed
-//! in the front of public buffers that a renderer draws with `draw_indirect`, so no frame needs a
-//! readback.
+//! This release holds three engines of Millington's *Game Physics Engine Development*:
+//!
+//! - [`particles`] (ch. 3–4): a particle pool with force fields, static colliders, lifetimes and
+//!   removal by handle, and the book's fireworks with payloads spawned on the GPU. Live particles
+//!   stay packed in the front of public buffers that a renderer draws with `draw_indirect`, so no
+//!   frame needs a readback.
+//! - [`aggregate`] (ch. 5–8): particles joined by springs, cables and rods, colliding with each
+//!   other on a GPU uniform grid.
+//! - [`rigid`] (ch. 10–16): rigid bodies with spheres, boxes, capsules and planes, a GPU broad
+//!   phase, SAT box–box contacts, a coloured per-contact impulse solver with friction, warm
+//!   starting and substeps, sleeping, continuous collision for fast spheres, and ray casts.
 //!
 //! ```no_run
 //! use wgphys::particles::{Backend, ParticleWorld, WorldConfig};

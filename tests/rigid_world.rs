@@ -802,7 +802,7 @@ fn tower_stands_and_sleeps_gpu() {
     assert_stands("tower of 10 (gpu)", &r, 0.5, 300);
 }
 
-/// What does stand today: a 5-row pyramid (15 boxes) for 20 s on the CPU, drift < 1 cm after
+/// A small pyramid too: 5 rows (15 boxes) for 20 s on the CPU, drift < 1 cm after
 /// t = 1 s, within the sink allowance, asleep at the end. (The GPU runs the same pyramid in
 /// `gpu_matches_the_cpu_end_to_end`.)
 #[test]
