@@ -16,7 +16,7 @@
 //! Shots that leave the range (y < −5 or z > 200, as in the book) are removed; the positions are
 //! read back twice a second for that (one blocking read, never per step). At most 16 shots live
 //! at once (the book's pool); firing a 17th removes the oldest. Headless, a scripted salvo
-//! (pistol, laser, fireball, artillery, pistol) is fired over the run so the last frame shows
+//! (pistol, laser, fireball, artillery, pistol, pistol) is fired over the run so the last frame shows
 //! the impacts.
 
 mod common;
@@ -41,12 +41,14 @@ const SWEEP_EVERY: u32 = 30;
 const FLOOR: f32 = -5.0;
 const RANGE: f32 = 200.0;
 /// The headless salvo: (fraction of the run, shot).
-const SCRIPT: [(f32, Shot); 5] = [
+/// The last pistol round is still in flight at the end.
+const SCRIPT: [(f32, Shot); 6] = [
     (0.03, Shot::Pistol),
     (0.20, Shot::Laser),
     (0.33, Shot::Fireball),
     (0.45, Shot::Artillery),
     (0.55, Shot::Pistol),
+    (0.88, Shot::Pistol),
 ];
 
 struct BigBallistics {
@@ -146,11 +148,11 @@ impl RigidDemo for BigBallistics {
     fn camera(&self) -> OrbitCamera {
         // Behind and above the gun, looking down the range.
         OrbitCamera {
-            target: Vec3::new(0.0, 1.0, 14.0),
-            yaw: std::f32::consts::PI - 0.35,
-            pitch: 0.2,
-            distance: 21.0,
-            fov_y: 50f32.to_radians(),
+            target: Vec3::new(0.0, 1.2, 14.0),
+            yaw: std::f32::consts::PI - 0.18,
+            pitch: 0.17,
+            distance: 17.0,
+            fov_y: 40f32.to_radians(),
         }
     }
 
@@ -163,7 +165,7 @@ impl RigidDemo for BigBallistics {
         let mark = [0.55, 0.6, 0.7, 1.0];
         for k in 1..=8 {
             let z = 5.0 * k as f32;
-            segment(out, Vec3::new(-2.5, 0.01, z), Vec3::new(2.5, 0.01, z), mark);
+            segment(out, Vec3::new(-2.5, 0.03, z), Vec3::new(2.5, 0.03, z), mark);
         }
     }
 
