@@ -100,10 +100,10 @@ impl RigidDemo for Stacks {
 
     fn camera(&self) -> OrbitCamera {
         OrbitCamera {
-            target: Vec3::new(0.0, 6.5, 0.0),
+            target: Vec3::new(0.0, 7.3, 0.0),
             yaw: 0.2,
             pitch: 0.2,
-            distance: 24.0,
+            distance: 25.0,
             fov_y: 50f32.to_radians(),
         }
     }
