@@ -77,8 +77,9 @@ impl Cli {
     }
 
     /// [`Cli::parse`] with `default_frames` frames when `--frames` is not given, also accepting
-    /// the demo's own `options`: usage lines such as `"--rows N   rows of boxes (default 20)"`,
-    /// each a flag taking one value (read it with [`cli_option`]).
+    /// the demo's own `options`: usage lines such as `"--rows N   rows of boxes (default 20)"`
+    /// (the flag and its value, two or more spaces, the help), each a flag taking one value
+    /// (read it with [`cli_option`]).
     pub fn parse_with(name: &str, default_frames: u32, options: &[&str]) -> Result<Self, BoxError> {
         let flags: Vec<&str> = options
             .iter()
@@ -91,7 +92,10 @@ impl Cli {
              Opens a window when a display is available; otherwise, or with --headless, renders\n\
              N frames (default {default_frames}) offscreen and writes the last one to FILE.png\n\
              (default {name}.png). --frames or --out imply --headless.{}",
-            flags.iter().map(|f| format!(" [{f} ..]")).collect::<String>(),
+            options
+                .iter()
+                .map(|o| format!(" [{}]", o.split("  ").next().unwrap_or(o).trim()))
+                .collect::<String>(),
             if extra.is_empty() { String::new() } else { format!("\n\nOptions:{extra}") }
         );
         let mut cli = Cli {
