@@ -73,7 +73,11 @@ fn rigid_integrate_matches_the_cpu_twin() {
         let mut g = GpuRigid::new(&gpu(), sizes(n)).expect("gpu backend");
         g.write(&g.params, &[params]);
         g.write(&g.bodies, &bodies);
-        g.run(&[Pass::over("rigid_integrate", n)]).expect("run");
+        g.run(&[
+            Pass::over("integrate_velocity", n),
+            Pass::over("integrate_position", n),
+        ])
+        .expect("run");
         let got: Vec<GpuBody> = g.read(&g.bodies, n as usize).expect("read");
         let mut want = bodies.clone();
         cpu::rigid_integrate(&params, &mut want, &mut vec![0; n as usize]);

@@ -180,70 +180,113 @@ fn broad_pair(a: u32, sa: BroadSide, b: u32, sb: BroadSide) -> bool {
         && broad_overlap(a, sa.kind, b, sb.kind);
 }
 
-/// Keeps b among the BROAD_BATCH smallest partners in buf[0..len) (ascending).
-fn broad_keep(buf: ptr<function, array<u32, BROAD_BATCH>>, len: ptr<function, u32>, b: u32) {
-    var j = *len;
+/// Per thread, BROAD_BATCH slots of workgroup memory: the batch of broad_write, ascending.
+/// Workgroup memory rather than a private array: llvmpipe's GL path corrupted a private array
+/// under this insertion (a zero appeared and a partner was lost), and software adapters are slow
+/// with large private arrays anyway. Each thread uses only its own slice: no barriers.
+var<workgroup> broad_batch: array<u32, BROAD_BATCH * RIGID_WG>;
+
+/// Keeps b among the BROAD_BATCH smallest partners in thread `lid`'s batch of `len` entries;
+/// returns the new length.
+fn broad_keep(lid: u32, len: u32, b: u32) -> u32 {
+    let base = lid * BROAD_BATCH;
+    var j = len;
+    var n = len;
     if (j == BROAD_BATCH) {
-        if (b >= (*buf)[BROAD_BATCH - 1u]) {
-            return;
+        if (b >= broad_batch[base + BROAD_BATCH - 1u]) {
+            return n;
         }
         j = BROAD_BATCH - 1u;
     } else {
-        *len = j + 1u;
+        n = j + 1u;
     }
-    while (j > 0u && (*buf)[j - 1u] > b) {
-        (*buf)[j] = (*buf)[j - 1u];
+    while (j > 0u && broad_batch[base + j - 1u] > b) {
+        broad_batch[base + j] = broad_batch[base + j - 1u];
         j = j - 1u;
     }
-    (*buf)[j] = b;
+    broad_batch[base + j] = b;
+    return n;
+}
+
+/// The first sorted position in [lo, hi) whose shape index is above `after` (a key's range is
+/// in ascending shape order: the grid's sort is stable over indices).
+fn broad_first_after(lo: u32, hi: u32, after: u32) -> u32 {
+    var l = lo;
+    var h = hi;
+    while (l < h) {
+        let mid = (l + h) / 2u;
+        if (grid_sorted[mid] <= after) {
+            l = mid + 1u;
+        } else {
+            h = mid;
+        }
+    }
+    return l;
 }
 
 /// Partners b > after of small shape a (27 grid cells, small shapes only, then the large
-/// list): returns how many; when `collect`, keeps the BROAD_BATCH smallest in buf.
+/// list): returns (partners seen, batch length); when `collect`, thread `lid`'s batch keeps the
+/// BROAD_BATCH smallest and a sorted range is left once the batch is full and b passes its
+/// largest entry (then the count seen is partial).
+///
+/// Why it is shaped so: llvmpipe and lavapipe break every loop once a shader invocation has
+/// run 65535 loop iterations in total (Mesa's loop limiter, shared by all loops), silently. So
+/// a search must cost about its candidates and a write round about the partners it returns:
+/// ranges are entered by binary search past `after` and left early, and instead of
+/// de-duplicating the 27 stencil keys (351 comparisons per search) a candidate counts only in
+/// the stencil cell that is its own cell, which also drops shapes of other cells sharing the key.
 fn broad_small_search(
     a: u32,
+    sa: BroadSide,
+    cell: vec3<i32>,
     after: u32,
     collect: bool,
-    buf: ptr<function, array<u32, BROAD_BATCH>>,
-    len: ptr<function, u32>,
-) -> u32 {
-    let sa = broad_side(a);
-    if (sa.kind == 0u) {
-        return 0u;
-    }
+    lid: u32,
+) -> vec2<u32> {
     var found = 0u;
-    var keys = grid_neighbour_keys(
-        grid_cell(shape_pos[a].xyz, params.inv_cell_size),
-        params.table_mask,
-    );
+    var len = 0u;
+    let last = lid * BROAD_BATCH + BROAD_BATCH - 1u;
     for (var m = 0u; m < 27u; m = m + 1u) {
-        if (grid_key_is_repeat(&keys, m)) {
-            continue;
-        }
-        let k = keys[m];
-        for (var s = grid_start[k]; s < grid_end[k]; s = s + 1u) {
+        let nc = grid_neighbour_cell(cell, m);
+        let k = grid_key(nc, params.table_mask);
+        let end = grid_end[k];
+        for (var s = broad_first_after(grid_start[k], end, after); s < end; s = s + 1u) {
             let b = grid_sorted[s];
-            if (b <= after || b >= params.shape_count || broad_is_large(b)) {
+            if (collect && len == BROAD_BATCH && b >= broad_batch[last]) {
+                break;
+            }
+            if (b >= params.shape_count || broad_is_large(b)) {
+                continue;
+            }
+            if (any(grid_cell(shape_pos[b].xyz, params.inv_cell_size) != nc)) {
                 continue;
             }
             if (broad_pair(a, sa, b, broad_side(b))) {
                 found = found + 1u;
                 if (collect) {
-                    broad_keep(buf, len, b);
+                    len = broad_keep(lid, len, b);
                 }
             }
         }
     }
     for (var i = broad_large_after(after); i < params.large_count; i = i + 1u) {
         let b = large[i];
+        if (collect && len == BROAD_BATCH && b >= broad_batch[last]) {
+            break;
+        }
         if (b < params.shape_count && broad_pair(a, sa, b, broad_side(b))) {
             found = found + 1u;
             if (collect) {
-                broad_keep(buf, len, b);
+                len = broad_keep(lid, len, b);
             }
         }
     }
-    return found;
+    return vec2<u32>(found, len);
+}
+
+/// The grid cell of shape a's centre.
+fn broad_cell_of(a: u32) -> vec3<i32> {
+    return grid_cell(shape_pos[a].xyz, params.inv_cell_size);
 }
 
 /// Chunks per large shape.
@@ -299,9 +342,10 @@ fn broad_count(
         let it = broad_item(t);
         var n = 0u;
         if (it.y == NONE) {
-            var buf: array<u32, BROAD_BATCH>;
-            var len = 0u;
-            n = broad_small_search(it.x, it.x, false, &buf, &len);
+            let sa = broad_side(it.x);
+            if (sa.kind != 0u) {
+                n = broad_small_search(it.x, sa, broad_cell_of(it.x), it.x, false, 0u).x;
+            }
         } else {
             let sl = broad_side(it.x);
             if (sl.kind != 0u) {
@@ -389,6 +433,9 @@ fn broad_scan_sums(@builtin(local_invocation_id) lid: vec3<u32>) {
     for (var b = lo; b < hi; b = b + 1u) {
         pair_scratch[items + b] = pair_scratch[items + b] + prefix;
     }
+    if (lid.x == 0u) {
+        pair_scratch[items + blocks] = 0u; // the truncation flag, set by broad_write
+    }
     if (lid.x == RIGID_WG - 1u) {
         let wanted = broad_wg[RIGID_WG - 1u];
         atomicStore(&counters[COUNTER_PAIRS_WANTED], wanted);
@@ -403,34 +450,49 @@ fn broad_emit(o: u32, a: u32, b: u32) {
     }
 }
 
+/// Item t's first pair slot; the total for t == items.
+fn broad_offset(t: u32, items: u32) -> u32 {
+    if (t >= items) {
+        return atomicLoad(&counters[COUNTER_PAIRS_WANTED]);
+    }
+    return pair_scratch[t] + pair_scratch[items + t / BROAD_SCAN_BLOCK];
+}
+
 @compute @workgroup_size(RIGID_WG)
 fn broad_write(
     @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
     let items = broad_items();
     let stride = nwg.x * RIGID_WG;
+    let flag = items + (items + BROAD_SCAN_BLOCK - 1u) / BROAD_SCAN_BLOCK;
     for (var t = gid.x; t < items; t = t + stride) {
-        var o = pair_scratch[t] + pair_scratch[items + t / BROAD_SCAN_BLOCK];
+        var o = broad_offset(t, items);
         if (o >= params.pair_capacity) {
             continue;
         }
+        let o_end = min(broad_offset(t + 1u, items), params.pair_capacity);
         let it = broad_item(t);
         if (it.y == NONE) {
+            let sa = broad_side(it.x);
+            if (sa.kind == 0u) {
+                continue;
+            }
+            let cell = broad_cell_of(it.x);
             // Rounds of the BROAD_BATCH smallest partners above the last one written.
             var after = it.x;
+            let base = lid.x * BROAD_BATCH;
             loop {
-                var buf: array<u32, BROAD_BATCH>;
-                var len = 0u;
-                broad_small_search(it.x, after, true, &buf, &len);
+                let len = broad_small_search(it.x, sa, cell, after, true, lid.x).y;
                 for (var i = 0u; i < len; i = i + 1u) {
-                    broad_emit(o + i, it.x, buf[i]);
+                    broad_emit(o + i, it.x, broad_batch[base + i]);
                 }
                 o = o + len;
                 if (len < BROAD_BATCH || o >= params.pair_capacity) {
                     break;
                 }
-                after = buf[BROAD_BATCH - 1u];
+                after = broad_batch[base + BROAD_BATCH - 1u];
             }
         } else {
             let sl = broad_side(it.x);
@@ -443,6 +505,9 @@ fn broad_write(
                     }
                 }
             }
+        }
+        if (o < o_end) {
+            pair_scratch[flag] = 1u;
         }
     }
 }

@@ -1,9 +1,13 @@
-// Stage `rigid_integrate`: one thread per body, the book's order (catalogue §7): last-frame
-// acceleration, angular acceleration from the world inverse inertia, velocities, damping as
-// d^dt, position from the *new* velocity, orientation by addScaledVector, then the derived data
-// (normalized orientation, world inverse inertia) and cleared accumulators. Sleeping and static
-// bodies keep their state; kinematic bodies move by their velocity only.
-// CPU twin: src/rigid/cpu.rs `rigid_integrate`.
+// Stages `integrate_velocity` and `integrate_position`: one thread per body, the book's
+// integrator (catalogue §7) split in two around the velocity solver. The first half turns
+// forces into velocities (last-frame acceleration, angular acceleration from the world inverse
+// inertia, damping as d^dt, cleared accumulators); the second moves the body with the solved
+// velocity (position from the *new* velocity, orientation by addScaledVector, then the derived
+// data). Between them the contacts are found at the step's start positions and the solver
+// removes the velocity gravity added to resting bodies, so a resting stack does not sink by
+// g·dt² every step only to be pushed back out (the book's order does that, and the pushing
+// makes tall stacks creep). Sleeping and static bodies keep their state; kinematic bodies move
+// by their velocity only. CPU twins: src/rigid/cpu.rs.
 
 /// R·I⁻¹·Rᵀ as three columns.
 fn world_inverse_inertia(q: vec4<f32>, inv_body: array<vec4<f32>, 3>) -> array<vec4<f32>, 3> {
@@ -12,23 +16,19 @@ fn world_inverse_inertia(q: vec4<f32>, inv_body: array<vec4<f32>, 3>) -> array<v
     return array<vec4<f32>, 3>(vec4<f32>(m[0], 0.0), vec4<f32>(m[1], 0.0), vec4<f32>(m[2], 0.0));
 }
 
+// Stage `integrate_velocity`: the first half of the integrator. CPU twin: cpu.rs.
 @compute @workgroup_size(RIGID_WG)
-fn rigid_integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn integrate_velocity(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i >= params.body_count) {
         return;
     }
     atomicStore(&claims[i], 0u);
     var b = bodies[i];
-    if (b.kind == BODY_STATIC || b.awake == 0u) {
-        bodies[i].force = vec4<f32>(0.0);
-        bodies[i].torque = vec4<f32>(0.0);
-        return;
-    }
-    let dt = params.dt;
-    var v = b.lin_vel.xyz;
-    var w = b.ang_vel.xyz;
-    if (b.kind == BODY_DYNAMIC) {
+    if (b.kind == BODY_DYNAMIC && b.awake != 0u) {
+        let dt = params.dt;
+        var v = b.lin_vel.xyz;
+        var w = b.ang_vel.xyz;
         let last_acc = b.acc.xyz + b.force.xyz * b.pos.w;
         let ang_acc = mat3_cols(b.inv_inertia_world) * b.torque.xyz;
         v = v + last_acc * dt;
@@ -36,16 +36,31 @@ fn rigid_integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
         v = v * pow(b.lin_vel.w, dt);
         w = w * pow(b.ang_vel.w, dt);
         b.last_acc = vec4<f32>(last_acc, b.last_acc.w);
+        b.lin_vel = vec4<f32>(v, b.lin_vel.w);
+        b.ang_vel = vec4<f32>(w, b.ang_vel.w);
     }
-    let p = b.pos.xyz + v * dt;
-    let q = quat_normalize(quat_add_scaled(b.orient, w, dt));
-    b.pos = vec4<f32>(p, b.pos.w);
-    b.orient = q;
-    b.lin_vel = vec4<f32>(v, b.lin_vel.w);
-    b.ang_vel = vec4<f32>(w, b.ang_vel.w);
-    b.inv_inertia_world = world_inverse_inertia(q, b.inv_inertia);
     b.force = vec4<f32>(0.0);
     b.torque = vec4<f32>(0.0);
+    bodies[i] = b;
+}
+
+// Stage `integrate_position`: the second half, after the velocity solver. CPU twin: cpu.rs.
+@compute @workgroup_size(RIGID_WG)
+fn integrate_position(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= params.body_count) {
+        return;
+    }
+    var b = bodies[i];
+    if (b.kind == BODY_STATIC || b.awake == 0u) {
+        return;
+    }
+    let dt = params.dt;
+    let p = b.pos.xyz + b.lin_vel.xyz * dt;
+    let q = quat_normalize(quat_add_scaled(b.orient, b.ang_vel.xyz, dt));
+    b.pos = vec4<f32>(p, b.pos.w);
+    b.orient = q;
+    b.inv_inertia_world = world_inverse_inertia(q, b.inv_inertia);
     bodies[i] = b;
 }
 
@@ -53,9 +68,24 @@ fn sleeping_dynamic(b: u32) -> bool {
     return bodies[b].kind == BODY_DYNAMIC && bodies[b].awake == 0u;
 }
 
-// Stage `wake_mark`: one thread per pair slot; marks sleepers touched by awake bodies in
-// `claims` (cleared by rigid_integrate). Reads only awake flags, writes only claims, so the
-// result does not depend on thread order. CPU twin: cpu.rs `wake_mark`.
+/// Whether awake body w presses on a sleeper through manifold m (cpu.rs `presses`).
+fn presses(w: u32, m: Manifold) -> bool {
+    let v = bodies[w].lin_vel.xyz;
+    let a = bodies[w].ang_vel.xyz;
+    if (dot(v, v) + dot(a, a) > params.sleep_epsilon) {
+        return true;
+    }
+    for (var i = 0u; i < min(m.count, MAX_POINTS); i = i + 1u) {
+        if (m.points[i].w > 2.0 * params.position_slop) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Stage `wake_mark`: one thread per pair slot; marks sleepers that awake bodies press on in
+// `claims` (cleared by integrate_velocity). Reads state no thread of this pass writes, writes
+// only claims, so the result does not depend on thread order. CPU twin: cpu.rs `wake_mark`.
 @compute @workgroup_size(RIGID_WG)
 fn wake_mark(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = gid.x;
@@ -67,10 +97,10 @@ fn wake_mark(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (m.count == 0u || m.body_a == NONE || m.body_b == NONE) {
         return;
     }
-    if (bodies[m.body_a].awake != 0u && sleeping_dynamic(m.body_b)) {
+    if (bodies[m.body_a].awake != 0u && sleeping_dynamic(m.body_b) && presses(m.body_a, m)) {
         atomicMax(&claims[m.body_b], 1u);
     }
-    if (bodies[m.body_b].awake != 0u && sleeping_dynamic(m.body_a)) {
+    if (bodies[m.body_b].awake != 0u && sleeping_dynamic(m.body_a) && presses(m.body_b, m)) {
         atomicMax(&claims[m.body_a], 1u);
     }
 }

@@ -25,6 +25,7 @@ const NC_BIAS_REL: f32 = 0.05;
 const NC_BIAS_ABS: f32 = 0.005;
 const NC_FACE_EPS: f32 = 1e-4;
 const NC_BIG: f32 = 1e30;
+const NC_VERTEX_NEAR: f32 = 0.05;
 const NC_FEATURE_EDGE: u32 = 0x80000000u;
 
 fn nc_weighted(a: f32, wa: f32, b: f32, wb: f32) -> f32 {
@@ -441,7 +442,7 @@ fn nc_box_capsule(m: ptr<function, Manifold>, margin: f32, pa: NcPose, h: vec3<f
         var feature = 0u;
         let q1 = nc_clamp_box(p1, h);
         let e1 = dot(p1 - q1, p1 - q1);
-        if (e1 < best) {
+        if (nc_beats(best, e1)) {
             best = e1;
             s = p1;
             q = q1;
@@ -451,7 +452,7 @@ fn nc_box_capsule(m: ptr<function, Manifold>, margin: f32, pa: NcPose, h: vec3<f
             let edge = nc_box_edge(h, k);
             let c = nc_closest_segments(p0, p1, edge.a, edge.b);
             let e = dot(c.a - c.b, c.a - c.b);
-            if (e < best) {
+            if (nc_beats(best, e)) {
                 best = e;
                 s = c.a;
                 q = c.b;
@@ -651,10 +652,10 @@ fn nc_box_box_sat(ca: vec3<f32>, ra: mat3x3<f32>, ha: vec3<f32>, cb: vec3<f32>,
     return NcSat(true, best[g], n, best_o[g]);
 }
 
-/// One Sutherland–Hodgman step (twin of `clip_polygon`); w carries the point id.
+/// One Sutherland–Hodgman step (twin of `clip_polygon`).
 fn nc_clip_polygon(src: ptr<function, array<vec4<f32>, 8>>, n: u32,
-                   dst: ptr<function, array<vec4<f32>, 8>>, axis: vec3<f32>, sgn: f32, h: f32,
-                   plane: u32) -> u32 {
+                   dst: ptr<function, array<vec4<f32>, 8>>, axis: vec3<f32>, sgn: f32,
+                   h: f32) -> u32 {
     var out = 0u;
     for (var e = 0u; e < n; e++) {
         let cur = (*src)[e];
@@ -667,13 +668,45 @@ fn nc_clip_polygon(src: ptr<function, array<vec4<f32>, 8>>, n: u32,
         }
         if ((dc <= 0.0) != (dn <= 0.0) && out < 8u) {
             let t = dc / (dc - dn);
-            let p = cur.xyz + (nxt.xyz - cur.xyz) * t;
-            let id = 16u * (plane + 1u) + ((u32(cur.w) + 4u * u32(nxt.w)) & 15u);
-            (*dst)[out] = vec4<f32>(p, f32(id));
+            (*dst)[out] = vec4<f32>(cur.xyz + (nxt.xyz - cur.xyz) * t, 0.0);
             out += 1u;
         }
     }
     return out;
+}
+
+/// Face contact id: the incident vertex k when p is within `near` of it, else 4 + the quadrant
+/// of p about the clipped polygon's centroid (twin of `face_point_id`).
+fn nc_face_point_id(p: vec3<f32>, fc: vec3<f32>, u: vec3<f32>, v: vec3<f32>, near: f32,
+                    centre: vec3<f32>, s1: vec3<f32>, s2: vec3<f32>) -> u32 {
+    for (var k = 0u; k < 4u; k++) {
+        let su = select(1.0, -1.0, k == 1u || k == 2u);
+        let sv = select(1.0, -1.0, k >= 2u);
+        let e = p - (fc + u * su + v * sv);
+        if (dot(e, e) < near * near) {
+            return k;
+        }
+    }
+    let d = p - centre;
+    return 4u + select(0u, 1u, dot(d, s1) < 0.0) + select(0u, 2u, dot(d, s2) < 0.0);
+}
+
+/// Adds a face contact, moving its id up by 16 while another point has it.
+fn nc_add_face_contact(m: ptr<function, Manifold>, p: vec3<f32>, pen: f32, feature: u32) {
+    var f = feature;
+    for (var t = 0u; t < 4u; t++) {
+        var dup = false;
+        for (var i = 0u; i < min((*m).count, 4u); i++) {
+            if ((*m).features[i] == f) {
+                dup = true;
+            }
+        }
+        if (!dup) {
+            break;
+        }
+        f += 16u;
+    }
+    nc_add_contact(m, p, pen, f);
 }
 
 /// Vertex–face contacts of a reference face against the incident box's most anti-parallel face.
@@ -697,15 +730,15 @@ fn nc_box_face_contacts(m: ptr<function, Manifold>, margin: f32, cr: vec3<f32>, 
     var pa: array<vec4<f32>, 8>;
     var pb: array<vec4<f32>, 8>;
     pa[0] = vec4<f32>(fc + u + v, 0.0);
-    pa[1] = vec4<f32>(fc - u + v, 1.0);
-    pa[2] = vec4<f32>(fc - u - v, 2.0);
-    pa[3] = vec4<f32>(fc + u - v, 3.0);
+    pa[1] = vec4<f32>(fc - u + v, 0.0);
+    pa[2] = vec4<f32>(fc - u - v, 0.0);
+    pa[3] = vec4<f32>(fc + u - v, 0.0);
     let j1 = (ref_axis + 1u) % 3u;
     let j2 = (ref_axis + 2u) % 3u;
-    var n = nc_clip_polygon(&pa, 4u, &pb, nc_col(rr, j1), 1.0, hr[j1], 0u);
-    n = nc_clip_polygon(&pb, n, &pa, nc_col(rr, j1), -1.0, hr[j1], 1u);
-    n = nc_clip_polygon(&pa, n, &pb, nc_col(rr, j2), 1.0, hr[j2], 2u);
-    n = nc_clip_polygon(&pb, n, &pa, nc_col(rr, j2), -1.0, hr[j2], 3u);
+    var n = nc_clip_polygon(&pa, 4u, &pb, nc_col(rr, j1), 1.0, hr[j1]);
+    n = nc_clip_polygon(&pb, n, &pa, nc_col(rr, j1), -1.0, hr[j1]);
+    n = nc_clip_polygon(&pa, n, &pb, nc_col(rr, j2), 1.0, hr[j2]);
+    n = nc_clip_polygon(&pb, n, &pa, nc_col(rr, j2), -1.0, hr[j2]);
     let hf = hr[ref_axis];
     var kept = 0u;
     for (var k = 0u; k < n; k++) {
@@ -719,6 +752,16 @@ fn nc_box_face_contacts(m: ptr<function, Manifold>, margin: f32, cr: vec3<f32>, 
     }
     let inc_code = 2u * inc + select(0u, 1u, inc_sign < 0.0);
     let top = (code << 16u) | (inc_code << 8u);
+    let near = NC_VERTEX_NEAR * min(hi[(inc + 1u) % 3u], hi[(inc + 2u) % 3u]);
+    let s1 = nc_col(rr, j1);
+    let s2 = nc_col(rr, j2);
+    var centre = vec3<f32>(0.0);
+    for (var k = 0u; k < kept; k++) {
+        centre += pa[k].xyz;
+    }
+    if (kept > 0u) {
+        centre /= f32(kept);
+    }
     if (kept == 0u) {
         var best = fc + u + v;
         var best_d = hf - dot(best, n_ref);
@@ -742,7 +785,8 @@ fn nc_box_face_contacts(m: ptr<function, Manifold>, margin: f32, cr: vec3<f32>, 
     if (kept <= 4u) {
         for (var k = 0u; k < kept; k++) {
             let q = pb[k];
-            nc_add_contact(m, cr + q.xyz, q.w, top | u32(pa[k].w));
+            let id = nc_face_point_id(pa[k].xyz, fc, u, v, near, centre, s1, s2);
+            nc_add_face_contact(m, cr + q.xyz, q.w, top | id);
         }
         return;
     }
@@ -800,7 +844,8 @@ fn nc_box_face_contacts(m: ptr<function, Manifold>, margin: f32, cr: vec3<f32>, 
         }
         if (!dup) {
             let q = pb[k];
-            nc_add_contact(m, cr + q.xyz, q.w, top | u32(pa[k].w));
+            let id = nc_face_point_id(pa[k].xyz, fc, u, v, near, centre, s1, s2);
+            nc_add_face_contact(m, cr + q.xyz, q.w, top | id);
         }
     }
 }
@@ -894,6 +939,10 @@ fn collide_shapes(a: u32, b: u32) -> Manifold {
     let friction = combine(params.combine_friction, sa.material.x, sb.material.x);
     m.material = vec4<f32>(combine(params.combine_restitution, sa.material.y, sb.material.y),
                            0.0, 0.0, 0.0);
+    if (sa.body == sb.body && sa.body != NONE) {
+        m.normal.w = friction;
+        return m;
+    }
     let pa = nc_shape_pose(sa);
     let pb = nc_shape_pose(sb);
     let margin = params.contact_margin;

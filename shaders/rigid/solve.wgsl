@@ -6,9 +6,10 @@
 // Reads: params, bodies, manifolds (points, normal, friction in normal.w, restitution in
 // material.x, features), manifolds_prev and counters[SOLVE_COUNTER_PREV_PAIRS] (warm start),
 // counters[COUNTER_PAIRS]. Writes: manifolds[k].impulses (accumulated, the next step's warm
-// start) and .colour, claims (left all zero), order, solver rows, bodies (velocities, poses,
-// world inverse inertia of dynamic bodies), counters COLOURS, UNCOLOURED, MANIFOLDS, INDIRECT,
-// COLOUR_START and SOLVE_COUNTER_PREV_PAIRS.
+// start) and .colour, claims (zero on every body a manifold claims, on entry and on exit),
+// order, solver rows, bodies (velocities, poses, world inverse inertia of dynamic bodies),
+// counters COLOURS, UNCOLOURED, MANIFOLDS, INDIRECT, COLOUR_START and
+// SOLVE_COUNTER_PREV_PAIRS.
 //
 // A colour is a batch of manifolds sharing no dynamic body, so one thread per manifold may
 // write its bodies without atomics; colours run one after the other (one dispatch each, or a
@@ -53,7 +54,7 @@ fn solve_is_dynamic(i: u32) -> bool {
     if (i == NONE || i >= params.body_count) {
         return false;
     }
-    return bodies[i].kind == BODY_DYNAMIC;
+    return bodies[i].kind == BODY_DYNAMIC && bodies[i].awake != 0u;
 }
 
 fn solve_load(i: u32) -> SolveBody {
@@ -75,7 +76,7 @@ fn solve_load(i: u32) -> SolveBody {
     s.orient = b.orient;
     s.lin_vel = b.lin_vel.xyz;
     s.ang_vel = b.ang_vel.xyz;
-    if (b.kind == BODY_DYNAMIC) {
+    if (b.kind == BODY_DYNAMIC && b.awake != 0u) {
         s.inv_mass = b.pos.w;
         s.inv_inertia = mat3_cols(b.inv_inertia_world);
         s.body_inv_inertia = mat3_cols(b.inv_inertia);
@@ -218,17 +219,34 @@ fn warm_start(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (found) {
         prev_basis = solve_basis(p.normal.xyz);
     }
+    let radius = max(params.contact_margin, params.position_slop);
     for (var i = 0u; i < MAX_POINTS; i++) {
         var imp = vec4<f32>(0.0);
         if (found && i < count) {
             let pc = min(p.count, MAX_POINTS);
+            // Feature id first, else the nearest previous point within the radius.
+            var match_j = NONE;
             for (var j = 0u; j < pc; j++) {
                 if (p.features[j] == m.features[i]) {
-                    let old = p.impulses[j];
-                    let tw = prev_basis.t1 * old.y + prev_basis.t2 * old.z;
-                    imp = vec4<f32>(old.x, dot(tw, basis.t1), dot(tw, basis.t2), 0.0);
+                    match_j = j;
                     break;
                 }
+            }
+            if (match_j == NONE) {
+                var best_d2 = radius * radius;
+                for (var j = 0u; j < pc; j++) {
+                    let d = p.points[j].xyz - m.points[i].xyz;
+                    let d2 = dot(d, d);
+                    if (d2 < best_d2) {
+                        best_d2 = d2;
+                        match_j = j;
+                    }
+                }
+            }
+            if (match_j != NONE) {
+                let old = p.impulses[match_j];
+                let tw = prev_basis.t1 * old.y + prev_basis.t2 * old.z;
+                imp = vec4<f32>(old.x, dot(tw, basis.t1), dot(tw, basis.t2), 0.0);
             }
         }
         manifolds[k].impulses[i] = imp;
@@ -286,10 +304,19 @@ fn colour_holds(d: vec2<u32>, p: u32) -> bool {
 @compute @workgroup_size(RIGID_WG)
 fn colour_manifolds(@builtin(local_invocation_index) t: u32) {
     let n = solve_manifold_count();
-    // Start: nothing coloured; count what needs solving.
+    // Start: nothing coloured, every claimed body free (other stages, e.g. wake_mark, use
+    // `claims` too; all writers store the same 0, so the result is order-independent); count
+    // what needs solving.
     for (var k = t; k < n; k += RIGID_WG) {
         manifolds[k].colour = NONE;
         let m = manifolds[k];
+        let d = colour_bodies(m);
+        if (d.x != NONE) {
+            atomicStore(&claims[d.x], SOLVE_CLAIM_FREE);
+        }
+        if (d.y != NONE) {
+            atomicStore(&claims[d.y], SOLVE_CLAIM_FREE);
+        }
         if (m.count > 0u) {
             atomicAdd(&colour_manifold_total, 1u);
         }
@@ -516,15 +543,14 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
         let dv = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
         let vn = dot(dv, n);
         let pen = p.w;
-        var goal = 0.0;
-        if (pen < 0.0) {
+        var c = restitution;
+        if (-vn < params.restitution_cutoff) {
+            c = 0.0;
+        }
+        var goal = -c * (vn - vel_from_acc);
+        // Speculative point: close the gap, or bounce now if it closes within this step.
+        if (pen < 0.0 && (c <= 0.0 || vn * dt >= pen)) {
             goal = pen / dt;
-        } else {
-            var c = restitution;
-            if (-vn < params.restitution_cutoff) {
-                c = 0.0;
-            }
-            goal = -c * (vn - vel_from_acc);
         }
         let base = solve_row_base(k, i);
         solver[base] = vec4<f32>(ra, goal);
@@ -598,12 +624,16 @@ fn solve_velocity_manifold(k: u32) {
         let cand = i0 * kill.x + i1 * kill.y + i2 * kill.z;
         let old = m.impulses[i].xyz;
         var acc_imp = old + cand;
-        if (acc_imp.x <= 0.0) {
-            acc_imp = vec3<f32>(0.0);
-        } else {
-            let planar = sqrt(acc_imp.y * acc_imp.y + acc_imp.z * acc_imp.z);
-            if (planar > mu * acc_imp.x) {
-                let dir = vec2<f32>(acc_imp.y / planar, acc_imp.z / planar);
+        // Cone test first (see solver.rs): the re-solve fixes a negative coupled normal part.
+        let planar = sqrt(acc_imp.y * acc_imp.y + acc_imp.z * acc_imp.z);
+        if (planar > mu * acc_imp.x) {
+            if (planar > 0.0) {
+                // Friction opposes the slip when there is one (see solver.rs).
+                let slip = sqrt(kill.y * kill.y + kill.z * kill.z);
+                var dir = vec2<f32>(acc_imp.y / planar, acc_imp.z / planar);
+                if (slip > 0.0) {
+                    dir = vec2<f32>(kill.y / slip, kill.z / slip);
+                }
                 let denom = kn.x + mu * (kn.y * dir.x + kn.z * dir.y);
                 var x = acc_imp.x;
                 if (denom > 0.0) {
@@ -611,6 +641,8 @@ fn solve_velocity_manifold(k: u32) {
                 }
                 x = max(x, 0.0);
                 acc_imp = vec3<f32>(x, mu * x * dir.x, mu * x * dir.y);
+            } else {
+                acc_imp = vec3<f32>(0.0);
             }
         }
         let inc = acc_imp - old;

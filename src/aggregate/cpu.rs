@@ -2,6 +2,7 @@
 //! operation order, plain slices. `solve_links_most_severe` is the book's sequential resolver,
 //! kept as a CPU option and as the reference the batches are tested against.
 
+use super::model::{COLLIDE_RELAXATION, COLLIDE_REST_DEPTH};
 use super::types::*;
 use crate::grid::{cell_of, key_is_repeat, neighbour_keys, CpuGrid, GridSpec};
 use crate::particles::cpu::{collider_contact, field_accel_one, resolve_contact};
@@ -217,6 +218,32 @@ fn stack_weight(x: f32) -> f32 {
     t * t
 }
 
+/// The square of the impact speed between `i` (field acceleration `a_i`) and `j`: the speed
+/// the larger of their two accelerations adds in two steps. A contact closing faster is an
+/// impact; slower contacts are resting contacts, resolved on positions. 0 when neither grain
+/// accelerates: then every closing contact is an impact. Squared so that no square root is
+/// compared. Twin of `impact_speed2` in collide.wgsl.
+fn impact_speed2(s: &AggState, params: &GpuAggParams, a_i: Vec3, j: usize) -> f32 {
+    let a_j = accel_field(s, params, j);
+    let reach = 2.0 * params.dt;
+    reach * reach * a_i.dot(a_i).max(a_j.dot(a_j))
+}
+
+/// How much of a contact closing at `vn` is an impact, from 0 (resting) to 1: 0 when parting,
+/// 1 when neither grain accelerates (`impact2` = 0), else rising linearly in vn² from the
+/// impact speed to √2 times it. The ramp keeps the response continuous: a contact whose speed
+/// crosses the impact speed between iterations changes its response by as little as its speed
+/// changed, on every adapter. Twin of `impact_weight` in collide.wgsl.
+fn impact_weight(vn: f32, impact2: f32) -> f32 {
+    if vn >= 0.0 {
+        return 0.0;
+    }
+    if impact2 == 0.0 {
+        return 1.0;
+    }
+    ((vn * vn - impact2) / impact2).clamp(0.0, 1.0)
+}
+
 fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
     let mut a = s.acc[i].xyz();
     for fld in &params.fields[..params.field_count as usize] {
@@ -229,9 +256,29 @@ fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
 
 /// Stage `collide`: one Jacobi iteration of particle–particle contacts on the grid plus the
 /// static colliders; writes the next arrays and swaps them in.
+///
+/// Impacts (contacts closing faster than [`impact_speed2`]'s speed) get the book's velocity
+/// response with restitution and their penetration pushed out; their shares are averaged over
+/// the grain's engaged contacts. Resting contacts are position based (Macklin
+/// et al., "Unified Particle Physics for Real-Time Applications", 2014): the penetration is
+/// projected out, friction cancels the step's relative tangential displacement (v·dt) up to
+/// `friction × penetration`, and the velocity follows every such correction (v += Δx/dt), so
+/// after the last iteration v = (x_end − x_start)/dt and a grain held in place by its
+/// neighbours is at rest, not moving with a velocity its position never shows. Their shares
+/// are summed and divided by max(1, n/[`COLLIDE_RELAXATION`]) over the grain's n engaged
+/// contacts (averaging with over-relaxation, never above the plain sum). Without acceleration
+/// the stage is the book's impulse response alone (every closing contact is an impact, and
+/// penetrations are pushed out without touching the velocity).
+///
+/// The response is continuous in the contacts' speeds and depths, so one bit of rounding
+/// cannot change a grain's fate: between the impact speed and √2 times it a contact is part
+/// impact, part resting ([`impact_weight`]), and n counts a resting contact in proportion to
+/// its depth up to [`COLLIDE_REST_DEPTH`] × the two radii, and a closing contact that does not
+/// penetrate yet by its impact weight.
 pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridSpec)>) {
     let params = inp.params;
     let dt = params.dt;
+    let relaxation = COLLIDE_RELAXATION;
     for i in 0..params.n as usize {
         let pv = s.pos[i];
         let vv = s.vel[i];
@@ -243,7 +290,8 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
             let a_i = accel_field(s, params, i);
             let mut dv = Vec3::ZERO;
             let mut dp = Vec3::ZERO;
-            let mut count = 0u32;
+            let mut dpr = Vec3::ZERO;
+            let mut count = 0.0f32;
             if let (true, Some((grid, spec))) = (params.collisions != 0, grid) {
                 let keys = neighbour_keys(cell_of(p, spec.cell_size), spec.table_size);
                 for m in 0..keys.len() {
@@ -274,8 +322,10 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                         let share = w / (w + wj);
                         let rel = v - s.vel[j].xyz();
                         let vn = rel.dot(n);
-                        let mut active = false;
-                        if vn < 0.0 {
+                        let pen = rr - dist;
+                        let impact2 = impact_speed2(s, params, a_i, j);
+                        let wi = impact_weight(vn, impact2);
+                        if wi > 0.0 {
                             let mut new_vn = -params.restitution * vn;
                             let acc_vn = (s.acc[i].xyz() - s.acc[j].xyz()).dot(n) * dt;
                             if acc_vn < 0.0 {
@@ -288,23 +338,41 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                             if vt_len > 0.0 {
                                 dvc -= vt * (vt_len.min(params.friction * dvn) / vt_len);
                             }
-                            dv += dvc * share;
-                            active = true;
+                            let sw = share * wi;
+                            dv += dvc * sw;
+                            if pen > 0.0 {
+                                dp += n * (pen * sw);
+                            }
                         }
-                        let pen = rr - dist;
-                        if pen > 0.0 {
-                            dp += n * (pen * share);
-                            active = true;
-                        }
-                        if active {
-                            count += 1;
+                        if impact2 == 0.0 {
+                            // Without acceleration, the book's response alone.
+                            if wi > 0.0 {
+                                count += 1.0;
+                            } else if pen > 0.0 {
+                                dp += n * (pen * share);
+                                count += 1.0;
+                            }
+                        } else {
+                            if wi < 1.0 && pen > 0.0 {
+                                let mut dpc = n * pen;
+                                let vt = rel - n * vn;
+                                let slip = vt.length() * dt;
+                                if slip > 0.0 {
+                                    dpc -= vt * (dt * slip.min(params.friction * pen) / slip);
+                                }
+                                dpr += dpc * (share * (1.0 - wi));
+                            }
+                            count += wi.max((pen / (rr * COLLIDE_REST_DEPTH)).clamp(0.0, 1.0));
                         }
                     }
                 }
             }
-            if count > 0 {
-                v += dv / count as f32;
-                p += dp / count as f32;
+            if count > 0.0 {
+                let k = 1.0 / (count / relaxation).max(1.0);
+                // The velocity follows the resting corrections: one division per grain.
+                let dpk = dpr * k;
+                v = v + dv / count + dpk / dt;
+                p = p + dp / count + dpk;
             }
             for col in &inp.colliders[..params.collider_count as usize] {
                 let contact = collider_contact(col, p, r);

@@ -143,8 +143,14 @@ pub const BINDINGS: &[BindingDecl] = &[
 /// The composed WGSL module of the aggregate domain.
 pub fn shader_source() -> String {
     let consts = [("WG", WG), ("MAX_FIELDS", MAX_FIELDS), ("NONE", NONE)];
+    // The collide stage's float constants, defined once in model.rs.
+    let relaxation = format!(
+        "const RELAXATION: f32 = {:?};\nconst REST_DEPTH: f32 = {:?};\n",
+        super::model::COLLIDE_RELAXATION,
+        super::model::COLLIDE_REST_DEPTH
+    );
     compose(
-        &prelude(&consts, BINDINGS),
+        &(prelude(&consts, BINDINGS) + &relaxation),
         &[
             include_str!("../../shaders/aggregate/types.wgsl"),
             include_str!("../../shaders/common/forces.wgsl"),

@@ -443,6 +443,22 @@ fn rod_length(length: f32) -> Result<()> {
     }
 }
 
+/// Over-relaxation ω of the collide stage's resting contacts: a grain's summed position
+/// corrections are divided by max(1, n/ω) over its n engaged contacts (the constraint
+/// averaging of Macklin et al. 2014, §4.2, with the factor capped at 1 so a grain on one
+/// contact is not pushed past it). Plain averaging (ω = 1) converges too slowly for a pile to
+/// hold its own weight in a few iterations; ω = 2 lets a grain in a groove of two overshoot
+/// both contacts together and bounce (2·cos²θ > 1 for contact normals θ < 45° off vertical).
+pub const COLLIDE_RELAXATION: f32 = 1.5;
+
+/// Depth, as a fraction (2^-10) of the two radii, from which a resting contact counts fully
+/// towards its grain's engaged contacts in the collide stage; shallower ones count in
+/// proportion. A projected contact is left touching, its penetration 0 give or take the last
+/// bit: counting it as 0 or 1 would change every other share of the grain on one bit of
+/// rounding, and a GPU would part from the CPU within a few steps of a pour. A power of two,
+/// so that scaling by it rounds nowhere.
+pub const COLLIDE_REST_DEPTH: f32 = 0.0009765625;
+
 /// Particle–particle collisions on the uniform grid.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Collisions {

@@ -51,10 +51,42 @@
 //! `broad_scan_sums` (one workgroup over the block sums) turn counts into offsets and store the
 //! totals in the counters, and `broad_write` writes each item's partners at its offset in
 //! ascending `b`. A small item's grid partners arrive in cell order, so `broad_write` collects
-//! the [`PARTNER_BATCH`] smallest partners above the last one written (a small insertion-sorted
-//! private array), writes them and repeats until a round finds fewer: any number of partners per
-//! shape is written in order, none is dropped, and the private array stays small (lavapipe and
-//! llvmpipe are slow with large ones).
+//! the [`PARTNER_BATCH`] smallest partners above the last one written (insertion-sorted in the
+//! thread's own slice of a workgroup array), writes them and repeats until a round finds fewer:
+//! any number of partners per shape is written in order and none is dropped. The batch lives in
+//! workgroup memory, not a private array: software adapters are slow with large private arrays,
+//! and llvmpipe's GL path corrupted one under this insertion.
+//!
+//! The 27 stencil cells may share hash keys. Instead of de-duplicating the keys, a candidate
+//! counts only when visited through the stencil cell that is its own cell: every shape is in
+//! one cell, so it is seen once, and shapes of other cells that share a key are dropped before
+//! the pair test. Within a key the grid lists shapes in ascending index (its sort is stable), so
+//! a search enters each key's range by binary search past the last partner written and, once
+//! the batch is full, leaves the range at the first index above the batch's largest.
+//!
+//! # Software adapters
+//! llvmpipe and lavapipe (Mesa's gallivm) silently break every loop of a shader invocation after
+//! 65535 loop iterations in total, all loops together (`LP_MAX_TGSI_LOOP_ITERATIONS`). The
+//! search above is shaped to cost about the candidates it visits, which keeps the tests' dense
+//! scenes (13 800 shapes, sizes over 100x) exact there. Should a much more crowded cell hit it,
+//! `broad_write` notices that an item wrote fewer pairs than `broad_count` counted and sets the
+//! truncation flag at [`truncated_word`] in `pair_scratch` (never set on real GPUs).
+//!
+//! # Host sequence (GPU)
+//! 1. [`plan_grid`] on the shapes with `params.contact_margin`; upload `plan.large` to `large`,
+//!    set `params.large_count = plan.large.len()`, build a [`GridSpec`] with
+//!    [`BroadPlan::grid_spec`] (or any table size) and set `params.inv_cell_size =
+//!    spec.inv_cell_size()`, `params.table_mask = spec.table_mask()`.
+//! 2. [`shape_aabbs_pass`]: `shape_aabbs` over `params.shape_count` shapes.
+//! 3. The grid build (`crate::grid::GpuGrid::encode_build`) over the first `shape_count` entries
+//!    of `shape_pos` with that spec; bind its `sorted_index`, `cell_start`, `cell_end` as
+//!    `grid_sorted`, `grid_start`, `grid_end`.
+//! 4. [`broad_gpu_passes`]`(shape_count, large_count)`, in order. `pair_scratch` holds
+//!    [`pair_scratch_words`]`(shape capacity, large capacity)` words: size it with
+//!    [`large_capacity_hint`] (or the plan's large count when larger; grow when a re-plan
+//!    exceeds it), not the shape count, since every large shape adds `shape_count /
+//!    LARGE_CHUNK` items. `pairs` holds `params.pair_capacity` slots.
+//!    The counters need no clearing: `broad_scan_sums` stores them.
 //!
 //! # Limits
 //! - Small pairs are exact while the float error of the centres stays below the cell slack
@@ -66,11 +98,12 @@
 use super::math::{quat_mul, quat_rotate, quat_to_mat3};
 use super::types::{body_kind, shape_kind, GpuBody, GpuRigidParams, GpuShape, NONE, RIGID_WG};
 use crate::error::Result;
-use crate::grid::{cell_of, key_is_repeat, neighbour_keys, CpuGrid, GridSpec};
+use crate::grid::{cell_key, cell_of, neighbour_cell, CpuGrid, GridSpec, STENCIL};
 use glam::{Vec3, Vec4, Vec4Swizzles};
 
-/// Partners a small item collects per round in `broad_write` (WGSL `BROAD_BATCH`). Not a bound:
-/// a shape with more partners takes more rounds.
+/// Partners a small item collects per round in `broad_write` (WGSL `BROAD_BATCH`; the batch
+/// takes `4 · PARTNER_BATCH · RIGID_WG` bytes of workgroup memory). Not a bound: a shape with
+/// more partners takes more rounds.
 pub const PARTNER_BATCH: u32 = 16;
 /// Shapes per chunk item of a large shape (WGSL `BROAD_CHUNK`).
 pub const LARGE_CHUNK: u32 = 256;
@@ -489,16 +522,23 @@ fn small_partners(
     let Some(pa) = input.shape_pos.get(a as usize) else {
         return;
     };
-    let keys = neighbour_keys(cell_of(pa.xyz(), spec.cell_size), spec.table_size);
-    for m in 0..keys.len() {
-        if key_is_repeat(&keys, m) {
-            continue;
-        }
-        for s in grid.key_range(keys[m]) {
+    // As the WGSL: a candidate counts in the stencil cell that is its own cell, so a key shared
+    // by two stencil cells needs no de-duplication.
+    let cell = cell_of(pa.xyz(), spec.cell_size);
+    for m in 0..STENCIL {
+        let nc = neighbour_cell(cell, m);
+        for s in grid.key_range(cell_key(nc, spec.table_size)) {
             let Some(&b) = grid.sorted_index.get(s) else {
                 continue;
             };
             if b <= a || b >= input.shape_count || input.is_large(b) {
+                continue;
+            }
+            let own = input
+                .shape_pos
+                .get(b as usize)
+                .map(|p| cell_of(p.xyz(), spec.cell_size));
+            if own != Some(nc) {
                 continue;
             }
             if input.pair_sides(a, &sa, b, &input.side(b)) {
@@ -996,8 +1036,33 @@ pub fn broad_gpu_passes(shape_count: u32, large_count: u32) -> Vec<(&'static str
 }
 
 /// Words (u32) the `pair_scratch` buffer needs for up to `shape_capacity` shapes of which up to
-/// `large_capacity` are large: one count/offset per item, then one sum per scan block.
+/// `large_capacity` are large: one count/offset per item, one sum per scan block, and the
+/// truncation flag (see [`truncated_word`]).
 pub fn pair_scratch_words(shape_capacity: u32, large_capacity: u32) -> u64 {
-    let items = u64::from(broad_items(shape_capacity, large_capacity));
-    (items + items.div_ceil(u64::from(SCAN_BLOCK))).max(1)
+    truncated_word(shape_capacity, large_capacity) + 1
+}
+
+/// Planes, half-spaces and unbounded shapes [`large_capacity_hint`] allows for.
+pub const PLANE_ALLOWANCE: u32 = 16;
+
+/// A large-shape capacity for sizing `pair_scratch` before any plan exists: the most bounded
+/// shapes [`plan_grid`] puts in the large list for `shape_capacity` shapes
+/// (`max(MIN_LARGE_CAP, ceil(sqrt(shape_capacity)))`) plus [`PLANE_ALLOWANCE`], at most
+/// `shape_capacity`. Sizing with `shape_capacity` itself instead makes the scratch grow as
+/// `shape_capacity² / LARGE_CHUNK` (156 MB at 100 000 shapes); with this hint it stays near
+/// `5 · shape_capacity` words at a million shapes. Grow the buffer when a plan's large list is
+/// longer (many planes).
+pub fn large_capacity_hint(shape_capacity: u32) -> u32 {
+    let bounded = (MIN_LARGE_CAP as u32).max(f64::from(shape_capacity).sqrt().ceil() as u32);
+    bounded.saturating_add(PLANE_ALLOWANCE).min(shape_capacity)
+}
+
+/// Index in `pair_scratch` of the truncation flag for `shape_count` shapes and `large_count`
+/// large ones: `broad_scan_sums` clears it and `broad_write` sets it to 1 when an item wrote
+/// fewer pairs than `broad_count` counted. That never happens on a real GPU; llvmpipe and
+/// lavapipe break a shader invocation's loops after 65535 iterations in total, which a very
+/// crowded grid cell can reach. A test on a software adapter should read it and expect 0.
+pub fn truncated_word(shape_count: u32, large_count: u32) -> u64 {
+    let items = u64::from(broad_items(shape_count, large_count));
+    items + items.div_ceil(u64::from(SCAN_BLOCK))
 }

@@ -11,9 +11,13 @@ pub fn world_inverse_inertia(q: Vec4, inv_body: &[Vec4; 3]) -> [Vec4; 3] {
     cols_of(r * mat3_cols(inv_body) * r.transpose())
 }
 
-/// Stage `rigid_integrate`: the book's order (catalogue §7) for every awake body; see the WGSL
-/// file for the why. Also clears `claims` (the wake stage's per-body flags).
-pub fn rigid_integrate(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: &mut [u32]) {
+/// Stage `integrate_velocity`, the first half of the book's integrator (catalogue §7, steps
+/// 2–6) for every awake body: last-frame acceleration, angular acceleration from the world
+/// inverse inertia, velocities, damping as d^dt, cleared accumulators. The second half,
+/// [`integrate_position`], runs after the velocity solver, so positions move with the solved
+/// velocity (see the module docs for why the stages are split). Also clears `claims` (the wake
+/// stage's per-body flags).
+pub fn integrate_velocity(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: &mut [u32]) {
     let dt = params.dt;
     for (b, claim) in bodies
         .iter_mut()
@@ -21,14 +25,9 @@ pub fn rigid_integrate(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: 
         .take(params.body_count as usize)
     {
         *claim = 0;
-        if b.kind == body_kind::STATIC || b.awake == 0 {
-            b.force = Vec4::ZERO;
-            b.torque = Vec4::ZERO;
-            continue;
-        }
-        let mut v = b.lin_vel.xyz();
-        let mut w = b.ang_vel.xyz();
-        if b.kind == body_kind::DYNAMIC {
+        if b.kind == body_kind::DYNAMIC && b.awake != 0 {
+            let mut v = b.lin_vel.xyz();
+            let mut w = b.ang_vel.xyz();
             let last_acc = b.acc.xyz() + b.force.xyz() * b.pos.w;
             let ang_acc = mat3_cols(&b.inv_inertia_world) * b.torque.xyz();
             v += last_acc * dt;
@@ -36,17 +35,38 @@ pub fn rigid_integrate(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: 
             v *= b.lin_vel.w.powf(dt);
             w *= b.ang_vel.w.powf(dt);
             b.last_acc = last_acc.extend(b.last_acc.w);
+            b.lin_vel = v.extend(b.lin_vel.w);
+            b.ang_vel = w.extend(b.ang_vel.w);
         }
+        b.force = Vec4::ZERO;
+        b.torque = Vec4::ZERO;
+    }
+}
+
+/// Stage `integrate_position`, the second half of the book's integrator (steps 7–9) for every
+/// awake dynamic or kinematic body: position from the (solved) velocity, orientation by
+/// addScaledVector, then the derived data (normalized orientation, world inverse inertia).
+pub fn integrate_position(params: &GpuRigidParams, bodies: &mut [GpuBody]) {
+    let dt = params.dt;
+    for b in bodies.iter_mut().take(params.body_count as usize) {
+        if b.kind == body_kind::STATIC || b.awake == 0 {
+            continue;
+        }
+        let v = b.lin_vel.xyz();
+        let w = b.ang_vel.xyz();
         let p = b.pos.xyz() + v * dt;
         let q = quat_normalize(quat_add_scaled(b.orient, w, dt));
         b.pos = p.extend(b.pos.w);
         b.orient = q;
-        b.lin_vel = v.extend(b.lin_vel.w);
-        b.ang_vel = w.extend(b.ang_vel.w);
         b.inv_inertia_world = world_inverse_inertia(q, &b.inv_inertia);
-        b.force = Vec4::ZERO;
-        b.torque = Vec4::ZERO;
     }
+}
+
+/// Both halves of the integrator back to back, the book's `RigidBody::integrate` for a body
+/// with no contacts (tests and tools).
+pub fn rigid_integrate(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: &mut [u32]) {
+    integrate_velocity(params, bodies, claims);
+    integrate_position(params, bodies);
 }
 
 /// Whether a body takes part in waking: dynamic and asleep.
@@ -54,10 +74,26 @@ fn sleeping_dynamic(b: &GpuBody) -> bool {
     b.kind == body_kind::DYNAMIC && b.awake == 0
 }
 
-/// Stage `wake_mark`: every manifold with points between an awake body and a sleeping dynamic
-/// one marks the sleeper in `claims` (the book's matchAwakeState; contacts with the static world
-/// never wake). Reads only the awake flags of the previous stage, so the result does not depend
-/// on the order manifolds are visited; a chain of sleepers wakes one link per step.
+/// Whether the awake body `w` presses on a sleeper hard enough to wake it through manifold
+/// `m`: it moves (|v|² + |ω|², the sleep metric, above the sleep epsilon) or a point
+/// penetrates beyond twice the position slop. Resting neighbours of a sleeper do not wake it —
+/// the book's resolver likewise wakes a body only on a contact it has to resolve.
+fn presses(params: &GpuRigidParams, w: &GpuBody, m: &GpuManifold) -> bool {
+    let v = w.lin_vel.xyz();
+    let a = w.ang_vel.xyz();
+    if v.dot(v) + a.dot(a) > params.sleep_epsilon {
+        return true;
+    }
+    m.points
+        .iter()
+        .take(m.count.min(MAX_POINTS) as usize)
+        .any(|p| p.w > 2.0 * params.position_slop)
+}
+
+/// Stage `wake_mark`: every manifold with points between an awake body that [`presses`] on a
+/// sleeping dynamic one marks the sleeper in `claims` (the book's matchAwakeState; contacts with
+/// the static world never wake). Reads only what the previous stages wrote, so the result does
+/// not depend on the order manifolds are visited; a chain of sleepers wakes one link per step.
 pub fn wake_mark(
     params: &GpuRigidParams,
     bodies: &[GpuBody],
@@ -73,10 +109,10 @@ pub fn wake_mark(
             continue;
         }
         let (a, b) = (&bodies[m.body_a as usize], &bodies[m.body_b as usize]);
-        if a.awake != 0 && sleeping_dynamic(b) {
+        if a.awake != 0 && sleeping_dynamic(b) && presses(params, a, m) {
             claims[m.body_b as usize] = 1;
         }
-        if b.awake != 0 && sleeping_dynamic(a) {
+        if b.awake != 0 && sleeping_dynamic(a) && presses(params, b, m) {
             claims[m.body_a as usize] = 1;
         }
     }

@@ -22,9 +22,10 @@
 //! - box–box: SAT over 15 axes (3 + 3 faces, 9 edge crosses, near-parallel crosses skipped) with
 //!   a bias towards face axes (box a's faces, then box b's, then edges) for frame-to-frame
 //!   coherence; a face axis clips the incident face against the reference face's side planes
-//!   (Sutherland–Hodgman, at most 8 points, reduced to 4: deepest, farthest from it, then the
-//!   largest triangle on each side); an edge axis gives one contact at the closest points of the
-//!   two edges;
+//!   (Sutherland–Hodgman, at most 8 points, reduced to 4: the deepest, the farthest from it,
+//!   the one making the largest triangle with those two, the one farthest outside that
+//!   triangle); an edge axis gives one contact at the closest points of the two edges
+//!   (segments, clamped to the edges' lengths);
 //! - capsule–half-space / plane: both segment ends;
 //! - capsule–capsule: closest points of the segments; near-parallel segments give two contacts
 //!   at the ends of their common stretch;
@@ -34,6 +35,31 @@
 //!   (two contacts for a capsule lying on a box). Intersecting: SAT over the 3 box face axes
 //!   and the 3 crosses of the segment with them; a face axis clips as before, a cross axis
 //!   gives one contact between the segment and the box edge.
+//!
+//! Shapes of one body never collide with each other (count 0). Discrete choices between
+//! near-equal candidates (deepest point, incident face, closest box feature) keep the earlier
+//! candidate unless the later one wins by a rounding-sized margin, so exact geometric ties
+//! (parallel sides, a vertex shared by three edges) resolve the same way on CPU and GPU and from
+//! frame to frame.
+//!
+//! Feature ids (stable per contact while the configuration holds; warm starting matches them):
+//!
+//! | pair | feature |
+//! |---|---|
+//! | round shapes | 0 (capsule–capsule parallel: 0 and 1) |
+//! | box–half-space / plane | vertex index 0..8 (+8 on a plane's negative side) |
+//! | capsule–half-space / plane | segment end 0 or 1 |
+//! | box–box face | reference face code << 16 \| incident face code << 8 \| point id |
+//! | box–box edge | [`FEATURE_EDGE`] \| axis << 16 \| edge of a << 8 \| edge of b |
+//! | box–capsule | segment end 0/1, 2 + box edge, or 2·(16 + face code) + clipped end |
+//!
+//! A face code is 2·axis + 1 for the negative side (axis in SAT numbering for the reference,
+//! 0..3 for the incident face); an edge is 4·axis + sign bits of the other two coordinates. A
+//! clipped face point is named by geometry, not by its clipping history: incident vertex k
+//! (0..4) when it lies near that vertex, else 4 + its quadrant about the clipped polygon's
+//! centroid (16 added while the id is taken in the manifold). Corners of a box stacked flush
+//! keep their ids while they jitter across the sides of the face below (clipped one step, not
+//! the next), and so do the corners of a half-offset stack.
 //!
 //! The shapes' world pose is recomputed from their bodies (body position + rotated offset,
 //! body orientation · offset rotation) rather than read from `shape_xf`, so the stage does not
@@ -55,6 +81,9 @@ pub const BIAS_REL: f32 = 0.05;
 pub const BIAS_ABS: f32 = 0.005;
 /// A closest-point normal within this of a box face normal (|n_i| ≥ 1 − eps) is that face.
 const FACE_EPS: f32 = 1e-4;
+/// A face contact within this fraction of the incident face's smaller half edge from an
+/// incident vertex is named after that vertex (see `face_point_id`).
+pub const VERTEX_NEAR: f32 = 0.05;
 /// "No axis yet": larger than any overlap.
 const BIG: f32 = 1e30;
 /// Feature-id flag of an edge–edge contact.
@@ -111,7 +140,8 @@ pub fn narrow(
 /// The manifold of shapes `a` and `b` (indices into `shapes`): bodies, shapes (reordered by kind,
 /// see the module docs), combined friction (normal.w) and restitution (material.x), and up to
 /// four contacts. `count` is 0 when they are apart by `contact_margin` or more, when an index is
-/// out of range, or for pairs of half-spaces and planes. `colour` is [`NONE`] and the impulses
+/// out of range, when both shapes belong to the same body, or for pairs of half-spaces and
+/// planes. `colour` is [`NONE`] and the impulses
 /// are zero (the solver warm-starts them by feature id).
 pub fn collide_shapes(
     params: &GpuRigidParams,
@@ -148,6 +178,11 @@ pub fn collide_shapes(
         0.0,
         0.0,
     );
+    if sa.body == sb.body && sa.body != NONE {
+        // Parts of one body never collide with each other (the book's primitive assemblies).
+        m.normal.w = friction;
+        return m;
+    }
     let pa = shape_pose(sa, bodies);
     let pb = shape_pose(sb, bodies);
     let margin = params.contact_margin;
@@ -620,7 +655,8 @@ fn box_capsule(m: &mut GpuManifold, margin: f32, pa: Pose, h: Vec3, pb: Pose, di
             clampf(p1.z, -h.z, h.z),
         );
         let e1 = (p1 - q1).dot(p1 - q1);
-        if e1 < best {
+        // Near-ties keep the earlier candidate (a box vertex is the end of three edges).
+        if beats(best, e1) {
             best = e1;
             s = p1;
             q = q1;
@@ -630,7 +666,7 @@ fn box_capsule(m: &mut GpuManifold, margin: f32, pa: Pose, h: Vec3, pb: Pose, di
             let (ea, eb) = box_edge(h, k);
             let (cs, ce) = closest_segments(p0, p1, ea, eb);
             let e = (cs - ce).dot(cs - ce);
-            if e < best {
+            if beats(best, e) {
                 best = e;
                 s = cs;
                 q = ce;
@@ -873,18 +909,8 @@ pub fn box_box_sat(
 }
 
 /// One Sutherland–Hodgman step: keeps the part of polygon `src[..n]` (xyz relative to the
-/// reference box, w the point id) with `sgn·(p·axis) ≤ h`, writing it to `dst`; returns its
-/// length (at most 8). New points get id 16·(plane + 1) + the low bits of the edge's ids, stable
-/// from frame to frame while the configuration holds.
-fn clip_polygon(
-    src: &[Vec4; 8],
-    n: u32,
-    dst: &mut [Vec4; 8],
-    axis: Vec3,
-    sgn: f32,
-    h: f32,
-    plane: u32,
-) -> u32 {
+/// reference box) with `sgn·(p·axis) ≤ h`, writing it to `dst`; returns its length (at most 8).
+fn clip_polygon(src: &[Vec4; 8], n: u32, dst: &mut [Vec4; 8], axis: Vec3, sgn: f32, h: f32) -> u32 {
     let mut out = 0u32;
     for e in 0..n {
         let cur = src[e as usize];
@@ -897,13 +923,59 @@ fn clip_polygon(
         }
         if (dc <= 0.0) != (dn <= 0.0) && out < 8 {
             let t = dc / (dc - dn);
-            let p = cur.xyz() + (nxt.xyz() - cur.xyz()) * t;
-            let id = 16 * (plane + 1) + ((cur.w as u32 + 4 * nxt.w as u32) & 15);
-            dst[out as usize] = p.extend(id as f32);
+            dst[out as usize] = (cur.xyz() + (nxt.xyz() - cur.xyz()) * t).extend(0.0);
             out += 1;
         }
     }
     out
+}
+
+/// The id of a face contact whose incident-face point is `p` (relative to the reference box):
+/// the incident vertex k (0..4) when p lies within `near` of it, else 4 + the quadrant of p
+/// about `centre` (the clipped polygon's centroid) along the reference face's sides `s1`, `s2`.
+/// Named by geometry rather than by clipping history, a point keeps its id while a corner of a
+/// box stacked flush jitters across a side of the face below (which makes it a clipped point
+/// one step and a vertex the next), and the corners of an offset stack (centred on no face) are
+/// still told apart.
+#[allow(clippy::too_many_arguments)]
+fn face_point_id(
+    p: Vec3,
+    fc: Vec3,
+    u: Vec3,
+    v: Vec3,
+    near: f32,
+    centre: Vec3,
+    s1: Vec3,
+    s2: Vec3,
+) -> u32 {
+    for k in 0..4u32 {
+        let su = if k == 1 || k == 2 { -1.0 } else { 1.0 };
+        let sv = if k >= 2 { -1.0 } else { 1.0 };
+        let e = p - (fc + u * su + v * sv);
+        if e.dot(e) < near * near {
+            return k;
+        }
+    }
+    let d = p - centre;
+    4 + if d.dot(s1) < 0.0 { 1 } else { 0 } + if d.dot(s2) < 0.0 { 2 } else { 0 }
+}
+
+/// Adds a face contact, moving its id up by 16 while another point of the manifold has it.
+fn add_face_contact(m: &mut GpuManifold, p: Vec3, pen: f32, feature: u32) {
+    let mut f = feature;
+    for _ in 0..4 {
+        let mut dup = false;
+        for i in 0..m.count.min(4) as usize {
+            if m.features[i] == f {
+                dup = true;
+            }
+        }
+        if !dup {
+            break;
+        }
+        f += 16;
+    }
+    add_contact(m, p, pen, f);
 }
 
 /// Vertex–face contacts of reference box r's face (axis `ref_axis`, sign `ref_sign`, facing the
@@ -939,16 +1011,16 @@ fn box_face_contacts(
     let mut pa = [Vec4::ZERO; 8];
     let mut pb = [Vec4::ZERO; 8];
     pa[0] = (fc + u + v).extend(0.0);
-    pa[1] = (fc - u + v).extend(1.0);
-    pa[2] = (fc - u - v).extend(2.0);
-    pa[3] = (fc + u - v).extend(3.0);
+    pa[1] = (fc - u + v).extend(0.0);
+    pa[2] = (fc - u - v).extend(0.0);
+    pa[3] = (fc + u - v).extend(0.0);
     let j1 = (ref_axis + 1) % 3;
     let j2 = (ref_axis + 2) % 3;
-    let mut n = clip_polygon(&pa, 4, &mut pb, col(rr, j1), 1.0, comp(hr, j1), 0);
-    n = clip_polygon(&pb, n, &mut pa, col(rr, j1), -1.0, comp(hr, j1), 1);
-    n = clip_polygon(&pa, n, &mut pb, col(rr, j2), 1.0, comp(hr, j2), 2);
-    n = clip_polygon(&pb, n, &mut pa, col(rr, j2), -1.0, comp(hr, j2), 3);
-    // Keep the points within the margin: pa holds (point, id), pb (midpoint, depth).
+    let mut n = clip_polygon(&pa, 4, &mut pb, col(rr, j1), 1.0, comp(hr, j1));
+    n = clip_polygon(&pb, n, &mut pa, col(rr, j1), -1.0, comp(hr, j1));
+    n = clip_polygon(&pa, n, &mut pb, col(rr, j2), 1.0, comp(hr, j2));
+    n = clip_polygon(&pb, n, &mut pa, col(rr, j2), -1.0, comp(hr, j2));
+    // Keep the points within the margin: pa keeps the incident point, pb (midpoint, depth).
     let hf = comp(hr, ref_axis);
     let mut kept = 0u32;
     for k in 0..n {
@@ -962,6 +1034,16 @@ fn box_face_contacts(
     }
     let inc_code = 2 * inc + if inc_sign < 0.0 { 1 } else { 0 };
     let top = (code << 16) | (inc_code << 8);
+    let near = VERTEX_NEAR * comp(hi, (inc + 1) % 3).min(comp(hi, (inc + 2) % 3));
+    let s1 = col(rr, j1);
+    let s2 = col(rr, j2);
+    let mut centre = Vec3::ZERO;
+    for k in 0..kept {
+        centre += pa[k as usize].xyz();
+    }
+    if kept > 0 {
+        centre /= kept as f32;
+    }
     if kept == 0 {
         // Clipping lost every point (grazing, numerically): the deepest incident vertex.
         let mut best = fc + u + v;
@@ -986,7 +1068,8 @@ fn box_face_contacts(
     if kept <= 4 {
         for k in 0..kept {
             let q = pb[k as usize];
-            add_contact(m, cr + q.xyz(), q.w, top | pa[k as usize].w as u32);
+            let id = face_point_id(pa[k as usize].xyz(), fc, u, v, near, centre, s1, s2);
+            add_face_contact(m, cr + q.xyz(), q.w, top | id);
         }
         return;
     }
@@ -1047,7 +1130,8 @@ fn box_face_contacts(
         }
         if !dup {
             let q = pb[k as usize];
-            add_contact(m, cr + q.xyz(), q.w, top | pa[k as usize].w as u32);
+            let id = face_point_id(pa[k as usize].xyz(), fc, u, v, near, centre, s1, s2);
+            add_face_contact(m, cr + q.xyz(), q.w, top | id);
         }
     }
 }

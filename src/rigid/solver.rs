@@ -12,15 +12,20 @@
 //! - Iterating sequential impulses converges only when the impulse is *accumulated* per point and
 //!   the clamps (normal ≥ 0, friction inside the disc μ·λn) act on the accumulated value (Catto);
 //!   the accumulated impulse is also what the next step warm-starts from. With a zero
-//!   accumulated impulse the clamped step is exactly the book's `calculateFrictionImpulse`.
+//!   accumulated impulse the step is the book's `calculateFrictionImpulse`, with two
+//!   deliberate changes: the cone test comes before the normal clamp (the coupled candidate's
+//!   normal part can be negative at the trailing corners of a sliding box), and sliding
+//!   friction opposes the slip (the book's theory, f = −v̂_planar·μ·|r|) instead of following
+//!   the candidate impulse, which normal–tangent coupling bends sideways (a box then slid
+//!   about 15% too far; see `a_sliding_box_decelerates_by_mu_g`).
 //! - Accumulated impulses live in `GpuManifold::impulses` (contact basis), so the next step's
 //!   warm start needs no write-back stage.
 //!
 //! Body conventions: a body index of [`NONE`] is the static world; static and kinematic bodies
 //! take part with zero inverse mass and inertia (a kinematic body keeps its velocity), and only
-//! dynamic bodies are written. Sleeping dynamic bodies are solved like awake ones (the sleep
-//! stage decides whether that wakes them); a manifold is solved when it has points and at least
-//! one awake dynamic body.
+//! dynamic bodies are written. Sleeping dynamic bodies count as static (the wake stages, which
+//! run before the solver, wake those that something presses on); a manifold is solved when it
+//! has points and at least one awake dynamic body.
 
 use super::math::{mat3_cols, quat_add_scaled, quat_normalize, quat_rotate, quat_to_mat3};
 use super::types::*;
@@ -126,6 +131,10 @@ pub struct SolverPass {
 /// colour count. Above it: the same first three, then per colour `solve_warm_apply`, then
 /// `velocity_iterations × MAX_COLOURS` `solve_velocity` and `position_iterations × MAX_COLOURS`
 /// `solve_position`, all indirect (unused colours dispatch zero workgroups).
+///
+/// Indirect passes read their (x, 1, 1) triple at `counter_word` of a copy of `counters` taken
+/// after `colour_manifolds` (a dispatch may not read arguments from a buffer bound as writable
+/// storage). Every pass binds group 1 at `pass_record × PASS_STRIDE`.
 pub fn solver_gpu_passes(params: &GpuRigidParams) -> Vec<SolverPass> {
     let per_manifold = params.pair_capacity.div_ceil(RIGID_WG).max(1);
     let direct = |entry, groups| SolverPass {
@@ -188,7 +197,7 @@ fn is_dynamic(bodies: &[GpuBody], i: u32) -> bool {
     i != NONE
         && bodies
             .get(i as usize)
-            .is_some_and(|b| b.kind == body_kind::DYNAMIC)
+            .is_some_and(|b| b.kind == body_kind::DYNAMIC && b.awake != 0)
 }
 
 fn load_body(bodies: &[GpuBody], i: u32) -> SolveBody {
@@ -214,7 +223,7 @@ fn load_body(bodies: &[GpuBody], i: u32) -> SolveBody {
     s.orient = b.orient;
     s.lin_vel = b.lin_vel.xyz();
     s.ang_vel = b.ang_vel.xyz();
-    if b.kind == body_kind::DYNAMIC {
+    if b.kind == body_kind::DYNAMIC && b.awake != 0 {
         s.inv_mass = b.pos.w;
         s.inv_inertia = mat3_cols(&b.inv_inertia_world);
         s.body_inv_inertia = mat3_cols(&b.inv_inertia);
@@ -345,10 +354,29 @@ fn search_key(m: &GpuManifold) -> (u32, u32) {
 // ---------------------------------------------------------------------------------------------
 // Stages.
 
+/// The previous point nearest to `point` closer than `radius` (first on ties).
+fn nearest_point(p: &GpuManifold, point: Vec4, radius: f32) -> Option<usize> {
+    let mut best = None;
+    let mut best_d2 = radius * radius;
+    for j in 0..p.count.min(MAX_POINTS) as usize {
+        let d = p.points[j].xyz() - point.xyz();
+        let d2 = d.dot(d);
+        if d2 < best_d2 {
+            best_d2 = d2;
+            best = Some(j);
+        }
+    }
+    best
+}
+
 /// Stage `warm_start`: copies each point's accumulated impulse from last step's manifold of the
-/// same shape pair (binary search: both lists are sorted by pair), matched by feature id, and
-/// zero otherwise (or everywhere when `params.warm_start` is 0). The tangential part is carried
-/// through world space, so a normal that turned a little keeps its friction direction.
+/// same shape pair (binary search: both lists are sorted by pair), matched by feature id, else
+/// by the nearest previous point closer than `max(contact_margin, position_slop)` (resting
+/// points barely move, and feature ids of clipped
+/// box faces can change when a face pair is a near tie, and a stack without warm starting
+/// sinks and topples), and zero otherwise (or everywhere when `params.warm_start` is 0). The
+/// tangential part is carried through world space, so a normal that turned a little keeps its
+/// friction direction.
 pub fn warm_start(params: &GpuRigidParams, manifolds: &mut [GpuManifold], prev: &[GpuManifold]) {
     for m in manifolds.iter_mut() {
         let count = m.count.min(MAX_POINTS) as usize;
@@ -373,11 +401,13 @@ pub fn warm_start(params: &GpuRigidParams, manifolds: &mut [GpuManifold], prev: 
         }
         let n = m.normal.xyz();
         let (t1, t2) = contact_basis(n);
+        let radius = params.contact_margin.max(params.position_slop);
         for i in 0..MAX_POINTS as usize {
             let mut imp = Vec4::ZERO;
             if let (Some(p), true) = (found, i < count) {
                 let pc = p.count.min(MAX_POINTS) as usize;
-                if let Some(j) = (0..pc).find(|&j| p.features[j] == m.features[i]) {
+                let by_feature = (0..pc).find(|&j| p.features[j] == m.features[i]);
+                if let Some(j) = by_feature.or_else(|| nearest_point(p, m.points[i], radius)) {
                     let (p1, p2) = contact_basis(p.normal.xyz());
                     let old = p.impulses[j];
                     let tw = p1 * old.y + p2 * old.z;
@@ -520,7 +550,8 @@ pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
 /// −c·(v_n − v_acc), where v_acc = (last_acc_a − last_acc_b)·n·dt is the closing speed last
 /// step's acceleration built up (the resting-contact fix) and c = 0 when the closing speed is
 /// below `restitution_cutoff`. A speculative point (penetration < 0) instead lets the gap
-/// close in one step: target = penetration / dt. The slope fix adds the planar part of
+/// close in one step (target = penetration / dt), unless it bounces and the gap closes within
+/// this step, when it takes the bounce target now. The slope fix adds the planar part of
 /// (last_acc_a − last_acc_b)·dt to the tangential contact velocity.
 pub fn solve_prepare(
     params: &GpuRigidParams,
@@ -572,16 +603,18 @@ fn prepare_manifold(
         let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
         let vn = dv.dot(n);
         let pen = p.w;
-        let target = if pen < 0.0 {
-            pen / dt
+        let c = if -vn < params.restitution_cutoff {
+            0.0
         } else {
-            let c = if -vn < params.restitution_cutoff {
-                0.0
-            } else {
-                restitution
-            };
-            -c * (vn - vel_from_acc)
+            restitution
         };
+        let mut target = -c * (vn - vel_from_acc);
+        // A speculative point lets the gap close, unless it closes within this step at a
+        // bouncing speed: then it bounces now, a gap early, rather than being slowed to the
+        // gap's speed first and losing its bounce.
+        if pen < 0.0 && (c <= 0.0 || vn * dt >= pen) {
+            target = pen / dt;
+        }
         let base = point_base(k, i);
         set_row(rows, base, ra.extend(target));
         set_row(rows, base + 1, rb.extend(pen));
@@ -639,9 +672,9 @@ fn warm_apply_manifold(bodies: &mut [GpuBody], m: &GpuManifold, k: usize, rows: 
 
 /// Stage `solve_velocity` for colour `c`, one iteration: per point, the impulse that reaches
 /// the target normal velocity and kills the tangential one (impulse matrix · velKill), added
-/// to the accumulated impulse, which is clamped to λn ≥ 0 and |λt| ≤ μ·λn; outside the disc the
-/// book's dynamic-friction formula re-solves the normal row with friction on the disc's edge.
-/// Only the change of the accumulated impulse is applied.
+/// to the accumulated impulse; outside the disc |λt| ≤ μ·λn the book's dynamic-friction
+/// formula re-solves the normal row with friction μ·λn against the slip, and λn is clamped at
+/// ≥ 0. Only the change of the accumulated impulse is applied.
 pub fn solve_velocity(
     colouring: &Colouring,
     c: u32,
@@ -686,12 +719,22 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
         let cand = i0 * kill.x + i1 * kill.y + i2 * kill.z;
         let old = m.impulses[i].xyz();
         let mut new = old + cand;
-        if new.x <= 0.0 {
-            new = Vec3::ZERO;
-        } else {
-            let planar = (new.y * new.y + new.z * new.z).sqrt();
-            if planar > mu * new.x {
-                let dir = Vec2::new(new.y / planar, new.z / planar);
+        // The cone test comes first, as in the book: the coupled candidate's normal part may be
+        // negative only because killing a fast slide would need a pull, and the dynamic
+        // friction re-solve of the normal row is what fixes that.
+        let planar = (new.y * new.y + new.z * new.z).sqrt();
+        if planar > mu * new.x {
+            if planar > 0.0 {
+                // Sliding: friction opposes the slip (the book's f = −v̂_planar·μ·|r|); the
+                // candidate's own direction (the book's code) is bent by the normal–tangent
+                // coupling of off-centre points and wastes friction sideways. With no slip
+                // left, the candidate's direction is all there is.
+                let slip = (kill.y * kill.y + kill.z * kill.z).sqrt();
+                let dir = if slip > 0.0 {
+                    Vec2::new(kill.y / slip, kill.z / slip)
+                } else {
+                    Vec2::new(new.y / planar, new.z / planar)
+                };
                 let denom = kn.x + mu * (kn.y * dir.x + kn.z * dir.y);
                 let mut x = new.x;
                 if denom > 0.0 {
@@ -699,6 +742,8 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
                 }
                 x = x.max(0.0);
                 new = Vec3::new(x, mu * x * dir.x, mu * x * dir.y);
+            } else {
+                new = Vec3::ZERO;
             }
         }
         let inc = new - old;

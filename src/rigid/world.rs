@@ -61,6 +61,7 @@ struct CpuRigid {
     manifolds: Vec<GpuManifold>,
     prev: Vec<GpuManifold>,
     claims: Vec<u32>,
+    rows: Vec<Vec4>,
 }
 
 struct StatusSlot {
@@ -103,6 +104,8 @@ pub struct RigidWorld {
     body_capacity: u32,
     shape_capacity: u32,
     pair_capacity: u32,
+    /// Large shapes the broad phase's scratch is sized for.
+    large_capacity: u32,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -146,7 +149,13 @@ impl RigidWorld {
             Backend::Gpu(ctx) => Engine::Gpu(Box::new(GpuEngine {
                 rigid: GpuRigid::new(
                     &ctx,
-                    sizes(body_capacity, shape_capacity, pair_capacity, plan.cell_size)?,
+                    sizes(
+                        body_capacity,
+                        shape_capacity,
+                        pair_capacity,
+                        plan.cell_size,
+                        0,
+                    )?,
                 )?,
                 status: Vec::new(),
             })),
@@ -170,6 +179,7 @@ impl RigidWorld {
             body_capacity,
             shape_capacity,
             pair_capacity,
+            large_capacity: 0,
         })
     }
 
@@ -476,6 +486,7 @@ impl RigidWorld {
                 shape_capacity,
                 pair_capacity,
                 self.plan.cell_size,
+                self.plan.large.len() as u32,
             )?)?;
             fresh.write(&fresh.bodies, &bodies);
             fresh.write(&fresh.shapes, &self.shapes);
@@ -541,7 +552,11 @@ impl RigidWorld {
             return Ok(());
         }
         let plan = broad::plan_grid(&self.shapes, self.config.contact_margin);
-        let cell_changed = plan.cell_size != self.plan.cell_size;
+        let large_capacity =
+            broad::large_capacity_hint(self.shape_capacity).max(self.large_capacity);
+        let cell_changed =
+            plan.cell_size != self.plan.cell_size || plan.large.len() as u32 > large_capacity;
+        self.large_capacity = large_capacity.max(plan.large.len() as u32);
         self.plan = plan;
         self.plan_dirty = false;
         if let Engine::Gpu(g) = &mut self.engine {
@@ -552,6 +567,7 @@ impl RigidWorld {
                     self.shape_capacity,
                     self.pair_capacity,
                     self.plan.cell_size,
+                    self.large_capacity,
                 )?)?;
                 fresh.write(&fresh.bodies, &bodies);
                 fresh.write(&fresh.shapes, &self.shapes);
@@ -761,13 +777,20 @@ fn shape_offset(i: u32) -> u64 {
     u64::from(i) * std::mem::size_of::<GpuShape>() as u64
 }
 
-fn sizes(bodies: u32, shapes: u32, pairs: u32, cell_size: f32) -> Result<GpuRigidSizes> {
+fn sizes(
+    bodies: u32,
+    shapes: u32,
+    pairs: u32,
+    cell_size: f32,
+    large: u32,
+) -> Result<GpuRigidSizes> {
+    let large = large.max(broad::large_capacity_hint(shapes)).min(shapes);
     Ok(GpuRigidSizes {
         bodies,
         shapes,
         pairs,
         solver_words: u64::from(pairs) * u64::from(solver::solver_rows_per_manifold()),
-        pair_scratch_words: broad::pair_scratch_words(shapes, shapes),
+        pair_scratch_words: broad::pair_scratch_words(shapes, large),
         grid: grid_spec(cell_size, shapes)?,
     })
 }
@@ -787,8 +810,7 @@ fn cpu_step(
     c.shape_pos.resize(n_shapes, Vec4::ZERO);
     c.shape_xf.resize(3 * n_shapes, Vec4::ZERO);
     super::explosion::rigid_forces(params, explosion, bodies);
-    cpu::rigid_integrate(params, bodies, &mut c.claims);
-    ccd::ccd(params, bodies, shapes);
+    cpu::integrate_velocity(params, bodies, &mut c.claims);
     broad::shape_aabbs(
         params,
         bodies,
@@ -823,15 +845,41 @@ fn cpu_step(
     let pair_count = c.pairs.len() as u32;
     cpu::wake_mark(params, bodies, &c.manifolds, pair_count, &mut c.claims);
     cpu::wake_apply(params, bodies, &c.claims);
-    let solved = solver::solve(params, bodies, &mut c.manifolds, &c.prev);
+    // The solver in the GPU's order, with the second half of the integrator (and the sweep of
+    // fast spheres) between the velocity and the position iterations.
+    solver::warm_start(params, &mut c.manifolds, &c.prev);
+    let colouring = solver::colour(bodies, &mut c.manifolds);
+    c.rows.clear();
+    c.rows.resize(
+        c.manifolds.len() * solver::solver_rows_per_manifold() as usize,
+        Vec4::ZERO,
+    );
+    solver::solve_prepare(params, bodies, &c.manifolds, &mut c.rows);
+    if params.velocity_iterations > 0 {
+        for k in 0..colouring.colour_count {
+            solver::solve_warm_apply(&colouring, k, bodies, &c.manifolds, &c.rows);
+        }
+    }
+    for _ in 0..params.velocity_iterations {
+        for k in 0..colouring.colour_count {
+            solver::solve_velocity(&colouring, k, bodies, &mut c.manifolds, &c.rows);
+        }
+    }
+    cpu::integrate_position(params, bodies);
+    ccd::ccd(params, bodies, shapes);
+    for _ in 0..params.position_iterations {
+        for k in 0..colouring.colour_count {
+            solver::solve_position(params, &colouring, k, bodies, &c.manifolds, &c.rows);
+        }
+    }
     let awake = cpu::sleep(params, bodies);
     Ok(StepReport {
         step: 0,
         pairs: pair_count,
         pairs_wanted: wanted,
-        manifolds: solved.manifolds,
-        colours: solved.colours,
-        uncoloured: solved.uncoloured,
+        manifolds: colouring.manifolds,
+        colours: colouring.colour_count,
+        uncoloured: colouring.uncoloured,
         awake,
     })
 }
@@ -866,8 +914,7 @@ fn gpu_step(
         if explosion.misc.y != 0.0 {
             front.push(Pass::over("rigid_forces", body_count));
         }
-        front.push(Pass::over("rigid_integrate", body_count));
-        front.push(Pass::over("ccd", body_count));
+        front.push(Pass::over("integrate_velocity", body_count));
         let (entry, groups) = broad::shape_aabbs_pass(shape_count);
         front.push(Pass::direct(entry, groups));
         r.record(&mut encoder, &front);
@@ -881,9 +928,17 @@ fn gpu_step(
         middle.push(Pass::over("wake_mark", pairs));
         middle.push(Pass::over("wake_apply", body_count));
         r.record(&mut encoder, &middle);
+        // The solver's passes, with the second half of the integrator and the sweep of fast
+        // spheres between the velocity and the position iterations (as in `cpu_step`).
         let mut copied = false;
+        let mut moved = false;
         let mut batch = Vec::new();
         for p in &solver_passes {
+            if !moved && p.entry.starts_with("solve_position") {
+                batch.push(Pass::over("integrate_position", body_count));
+                batch.push(Pass::over("ccd", body_count));
+                moved = true;
+            }
             let pass = match p.dispatch {
                 solver::SolverDispatch::Direct(n) => Pass {
                     entry: p.entry,
@@ -905,6 +960,10 @@ fn gpu_step(
                 }
             };
             batch.push(pass);
+        }
+        if !moved {
+            batch.push(Pass::over("integrate_position", body_count));
+            batch.push(Pass::over("ccd", body_count));
         }
         batch.push(Pass::over("sleep", body_count));
         r.record(&mut encoder, &batch);
