@@ -8,7 +8,7 @@
 //! cargo run --release --example pyramid -- --headless --frames 300 --out pyramid.png
 //! ```
 //!
-//! In the window: B fires a heavy ball at the pyramid, W wakes every box, C toggles the contact
+//! In the window: B (or a click) fires a heavy ball at the pyramid, W wakes every box, C toggles the contact
 //! overlay, R rebuilds the pyramid (and resets the camera); drag to orbit, the wheel zooms, Esc
 //! quits. The title shows the awake bodies, pairs, manifolds and solver colours (the engine's
 //! counters, read back asynchronously a frame or two late) and the time per step.
@@ -83,7 +83,7 @@ impl Pyramid {
 impl RigidDemo for Pyramid {
     const NAME: &'static str = "pyramid";
     const CONTROLS: &'static str =
-        "B: fire a ball at the pyramid; W: wake every box; C: contacts overlay; R: rebuild";
+        "B or click: fire a ball at the pyramid; W: wake every box; C: contacts overlay; R: rebuild";
     const OPTIONS: &'static [&'static str] = &["--rows N   rows of boxes (default 20)"];
 
     fn new(ctx: &GpuContext, headless_frames: Option<u32>) -> Result<Self, BoxError> {
