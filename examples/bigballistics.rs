@@ -16,8 +16,8 @@
 //! Shots that leave the range (y < −5 or z > 200, as in the book) are removed; the positions are
 //! read back twice a second for that (one blocking read, never per step). At most 16 shots live
 //! at once (the book's pool); firing a 17th removes the oldest. Headless, a scripted salvo
-//! (pistol, laser, fireball, artillery, pistol, pistol) is fired over the run so the last frame shows
-//! the impacts.
+//! (pistol, laser, fireball, artillery, pistol, pistol) is fired over the run so the last frame
+//! shows the impacts.
 
 mod common;
 

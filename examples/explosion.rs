@@ -16,8 +16,8 @@
 //! the shock front (orange) and the chimney (blue). The title shows the time since detonation,
 //! the phases still running, the engine's counters and the time per step.
 //!
-//! Headless, the explosion goes off on frame 20 and the last frame (45 by default, 0.4 s later) catches the
-//! bodies in the air.
+//! Headless, the explosion goes off on frame 20 and the last frame (45 by default, 0.4 s later)
+//! catches the bodies in the air.
 
 mod common;
 

@@ -8,9 +8,9 @@
 //! cargo run --release --example pyramid -- --headless --frames 300 --out pyramid.png
 //! ```
 //!
-//! In the window: B (or a click) fires a heavy ball at the pyramid, W wakes every box, C toggles the contact
-//! overlay, R rebuilds the pyramid (and resets the camera); drag to orbit, the wheel zooms, Esc
-//! quits. The title shows the awake bodies, pairs, manifolds and solver colours (the engine's
+//! In the window: B (or a click) fires a heavy ball at the pyramid, W wakes every box, C
+//! toggles the contact overlay, R rebuilds the pyramid (and resets the camera); drag to orbit,
+//! the wheel zooms, Esc quits. The title shows the awake bodies, pairs, manifolds and solver colours (the engine's
 //! counters, read back asynchronously a frame or two late) and the time per step.
 //!
 //! Headless, the pyramid just stands for `--frames` steps and the last frame goes to the PNG;
