@@ -10,8 +10,9 @@
 //!
 //! In the window: B (or a click) fires a heavy ball at the pyramid, W wakes every box, C
 //! toggles the contact overlay, R rebuilds the pyramid (and resets the camera); drag to orbit,
-//! the wheel zooms, Esc quits. The title shows the awake bodies, pairs, manifolds and solver colours (the engine's
-//! counters, read back asynchronously a frame or two late) and the time per step.
+//! the wheel zooms, Esc quits. The title shows the awake bodies, pairs, manifolds and solver
+//! colours (the engine's counters, read back asynchronously a frame or two late) and the time
+//! per step.
 //!
 //! Headless, the pyramid just stands for `--frames` steps and the last frame goes to the PNG;
 //! the run prints how far the top box moved.
@@ -83,7 +84,8 @@ impl Pyramid {
 impl RigidDemo for Pyramid {
     const NAME: &'static str = "pyramid";
     const CONTROLS: &'static str =
-        "B or click: fire a ball at the pyramid; W: wake every box; C: contacts overlay; R: rebuild";
+        "B or click: fire a ball at the pyramid; W: wake every box; C: contacts overlay; \
+         R: rebuild";
     const OPTIONS: &'static [&'static str] = &["--rows N   rows of boxes (default 20)"];
 
     fn new(ctx: &GpuContext, headless_frames: Option<u32>) -> Result<Self, BoxError> {

@@ -1217,7 +1217,13 @@ impl<D: RigidDemo> App for RigidApp<D> {
 
 /// Whether `key` is the character `c` (either case).
 pub fn key_is(key: &Key, c: char) -> bool {
-    matches!(key, Key::Character(s) if s.chars().eq(c.to_lowercase()) || s.chars().eq(c.to_uppercase()))
+    match key {
+        Key::Character(s) => {
+            let mut chars = s.chars();
+            chars.next().is_some_and(|k| k.eq_ignore_ascii_case(&c)) && chars.next().is_none()
+        }
+        _ => false,
+    }
 }
 
 /// The title text of a [`StepReport`]: awake bodies, pairs, manifolds and solver colours (the
