@@ -73,17 +73,30 @@ impl Cli {
     /// Parses `--headless`, `--frames N` and `--out FILE.png` (also `--frames=N`, `--out=FILE`).
     /// Giving `--frames` or `--out` implies `--headless`. `--help` prints usage and exits.
     pub fn parse(name: &str) -> Result<Self, BoxError> {
-        Self::parse_with(name, DEFAULT_FRAMES)
+        Self::parse_with(name, DEFAULT_FRAMES, &[])
     }
 
-    /// [`Cli::parse`] with `default_frames` frames when `--frames` is not given.
-    pub fn parse_with(name: &str, default_frames: u32) -> Result<Self, BoxError> {
+    /// [`Cli::parse`] with `default_frames` frames when `--frames` is not given, also accepting
+    /// the demo's own `options`: usage lines such as `"--rows N   rows of boxes (default 20)"`
+    /// (the flag and its value, two or more spaces, the help), each a flag taking one value
+    /// (read it with [`cli_option`]).
+    pub fn parse_with(name: &str, default_frames: u32, options: &[&str]) -> Result<Self, BoxError> {
+        let flags: Vec<&str> = options
+            .iter()
+            .filter_map(|o| o.split_whitespace().next())
+            .collect();
+        let extra: String = options.iter().map(|o| format!("\n  {o}")).collect();
         let usage = format!(
-            "usage: cargo run --release --example {name} -- [--headless] [--frames N] [--out FILE.png]\n\
+            "usage: cargo run --release --example {name} -- [--headless] [--frames N] [--out FILE.png]{}\n\
              \n\
              Opens a window when a display is available; otherwise, or with --headless, renders\n\
              N frames (default {default_frames}) offscreen and writes the last one to FILE.png\n\
-             (default {name}.png). --frames or --out imply --headless."
+             (default {name}.png). --frames or --out imply --headless.{}",
+            options
+                .iter()
+                .map(|o| format!(" [{}]", o.split("  ").next().unwrap_or(o).trim()))
+                .collect::<String>(),
+            if extra.is_empty() { String::new() } else { format!("\n\nOptions:{extra}") }
         );
         let mut cli = Cli {
             headless: false,
@@ -118,6 +131,9 @@ impl Cli {
                     cli.out = PathBuf::from(value("a file name")?);
                     cli.headless = true;
                 }
+                f if flags.contains(&f) => {
+                    value("a value")?;
+                }
                 "-h" | "--help" => {
                     println!("{usage}");
                     std::process::exit(0);
@@ -127,6 +143,21 @@ impl Cli {
         }
         Ok(cli)
     }
+}
+
+/// The value given to a demo's own option `flag` (`--flag V` or `--flag=V`), if any; the flag
+/// must be listed in the app's `OPTIONS` for [`Cli::parse_with`] to accept it.
+pub fn cli_option(flag: &str) -> Option<String> {
+    let mut args = std::env::args().skip(1);
+    let mut found = None;
+    while let Some(arg) = args.next() {
+        if arg == flag {
+            found = args.next();
+        } else if let Some(v) = arg.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
+            found = Some(v.to_string());
+        }
+    }
+    found
 }
 
 /// Whether a window system looks reachable. On Linux and the BSDs that needs `DISPLAY` (X11) or
@@ -1180,6 +1211,8 @@ pub trait App: Sized {
     const CONTROLS: &'static str;
     /// Frames rendered headless when `--frames` is not given.
     const DEFAULT_FRAMES: u32 = DEFAULT_FRAMES;
+    /// The app's own command-line options (see [`Cli::parse_with`]).
+    const OPTIONS: &'static [&'static str] = &[];
 
     /// Builds the scene and a renderer for a `format` target of `width` x `height`.
     /// `headless_frames` is `Some(frames)` for an offscreen run of that many frames (no input).
@@ -1359,7 +1392,7 @@ pub fn run_app<A: App>() -> Result<(), BoxError> {
 }
 
 fn run_inner<A: App>() -> Result<(), BoxError> {
-    let cli = Cli::parse_with(A::NAME, A::DEFAULT_FRAMES)?;
+    let cli = Cli::parse_with(A::NAME, A::DEFAULT_FRAMES, A::OPTIONS)?;
     if cli.headless {
         return run_headless::<A>(&cli);
     }
@@ -1657,7 +1690,9 @@ impl<A: App> Running<A> {
             } => match (&logical_key, state) {
                 (Key::Named(NamedKey::Escape), ElementState::Pressed) => event_loop.exit(),
                 (Key::Character(c), ElementState::Pressed) if c.eq_ignore_ascii_case("r") => {
-                    self.camera = self.app.camera()
+                    // The camera goes back; the app hears R too (a demo may reset its scene).
+                    self.camera = self.app.camera();
+                    self.app.key(&logical_key, true)?;
                 }
                 (key, state) => self.app.key(key, state == ElementState::Pressed)?,
             },

@@ -23,6 +23,7 @@ use glam::{Mat4, Vec3, Vec4};
 use wgphys::gpu::GpuContext;
 use wgphys::rigid::gpu::GpuRigid;
 use wgphys::rigid::types::{body_kind, counter, shape_kind, GpuManifold, GpuShape, NONE};
+use wgphys::rigid::StepReport;
 use wgpu::util::DeviceExt;
 use winit::keyboard::Key;
 
@@ -1045,6 +1046,9 @@ pub trait RigidDemo: Sized {
     const CONTROLS: &'static str;
     /// Frames rendered headless when `--frames` is not given.
     const DEFAULT_FRAMES: u32 = super::DEFAULT_FRAMES;
+    /// The demo's own command-line options (see [`super::Cli::parse_with`]; read them with
+    /// [`super::cli_option`]).
+    const OPTIONS: &'static [&'static str] = &[];
 
     /// Builds the scene on `ctx`. `headless_frames` is `Some(frames)` for an offscreen run of
     /// that many frames: no input comes, so the demo drives itself over those frames.
@@ -1061,7 +1065,9 @@ pub trait RigidDemo: Sized {
     fn lines(&self, _out: &mut Vec<LineVertex>) {}
     /// Advances one fixed step of [`super::DT`].
     fn update(&mut self) -> Result<(), BoxError>;
-    /// A key went down (`pressed`) or up (Escape and R are handled by the app).
+    /// A key went down (`pressed`) or up. Escape is handled by the app, and so is C (the
+    /// contact overlay, flipped from [`RigidDemo::style`]); R resets the camera and is passed on
+    /// (pressed only), so a demo may reset its scene too.
     fn key(&mut self, _key: &Key, _pressed: bool) -> Result<(), BoxError> {
         Ok(())
     }
@@ -1097,12 +1103,15 @@ pub struct RigidApp<D: RigidDemo> {
     renderer: RigidRenderer,
     lines: Vec<LineVertex>,
     ctx: GpuContext,
+    /// C flips the contact overlay of the demo's style.
+    flip_contacts: bool,
 }
 
 impl<D: RigidDemo> App for RigidApp<D> {
     const NAME: &'static str = D::NAME;
     const CONTROLS: &'static str = D::CONTROLS;
     const DEFAULT_FRAMES: u32 = D::DEFAULT_FRAMES;
+    const OPTIONS: &'static [&'static str] = D::OPTIONS;
 
     fn new(
         ctx: &GpuContext,
@@ -1117,8 +1126,11 @@ impl<D: RigidDemo> App for RigidApp<D> {
             .flags
             .contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
         {
-            return Err("this adapter cannot read storage buffers in vertex shaders, which the                         rigid renderer needs; try WGPU_BACKEND=vulkan"
-                .into());
+            return Err(
+                "this adapter cannot read storage buffers in vertex shaders, which the \
+                        rigid renderer needs; try WGPU_BACKEND=vulkan"
+                    .into(),
+            );
         }
         let demo = D::new(ctx, headless_frames)?;
         let renderer = RigidRenderer::new(&ctx.device, format, width, height);
@@ -1127,6 +1139,7 @@ impl<D: RigidDemo> App for RigidApp<D> {
             renderer,
             lines: Vec::new(),
             ctx: ctx.clone(),
+            flip_contacts: false,
         })
     }
 
@@ -1156,6 +1169,7 @@ impl<D: RigidDemo> App for RigidApp<D> {
         _frame_dt: f32,
     ) {
         self.renderer.style = self.demo.style();
+        self.renderer.style.contacts ^= self.flip_contacts;
         self.lines.clear();
         self.demo.lines(&mut self.lines);
         self.renderer
@@ -1165,6 +1179,10 @@ impl<D: RigidDemo> App for RigidApp<D> {
     }
 
     fn key(&mut self, key: &Key, pressed: bool) -> Result<(), BoxError> {
+        if pressed && key_is(key, 'c') {
+            self.flip_contacts = !self.flip_contacts;
+            return Ok(());
+        }
         self.demo.key(key, pressed)
     }
 
@@ -1195,4 +1213,32 @@ impl<D: RigidDemo> App for RigidApp<D> {
         );
         Ok(())
     }
+}
+
+/// Whether `key` is the character `c` (either case).
+pub fn key_is(key: &Key, c: char) -> bool {
+    match key {
+        Key::Character(s) => {
+            let mut chars = s.chars();
+            chars.next().is_some_and(|k| k.eq_ignore_ascii_case(&c)) && chars.next().is_none()
+        }
+        _ => false,
+    }
+}
+
+/// The title text of a [`StepReport`]: awake bodies, pairs, manifolds and solver colours (the
+/// GPU's counts arrive a frame or two late).
+pub fn report_title(r: &StepReport) -> String {
+    let mut t = format!(
+        "{} awake | {} pairs | {} manifolds | {} colours",
+        r.awake, r.pairs, r.manifolds, r.colours
+    );
+    if r.uncoloured > 0 {
+        t.push_str(&format!(" (+{} serial)", r.uncoloured));
+    }
+    if let Some(advice) = r.advice() {
+        t.push_str(" | ");
+        t.push_str(&advice);
+    }
+    t
 }

@@ -263,3 +263,53 @@ pub fn fire(world: &mut RigidWorld, shot: Shot) -> Result<BodyHandle> {
         &[Collider::sphere(radius).material(FRICTION, 0.1)],
     )
 }
+
+/// The explosion demo's field (catalogue §14.3; the book's contacts: friction 0.9, restitution
+/// 0.6): a square grid of light crates (half size 0.35 m, 30 kg) and balls (radius 0.35 m,
+/// 15 kg) alternating like a checkerboard, 1.5 m apart over 15 m, with the middle left clear
+/// for a stack of eight crates (2×2, two high) around the origin, where
+/// [`crate::rigid::Explosion::at`] is scaled to act. Returns the world and the bodies (the
+/// stack first).
+///
+/// # Errors
+/// World construction errors.
+pub fn explosion_scene(backend: Backend) -> Result<(RigidWorld, Vec<BodyHandle>)> {
+    const HALF: f32 = 0.35;
+    const CRATE: f32 = 30.0;
+    const BALL: f32 = 15.0;
+    const SPACING: f32 = 1.5;
+    const N: i32 = 5;
+    let mut world = RigidWorld::new(backend, config(160))?;
+    add_ground(&mut world)?;
+    let crate_at = |world: &mut RigidWorld, at: Vec3| {
+        world.add_body(
+            RigidBody::dynamic().position(at).mass(CRATE),
+            &[Collider::cuboid(Vec3::splat(HALF)).material(FRICTION, 0.6)],
+        )
+    };
+    let mut bodies = Vec::new();
+    for layer in 0..2 {
+        for (x, z) in [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)] {
+            let at = Vec3::new(x * HALF, HALF + 2.0 * HALF * layer as f32, z * HALF);
+            bodies.push(crate_at(&mut world, at)?);
+        }
+    }
+    for i in -N..=N {
+        for k in -N..=N {
+            if i.abs() <= 1 && k.abs() <= 1 {
+                continue;
+            }
+            let at = Vec3::new(i as f32 * SPACING, HALF, k as f32 * SPACING);
+            let body = if (i + k).rem_euclid(2) == 0 {
+                crate_at(&mut world, at)?
+            } else {
+                world.add_body(
+                    RigidBody::dynamic().position(at).mass(BALL),
+                    &[Collider::sphere(HALF).material(FRICTION, 0.6)],
+                )?
+            };
+            bodies.push(body);
+        }
+    }
+    Ok((world, bodies))
+}
