@@ -76,6 +76,8 @@ struct Args {
     steps: Option<usize>,
     warmup: Option<usize>,
     markdown: Option<String>,
+    /// Print wgphys' step report (read back now) every this many steps (diagnostics).
+    report_every: Option<usize>,
 }
 
 fn parse_args() -> Res<Args> {
@@ -101,6 +103,7 @@ fn parse_args() -> Res<Args> {
         "--steps",
         "--warmup",
         "--markdown",
+        "--report-every",
     ];
     let mut i = 0;
     while i < args.len() {
@@ -110,7 +113,7 @@ fn parse_args() -> Res<Args> {
         }
         i += if matches!(
             a.as_str(),
-            "--sizes" | "--scenes" | "--steps" | "--warmup" | "--markdown"
+            "--sizes" | "--scenes" | "--steps" | "--warmup" | "--markdown" | "--report-every"
         ) {
             2
         } else {
@@ -145,6 +148,7 @@ fn parse_args() -> Res<Args> {
         steps: value("--steps")?.map(|s| s.parse()).transpose()?,
         warmup: value("--warmup")?.map(|s| s.parse()).transpose()?,
         markdown: value("--markdown")?.cloned(),
+        report_every: value("--report-every")?.map(|s| s.parse()).transpose()?,
     })
 }
 
@@ -297,6 +301,7 @@ fn run_wgphys(
     ctx: Option<&GpuContext>,
     steps: usize,
     warmup: usize,
+    report_every: Option<usize>,
 ) -> Res<Row> {
     let backend = match ctx {
         Some(c) => Backend::Gpu(c.clone()),
@@ -317,6 +322,19 @@ fn run_wgphys(
         }
         if k == SETTLE_STEP {
             settled = Some(wg_states(&world.read_bodies()?, &slots));
+        }
+        if report_every.is_some_and(|e| e > 0 && k % e == 0) {
+            let r = world.read_report()?;
+            let b = world.read_bodies()?;
+            let low = slots
+                .iter()
+                .map(|&i| b[i].pos.y)
+                .fold(f32::INFINITY, f32::min);
+            eprintln!(
+                "  step {k}: {:.1} ms, {r:?}, lowest centre y {low:.3}, dispatches {:?}",
+                ms,
+                world.dispatches_per_step()
+            );
         }
     }
     let bodies = world.read_bodies()?;
@@ -595,7 +613,19 @@ fn main() -> Res<()> {
         for &n in &args.sizes {
             let steps = args.steps.unwrap_or(default_steps(scene)).max(warmup + 1);
             let mut run = |what: &str, r: Res<Row>| -> Res<()> {
-                let row = r.map_err(|e| format!("{} {n} on {what}: {e}", scene.name()))?;
+                // A failed engine gives a row saying why; the others still run.
+                let row = r.unwrap_or_else(|e| Row {
+                    scene,
+                    bodies: n as usize,
+                    engine: format!("{what}: FAILED"),
+                    steps,
+                    timed: 0,
+                    ms: f64::NAN,
+                    stability: format!("error: {e}"),
+                    awake: "–".into(),
+                    dispatches: "–".into(),
+                    colours: "–".into(),
+                });
                 eprintln!(
                     "{} {} {}: {:.2} ms/step, {}",
                     scene.name(),
@@ -608,16 +638,28 @@ fn main() -> Res<()> {
                 Ok(())
             };
             if let Some(c) = &ctx {
-                run("gpu", run_wgphys(scene, n, Some(c), steps, warmup))?;
+                run(
+                    "gpu",
+                    run_wgphys(scene, n, Some(c), steps, warmup, args.report_every),
+                )?;
             }
             if args.cpu {
-                run("cpu", run_wgphys(scene, n, None, steps, warmup))?;
+                run(
+                    "cpu",
+                    run_wgphys(scene, n, None, steps, warmup, args.report_every),
+                )?;
             }
             if args.rapier {
-                run("rapier", run_rapier(scene, n, true, steps, warmup))?;
+                run(
+                    "rapier3d matched",
+                    run_rapier(scene, n, true, steps, warmup),
+                )?;
             }
             if args.rapier_default {
-                run("rapier", run_rapier(scene, n, false, steps, warmup))?;
+                run(
+                    "rapier3d default",
+                    run_rapier(scene, n, false, steps, warmup),
+                )?;
             }
         }
     }
