@@ -639,13 +639,13 @@ fn main() -> Res<()> {
             };
             if let Some(c) = &ctx {
                 run(
-                    "gpu",
+                    "wgphys GPU",
                     run_wgphys(scene, n, Some(c), steps, warmup, args.report_every),
                 )?;
             }
             if args.cpu {
                 run(
-                    "cpu",
+                    "wgphys CPU twin",
                     run_wgphys(scene, n, None, steps, warmup, args.report_every),
                 )?;
             }
