@@ -330,8 +330,37 @@ fn run_wgphys(
                 .iter()
                 .map(|&i| b[i].pos.y)
                 .fold(f32::INFINITY, f32::min);
+            // Colouring check: manifolds of one (parallel) colour must not share a dynamic body.
+            let mut seen = std::collections::HashMap::new();
+            let mut clashes = 0u32;
+            let mut coloured = 0u32;
+            let mut first_left = None;
+            for (slot, m) in world.read_manifolds()?.into_iter().enumerate() {
+                if m.colour >= wgphys::rigid::solver::SEQUENTIAL_COLOUR {
+                    if m.count > 0 && first_left.is_none() {
+                        first_left = Some((slot, m.colour));
+                    }
+                    continue;
+                }
+                coloured += 1;
+                let mut ends = [m.body_a, m.body_b];
+                ends.sort_unstable();
+                if ends[0] == ends[1] {
+                    continue;
+                }
+                for body in ends {
+                    let dynamic = b
+                        .get(body as usize)
+                        .is_some_and(|x| x.kind == body_kind::DYNAMIC);
+                    if dynamic && seen.insert((m.colour, body), ()).is_some() {
+                        clashes += 1;
+                    }
+                }
+            }
             eprintln!(
-                "  step {k}: {:.1} ms, {r:?}, lowest centre y {low:.3}, dispatches {:?}",
+                "  step {k}: {:.1} ms, {r:?}, lowest centre y {low:.3}, dispatches {:?}, \
+                 {coloured} manifolds in parallel colours, {clashes} share a body with another \
+                 of their colour; first contact manifold left out (slot, colour): {first_left:?}",
                 ms,
                 world.dispatches_per_step()
             );
