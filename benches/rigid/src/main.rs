@@ -1,8 +1,9 @@
 //! The rigid-body benchmark: the same scenes in wgphys (GPU path and CPU twin) and in rapier3d,
 //! side by side in one run, printed as one table.
 //!
-//! Scenes (built by `wgphys::scenes::rigid`; the rapier world is mirrored from the wgphys
-//! world's own body and shape tables, so both start from the same poses, sizes and masses):
+//! Scenes (built by `wgphys::scenes::rigid`, copied body by body into a wgphys world with
+//! [`PAIRS_PER_BODY`] pair slots per body, and mirrored from the same body and shape tables into
+//! rapier, so every engine starts from the same poses, sizes and masses):
 //!
 //! - **pyramid**: `pyramid(rows, half = 0.5)`, rows chosen so rows·(rows+1)/2 is the size
 //!   (100, 200 and 447 rows for 5k, 20k and 100k). Stability: the largest displacement of any
@@ -30,7 +31,12 @@
 //! cargo run --release -p wgphys-rigid-bench -- --quick            # CI smoke run (< 2 min)
 //! cargo run --release -p wgphys-rigid-bench -- --sizes 5000,20000 --scenes pyramid --no-cpu
 //! cargo run --release -p wgphys-rigid-bench -- --markdown target/rigid.md
+//! # diagnostics: wgphys' step report every step, and a check of the colouring
+//! cargo run --release -p wgphys-rigid-bench -- --sizes 11000 --scenes pyramid --no-rapier \
+//!     --steps 2 --warmup 0 --report-every 1
 //! ```
+//!
+//! Other flags: `--no-gpu`, `--no-cpu`, `--no-rapier`, `--no-rapier-default`.
 
 use rapier3d::prelude as rp;
 use std::error::Error;
