@@ -670,6 +670,26 @@ impl RigidWorld {
         Ok(report)
     }
 
+    /// Compute dispatches one [`RigidWorld::step`] records on the GPU, all substeps together:
+    /// integrate, ccd and shape AABBs (plus the explosion pass while one runs), the grid build,
+    /// the four broad-phase passes, narrow, the two wake passes, the solver passes of
+    /// [`solver::solver_gpu_passes`] and sleep. Solver passes above
+    /// [`solver::FUSED_MAX_MANIFOLDS`] pair slots are indirect, one per colour slot and
+    /// iteration, and those of unused colours launch no workgroups; they are counted all the
+    /// same. Describes the next step at the current sizes; `None` on the CPU.
+    pub fn dispatches_per_step(&self) -> Option<u32> {
+        let Engine::Gpu(g) = &self.engine else {
+            return None;
+        };
+        let params = self.params(1.0);
+        let front = 3 + u32::from(self.explosion.is_some());
+        let grid = g.rigid.grid().dispatches();
+        let broad = broad::broad_gpu_passes(params.shape_count, self.plan.large.len() as u32).len();
+        let solver = solver::solver_gpu_passes(&params).len();
+        let per_substep = front + grid + broad as u32 + 3 + solver as u32 + 1;
+        Some(self.config.substeps * per_substep)
+    }
+
     /// The newest step report.
     pub fn report(&self) -> StepReport {
         self.report
