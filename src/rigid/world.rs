@@ -682,11 +682,13 @@ impl RigidWorld {
             return None;
         };
         let params = self.params(1.0);
-        let front = 3 + u32::from(self.explosion.is_some());
+        // rigid_forces (with an explosion), integrate_velocity, shape_aabbs; the grid; the broad
+        // phase; narrow, wake_mark, wake_apply; the solver; integrate_position, ccd, sleep.
+        let front = 2 + u32::from(self.explosion.is_some());
         let grid = g.rigid.grid().dispatches();
         let broad = broad::broad_gpu_passes(params.shape_count, self.plan.large.len() as u32).len();
         let solver = solver::solver_gpu_passes(&params).len();
-        let per_substep = front + grid + broad as u32 + 3 + solver as u32 + 1;
+        let per_substep = front + grid + broad as u32 + 3 + solver as u32 + 3;
         Some(self.config.substeps * per_substep)
     }
 

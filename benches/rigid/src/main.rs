@@ -17,11 +17,12 @@
 //! so a GPU figure is submit + execution + wait (the rigid world records no timestamps yet).
 //! dt = 1/60 s.
 //!
-//! rapier3d configuration (see `rapier_params`): wgphys runs `substeps` (1) × (10 velocity
-//! iterations + 4 position iterations). rapier's TGS-soft solver has no position projection: its
-//! `num_solver_iterations` is the number of substeps, each running `num_internal_pgs_iterations`
-//! biased velocity iterations and `num_internal_stabilization_iterations` unbiased ones. The
-//! "matched" rows use 1 substep × (10 PGS + 4 stabilization); the "default" rows keep rapier's
+//! rapier3d configuration (see `rapier_params`): wgphys runs `substeps` (default 4) × (velocity
+//! iterations (6) + position iterations (2)). rapier's TGS-soft solver has no position
+//! projection: its `num_solver_iterations` is the number of substeps, each running
+//! `num_internal_pgs_iterations` biased velocity iterations and
+//! `num_internal_stabilization_iterations` unbiased ones. The "matched" rows use wgphys'
+//! substeps × (velocity PGS + position stabilization); the "default" rows keep rapier's
 //! recommended 4 substeps × (1 + 1). Friction 0.9 combined by geometric mean (wgphys' default
 //! rule), restitution 0 averaged, density from the wgphys masses, sleeping on in both engines,
 //! CCD off (wgphys runs it for flagged spheres only).
