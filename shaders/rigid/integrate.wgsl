@@ -27,6 +27,7 @@ fn integrate_velocity(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i == 0u) {
         // The sleep stage of this (sub)step counts awake bodies from zero.
         atomicStore(&counters[COUNTER_AWAKE], 0u);
+        atomicStore(&counters[COUNTER_UNSOLVED], 0u);
     }
     var b = bodies[i];
     if (b.kind == BODY_DYNAMIC && b.awake != 0u) {

@@ -511,6 +511,11 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let m = manifolds[k];
     if (m.colour == NONE) {
+        // A manifold that needs solving but got no colour would be skipped silently: count it
+        // (software adapters cut long loops in colour_manifolds short on huge scenes).
+        if (solve_needs(m)) {
+            atomicAdd(&counters[COUNTER_UNSOLVED], 1u);
+        }
         return;
     }
     let a = solve_load(m.body_a);

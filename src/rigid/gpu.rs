@@ -100,6 +100,7 @@ pub fn shader_source() -> String {
         ("COUNTER_UNCOLOURED", counter::UNCOLOURED as u32),
         ("COUNTER_MANIFOLDS", counter::MANIFOLDS as u32),
         ("COUNTER_AWAKE", counter::AWAKE as u32),
+        ("COUNTER_UNSOLVED", counter::UNSOLVED as u32),
         ("COUNTER_INDIRECT", counter::INDIRECT as u32),
         ("COUNTER_COLOUR_START", counter::COLOUR_START as u32),
         ("SHAPE_SPHERE", shape_kind::SPHERE),

@@ -59,6 +59,9 @@ pub mod counter {
     pub const MANIFOLDS: usize = 4;
     /// Bodies awake after the sleep stage.
     pub const AWAKE: usize = 5;
+    /// Manifolds that needed solving but were left without a colour (0 unless the colouring
+    /// kernel was cut short; word 6 belongs to the solver).
+    pub const UNSOLVED: usize = 7;
     /// First of `MAX_COLOURS` indirect-dispatch triples (x, 1, 1), one per colour.
     pub const INDIRECT: usize = 16;
     /// First of `MAX_COLOURS + 1` colour start offsets into the `order` buffer.
@@ -209,10 +212,10 @@ pub struct GpuRigidParams {
     pub _pad1: u32,
     /// Padding.
     pub _pad2: u32,
+    /// Padding (a `Vec4` so the block has the 16-byte alignment of its WGSL twin).
+    pub _pad3: Vec4,
     /// Padding.
-    pub _pad3: [u32; 4],
-    /// Padding.
-    pub _pad4: [u32; 4],
+    pub _pad4: Vec4,
 }
 
 /// Per-dispatch uniform of the solver passes (group 1, dynamic offset, one record per colour

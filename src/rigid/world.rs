@@ -37,16 +37,27 @@ pub struct StepReport {
     pub uncoloured: u32,
     /// Dynamic bodies awake after the step.
     pub awake: u32,
+    /// Manifolds that needed solving but got no colour, so were not solved this step. Always 0
+    /// on the CPU; on software adapters the single-workgroup colouring kernel can be cut short
+    /// on huge scenes (Mesa stops very long shader loops).
+    pub unsolved: u32,
 }
 
 impl StepReport {
     /// A sentence naming the knob to raise, when something overflowed.
     pub fn advice(&self) -> Option<String> {
-        (self.pairs_wanted > self.pairs).then(|| {
-            format!(
+        if self.pairs_wanted > self.pairs {
+            return Some(format!(
                 "the broad phase found {} pairs but holds {}: raise RigidConfig::pair_capacity \
                  (or keep auto_grow on)",
                 self.pairs_wanted, self.pairs
+            ));
+        }
+        (self.unsolved > 0).then(|| {
+            format!(
+                "{} manifolds were not solved (the GPU colouring was cut short): split the \
+                 scene into smaller worlds, or use a hardware adapter",
+                self.unsolved
             )
         })
     }
@@ -930,6 +941,7 @@ fn cpu_step(
         colours: colouring.colour_count,
         uncoloured: colouring.uncoloured,
         awake,
+        unsolved: 0,
     })
 }
 
@@ -1088,5 +1100,6 @@ fn report_from_counters(step: u64, c: &[u32]) -> StepReport {
         colours: at(counter::COLOURS),
         uncoloured: at(counter::UNCOLOURED),
         awake: at(counter::AWAKE),
+        unsolved: at(counter::UNSOLVED),
     }
 }
