@@ -10,6 +10,7 @@
 //! cargo run --release --example bench -- --quick      # 10k only, a few steps (CI)
 //! cargo run --release --example bench -- --sizes 1000000,10000000 --no-cpu   # big GPU rows
 //! cargo run --release --example bench -- --sizes 100000,1000000 --particles-only  # scaling
+//! cargo run --release --example bench -- --grains-only --no-cpu   # grain scaling, 100k vs 1M
 //! ```
 
 use std::time::Instant;
@@ -89,6 +90,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let quick = args.iter().any(|a| a == "--quick");
     let no_cpu = args.iter().any(|a| a == "--no-cpu");
     let particles_only = args.iter().any(|a| a == "--particles-only");
+    // Only the colliding-grain rows (100k and 1M): the aggregate scaling check.
+    let grains_only = args.iter().any(|a| a == "--grains-only");
     let mut sizes: Vec<u32> = if quick {
         vec![10_000]
     } else {
@@ -116,6 +119,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{warm} warm-up steps, median of {steps} steps, dt = 1/60 s");
     let mut rows = Vec::new();
     let mut noop = |_: &mut ParticleWorld| Ok(());
+    if grains_only {
+        sizes.clear();
+    }
     for &n in &sizes {
         let backends: Vec<(&'static str, Backend)> = if no_cpu || n > 2_000_000 {
             vec![("gpu", Backend::Gpu(ctx.clone()))]
@@ -156,7 +162,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let per_step = if quick { 5 } else { 40 };
     for (name, backend) in [("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)] {
-        if no_cpu && name == "cpu" {
+        if grains_only || (no_cpu && name == "cpu") {
             continue;
         }
         let mut world = ParticleWorld::new(
@@ -215,7 +221,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
         }
     }
-    for &n in &grain_sizes {
+    for &n in grain_sizes.iter().filter(|_| !grains_only) {
         let spec = GridSpec::new(0.04, (2 * n).next_power_of_two())?;
         let world = agg::granular_block(Backend::Gpu(ctx.clone()), n, 0.02)?;
         let mut grid = GpuGrid::new(&ctx, n, spec)?;
@@ -243,7 +249,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let cloth_side: u32 = if quick { 50 } else { 160 };
     for (name, backend) in [("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)] {
-        if particles_only || (no_cpu && name == "cpu") {
+        if particles_only || grains_only || (no_cpu && name == "cpu") {
             continue;
         }
         let mut world = agg::cloth(backend, cloth_side)?;
