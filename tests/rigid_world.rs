@@ -1372,13 +1372,27 @@ fn gpu_read_manifolds_returns_this_steps_contacts() {
         );
         assert_eq!(ma.len(), mc.len(), "step {step}: manifold counts");
         for (k, (x, y)) in ma.iter().zip(&mc).enumerate() {
-            // Same pair, same contact depth to within the steps' rounding: two steps of four
-            // substeps leave the adapters about 1e-6 m apart (llvmpipe GL measured 1.07e-6).
+            // Same pair and the same deepest contact to within the steps' rounding. The
+            // deepest point, not point 0: a near-tie in the clipping may order the points
+            // differently on the two backends. 0.1 mm covers two steps of four substeps (the
+            // adapters measured up to 2e-5 m apart).
+            assert_eq!(
+                (x.shape_a, x.shape_b),
+                (y.shape_a, y.shape_b),
+                "step {step}: manifold {k} pairs"
+            );
+            let deepest = |m: &wgphys::rigid::types::GpuManifold| {
+                m.points
+                    .iter()
+                    .take(m.count as usize)
+                    .map(|p| p.w)
+                    .fold(f32::MIN, f32::max)
+            };
             assert!(
-                (x.points[0].w - y.points[0].w).abs() <= 1e-5,
-                "step {step}: manifold {k} penetration gpu {} vs cpu {}",
-                x.points[0].w,
-                y.points[0].w
+                (deepest(x) - deepest(y)).abs() <= 1e-4,
+                "step {step}: manifold {k} deepest penetration gpu {} vs cpu {}",
+                deepest(x),
+                deepest(y)
             );
         }
     }
