@@ -21,9 +21,10 @@
 const SOLVE_COUNTER_PREV_PAIRS: u32 = 6u;
 /// vec4 rows per contact point (solver.rs ROWS_PER_POINT). Per point, from its base:
 /// 0: r_a, normal velocity target; 1: r_b, penetration at prepare; 2: tangent 1, slope bias
-/// along it; 3: tangent 2, slope bias along it; 4: anchor in a's frame, K00; 5: anchor in b's
-/// frame, K01; 6: K⁻¹ column 0, K02; 7: K⁻¹ column 1; 8: K⁻¹ column 2. K is the velocity change
-/// per unit impulse in the contact basis (normal, tangent 1, tangent 2).
+/// along it (0: no slope fix, see solver.rs); 3: tangent 2, slope bias (0); 4: anchor in a's
+/// frame, K00; 5: anchor in b's frame, K01; 6: K⁻¹ column 0, K02; 7: K⁻¹ column 1, K11;
+/// 8: K⁻¹ column 2, K22. K is the velocity change per unit impulse in the contact basis
+/// (normal, tangent 1, tangent 2); the velocity rows use its diagonal.
 const SOLVE_ROWS_PER_POINT: u32 = 9u;
 /// Colouring sub-rounds per colour (solver.rs COLOUR_SUBROUNDS).
 const SOLVE_COLOUR_SUBROUNDS: u32 = 16u;
@@ -529,8 +530,9 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
     let inv_mass = a.inv_mass + b.inv_mass;
     let acc = (a.last_acc - b.last_acc) * dt;
     let vel_from_acc = dot(acc, n);
-    let acc_t1 = dot(acc, t1);
-    let acc_t2 = dot(acc, t2);
+    // No slope fix (see solver.rs solve_prepare).
+    let acc_t1 = 0.0 * dot(acc, t1);
+    let acc_t2 = 0.0 * dot(acc, t2);
     let count = min(m.count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let p = m.points[i];
@@ -565,8 +567,8 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
         solver[base + 4u] = vec4<f32>(la, k0.x);
         solver[base + 5u] = vec4<f32>(lb, k0.y);
         solver[base + 6u] = vec4<f32>(kinv[0], k0.z);
-        solver[base + 7u] = vec4<f32>(kinv[1], 0.0);
-        solver[base + 8u] = vec4<f32>(kinv[2], 0.0);
+        solver[base + 7u] = vec4<f32>(kinv[1], k1.y);
+        solver[base + 8u] = vec4<f32>(kinv[2], k2.z);
     }
 }
 
@@ -621,35 +623,49 @@ fn solve_velocity_manifold(k: u32) {
         let i0 = solver[base + 6u].xyz;
         let i1 = solver[base + 7u].xyz;
         let i2 = solver[base + 8u].xyz;
+        // Friction first, then the normal row, each with its own effective mass (solver.rs).
+        let k11 = solver[base + 7u].w;
+        let k22 = solver[base + 8u].w;
+        let old0 = m.impulses[i].xyz;
         let dv = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
-        let vn = dot(dv, n);
         let vt1 = dot(dv, t1) + r2.w;
         let vt2 = dot(dv, t2) + r3.w;
-        let kill = vec3<f32>(goal - vn, -vt1, -vt2);
-        let cand = i0 * kill.x + i1 * kill.y + i2 * kill.z;
-        let old = m.impulses[i].xyz;
-        var acc_imp = old + cand;
-        // Cone test first (see solver.rs): the re-solve fixes a negative coupled normal part.
-        let planar = sqrt(acc_imp.y * acc_imp.y + acc_imp.z * acc_imp.z);
-        if (planar > mu * acc_imp.x || acc_imp.x < 0.0) {
-            if (planar > 0.0) {
-                // Friction opposes the slip when there is one (see solver.rs).
-                let slip = sqrt(kill.y * kill.y + kill.z * kill.z);
-                var dir = vec2<f32>(acc_imp.y / planar, acc_imp.z / planar);
-                if (slip > 0.0) {
-                    dir = vec2<f32>(kill.y / slip, kill.z / slip);
-                }
-                let denom = kn.x + mu * (kn.y * dir.x + kn.z * dir.y);
-                var x = acc_imp.x;
-                if (denom > 0.0) {
-                    x = (kill.x + (kn.x * old.x + kn.y * old.y + kn.z * old.z)) / denom;
-                }
-                x = max(x, 0.0);
-                acc_imp = vec3<f32>(x, mu * x * dir.x, mu * x * dir.y);
-            } else {
-                acc_imp = vec3<f32>(0.0);
-            }
+        var tan = vec2<f32>(old0.y, old0.z);
+        if (k11 > 0.0) {
+            tan.x = tan.x - vt1 / k11;
         }
+        if (k22 > 0.0) {
+            tan.y = tan.y - vt2 / k22;
+        }
+        let limit = mu * old0.x;
+        let planar = length(tan);
+        if (planar > limit) {
+            var scale = 0.0;
+            if (planar > 0.0) {
+                scale = limit / planar;
+            }
+            tan = tan * scale;
+        }
+        let gt = t1 * (tan.x - old0.y) + t2 * (tan.y - old0.z);
+        solve_apply(&a, &b, gt, ra, rb);
+        let dv2 = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
+        let vn = dot(dv2, n);
+        var normal = old0.x;
+        if (kn.x > 0.0) {
+            normal = max(old0.x + (goal - vn) / kn.x, 0.0);
+        }
+        // Keep the accumulated pair inside the cone when the normal row lowered λn.
+        var kept = tan;
+        let planar2 = length(kept);
+        if (planar2 > mu * normal) {
+            var scale2 = 0.0;
+            if (planar2 > 0.0) {
+                scale2 = mu * normal / planar2;
+            }
+            kept = kept * scale2;
+        }
+        let acc_imp = vec3<f32>(normal, kept.x, kept.y);
+        let old = vec3<f32>(old0.x, tan.x, tan.y);
         let inc = acc_imp - old;
         let g = n * inc.x + t1 * inc.y + t2 * inc.z;
         solve_apply(&a, &b, g, ra, rb);

@@ -532,7 +532,7 @@ impl Default for RigidConfig {
             pair_capacity: 0,
             auto_grow: true,
             gravity: Vec3::new(0.0, -9.81, 0.0),
-            velocity_iterations: 6,
+            velocity_iterations: 8,
             position_iterations: 2,
             substeps: 4,
             restitution_cutoff: 0.25,

@@ -11,13 +11,13 @@
 //!   does not matter, so the CPU loop over a batch and the GPU's parallel threads agree.
 //! - Iterating sequential impulses converges only when the impulse is *accumulated* per point and
 //!   the clamps (normal ≥ 0, friction inside the disc μ·λn) act on the accumulated value (Catto);
-//!   the accumulated impulse is also what the next step warm-starts from. With a zero
-//!   accumulated impulse the step is the book's `calculateFrictionImpulse`, with two
-//!   deliberate changes: the cone test comes before the normal clamp (the coupled candidate's
-//!   normal part can be negative at the trailing corners of a sliding box), and sliding
-//!   friction opposes the slip (the book's theory, f = −v̂_planar·μ·|r|) instead of following
-//!   the candidate impulse, which normal–tangent coupling bends sideways (a box then slid
-//!   about 15% too far; see `a_sliding_box_decelerates_by_mu_g`).
+//!   the accumulated impulse is also what the next step warm-starts from. Each point solves its
+//!   friction rows, then its normal row, each with its own effective mass (the diagonal of the
+//!   book's velocity-change-per-unit-impulse matrix K in the contact basis), Box2D's order. The
+//!   book's coupled 3×3 solve (`calculateFrictionImpulse`) was tried first: its clamp is not a
+//!   projection, so more iterations did not converge — a box resting on a slope at tan θ =
+//!   0.8 μ rocked and crept millimetres per second, more with more iterations. The full K and
+//!   its inverse stay in the rows for tools and tests.
 //! - Accumulated impulses live in `GpuManifold::impulses` (contact basis), so the next step's
 //!   warm start needs no write-back stage.
 //!
@@ -584,8 +584,11 @@ fn prepare_manifold(
     let inv_mass = a.inv_mass + b.inv_mass;
     let acc = (a.last_acc - b.last_acc) * dt;
     let vel_from_acc = acc.dot(n);
-    let acc_t1 = acc.dot(t1);
-    let acc_t2 = acc.dot(t2);
+    // No slope fix: the book adds the planar part of last_acc·dt to the contact velocity
+    // because in its order gravity's velocity has already moved the body before friction sees
+    // it. Here the integrator is split around the solver, friction sees this step's velocity
+    // before anything moves, and the fix would push a resting box uphill by g_t·dt² a step.
+    let (acc_t1, acc_t2) = (0.0 * acc.dot(t1), 0.0 * acc.dot(t2));
     for i in 0..m.count.min(MAX_POINTS) as usize {
         let p = m.points[i];
         let point = p.xyz();
@@ -623,8 +626,8 @@ fn prepare_manifold(
         set_row(rows, base + 4, la.extend(k0.x));
         set_row(rows, base + 5, lb.extend(k0.y));
         set_row(rows, base + 6, i0.extend(k0.z));
-        set_row(rows, base + 7, i1.extend(0.0));
-        set_row(rows, base + 8, i2.extend(0.0));
+        set_row(rows, base + 7, i1.extend(k1.y));
+        set_row(rows, base + 8, i2.extend(k2.z));
     }
 }
 
@@ -711,41 +714,50 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
         let i0 = row(rows, base + 6).xyz();
         let i1 = row(rows, base + 7).xyz();
         let i2 = row(rows, base + 8).xyz();
+        // Friction first, then the normal row (as Box2D orders them, so the normal row has the
+        // last word on penetration): each row with its own effective mass, the diagonal of
+        // the book's velocity-per-impulse matrix K in contact coordinates. The accumulated
+        // tangential impulse is clamped to the disc μ·λn of the accumulated normal impulse —
+        // isotropic Coulomb friction clamped to the cone — and only increments are applied.
+        let _ = (i0, i1, i2);
+        let k11 = row(rows, base + 7).w;
+        let k22 = row(rows, base + 8).w;
+        let old = m.impulses[i].xyz();
         let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
-        let vn = dv.dot(n);
         let vt1 = dv.dot(t1) + r2.w;
         let vt2 = dv.dot(t2) + r3.w;
-        let kill = Vec3::new(target - vn, -vt1, -vt2);
-        let cand = i0 * kill.x + i1 * kill.y + i2 * kill.z;
-        let old = m.impulses[i].xyz();
-        let mut new = old + cand;
-        // The cone test comes first, as in the book: the coupled candidate's normal part may be
-        // negative only because killing a fast slide would need a pull, and the dynamic
-        // friction re-solve of the normal row is what fixes that.
-        let planar = (new.y * new.y + new.z * new.z).sqrt();
-        if planar > mu * new.x || new.x < 0.0 {
-            if planar > 0.0 {
-                // Sliding: friction opposes the slip (the book's f = −v̂_planar·μ·|r|); the
-                // candidate's own direction (the book's code) is bent by the normal–tangent
-                // coupling of off-centre points and wastes friction sideways. With no slip
-                // left, the candidate's direction is all there is.
-                let slip = (kill.y * kill.y + kill.z * kill.z).sqrt();
-                let dir = if slip > 0.0 {
-                    Vec2::new(kill.y / slip, kill.z / slip)
-                } else {
-                    Vec2::new(new.y / planar, new.z / planar)
-                };
-                let denom = kn.x + mu * (kn.y * dir.x + kn.z * dir.y);
-                let mut x = new.x;
-                if denom > 0.0 {
-                    x = (kill.x + (kn.x * old.x + kn.y * old.y + kn.z * old.z)) / denom;
-                }
-                x = x.max(0.0);
-                new = Vec3::new(x, mu * x * dir.x, mu * x * dir.y);
-            } else {
-                new = Vec3::ZERO;
-            }
+        let mut tan = Vec2::new(old.y, old.z);
+        if k11 > 0.0 {
+            tan.x -= vt1 / k11;
         }
+        if k22 > 0.0 {
+            tan.y -= vt2 / k22;
+        }
+        let limit = mu * old.x;
+        let planar = tan.length();
+        if planar > limit {
+            tan *= if planar > 0.0 { limit / planar } else { 0.0 };
+        }
+        let g = t1 * (tan.x - old.y) + t2 * (tan.y - old.z);
+        apply_impulse(&mut a, &mut b, g, ra, rb);
+        let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
+        let vn = dv.dot(n);
+        let mut normal = old.x;
+        if kn.x > 0.0 {
+            normal = (old.x + (target - vn) / kn.x).max(0.0);
+        }
+        // Keep the accumulated pair inside the cone when the normal row lowered λn.
+        let mut kept = tan;
+        let planar = kept.length();
+        if planar > mu * normal {
+            kept *= if planar > 0.0 {
+                mu * normal / planar
+            } else {
+                0.0
+            };
+        }
+        let new = Vec3::new(normal, kept.x, kept.y);
+        let old = Vec3::new(old.x, tan.x, tan.y);
         let inc = new - old;
         let g = n * inc.x + t1 * inc.y + t2 * inc.z;
         apply_impulse(&mut a, &mut b, g, ra, rb);
