@@ -276,12 +276,44 @@ fn counters_layout() {
     check(&m, &layouter(&m), "Counters", r);
 }
 
+/// Every binding in `bindings` has, in module `m`, the Rust element size `rust_elem[name]` as its
+/// WGSL array stride (or, for a non-array such as a uniform block, as its size).
+fn check_binding_strides(
+    m: &Module,
+    shader: &str,
+    bindings: &[wgphys::gpu::shader::BindingDecl],
+    rust_elem: &BTreeMap<&str, usize>,
+) {
+    let lay = layouter(m);
+    for b in bindings {
+        let want = *rust_elem.get(b.name).unwrap_or_else(|| {
+            panic!(
+                "{shader} binding {} has no Rust element size in this test",
+                b.name
+            )
+        });
+        let (_, var) = m
+            .global_variables
+            .iter()
+            .find(|(_, v)| v.name.as_deref() == Some(b.name))
+            .expect("binding global");
+        let got = match &m.types[var.ty].inner {
+            TypeInner::Array { stride, .. } => *stride as usize,
+            _ => lay[var.ty].size as usize,
+        };
+        assert_eq!(
+            got, want,
+            "{shader} binding {} ({}): WGSL element stride/size {got} vs Rust {want}",
+            b.index, b.name
+        );
+    }
+}
+
 /// Every binding the host fills from (or reads into) a Rust slice has the Rust element size as
 /// its WGSL element stride, and the two single-struct bindings have the Rust struct size.
 #[test]
 fn binding_strides_match_rust_elements() {
     let m = module();
-    let lay = layouter(&m);
     let rust_elem: BTreeMap<&str, usize> = [
         ("params", size_of::<GpuParams>()),
         ("pos", size_of::<Vec4>()),
@@ -305,25 +337,7 @@ fn binding_strides_match_rust_elements() {
     ]
     .into_iter()
     .collect();
-    for b in BINDINGS {
-        let want = *rust_elem
-            .get(b.name)
-            .unwrap_or_else(|| panic!("binding {} has no Rust element size in this test", b.name));
-        let (_, var) = m
-            .global_variables
-            .iter()
-            .find(|(_, v)| v.name.as_deref() == Some(b.name))
-            .expect("binding global");
-        let got = match &m.types[var.ty].inner {
-            TypeInner::Array { stride, .. } => *stride as usize,
-            _ => lay[var.ty].size as usize,
-        };
-        assert_eq!(
-            got, want,
-            "binding {} ({}): WGSL element stride/size {got} vs Rust {want}",
-            b.index, b.name
-        );
-    }
+    check_binding_strides(&m, "particle", BINDINGS, &rust_elem);
 }
 
 // ---- The mass-aggregate shader (src/aggregate/types.rs vs shaders/aggregate/types.wgsl) ----
@@ -446,7 +460,6 @@ fn agg_binding_strides_match_rust_elements() {
     use wgphys::aggregate::gpu::BINDINGS as AGG_BINDINGS;
     use wgphys::aggregate::types::{GpuAggParams, GpuGen, GpuLink};
     let m = agg_module();
-    let lay = layouter(&m);
     let rust_elem: BTreeMap<&str, usize> = [
         ("params", size_of::<GpuAggParams>()),
         ("pos_in", size_of::<Vec4>()),
@@ -467,28 +480,7 @@ fn agg_binding_strides_match_rust_elements() {
     ]
     .into_iter()
     .collect();
-    for b in AGG_BINDINGS {
-        let want = *rust_elem.get(b.name).unwrap_or_else(|| {
-            panic!(
-                "aggregate binding {} has no Rust element size in this test",
-                b.name
-            )
-        });
-        let (_, var) = m
-            .global_variables
-            .iter()
-            .find(|(_, v)| v.name.as_deref() == Some(b.name))
-            .expect("binding global");
-        let got = match &m.types[var.ty].inner {
-            TypeInner::Array { stride, .. } => *stride as usize,
-            _ => lay[var.ty].size as usize,
-        };
-        assert_eq!(
-            got, want,
-            "aggregate binding {} ({}): WGSL element stride/size {got} vs Rust {want}",
-            b.index, b.name
-        );
-    }
+    check_binding_strides(&m, "aggregate", AGG_BINDINGS, &rust_elem);
 }
 
 // ---- The rigid shader (src/rigid/types.rs vs shaders/rigid/types.wgsl) ----
@@ -625,7 +617,6 @@ fn rigid_binding_strides_match_rust_elements() {
     use wgphys::rigid::gpu::BINDINGS as RIGID_BINDINGS;
     use wgphys::rigid::types::*;
     let m = rigid_module();
-    let lay = layouter(&m);
     let rust_elem: BTreeMap<&str, usize> = [
         ("params", size_of::<GpuRigidParams>()),
         ("bodies", size_of::<GpuBody>()),
@@ -647,23 +638,5 @@ fn rigid_binding_strides_match_rust_elements() {
     ]
     .into_iter()
     .collect();
-    for b in RIGID_BINDINGS {
-        let want = *rust_elem
-            .get(b.name)
-            .unwrap_or_else(|| panic!("rigid binding {} has no Rust element size here", b.name));
-        let (_, var) = m
-            .global_variables
-            .iter()
-            .find(|(_, v)| v.name.as_deref() == Some(b.name))
-            .expect("binding global");
-        let got = match &m.types[var.ty].inner {
-            TypeInner::Array { stride, .. } => *stride as usize,
-            _ => lay[var.ty].size as usize,
-        };
-        assert_eq!(
-            got, want,
-            "rigid binding {} ({}): WGSL element stride/size {got} vs Rust {want}",
-            b.index, b.name
-        );
-    }
+    check_binding_strides(&m, "rigid", RIGID_BINDINGS, &rust_elem);
 }
