@@ -4,17 +4,7 @@
 // thickness w, and falls linearly to zero over k·w ahead of it; the chimney pushes hardest on
 // its axis, f·(1 − d_xz/radius). The force acts at a body point fixed per body (a hashed
 // direction times the lever arm), so bodies spin until that point lines up with the force.
-// CPU twin: src/rigid/explosion.rs `rigid_forces`.
-
-fn hash_u32(x0: u32) -> u32 {
-    var x = x0;
-    x = x ^ (x >> 16u);
-    x = x * 0x7feb352du;
-    x = x ^ (x >> 15u);
-    x = x * 0x846ca68bu;
-    x = x ^ (x >> 16u);
-    return x;
-}
+// CPU twin: src/rigid/explosion.rs `rigid_forces`. hash_u32 comes from shaders/common/rng.wgsl.
 
 /// The body-space point the explosion pushes on: a hashed direction times the lever arm.
 fn explosion_arm(i: u32, arm: f32) -> vec3<f32> {

@@ -6,6 +6,7 @@
 use super::math::quat_rotate;
 use super::types::*;
 use crate::error::{finite3, non_negative, Result};
+use crate::rng::hash_u32;
 use glam::{Vec3, Vec4, Vec4Swizzles};
 
 /// A three-phase explosion. Forces are in newtons; times in seconds from detonation.
@@ -119,15 +120,6 @@ impl Explosion {
             misc: Vec4::new(self.tail_factor, 1.0, self.lever_arm, 0.0),
         })
     }
-}
-
-fn hash_u32(mut x: u32) -> u32 {
-    x ^= x >> 16;
-    x = x.wrapping_mul(0x7feb_352d);
-    x ^= x >> 15;
-    x = x.wrapping_mul(0x846c_a68b);
-    x ^= x >> 16;
-    x
 }
 
 /// The body-space point the explosion pushes on for body `i`.

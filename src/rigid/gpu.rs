@@ -121,6 +121,7 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/rigid/math.wgsl"),
             &crate::grid::gpu::common_source(),
             include_str!("../../shaders/rigid/integrate.wgsl"),
+            include_str!("../../shaders/common/rng.wgsl"),
             include_str!("../../shaders/rigid/forces.wgsl"),
             include_str!("../../shaders/rigid/broad.wgsl"),
             include_str!("../../shaders/rigid/narrow.wgsl"),
