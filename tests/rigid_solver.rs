@@ -638,6 +638,51 @@ fn colouring_separates_dynamic_bodies_and_is_deterministic() {
     );
 }
 
+/// The colouring is the greedy (first-fit) colouring in decreasing claim priority: the
+/// parallel rounds reach the same colours as this one-at-a-time reference.
+#[test]
+fn colouring_rounds_give_the_greedy_colouring_in_priority_order() {
+    let mut rng = Rng::new(17);
+    for (n, pairs) in [(30u32, 60u32), (200, 600), (1000, 4000)] {
+        let (bodies, mut ms) = random_scene(&mut rng, n, pairs);
+        let c = colour(&bodies, &mut ms);
+        check_colouring(&bodies, &ms, &c);
+        assert!(
+            c.rounds < COLOUR_ROUNDS && c.uncoloured == 0,
+            "{n} bodies: {} rounds, {} uncoloured",
+            c.rounds,
+            c.uncoloured
+        );
+        let dynamic = |i: u32| {
+            i != NONE
+                && bodies[i as usize].kind == body_kind::DYNAMIC
+                && bodies[i as usize].awake != 0
+        };
+        let mut by_priority: Vec<usize> = (0..ms.len())
+            .filter(|&k| ms[k].count > 0 && (dynamic(ms[k].body_a) || dynamic(ms[k].body_b)))
+            .collect();
+        by_priority.sort_by_key(|&k| std::cmp::Reverse(claim_priority(k as u32)));
+        let mut masks = vec![0u32; bodies.len()];
+        let mut want = vec![NONE; ms.len()];
+        for k in by_priority {
+            let m = &ms[k];
+            let ends: Vec<usize> = [m.body_a, m.body_b]
+                .into_iter()
+                .filter(|&b| dynamic(b))
+                .map(|b| b as usize)
+                .collect();
+            let used = ends.iter().fold(0, |acc, &b| acc | masks[b]);
+            let col = (!used).trailing_zeros();
+            for &b in &ends {
+                masks[b] |= 1 << col;
+            }
+            want[k] = col;
+        }
+        assert_eq!(c.colours, want, "{n} bodies: not the greedy colouring");
+        assert_eq!(c.colours_wanted, c.colour_count);
+    }
+}
+
 #[test]
 fn a_star_of_100_contacts_overflows_into_the_sequential_colour() {
     let bodies: Vec<GpuBody> = (0..101)
@@ -857,7 +902,7 @@ fn the_contact_basis_is_orthonormal() {
 #[test]
 fn the_pass_list_is_fused_for_small_scenes() {
     let mut p = params(10, 100);
-    let fused = solver_gpu_passes(&p);
+    let fused = solver_gpu_passes(&p, 12);
     let names: Vec<&str> = fused.iter().map(|x| x.entry).collect();
     assert_eq!(
         names,
@@ -870,19 +915,40 @@ fn the_pass_list_is_fused_for_small_scenes() {
         ]
     );
     p.pair_capacity = FUSED_MAX_MANIFOLDS + 1;
-    let batched = solver_gpu_passes(&p);
+    let iterations = (1 + p.velocity_iterations + p.position_iterations) as usize;
+    // Every colour one by one: no tail.
+    let all = solver_gpu_passes(&p, MAX_COLOURS);
     let per_colour = MAX_COLOURS as usize;
+    assert_eq!(all.len(), 3 + per_colour * iterations);
     assert_eq!(
-        batched.len(),
-        3 + per_colour * (1 + p.velocity_iterations + p.position_iterations) as usize
-    );
-    assert_eq!(
-        batched[3 + per_colour + 5].dispatch,
+        all[3 + per_colour + 5].dispatch,
         SolverDispatch::Indirect {
             counter_word: counter::INDIRECT + 15
         }
     );
-    assert_eq!(batched[3 + per_colour + 5].pass_record, 5);
+    assert_eq!(all[3 + per_colour + 5].pass_record, 5);
+    // Six colours one by one, then a tail from colour 6 on, in every sweep.
+    let six = solver_gpu_passes(&p, 6);
+    assert_eq!(six.len(), 3 + 7 * iterations);
+    let tail = six[3 + 7 + 6];
+    assert_eq!(
+        (tail.entry, tail.dispatch, tail.pass_record),
+        ("solve_velocity_tail", SolverDispatch::Direct(1), 6)
+    );
+    assert_eq!(six.last().map(|x| x.entry), Some("solve_position_tail"));
+    // Large scenes colour in rounds of passes.
+    p.pair_capacity = COLOUR_FUSED_MAX_MANIFOLDS + 1;
+    let big = solver_gpu_passes(&p, 6);
+    let rounds = 2 * COLOUR_ROUNDS as usize;
+    assert_eq!(big.len(), 3 + 1 + rounds + 7 * iterations);
+    assert_eq!(big[1].entry, "colour_init");
+    assert_eq!((big[2].entry, big[2].pass_record), ("colour_claim", 0));
+    assert_eq!(
+        (big[rounds + 1].entry, big[rounds + 1].pass_record),
+        ("colour_pick", COLOUR_ROUNDS - 1)
+    );
+    assert_eq!(big[rounds + 2].entry, "colour_finish");
+    assert_eq!(big[rounds + 3].entry, "solve_prepare");
     assert_eq!(solver_rows_per_manifold(), ROWS_PER_POINT * MAX_POINTS);
 }
 
@@ -907,10 +973,14 @@ fn wgsl_constants_match_the_rust_ones() {
         COUNTER_PREV_PAIRS
     );
     assert_eq!(constant("SOLVE_ROWS_PER_POINT"), ROWS_PER_POINT);
-    assert_eq!(constant("SOLVE_COLOUR_SUBROUNDS"), COLOUR_SUBROUNDS);
-    for p in solver_gpu_passes(&params(1, 1))
+    assert_eq!(constant("SOLVE_COLOUR_ROUNDS"), COLOUR_ROUNDS);
+    assert_eq!(constant("SEQUENTIAL_COLOUR"), SEQUENTIAL_COLOUR);
+    for p in solver_gpu_passes(&params(1, 1), 1)
         .iter()
-        .chain(&solver_gpu_passes(&params(1, FUSED_MAX_MANIFOLDS + 1)))
+        .chain(&solver_gpu_passes(
+            &params(1, COLOUR_FUSED_MAX_MANIFOLDS + 1),
+            4,
+        ))
     {
         let ep = module
             .entry_points
@@ -953,8 +1023,9 @@ fn run_gpu(
     g.write(&g.bodies, bodies);
     g.write(&g.manifolds, ms);
     g.write(&g.manifolds_prev, prev);
-    // wake_mark leaves 1 in claims; the colouring must not depend on it.
-    g.write(&g.claims, &vec![1u32; bodies.len()]);
+    // wake_mark leaves 1 in claims, and earlier steps their claim words and colour masks; the
+    // colouring must not depend on them.
+    g.write(&g.claims, &vec![1u32; 4 * bodies.len()]);
     let mut counters = vec![0u32; counter::LEN];
     counters[counter::PAIRS] = ms.len() as u32;
     counters[COUNTER_PREV_PAIRS] = prev.len() as u32;
@@ -1064,37 +1135,38 @@ fn the_gpu_solver_matches_the_cpu_twin() {
     solver::warm_start(&p, &mut cpu_ms, &prev);
     let colouring = colour(&bodies, &mut cpu_ms);
     let mut outputs: Vec<(Vec<GpuBody>, Vec<GpuManifold>)> = Vec::new();
-    for (mode, passes) in [
-        ("fused", solver_gpu_passes(&p)),
-        ("fused, again", solver_gpu_passes(&p)),
-        (
-            "per-colour",
-            solver_gpu_passes(&GpuRigidParams {
-                pair_capacity: FUSED_MAX_MANIFOLDS + 1,
-                ..p
-            }),
-        ),
-    ] {
-        let got = run_gpu(&p, &passes, &bodies, &ms, &prev);
-        assert_eq!(
-            got.counters[counter::COLOURS],
-            report.colours,
-            "{mode}: colours"
-        );
-        assert_eq!(
-            got.counters[counter::UNCOLOURED],
-            report.uncoloured,
-            "{mode}: uncoloured"
-        );
-        assert_eq!(
-            got.counters[counter::MANIFOLDS],
-            report.manifolds,
-            "{mode}: manifolds"
-        );
-        assert_eq!(
-            got.counters[COUNTER_PREV_PAIRS], n,
-            "{mode}: pair count kept for warm start"
-        );
+    let per_colour = GpuRigidParams {
+        pair_capacity: FUSED_MAX_MANIFOLDS + 1,
+        ..p
+    };
+    let rounds = GpuRigidParams {
+        pair_capacity: COLOUR_FUSED_MAX_MANIFOLDS + 1,
+        ..p
+    };
+    let modes = [
+        ("fused", solver_gpu_passes(&p, 12)),
+        ("fused, again", solver_gpu_passes(&p, 12)),
+        ("per-colour", solver_gpu_passes(&per_colour, MAX_COLOURS)),
+        ("per-colour, 5 + tail", solver_gpu_passes(&per_colour, 5)),
+        ("per-colour, tail only", solver_gpu_passes(&per_colour, 1)),
+        ("colouring in rounds", solver_gpu_passes(&rounds, 3)),
+    ];
+    for (mode, passes) in &modes {
+        let got = run_gpu(&p, passes, &bodies, &ms, &prev);
+        for (word, want, what) in [
+            (counter::COLOURS, report.colours, "colours"),
+            (counter::UNCOLOURED, report.uncoloured, "uncoloured"),
+            (counter::MANIFOLDS, report.manifolds, "manifolds"),
+            (counter::ROUNDS, colouring.rounds, "rounds"),
+            (
+                counter::COLOURS_WANTED,
+                colouring.colours_wanted,
+                "colours wanted",
+            ),
+            (COUNTER_PREV_PAIRS, n, "pair count kept for warm start"),
+        ] {
+            assert_eq!(got.counters[word], want, "{mode}: {what}");
+        }
         let starts =
             &got.counters[counter::COLOUR_START..=counter::COLOUR_START + MAX_COLOURS as usize];
         assert_eq!(starts, &colouring.colour_start[..], "{mode}: colour starts");
@@ -1144,9 +1216,10 @@ fn the_gpu_solver_matches_the_cpu_twin() {
         }
         outputs.push((got.bodies, got.manifolds));
     }
-    // Same adapter, same inputs: bit-identical, whether the colours run as one fused dispatch
-    // or one dispatch each.
-    for (mode, o) in ["fused, again", "per-colour"].iter().zip(&outputs[1..]) {
+    // Same adapter, same inputs: bit-identical, whether the colours run as one fused dispatch,
+    // one dispatch each or partly in a tail, and whether the colouring runs in one workgroup
+    // or in rounds of passes.
+    for ((mode, _), o) in modes[1..].iter().zip(&outputs[1..]) {
         assert!(
             bytemuck::cast_slice::<GpuBody, u8>(&o.0)
                 == bytemuck::cast_slice::<GpuBody, u8>(&outputs[0].0)
@@ -1166,7 +1239,7 @@ fn one_colour_batch_matches_the_cpu_twin() {
         pair_capacity: FUSED_MAX_MANIFOLDS + 1,
         ..params(bodies.len() as u32, ms.len() as u32)
     };
-    let all = solver_gpu_passes(&p);
+    let all = solver_gpu_passes(&p, MAX_COLOURS);
     let passes: Vec<SolverPass> = all[..3]
         .iter()
         .copied()

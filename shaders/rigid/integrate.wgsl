@@ -28,6 +28,8 @@ fn integrate_velocity(@builtin(global_invocation_id) gid: vec3<u32>) {
         // The sleep stage of this (sub)step counts awake bodies from zero.
         atomicStore(&counters[COUNTER_AWAKE], 0u);
         atomicStore(&counters[COUNTER_UNSOLVED], 0u);
+        atomicStore(&counters[COUNTER_COLOURS_WANTED], 0u);
+        atomicStore(&counters[COUNTER_ROUNDS], 0u);
     }
     var b = bodies[i];
     if (b.kind == BODY_DYNAMIC && b.awake != 0u) {

@@ -20,17 +20,18 @@
 /// (src/rigid/solver.rs COUNTER_PREV_PAIRS; tests/rigid_solver.rs checks they agree).
 const SOLVE_COUNTER_PREV_PAIRS: u32 = 6u;
 /// vec4 rows per contact point (solver.rs ROWS_PER_POINT). Per point, from its base:
-/// 0: r_a, normal velocity target; 1: r_b, penetration at prepare; 2: tangent 1, slope bias
-/// along it (0: no slope fix, see solver.rs); 3: tangent 2, slope bias (0); 4: anchor in a's
-/// frame, K00; 5: anchor in b's frame, K01; 6: K⁻¹ column 0, K02; 7: K⁻¹ column 1, K11;
-/// 8: K⁻¹ column 2, K22. K is the velocity change per unit impulse in the contact basis
-/// (normal, tangent 1, tangent 2); the velocity rows use its diagonal.
-const SOLVE_ROWS_PER_POINT: u32 = 9u;
-/// Colouring sub-rounds per colour (solver.rs COLOUR_SUBROUNDS).
-const SOLVE_COLOUR_SUBROUNDS: u32 = 16u;
-/// Claim word of a free body / of a body taken by the colour being built.
-const SOLVE_CLAIM_FREE: u32 = 0u;
-const SOLVE_CLAIM_TAKEN: u32 = 0xffffffffu;
+/// 0: anchor in a's frame, normal velocity target; 1: anchor in b's frame, penetration at
+/// prepare; 2: the diagonal of K (normal, tangent 1, tangent 2), 0. K is the velocity change per
+/// unit impulse in the contact basis; the arms are the anchors turned by the bodies' current
+/// orientations (which the velocity iterations do not change) and the tangents come from
+/// solve_basis(normal), so neither is stored.
+const SOLVE_ROWS_PER_POINT: u32 = 3u;
+/// Colouring rounds (solver.rs COLOUR_ROUNDS): manifolds still waiting after them go to the
+/// sequential colour.
+const SOLVE_COLOUR_ROUNDS: u32 = 32u;
+/// The colour solved by one thread in index order: the manifolds no independent colour holds
+/// (solver.rs SEQUENTIAL_COLOUR).
+const SEQUENTIAL_COLOUR: u32 = MAX_COLOURS - 1u;
 
 /// A body as the solver sees it (solver.rs SolveBody).
 struct SolveBody {
@@ -122,24 +123,6 @@ fn solve_basis(n: vec3<f32>) -> SolveBasis {
     let t0 = vec3<f32>(0.0, -n.z * s, n.y * s);
     let t1 = vec3<f32>(n.y * t0.z - n.z * t0.y, -n.x * t0.z, n.x * t0.y);
     return SolveBasis(t0, t1);
-}
-
-/// Inverse by the columns' cross products, zero when singular (solver.rs mat3_inverse_or_zero).
-fn solve_inverse(c0: vec3<f32>, c1: vec3<f32>, c2: vec3<f32>) -> mat3x3<f32> {
-    let r0 = cross(c1, c2);
-    let r1 = cross(c2, c0);
-    let r2 = cross(c0, c1);
-    let det = dot(c2, r2);
-    // 1.17549435e-38 is f32::MIN_POSITIVE; the second test rejects NaN and infinity.
-    if (abs(det) <= 1.17549435e-38 || !(abs(det) <= 3.40282347e+38)) {
-        return mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-    }
-    let inv = 1.0 / det;
-    return mat3x3<f32>(
-        vec3<f32>(r0.x, r1.x, r2.x) * inv,
-        vec3<f32>(r0.y, r1.y, r2.y) * inv,
-        vec3<f32>(r0.z, r1.z, r2.z) * inv,
-    );
 }
 
 /// (r × e_i)·I⁻¹(r × e_j) as column i (solver.rs angular_row).
@@ -255,11 +238,26 @@ fn warm_start(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// colour_manifolds: one workgroup. Sub-rounds of claim / check / release per colour, separated
-// by barriers, then a counting sort where thread t owns a contiguous range of manifolds (so the
-// order inside a colour is the index order, the same as the CPU's).
+// Colouring (solver.rs `colour`): Jones–Plassmann rounds, which give the greedy colouring in
+// decreasing claim priority. In round r every waiting manifold claims its dynamic bodies with
+// atomicMax(priority); one that holds all of them is a local maximum (every neighbour of
+// higher priority is coloured already), and takes the lowest colour none of its bodies uses
+// (a 32-bit colour mask per body). Winners of a round share no body, so the masks they write
+// are their own. Integer max and or do not depend on the order of the threads, so the result
+// is the same on the CPU and on any GPU, in one workgroup or many.
+//
+// `claims` words: [0, B) belong to the wake stages; [B, 2B) and [2B, 3B) are the claim words
+// of even and odd rounds (round r resets the words round r + 1 will use, so no pass is spent
+// clearing them); [3B, 4B) the colour masks (B = params.body_count).
+//
+// Two ways to run it: `colour_manifolds`, one workgroup looping over the rounds (small
+// scenes, one dispatch), or `colour_init`, SOLVE_COLOUR_ROUNDS × (`colour_claim`,
+// `colour_pick`) with the round in group 1, and `colour_finish` (large scenes: software
+// adapters stop a single invocation's loops after about 65535 iterations). Both end with
+// `colour_finish_body`: leftovers to the sequential colour, and a counting sort where thread t
+// owns a contiguous range of manifolds (so the order inside a colour is the index order, the
+// same as the CPU's).
 
-var<workgroup> colour_winners: atomic<u32>;
 var<workgroup> colour_left: atomic<u32>;
 var<workgroup> colour_manifold_total: atomic<u32>;
 var<workgroup> colour_flag: u32;
@@ -284,138 +282,108 @@ fn colour_bodies(m: Manifold) -> vec2<u32> {
     return d;
 }
 
-fn colour_is_candidate(m: Manifold) -> bool {
-    if (m.colour != NONE || !solve_needs(m)) {
+fn colour_claim_word(d: u32, r: u32) -> u32 {
+    return params.body_count * (1u + (r & 1u)) + d;
+}
+
+fn colour_mask_word(d: u32) -> u32 {
+    return params.body_count * 3u + d;
+}
+
+fn colour_mask(d: u32) -> u32 {
+    if (d == NONE) {
+        return 0u;
+    }
+    return atomicLoad(&claims[colour_mask_word(d)]);
+}
+
+/// Start: nothing coloured, the claim words and masks of every claimed body cleared.
+fn colour_reset(k: u32) {
+    manifolds[k].colour = NONE;
+    let d = colour_bodies(manifolds[k]);
+    for (var e = 0u; e < 2u; e++) {
+        if (d[e] != NONE) {
+            atomicStore(&claims[colour_claim_word(d[e], 0u)], 0u);
+            atomicStore(&claims[colour_claim_word(d[e], 1u)], 0u);
+            atomicStore(&claims[colour_mask_word(d[e])], 0u);
+        }
+    }
+}
+
+fn colour_waiting(m: Manifold) -> bool {
+    return m.colour == NONE && solve_needs(m);
+}
+
+/// Round r, phase 1: a waiting manifold claims its bodies.
+fn colour_claim_one(k: u32, r: u32) {
+    let m = manifolds[k];
+    if (!colour_waiting(m)) {
+        return;
+    }
+    let d = colour_bodies(m);
+    let p = solve_priority(k);
+    for (var e = 0u; e < 2u; e++) {
+        if (d[e] != NONE) {
+            atomicMax(&claims[colour_claim_word(d[e], r)], p);
+        }
+    }
+}
+
+/// Round r, phase 2: a waiting manifold that holds all its bodies takes the lowest free colour;
+/// one that does not clears the words it will claim next round. Returns whether it still waits.
+fn colour_pick_one(k: u32, r: u32) -> bool {
+    let m = manifolds[k];
+    if (!colour_waiting(m)) {
         return false;
     }
     let d = colour_bodies(m);
-    if (d.x != NONE && atomicLoad(&claims[d.x]) == SOLVE_CLAIM_TAKEN) {
-        return false;
+    let p = solve_priority(k);
+    var holds = true;
+    for (var e = 0u; e < 2u; e++) {
+        if (d[e] != NONE && atomicLoad(&claims[colour_claim_word(d[e], r)]) != p) {
+            holds = false;
+        }
     }
-    if (d.y != NONE && atomicLoad(&claims[d.y]) == SOLVE_CLAIM_TAKEN) {
-        return false;
+    if (!holds) {
+        for (var e = 0u; e < 2u; e++) {
+            if (d[e] != NONE) {
+                atomicStore(&claims[colour_claim_word(d[e], r + 1u)], 0u);
+            }
+        }
+        return true;
     }
-    return true;
-}
-
-fn colour_holds(d: vec2<u32>, p: u32) -> bool {
-    return (d.x == NONE || atomicLoad(&claims[d.x]) == p) && (d.y == NONE || atomicLoad(&claims[d.y]) == p);
+    let free = ~(colour_mask(d.x) | colour_mask(d.y));
+    var c = SEQUENTIAL_COLOUR;
+    if (free != 0u) {
+        c = min(firstTrailingBit(free), SEQUENTIAL_COLOUR);
+    }
+    if (c < SEQUENTIAL_COLOUR) {
+        for (var e = 0u; e < 2u; e++) {
+            if (d[e] != NONE) {
+                atomicOr(&claims[colour_mask_word(d[e])], 1u << c);
+            }
+        }
+    }
+    manifolds[k].colour = c;
+    atomicMax(&counters[COUNTER_COLOURS_WANTED], c + 1u);
+    atomicMax(&counters[COUNTER_ROUNDS], r + 1u);
+    return false;
 }
 
 @compute @workgroup_size(RIGID_WG)
 fn colour_manifolds(@builtin(local_invocation_index) t: u32) {
     let n = solve_manifold_count();
-    // Start: nothing coloured, every claimed body free (other stages, e.g. wake_mark, use
-    // `claims` too; all writers store the same 0, so the result is order-independent); count
-    // what needs solving.
     for (var k = t; k < n; k += RIGID_WG) {
-        manifolds[k].colour = NONE;
-        let m = manifolds[k];
-        let d = colour_bodies(m);
-        if (d.x != NONE) {
-            atomicStore(&claims[d.x], SOLVE_CLAIM_FREE);
-        }
-        if (d.y != NONE) {
-            atomicStore(&claims[d.y], SOLVE_CLAIM_FREE);
-        }
-        if (m.count > 0u) {
-            atomicAdd(&colour_manifold_total, 1u);
-        }
-        if (solve_needs(m)) {
-            atomicAdd(&colour_left, 1u);
-        }
+        colour_reset(k);
     }
     colour_sync();
-    if (t == 0u) {
-        colour_flag = atomicLoad(&colour_left);
-        atomicStore(&colour_left, 0u);
-    }
-    workgroupBarrier();
-    var c = 0u;
-    loop {
-        if (workgroupUniformLoad(&colour_flag) == 0u || c >= MAX_COLOURS - 1u) {
-            break;
-        }
-        var sub = 0u;
-        loop {
-            // Phase 1: candidates claim with max. Phase 1 changes no TAKEN word, so the
-            // candidate test (no body taken) reads the same in every order.
-            for (var k = t; k < n; k += RIGID_WG) {
-                let m = manifolds[k];
-                if (colour_is_candidate(m)) {
-                    let d = colour_bodies(m);
-                    let p = solve_priority(k);
-                    if (d.x != NONE) {
-                        atomicMax(&claims[d.x], p);
-                    }
-                    if (d.y != NONE) {
-                        atomicMax(&claims[d.y], p);
-                    }
-                }
-            }
-            colour_sync();
-            // Phase 2: a candidate that holds all its bodies takes the colour (the candidate
-            // flag is recomputed: TAKEN words appear only below, and only on bodies a winner
-            // holds, which a loser cannot hold). Winners mark after everyone has checked.
-            var won = false;
-            for (var k = t; k < n; k += RIGID_WG) {
-                let m = manifolds[k];
-                if (colour_is_candidate(m) && colour_holds(colour_bodies(m), solve_priority(k))) {
-                    manifolds[k].colour = c;
-                    atomicAdd(&colour_winners, 1u);
-                }
-            }
-            colour_sync();
-            for (var k = t; k < n; k += RIGID_WG) {
-                let m = manifolds[k];
-                if (m.colour == c) {
-                    let d = colour_bodies(m);
-                    if (d.x != NONE) {
-                        atomicStore(&claims[d.x], SOLVE_CLAIM_TAKEN);
-                    }
-                    if (d.y != NONE) {
-                        atomicStore(&claims[d.y], SOLVE_CLAIM_TAKEN);
-                    }
-                }
-            }
-            colour_sync();
-            // Phase 3: losers release what they hold, so every word is FREE or TAKEN.
-            for (var k = t; k < n; k += RIGID_WG) {
-                let m = manifolds[k];
-                if (m.colour == NONE && solve_needs(m)) {
-                    let d = colour_bodies(m);
-                    let p = solve_priority(k);
-                    if (d.x != NONE && atomicLoad(&claims[d.x]) == p) {
-                        atomicStore(&claims[d.x], SOLVE_CLAIM_FREE);
-                    }
-                    if (d.y != NONE && atomicLoad(&claims[d.y]) == p) {
-                        atomicStore(&claims[d.y], SOLVE_CLAIM_FREE);
-                    }
-                }
-            }
-            colour_sync();
-            if (t == 0u) {
-                colour_flag = atomicLoad(&colour_winners);
-                atomicStore(&colour_winners, 0u);
-            }
-            workgroupBarrier();
-            sub += 1u;
-            if (workgroupUniformLoad(&colour_flag) == 0u || sub >= SOLVE_COLOUR_SUBROUNDS) {
-                break;
-            }
-        }
-        // Release this colour's bodies and count what is left.
+    for (var r = 0u; r < SOLVE_COLOUR_ROUNDS; r++) {
         for (var k = t; k < n; k += RIGID_WG) {
-            let m = manifolds[k];
-            if (m.colour == c) {
-                let d = colour_bodies(m);
-                if (d.x != NONE) {
-                    atomicStore(&claims[d.x], SOLVE_CLAIM_FREE);
-                }
-                if (d.y != NONE) {
-                    atomicStore(&claims[d.y], SOLVE_CLAIM_FREE);
-                }
-            } else if (m.colour == NONE && solve_needs(m)) {
+            colour_claim_one(k, r);
+        }
+        colour_sync();
+        for (var k = t; k < n; k += RIGID_WG) {
+            if (colour_pick_one(k, r)) {
                 atomicAdd(&colour_left, 1u);
             }
         }
@@ -424,15 +392,49 @@ fn colour_manifolds(@builtin(local_invocation_index) t: u32) {
             colour_flag = atomicLoad(&colour_left);
             atomicStore(&colour_left, 0u);
         }
-        workgroupBarrier();
-        c += 1u;
+        if (workgroupUniformLoad(&colour_flag) == 0u) {
+            break;
+        }
     }
-    // Leftovers go to the sequential colour.
+    colour_finish_body(t, n);
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn colour_init(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < solve_manifold_count()) {
+        colour_reset(gid.x);
+    }
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn colour_claim(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < solve_manifold_count()) {
+        colour_claim_one(gid.x, pass_info.colour);
+    }
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn colour_pick(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < solve_manifold_count()) {
+        _ = colour_pick_one(gid.x, pass_info.colour);
+    }
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn colour_finish(@builtin(local_invocation_index) t: u32) {
+    colour_finish_body(t, solve_manifold_count());
+}
+
+/// Leftovers to the sequential colour, counts, the counting sort into `order`, the colour
+/// ranges and the indirect arguments of the per-colour passes.
+fn colour_finish_body(t: u32, n: u32) {
     for (var k = t; k < n; k += RIGID_WG) {
         let m = manifolds[k];
-        if (m.colour == NONE && solve_needs(m)) {
-            manifolds[k].colour = MAX_COLOURS - 1u;
-            atomicAdd(&colour_left, 1u);
+        if (colour_waiting(m)) {
+            manifolds[k].colour = SEQUENTIAL_COLOUR;
+        }
+        if (m.count > 0u) {
+            atomicAdd(&colour_manifold_total, 1u);
         }
     }
     // Counting sort: per-thread histograms over a contiguous range.
@@ -462,18 +464,17 @@ fn colour_manifolds(@builtin(local_invocation_index) t: u32) {
     workgroupBarrier();
     if (t == 0u) {
         var start = 0u;
+        var used = 0u;
         for (var col = 0u; col < MAX_COLOURS; col++) {
             colour_starts[col] = start;
             start += colour_totals[col];
+            if (colour_totals[col] > 0u) {
+                used = col + 1u;
+            }
         }
         colour_starts[MAX_COLOURS] = start;
-        let uncoloured = atomicLoad(&colour_left);
-        var used = c;
-        if (uncoloured > 0u) {
-            used = MAX_COLOURS;
-        }
         atomicStore(&counters[COUNTER_COLOURS], used);
-        atomicStore(&counters[COUNTER_UNCOLOURED], uncoloured);
+        atomicStore(&counters[COUNTER_UNCOLOURED], colour_totals[SEQUENTIAL_COLOUR]);
         atomicStore(&counters[COUNTER_MANIFOLDS], atomicLoad(&colour_manifold_total));
         atomicStore(&counters[SOLVE_COUNTER_PREV_PAIRS], n);
     }
@@ -484,7 +485,7 @@ fn colour_manifolds(@builtin(local_invocation_index) t: u32) {
     if (t < MAX_COLOURS) {
         let total = colour_totals[t];
         var groups = (total + RIGID_WG - 1u) / RIGID_WG;
-        if (t == MAX_COLOURS - 1u) {
+        if (t == SEQUENTIAL_COLOUR) {
             groups = min(total, 1u);
         }
         atomicStore(&counters[COUNTER_INDIRECT + 3u * t], groups);
@@ -530,9 +531,6 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
     let inv_mass = a.inv_mass + b.inv_mass;
     let acc = (a.last_acc - b.last_acc) * dt;
     let vel_from_acc = dot(acc, n);
-    // No slope fix (see solver.rs solve_prepare).
-    let acc_t1 = 0.0 * dot(acc, t1);
-    let acc_t2 = 0.0 * dot(acc, t2);
     let count = min(m.count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let p = m.points[i];
@@ -546,7 +544,6 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
         let k0 = ka[0] + kb[0] + vec3<f32>(inv_mass, 0.0, 0.0);
         let k1 = ka[1] + kb[1] + vec3<f32>(0.0, inv_mass, 0.0);
         let k2 = ka[2] + kb[2] + vec3<f32>(0.0, 0.0, inv_mass);
-        let kinv = solve_inverse(k0, k1, k2);
         let dv = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
         let vn = dot(dv, n);
         let pen = p.w;
@@ -560,15 +557,9 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
             goal = pen / dt;
         }
         let base = solve_row_base(k, i);
-        solver[base] = vec4<f32>(ra, goal);
-        solver[base + 1u] = vec4<f32>(rb, pen);
-        solver[base + 2u] = vec4<f32>(t1, acc_t1);
-        solver[base + 3u] = vec4<f32>(t2, acc_t2);
-        solver[base + 4u] = vec4<f32>(la, k0.x);
-        solver[base + 5u] = vec4<f32>(lb, k0.y);
-        solver[base + 6u] = vec4<f32>(kinv[0], k0.z);
-        solver[base + 7u] = vec4<f32>(kinv[1], k1.y);
-        solver[base + 8u] = vec4<f32>(kinv[2], k2.z);
+        solver[base] = vec4<f32>(la, goal);
+        solver[base + 1u] = vec4<f32>(lb, pen);
+        solver[base + 2u] = vec4<f32>(k0.x, k1.y, k2.z, 0.0);
     }
 }
 
@@ -587,13 +578,14 @@ fn solve_warm_manifold(k: u32) {
     var a = solve_load(m.body_a);
     var b = solve_load(m.body_b);
     let n = m.normal.xyz;
+    let basis = solve_basis(n);
+    let t1 = basis.t1;
+    let t2 = basis.t2;
     let count = min(m.count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let base = solve_row_base(k, i);
-        let ra = solver[base].xyz;
-        let rb = solver[base + 1u].xyz;
-        let t1 = solver[base + 2u].xyz;
-        let t2 = solver[base + 3u].xyz;
+        let ra = quat_rotate(a.orient, solver[base].xyz);
+        let rb = quat_rotate(b.orient, solver[base + 1u].xyz);
         let imp = m.impulses[i];
         let g = n * imp.x + t1 * imp.y + t2 * imp.z;
         solve_apply(&a, &b, g, ra, rb);
@@ -608,34 +600,28 @@ fn solve_velocity_manifold(k: u32) {
     var b = solve_load(m.body_b);
     let n = m.normal.xyz;
     let mu = m.normal.w;
+    let basis = solve_basis(n);
+    let t1 = basis.t1;
+    let t2 = basis.t2;
     let count = min(m.count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let base = solve_row_base(k, i);
         let r0 = solver[base];
-        let ra = r0.xyz;
+        let ra = quat_rotate(a.orient, r0.xyz);
         let goal = r0.w;
-        let rb = solver[base + 1u].xyz;
-        let r2 = solver[base + 2u];
-        let r3 = solver[base + 3u];
-        let t1 = r2.xyz;
-        let t2 = r3.xyz;
-        let kn = vec3<f32>(solver[base + 4u].w, solver[base + 5u].w, solver[base + 6u].w);
-        let i0 = solver[base + 6u].xyz;
-        let i1 = solver[base + 7u].xyz;
-        let i2 = solver[base + 8u].xyz;
+        let rb = quat_rotate(b.orient, solver[base + 1u].xyz);
         // Friction first, then the normal row, each with its own effective mass (solver.rs).
-        let k11 = solver[base + 7u].w;
-        let k22 = solver[base + 8u].w;
+        let kd = solver[base + 2u];
         let old0 = m.impulses[i].xyz;
         let dv = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
-        let vt1 = dot(dv, t1) + r2.w;
-        let vt2 = dot(dv, t2) + r3.w;
+        let vt1 = dot(dv, t1);
+        let vt2 = dot(dv, t2);
         var tan = vec2<f32>(old0.y, old0.z);
-        if (k11 > 0.0) {
-            tan.x = tan.x - vt1 / k11;
+        if (kd.y > 0.0) {
+            tan.x = tan.x - vt1 / kd.y;
         }
-        if (k22 > 0.0) {
-            tan.y = tan.y - vt2 / k22;
+        if (kd.z > 0.0) {
+            tan.y = tan.y - vt2 / kd.z;
         }
         let limit = mu * old0.x;
         let planar = length(tan);
@@ -651,8 +637,8 @@ fn solve_velocity_manifold(k: u32) {
         let dv2 = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
         let vn = dot(dv2, n);
         var normal = old0.x;
-        if (kn.x > 0.0) {
-            normal = max(old0.x + (goal - vn) / kn.x, 0.0);
+        if (kd.x > 0.0) {
+            normal = max(old0.x + (goal - vn) / kd.x, 0.0);
         }
         // Keep the accumulated pair inside the cone when the normal row lowered λn.
         var kept = tan;
@@ -706,9 +692,10 @@ fn solve_position_manifold(k: u32) {
     let count = min(m.count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let base = solve_row_base(k, i);
-        let pen0 = solver[base + 1u].w;
-        let la = solver[base + 4u].xyz;
-        let lb = solver[base + 5u].xyz;
+        let r1 = solver[base + 1u];
+        let pen0 = r1.w;
+        let la = solver[base].xyz;
+        let lb = r1.xyz;
         let ra = quat_rotate(a.orient, la);
         let rb = quat_rotate(b.orient, lb);
         let pen = pen0 - dot(n, (a.pos + ra) - (b.pos + rb));
@@ -757,7 +744,7 @@ fn solve_colour_thread(stage: u32, c: u32, t: u32) {
     }
     let start = atomicLoad(&counters[COUNTER_COLOUR_START + c]);
     let end = atomicLoad(&counters[COUNTER_COLOUR_START + c + 1u]);
-    if (c == MAX_COLOURS - 1u) {
+    if (c == SEQUENTIAL_COLOUR) {
         if (t == 0u) {
             for (var s = start; s < end; s++) {
                 solve_one(stage, order[s]);
@@ -791,11 +778,11 @@ fn solve_position(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 var<workgroup> solve_colours_used: u32;
 
-fn solve_fused_colours(stage: u32, t: u32, used: u32) {
-    for (var c = 0u; c < used; c++) {
+fn solve_fused_colours(stage: u32, t: u32, first: u32, used: u32) {
+    for (var c = first; c < used; c++) {
         let start = atomicLoad(&counters[COUNTER_COLOUR_START + c]);
         let end = atomicLoad(&counters[COUNTER_COLOUR_START + c + 1u]);
-        if (c == MAX_COLOURS - 1u) {
+        if (c == SEQUENTIAL_COLOUR) {
             if (t == 0u) {
                 for (var s = start; s < end; s++) {
                     solve_one(stage, order[s]);
@@ -821,9 +808,9 @@ fn solve_load_colours(t: u32) -> u32 {
 @compute @workgroup_size(RIGID_WG)
 fn solve_velocity_fused(@builtin(local_invocation_index) t: u32) {
     let used = solve_load_colours(t);
-    solve_fused_colours(SOLVE_STAGE_WARM, t, used);
+    solve_fused_colours(SOLVE_STAGE_WARM, t, 0u, used);
     for (var it = 0u; it < params.velocity_iterations; it++) {
-        solve_fused_colours(SOLVE_STAGE_VELOCITY, t, used);
+        solve_fused_colours(SOLVE_STAGE_VELOCITY, t, 0u, used);
     }
 }
 
@@ -831,6 +818,25 @@ fn solve_velocity_fused(@builtin(local_invocation_index) t: u32) {
 fn solve_position_fused(@builtin(local_invocation_index) t: u32) {
     let used = solve_load_colours(t);
     for (var it = 0u; it < params.position_iterations; it++) {
-        solve_fused_colours(SOLVE_STAGE_POSITION, t, used);
+        solve_fused_colours(SOLVE_STAGE_POSITION, t, 0u, used);
     }
+}
+
+// Tail entry points of the per-colour path: one workgroup solves colours pass_info.colour..
+// (those the host did not dispatch one by one), one after the other, as the per-colour
+// dispatches would.
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_warm_tail(@builtin(local_invocation_index) t: u32) {
+    solve_fused_colours(SOLVE_STAGE_WARM, t, pass_info.colour, solve_load_colours(t));
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_velocity_tail(@builtin(local_invocation_index) t: u32) {
+    solve_fused_colours(SOLVE_STAGE_VELOCITY, t, pass_info.colour, solve_load_colours(t));
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_position_tail(@builtin(local_invocation_index) t: u32) {
+    solve_fused_colours(SOLVE_STAGE_POSITION, t, pass_info.colour, solve_load_colours(t));
 }

@@ -55,7 +55,7 @@ macro_rules! decl {
 /// | `manifolds` | one per pair slot |
 /// | `manifolds_prev` | last step's manifolds, for warm starting |
 /// | `solver` | per-manifold solver rows (layout owned by `solve.wgsl` / `solver.rs`) |
-/// | `claims` | per body, colouring claims (atomicMin) |
+/// | `claims` | 4 words per body: the wake stages' word, two colouring claim words, the colour mask |
 /// | `order` | manifold indices sorted by colour |
 /// | `pair_scratch` | per shape pair counts, then offsets (broad phase) |
 pub const BINDINGS: &[BindingDecl] = &[
@@ -101,6 +101,8 @@ pub fn shader_source() -> String {
         ("COUNTER_MANIFOLDS", counter::MANIFOLDS as u32),
         ("COUNTER_AWAKE", counter::AWAKE as u32),
         ("COUNTER_UNSOLVED", counter::UNSOLVED as u32),
+        ("COUNTER_COLOURS_WANTED", counter::COLOURS_WANTED as u32),
+        ("COUNTER_ROUNDS", counter::ROUNDS as u32),
         ("COUNTER_INDIRECT", counter::INDIRECT as u32),
         ("COUNTER_COLOUR_START", counter::COLOUR_START as u32),
         ("SHAPE_SPHERE", shape_kind::SPHERE),
@@ -469,7 +471,7 @@ impl GpuRigid {
         let manifolds = z("rigid_manifolds", manifold_bytes);
         let manifolds_prev = z("rigid_manifolds_prev", manifold_bytes);
         let solver = z("rigid_solver", solver_bytes);
-        let claims = z("rigid_claims", 4 * u64::from(sizes.bodies));
+        let claims = z("rigid_claims", 16 * u64::from(sizes.bodies));
         let order = z("rigid_order", 4 * u64::from(sizes.pairs));
         let pair_scratch = z("rigid_pair_scratch", scratch_bytes);
         let indirect = buffer::zeroed(

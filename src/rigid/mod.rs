@@ -15,7 +15,7 @@
 //! | `broad_count` / `broad_scan` / `broad_scan_sums` / `broad_write` | sorted, unique shape pairs |
 //! | `narrow` | one manifold of up to four contacts per pair |
 //! | `wake_mark` / `wake_apply` | wake sleepers that awake bodies press on |
-//! | `warm_start` / `colour_manifolds` / `solve_prepare` | last step's impulses, batches, contact basis |
+//! | `warm_start` / `colour_manifolds` / `solve_prepare` | last step's impulses, greedy colouring into batches, contact rows |
 //! | `solve_velocity` × colours × iterations | impulses with friction clamped to the cone |
 //! | `integrate_position` | second half of the integrator: positions from the solved velocities |
 //! | `ccd` | sweeps fast spheres back to their time of impact |
@@ -27,7 +27,8 @@
 //! found at the step's start positions and a resting body never sinks by g·dt² only to be
 //! pushed back out (in the book's order, integrate first, tall stacks creep). Small scenes run
 //! the solver's colours and iterations fused in single-workgroup dispatches; large ones
-//! dispatch per colour (see [`solver::solver_gpu_passes`]).
+//! colour in rounds of passes and dispatch per colour in use (see
+//! [`solver::solver_gpu_passes`]).
 
 pub mod broad;
 pub mod ccd;

@@ -16,8 +16,14 @@
 //!   book's velocity-change-per-unit-impulse matrix K in the contact basis), Box2D's order. The
 //!   book's coupled 3×3 solve (`calculateFrictionImpulse`) was tried first: its clamp is not a
 //!   projection, so more iterations did not converge — a box resting on a slope at tan θ =
-//!   0.8 μ rocked and crept millimetres per second, more with more iterations. The full K and
-//!   its inverse stay in the rows for tools and tests.
+//!   0.8 μ rocked and crept millimetres per second, more with more iterations. Only K's
+//!   diagonal is stored (three rows of 16 bytes per point: the two anchors in body space, the
+//!   velocity target, the penetration and the diagonal); the arms are the anchors turned by the
+//!   bodies' orientations, which the velocity iterations do not change, and the tangents come
+//!   from [`contact_basis`], so that a pair slot costs 192 bytes of solver rows.
+//! - Colouring is the greedy colouring in decreasing claim priority, computed in parallel by
+//!   Jones–Plassmann rounds (see [`colour`]); first-fit keeps the colour count near a body's
+//!   contact count, and every colour costs one dispatch per iteration.
 //! - Accumulated impulses live in `GpuManifold::impulses` (contact basis), so the next step's
 //!   warm start needs no write-back stage.
 //!
@@ -36,21 +42,22 @@ use glam::{Mat3, Vec2, Vec3, Vec4, Vec4Swizzles};
 /// steps (clearing it only turns warm starting off for one step).
 pub const COUNTER_PREV_PAIRS: usize = 6;
 /// `vec4` rows of solver data per contact point (see `solve.wgsl` for the layout).
-pub const ROWS_PER_POINT: u32 = 9;
-/// Sub-rounds per colour: after the first claim round, manifolds whose bodies are still free in
-/// this colour claim again, which fills the colour up (fewer colours, fewer passes).
-pub const COLOUR_SUBROUNDS: u32 = 16;
-/// The colour that takes every manifold left after `MAX_COLOURS − 1` independent colours; it is
-/// solved by one thread, in index order, so nothing is dropped.
+pub const ROWS_PER_POINT: u32 = 3;
+/// Colouring rounds: a manifold still waiting after them (a chain of decreasing priorities
+/// longer than this) goes to [`SEQUENTIAL_COLOUR`]. Also the number of `colour_claim` /
+/// `colour_pick` pass pairs of a large scene.
+pub const COLOUR_ROUNDS: u32 = 32;
+/// The colour that takes every manifold no independent colour (`0..MAX_COLOURS − 1`) holds; it
+/// is solved by one thread, in index order, so nothing is dropped.
 pub const SEQUENTIAL_COLOUR: u32 = MAX_COLOURS - 1;
 /// Pair capacities up to this use the fused single-workgroup passes (all colours and iterations
 /// in one dispatch); larger ones dispatch one pass per colour per iteration.
 pub const FUSED_MAX_MANIFOLDS: u32 = 4096;
-
-/// `claims` word of a body nobody claims (the buffer's zero initialisation).
-const CLAIM_FREE: u32 = 0;
-/// `claims` word of a body already used by a manifold of the colour being built.
-const CLAIM_TAKEN: u32 = u32::MAX;
+/// Pair capacities up to this colour in one single-workgroup dispatch (`colour_manifolds`);
+/// larger ones run the rounds as passes over every manifold (`colour_init`, the
+/// [`COLOUR_ROUNDS`] pairs of `colour_claim` and `colour_pick`, `colour_finish`), because
+/// software adapters cut one invocation's loops short after about 65535 iterations.
+pub const COLOUR_FUSED_MAX_MANIFOLDS: u32 = 16384;
 
 /// Solver rows per manifold, for sizing the `solver` buffer: `pair_capacity ×` this `vec4`s.
 pub fn solver_rows_per_manifold() -> u32 {
@@ -68,6 +75,8 @@ pub struct SolveReport {
     /// (solved correctly, but by one thread). Non-zero means a body has more contacts than
     /// `MAX_COLOURS − 1` colours can separate.
     pub uncoloured: u32,
+    /// Colouring rounds that coloured something.
+    pub rounds: u32,
 }
 
 /// The result of [`colour`]: batches of manifolds that share no dynamic body.
@@ -86,6 +95,11 @@ pub struct Colouring {
     pub uncoloured: u32,
     /// Manifolds with at least one point.
     pub manifolds: u32,
+    /// The highest first-fit colour any manifold asked for, plus one (above
+    /// [`SEQUENTIAL_COLOUR`] when a body's contacts needed more colours than there are).
+    pub colours_wanted: u32,
+    /// Colouring rounds that coloured something (at most [`COLOUR_ROUNDS`]).
+    pub rounds: u32,
 }
 
 impl Colouring {
@@ -123,30 +137,48 @@ pub struct SolverPass {
     pub pass_record: u32,
 }
 
-/// The solver's GPU passes in execution order for one step with these parameters. The list
-/// depends only on `pair_capacity` and the iteration counts, so it changes only on resize.
+/// The solver's GPU passes in execution order for one step with these parameters, dispatching
+/// `colour_passes` colours one by one (clamped to `1..=MAX_COLOURS`) and the rest in one
+/// single-workgroup tail pass. The result does not depend on `colour_passes` (a colour's
+/// manifolds share no body, so one thread after another solves them as the parallel threads
+/// do): the host picks it from the colours recent steps used, and only the dispatch count
+/// changes.
 ///
-/// With `pair_capacity ≤` [`FUSED_MAX_MANIFOLDS`]: `warm_start`, `colour_manifolds`,
-/// `solve_prepare`, `solve_velocity_fused`, `solve_position_fused` — five dispatches whatever the
-/// colour count. Above it: the same first three, then per colour `solve_warm_apply`, then
-/// `velocity_iterations × MAX_COLOURS` `solve_velocity` and `position_iterations × MAX_COLOURS`
-/// `solve_position`, all indirect (unused colours dispatch zero workgroups).
+/// `warm_start`, then the colouring: `colour_manifolds` when `pair_capacity ≤`
+/// [`COLOUR_FUSED_MAX_MANIFOLDS`], else `colour_init`, [`COLOUR_ROUNDS`] × (`colour_claim`,
+/// `colour_pick`) and `colour_finish`; then `solve_prepare`. With `pair_capacity ≤`
+/// [`FUSED_MAX_MANIFOLDS`] the iterations are `solve_velocity_fused` and
+/// `solve_position_fused`, one dispatch each whatever the colour count. Above it: per colour
+/// `solve_warm_apply`, then `velocity_iterations ×` `solve_velocity` and
+/// `position_iterations ×` `solve_position`, each over colours `0..colour_passes` (indirect:
+/// an unused colour launches no workgroup) followed, when `colour_passes < MAX_COLOURS`, by its
+/// `_tail` pass over the colours from `colour_passes` on.
 ///
 /// Indirect passes read their (x, 1, 1) triple at `counter_word` of a copy of `counters` taken
-/// after `colour_manifolds` (a dispatch may not read arguments from a buffer bound as writable
-/// storage). Every pass binds group 1 at `pass_record × PASS_STRIDE`.
-pub fn solver_gpu_passes(params: &GpuRigidParams) -> Vec<SolverPass> {
+/// after the colouring (a dispatch may not read arguments from a buffer bound as writable
+/// storage). Every pass binds group 1 at `pass_record × PASS_STRIDE` (the colour, the first
+/// colour of a tail, or the colouring round).
+pub fn solver_gpu_passes(params: &GpuRigidParams, colour_passes: u32) -> Vec<SolverPass> {
     let per_manifold = params.pair_capacity.div_ceil(RIGID_WG).max(1);
-    let direct = |entry, groups| SolverPass {
+    let with = |entry, dispatch, pass_record| SolverPass {
         entry,
-        dispatch: SolverDispatch::Direct(groups),
-        pass_record: 0,
+        dispatch,
+        pass_record,
     };
-    let mut passes = vec![
-        direct("warm_start", per_manifold),
-        direct("colour_manifolds", 1),
-        direct("solve_prepare", per_manifold),
-    ];
+    let direct = |entry, groups| with(entry, SolverDispatch::Direct(groups), 0);
+    let mut passes = vec![direct("warm_start", per_manifold)];
+    if params.pair_capacity <= COLOUR_FUSED_MAX_MANIFOLDS {
+        passes.push(direct("colour_manifolds", 1));
+    } else {
+        passes.push(direct("colour_init", per_manifold));
+        for r in 0..COLOUR_ROUNDS {
+            let round = |entry| with(entry, SolverDispatch::Direct(per_manifold), r);
+            passes.push(round("colour_claim"));
+            passes.push(round("colour_pick"));
+        }
+        passes.push(direct("colour_finish", 1));
+    }
+    passes.push(direct("solve_prepare", per_manifold));
     if params.pair_capacity <= FUSED_MAX_MANIFOLDS {
         if params.velocity_iterations > 0 {
             passes.push(direct("solve_velocity_fused", 1));
@@ -156,21 +188,24 @@ pub fn solver_gpu_passes(params: &GpuRigidParams) -> Vec<SolverPass> {
         }
         return passes;
     }
-    let per_colour = |entry, c: u32| SolverPass {
-        entry,
-        dispatch: SolverDispatch::Indirect {
-            counter_word: counter::INDIRECT + 3 * c as usize,
-        },
-        pass_record: c,
+    let cap = colour_passes.clamp(1, MAX_COLOURS);
+    let sweep = |passes: &mut Vec<SolverPass>, entry, tail| {
+        passes.extend((0..cap).map(|c| {
+            let counter_word = counter::INDIRECT + 3 * c as usize;
+            with(entry, SolverDispatch::Indirect { counter_word }, c)
+        }));
+        if cap < MAX_COLOURS {
+            passes.push(with(tail, SolverDispatch::Direct(1), cap));
+        }
     };
     if params.velocity_iterations > 0 {
-        passes.extend((0..MAX_COLOURS).map(|c| per_colour("solve_warm_apply", c)));
+        sweep(&mut passes, "solve_warm_apply", "solve_warm_tail");
     }
     for _ in 0..params.velocity_iterations {
-        passes.extend((0..MAX_COLOURS).map(|c| per_colour("solve_velocity", c)));
+        sweep(&mut passes, "solve_velocity", "solve_velocity_tail");
     }
     for _ in 0..params.position_iterations {
-        passes.extend((0..MAX_COLOURS).map(|c| per_colour("solve_position", c)));
+        sweep(&mut passes, "solve_position", "solve_position_tail");
     }
     passes
 }
@@ -273,26 +308,6 @@ pub fn contact_basis(n: Vec3) -> (Vec3, Vec3) {
         let t1 = Vec3::new(n.y * t0.z - n.z * t0.y, -n.x * t0.z, n.x * t0.y);
         (t0, t1)
     }
-}
-
-/// Inverse of the 3x3 matrix with columns c0, c1, c2 through the cross products of its columns
-/// (rows of the adjugate), or zero when it is singular: a contact whose velocity cannot be
-/// changed gets no impulse instead of an infinite one.
-fn mat3_inverse_or_zero(c0: Vec3, c1: Vec3, c2: Vec3) -> (Vec3, Vec3, Vec3) {
-    let r0 = c1.cross(c2);
-    let r1 = c2.cross(c0);
-    let r2 = c0.cross(c1);
-    let det = c2.dot(r2);
-    if det.abs() <= f32::MIN_POSITIVE || !det.is_finite() {
-        return (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO);
-    }
-    let inv = 1.0 / det;
-    // The inverse's rows are r0, r1, r2 (scaled); return it as columns.
-    (
-        Vec3::new(r0.x, r1.x, r2.x) * inv,
-        Vec3::new(r0.y, r1.y, r2.y) * inv,
-        Vec3::new(r0.z, r1.z, r2.z) * inv,
-    )
 }
 
 /// Velocity change along `e_j` per unit impulse along `e_i` from one body's rotation:
@@ -419,18 +434,21 @@ pub fn warm_start(params: &GpuRigidParams, manifolds: &mut [GpuManifold], prev: 
     }
 }
 
-/// Stage `colour` (GPU: `colour_manifolds`): deterministic colouring such that no two manifolds
-/// of a colour share a dynamic body, then a counting sort of manifold indices by colour.
+/// Stage `colour` (GPU: `colour_manifolds`, or `colour_init` / `colour_claim` /
+/// `colour_pick` / `colour_finish`): deterministic colouring such that no two manifolds of a
+/// colour share a dynamic body, then a counting sort of manifold indices by colour.
 ///
-/// Colour c is built in sub-rounds: every uncoloured manifold none of whose dynamic bodies is
-/// taken in c claims them with `max(claim, priority)`; one that holds all of them takes colour
-/// c and marks them taken; losers release what they hold; repeat while someone wins (at most
-/// [`COLOUR_SUBROUNDS`]). Integer max does not depend on the order of the claims, so the result
-/// is the same on the CPU and on any GPU. After `MAX_COLOURS − 1` colours the rest go to
-/// [`SEQUENTIAL_COLOUR`] and are counted in `uncoloured`.
+/// The colouring is the greedy one in decreasing [`claim_priority`], computed by
+/// Jones–Plassmann rounds: in each round every waiting manifold (it needs solving and has no
+/// colour) claims its dynamic bodies with `max(claim, priority)`; one that holds all of them
+/// has no waiting neighbour of higher priority, and takes the lowest colour that none of its
+/// bodies' coloured manifolds uses (first fit, from a 32-bit mask per body). Winners of a round
+/// share no body. Integer max and bitwise or do not depend on the order of the claims, so the
+/// result is the same on the CPU and on any GPU, whichever way the rounds are dispatched. A
+/// manifold whose first fit is [`SEQUENTIAL_COLOUR`] or above, or that still waits after
+/// [`COLOUR_ROUNDS`] rounds, goes to [`SEQUENTIAL_COLOUR`] and is counted in `uncoloured`.
 pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
     let n = manifolds.len();
-    let mut claims = vec![CLAIM_FREE; bodies.len()];
     let solvable: Vec<bool> = manifolds.iter().map(|m| needs_solve(bodies, m)).collect();
     let dyn_bodies: Vec<[Option<usize>; 2]> = manifolds
         .iter()
@@ -445,73 +463,58 @@ pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
             [d(m.body_a), b]
         })
         .collect();
-    let mut colours = vec![NONE; n];
-    let mut left = solvable.iter().filter(|&&s| s).count();
     let manifold_count = manifolds.iter().filter(|m| m.count > 0).count() as u32;
-    let mut c = 0u32;
-    while left > 0 && c < SEQUENTIAL_COLOUR {
-        for _ in 0..COLOUR_SUBROUNDS {
-            let candidate = |k: usize, claims: &[u32]| {
-                solvable[k]
-                    && colours[k] == NONE
-                    && dyn_bodies[k]
-                        .iter()
-                        .flatten()
-                        .all(|&b| claims[b] != CLAIM_TAKEN)
-            };
-            // Phase 1: claim.
-            let cand: Vec<bool> = (0..n).map(|k| candidate(k, &claims)).collect();
-            for k in (0..n).filter(|&k| cand[k]) {
-                let p = claim_priority(k as u32);
-                for &b in dyn_bodies[k].iter().flatten() {
-                    claims[b] = claims[b].max(p);
-                }
-            }
-            // Phase 2: winners hold every dynamic body they touch.
-            let mut winners = 0;
-            let won: Vec<bool> = (0..n)
-                .map(|k| {
-                    let p = claim_priority(k as u32);
-                    cand[k] && dyn_bodies[k].iter().flatten().all(|&b| claims[b] == p)
-                })
-                .collect();
-            for k in (0..n).filter(|&k| won[k]) {
-                colours[k] = c;
-                winners += 1;
-                for &b in dyn_bodies[k].iter().flatten() {
-                    claims[b] = CLAIM_TAKEN;
-                }
-            }
-            // Phase 3: losers release what they hold, so every body is free or taken.
-            for k in (0..n).filter(|&k| cand[k] && !won[k]) {
-                let p = claim_priority(k as u32);
-                for &b in dyn_bodies[k].iter().flatten() {
-                    if claims[b] == p {
-                        claims[b] = CLAIM_FREE;
-                    }
-                }
-            }
-            left -= winners;
-            if winners == 0 {
-                break;
-            }
+    let mut colours = vec![NONE; n];
+    let mut claims = vec![0u32; bodies.len()];
+    let mut masks = vec![0u32; bodies.len()];
+    let mut waiting: Vec<usize> = (0..n).filter(|&k| solvable[k]).collect();
+    let (mut colours_wanted, mut rounds) = (0u32, 0u32);
+    for r in 0..COLOUR_ROUNDS {
+        if waiting.is_empty() {
+            break;
         }
-        // Release this colour's bodies for the next one.
-        for k in (0..n).filter(|&k| colours[k] == c) {
+        for &k in &waiting {
             for &b in dyn_bodies[k].iter().flatten() {
-                claims[b] = CLAIM_FREE;
+                claims[b] = 0;
             }
         }
-        c += 1;
-    }
-    let mut uncoloured = 0u32;
-    for k in 0..n {
-        if solvable[k] && colours[k] == NONE {
-            colours[k] = SEQUENTIAL_COLOUR;
-            uncoloured += 1;
+        for &k in &waiting {
+            let p = claim_priority(k as u32);
+            for &b in dyn_bodies[k].iter().flatten() {
+                claims[b] = claims[b].max(p);
+            }
         }
+        let (won, still): (Vec<usize>, Vec<usize>) = waiting.iter().partition(|&&k| {
+            let p = claim_priority(k as u32);
+            dyn_bodies[k].iter().flatten().all(|&b| claims[b] == p)
+        });
+        for &k in &won {
+            let used = dyn_bodies[k]
+                .iter()
+                .flatten()
+                .fold(0u32, |acc, &b| acc | masks[b]);
+            let c = (!used).trailing_zeros().min(SEQUENTIAL_COLOUR);
+            if c < SEQUENTIAL_COLOUR {
+                for &b in dyn_bodies[k].iter().flatten() {
+                    masks[b] |= 1 << c;
+                }
+            }
+            colours[k] = c;
+            colours_wanted = colours_wanted.max(c + 1);
+            rounds = r + 1;
+        }
+        waiting = still;
     }
-    let colour_count = if uncoloured > 0 { MAX_COLOURS } else { c };
+    for &k in &waiting {
+        colours[k] = SEQUENTIAL_COLOUR;
+    }
+    let uncoloured = colours.iter().filter(|&&c| c == SEQUENTIAL_COLOUR).count() as u32;
+    let colour_count = colours
+        .iter()
+        .filter(|&&c| c != NONE)
+        .map(|&c| c + 1)
+        .max()
+        .unwrap_or(0);
     // Counting sort, index order inside a colour.
     let mut colour_start = vec![0u32; MAX_COLOURS as usize + 1];
     for &col in colours.iter().filter(|&&col| col != NONE) {
@@ -538,21 +541,27 @@ pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
         colour_count,
         uncoloured,
         manifolds: manifold_count,
+        colours_wanted,
+        rounds,
     }
 }
 
-/// Stage `solve_prepare`: per point of every coloured manifold, the contact basis, the arms
-/// r_a and r_b, the anchors in body space (for position projection), the velocity change per
-/// unit impulse K in contact coordinates, its inverse, the normal velocity target and the
-/// slope bias. Writes `rows` (`solver_rows_per_manifold()` per manifold).
+/// Stage `solve_prepare`: per point of every coloured manifold, the anchors in body space
+/// (the arms r_a and r_b turned back by the bodies' orientations), the diagonal of the
+/// velocity change per unit impulse K in contact coordinates, the normal velocity target and
+/// the penetration. Writes `rows` (`solver_rows_per_manifold()` per manifold).
 ///
 /// Target normal velocity, the book's `calculateDesiredDeltaVelocity` made a target: bounce
 /// −c·(v_n − v_acc), where v_acc = (last_acc_a − last_acc_b)·n·dt is the closing speed last
 /// step's acceleration built up (the resting-contact fix) and c = 0 when the closing speed is
 /// below `restitution_cutoff`. A speculative point (penetration < 0) instead lets the gap
 /// close in one step (target = penetration / dt), unless it bounces and the gap closes within
-/// this step, when it takes the bounce target now. The slope fix adds the planar part of
-/// (last_acc_a − last_acc_b)·dt to the tangential contact velocity.
+/// this step, when it takes the bounce target now.
+///
+/// No slope fix: the book adds the planar part of last_acc·dt to the contact velocity because
+/// in its order gravity's velocity has already moved the body before friction sees it. Here
+/// the integrator is split around the solver, friction sees this step's velocity before
+/// anything moves, and the fix would push a resting box uphill by g_t·dt² a step.
 pub fn solve_prepare(
     params: &GpuRigidParams,
     bodies: &[GpuBody],
@@ -584,11 +593,6 @@ fn prepare_manifold(
     let inv_mass = a.inv_mass + b.inv_mass;
     let acc = (a.last_acc - b.last_acc) * dt;
     let vel_from_acc = acc.dot(n);
-    // No slope fix: the book adds the planar part of last_acc·dt to the contact velocity
-    // because in its order gravity's velocity has already moved the body before friction sees
-    // it. Here the integrator is split around the solver, friction sees this step's velocity
-    // before anything moves, and the fix would push a resting box uphill by g_t·dt² a step.
-    let (acc_t1, acc_t2) = (0.0 * acc.dot(t1), 0.0 * acc.dot(t2));
     for i in 0..m.count.min(MAX_POINTS) as usize {
         let p = m.points[i];
         let point = p.xyz();
@@ -602,7 +606,6 @@ fn prepare_manifold(
         let k0 = ka[0] + kb[0] + Vec3::new(inv_mass, 0.0, 0.0);
         let k1 = ka[1] + kb[1] + Vec3::new(0.0, inv_mass, 0.0);
         let k2 = ka[2] + kb[2] + Vec3::new(0.0, 0.0, inv_mass);
-        let (i0, i1, i2) = mat3_inverse_or_zero(k0, k1, k2);
         let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
         let vn = dv.dot(n);
         let pen = p.w;
@@ -619,15 +622,9 @@ fn prepare_manifold(
             target = pen / dt;
         }
         let base = point_base(k, i);
-        set_row(rows, base, ra.extend(target));
-        set_row(rows, base + 1, rb.extend(pen));
-        set_row(rows, base + 2, t1.extend(acc_t1));
-        set_row(rows, base + 3, t2.extend(acc_t2));
-        set_row(rows, base + 4, la.extend(k0.x));
-        set_row(rows, base + 5, lb.extend(k0.y));
-        set_row(rows, base + 6, i0.extend(k0.z));
-        set_row(rows, base + 7, i1.extend(k1.y));
-        set_row(rows, base + 8, i2.extend(k2.z));
+        set_row(rows, base, la.extend(target));
+        set_row(rows, base + 1, lb.extend(pen));
+        set_row(rows, base + 2, Vec4::new(k0.x, k1.y, k2.z, 0.0));
     }
 }
 
@@ -659,12 +656,11 @@ fn warm_apply_manifold(bodies: &mut [GpuBody], m: &GpuManifold, k: usize, rows: 
     let mut a = load_body(bodies, m.body_a);
     let mut b = load_body(bodies, m.body_b);
     let n = m.normal.xyz();
+    let (t1, t2) = contact_basis(n);
     for i in 0..m.count.min(MAX_POINTS) as usize {
         let base = point_base(k, i);
-        let ra = row(rows, base).xyz();
-        let rb = row(rows, base + 1).xyz();
-        let t1 = row(rows, base + 2).xyz();
-        let t2 = row(rows, base + 3).xyz();
+        let ra = quat_rotate(a.orient, row(rows, base).xyz());
+        let rb = quat_rotate(b.orient, row(rows, base + 1).xyz());
         let imp = m.impulses[i];
         let g = n * imp.x + t1 * imp.y + t2 * imp.z;
         apply_impulse(&mut a, &mut b, g, ra, rb);
@@ -697,41 +693,29 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
     let mut b = load_body(bodies, m.body_b);
     let n = m.normal.xyz();
     let mu = m.normal.w;
+    let (t1, t2) = contact_basis(n);
     for i in 0..m.count.min(MAX_POINTS) as usize {
         let base = point_base(k, i);
         let r0 = row(rows, base);
-        let ra = r0.xyz();
+        let ra = quat_rotate(a.orient, r0.xyz());
         let target = r0.w;
-        let rb = row(rows, base + 1).xyz();
-        let r2 = row(rows, base + 2);
-        let r3 = row(rows, base + 3);
-        let (t1, t2) = (r2.xyz(), r3.xyz());
-        let kn = Vec3::new(
-            row(rows, base + 4).w,
-            row(rows, base + 5).w,
-            row(rows, base + 6).w,
-        );
-        let i0 = row(rows, base + 6).xyz();
-        let i1 = row(rows, base + 7).xyz();
-        let i2 = row(rows, base + 8).xyz();
+        let rb = quat_rotate(b.orient, row(rows, base + 1).xyz());
+        let kd = row(rows, base + 2);
         // Friction first, then the normal row (as Box2D orders them, so the normal row has the
         // last word on penetration): each row with its own effective mass, the diagonal of
         // the book's velocity-per-impulse matrix K in contact coordinates. The accumulated
         // tangential impulse is clamped to the disc μ·λn of the accumulated normal impulse —
         // isotropic Coulomb friction clamped to the cone — and only increments are applied.
-        let _ = (i0, i1, i2);
-        let k11 = row(rows, base + 7).w;
-        let k22 = row(rows, base + 8).w;
         let old = m.impulses[i].xyz();
         let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
-        let vt1 = dv.dot(t1) + r2.w;
-        let vt2 = dv.dot(t2) + r3.w;
+        let vt1 = dv.dot(t1);
+        let vt2 = dv.dot(t2);
         let mut tan = Vec2::new(old.y, old.z);
-        if k11 > 0.0 {
-            tan.x -= vt1 / k11;
+        if kd.y > 0.0 {
+            tan.x -= vt1 / kd.y;
         }
-        if k22 > 0.0 {
-            tan.y -= vt2 / k22;
+        if kd.z > 0.0 {
+            tan.y -= vt2 / kd.z;
         }
         let limit = mu * old.x;
         let planar = tan.length();
@@ -743,8 +727,8 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
         let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
         let vn = dv.dot(n);
         let mut normal = old.x;
-        if kn.x > 0.0 {
-            normal = (old.x + (target - vn) / kn.x).max(0.0);
+        if kd.x > 0.0 {
+            normal = (old.x + (target - vn) / kd.x).max(0.0);
         }
         // Keep the accumulated pair inside the cone when the normal row lowered λn.
         let mut kept = tan;
@@ -826,9 +810,10 @@ fn position_manifold(
     let n = m.normal.xyz();
     for i in 0..m.count.min(MAX_POINTS) as usize {
         let base = point_base(k, i);
-        let pen0 = row(rows, base + 1).w;
-        let la = row(rows, base + 4).xyz();
-        let lb = row(rows, base + 5).xyz();
+        let r1 = row(rows, base + 1);
+        let pen0 = r1.w;
+        let la = row(rows, base).xyz();
+        let lb = r1.xyz();
         let ra = quat_rotate(a.orient, la);
         let rb = quat_rotate(b.orient, lb);
         let pen = pen0 - n.dot((a.pos + ra) - (b.pos + rb));
@@ -894,5 +879,6 @@ pub fn solve(
         manifolds: colouring.manifolds,
         colours: colouring.colour_count,
         uncoloured: colouring.uncoloured,
+        rounds: colouring.rounds,
     }
 }

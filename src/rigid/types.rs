@@ -53,7 +53,8 @@ pub mod counter {
     pub const PAIRS_WANTED: usize = 1;
     /// Colours the colouring used.
     pub const COLOURS: usize = 2;
-    /// Manifolds left uncoloured after [`super::MAX_COLOURS`] rounds (0 unless overflowed).
+    /// Manifolds no independent colour holds, solved by one thread (0 unless a body has more
+    /// contacts than `MAX_COLOURS − 1` colours separate, or the colouring ran out of rounds).
     pub const UNCOLOURED: usize = 3;
     /// Manifolds with at least one point.
     pub const MANIFOLDS: usize = 4;
@@ -62,6 +63,11 @@ pub mod counter {
     /// Manifolds that needed solving but were left without a colour (0 unless the colouring
     /// kernel was cut short; word 6 belongs to the solver).
     pub const UNSOLVED: usize = 7;
+    /// The highest first-fit colour the colouring asked for, plus one (the host dispatches
+    /// this many colours one by one).
+    pub const COLOURS_WANTED: usize = 8;
+    /// Colouring rounds that coloured something.
+    pub const ROUNDS: usize = 9;
     /// First of `MAX_COLOURS` indirect-dispatch triples (x, 1, 1), one per colour.
     pub const INDIRECT: usize = 16;
     /// First of `MAX_COLOURS + 1` colour start offsets into the `order` buffer.

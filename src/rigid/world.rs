@@ -35,6 +35,11 @@ pub struct StepReport {
     pub colours: u32,
     /// Manifolds the colouring could not place within `MAX_COLOURS` (solved serially).
     pub uncoloured: u32,
+    /// The colours the colouring asked for (first fit): above `MAX_COLOURS − 1` when some body
+    /// had more contacts than the independent colours separate.
+    pub colours_wanted: u32,
+    /// Colouring rounds that coloured something.
+    pub rounds: u32,
     /// Dynamic bodies awake after the step.
     pub awake: u32,
     /// Manifolds that needed solving but got no colour, so were not solved this step. Always 0
@@ -85,7 +90,13 @@ struct StatusSlot {
 struct GpuEngine {
     rigid: GpuRigid,
     status: Vec<StatusSlot>,
+    /// Colours the per-colour solver path dispatches one by one (the rest go to one tail pass),
+    /// from the colours recent steps asked for; changes dispatch counts, never results.
+    colour_passes: u32,
 }
+
+/// Colours dispatched one by one before the first status report arrives.
+const INITIAL_COLOUR_PASSES: u32 = 12;
 
 enum Engine {
     Cpu(Box<CpuRigid>),
@@ -169,6 +180,7 @@ impl RigidWorld {
                     )?,
                 )?,
                 status: Vec::new(),
+                colour_passes: INITIAL_COLOUR_PASSES,
             })),
         };
         Ok(Self {
@@ -496,7 +508,9 @@ impl RigidWorld {
         }
         let body_capacity = self.body_capacity.max(bodies.next_power_of_two());
         let shape_capacity = self.shape_capacity.max(shapes.next_power_of_two());
-        let pair_capacity = self.pair_capacity.max(4 * shape_capacity);
+        let pair_capacity = self
+            .pair_capacity
+            .max(shape_capacity.saturating_mul(4).min(self.max_pairs()));
         self.regrow(body_capacity, shape_capacity, pair_capacity)
     }
 
@@ -536,19 +550,32 @@ impl RigidWorld {
         Ok(())
     }
 
-    /// Grows the pair (and manifold) buffers to at least `pairs` slots.
+    /// Grows the pair (and manifold) buffers to at least `pairs` slots (rounded up to a
+    /// multiple of 4096 where the device can bind that many).
     ///
     /// # Errors
-    /// GPU errors from creating buffers.
+    /// [`Error::InvalidInput`] when the device cannot bind `pairs` manifolds or their solver
+    /// rows (the message names the limit); GPU errors from creating buffers.
     pub fn grow_pairs(&mut self, pairs: u32) -> Result<()> {
         if pairs > self.pair_capacity {
-            self.regrow(
-                self.body_capacity,
-                self.shape_capacity,
-                pairs.next_power_of_two(),
-            )?;
+            let rounded = pairs.div_ceil(4096).saturating_mul(4096);
+            let target = rounded.min(self.max_pairs()).max(pairs);
+            self.regrow(self.body_capacity, self.shape_capacity, target)?;
         }
         Ok(())
+    }
+
+    /// The most pair slots this world's device can bind: the manifolds and the solver rows
+    /// of every slot must fit one storage binding (`u32::MAX` on the CPU).
+    pub fn max_pairs(&self) -> u32 {
+        match &self.engine {
+            Engine::Cpu(_) => u32::MAX,
+            Engine::Gpu(g) => {
+                let per_slot = (std::mem::size_of::<GpuManifold>() as u64)
+                    .max(16 * u64::from(solver::solver_rows_per_manifold()));
+                u32::try_from(g.rigid.ctx.max_binding_bytes() / per_slot).unwrap_or(u32::MAX)
+            }
+        }
     }
 
     fn params(&self, dt: f32) -> GpuRigidParams {
@@ -671,12 +698,21 @@ impl RigidWorld {
                     b.force = Vec4::ZERO;
                     b.torque = Vec4::ZERO;
                 }
-                poll_status(g).unwrap_or(self.report)
+                match poll_status(g) {
+                    Some(r) => {
+                        g.colour_passes = r.colours_wanted.clamp(1, solver::SEQUENTIAL_COLOUR);
+                        r
+                    }
+                    None => self.report,
+                }
             }
         };
         self.report = report;
         if report.pairs_wanted > report.pairs && self.config.auto_grow {
-            self.grow_pairs(report.pairs_wanted + report.pairs_wanted / 2)?;
+            // Half as much again for the pile to settle into, within what the device binds.
+            let wanted = report.pairs_wanted;
+            let roomy = wanted.saturating_add(wanted / 2).min(self.max_pairs());
+            self.grow_pairs(roomy.max(wanted))?;
         }
         Ok(report)
     }
@@ -684,10 +720,10 @@ impl RigidWorld {
     /// Compute dispatches one [`RigidWorld::step`] records on the GPU, all substeps together:
     /// integrate, ccd and shape AABBs (plus the explosion pass while one runs), the grid build,
     /// the four broad-phase passes, narrow, the two wake passes, the solver passes of
-    /// [`solver::solver_gpu_passes`] and sleep. Solver passes above
-    /// [`solver::FUSED_MAX_MANIFOLDS`] pair slots are indirect, one per colour slot and
-    /// iteration, and those of unused colours launch no workgroups; they are counted all the
-    /// same. Describes the next step at the current sizes; `None` on the CPU.
+    /// [`solver::solver_gpu_passes`] and sleep. Above [`solver::FUSED_MAX_MANIFOLDS`] pair slots
+    /// the solver dispatches, per iteration, one indirect pass for each of the colours recent
+    /// steps used (reported a frame or two late) and one tail pass for any colours beyond.
+    /// Describes the next step at the current sizes; `None` on the CPU.
     pub fn dispatches_per_step(&self) -> Option<u32> {
         let Engine::Gpu(g) = &self.engine else {
             return None;
@@ -698,7 +734,7 @@ impl RigidWorld {
         let front = 2 + u32::from(self.explosion.is_some());
         let grid = g.rigid.grid().dispatches();
         let broad = broad::broad_gpu_passes(params.shape_count, self.plan.large.len() as u32).len();
-        let solver = solver::solver_gpu_passes(&params).len();
+        let solver = solver::solver_gpu_passes(&params, g.colour_passes).len();
         let per_substep = front + grid + broad as u32 + 3 + solver as u32 + 3;
         Some(self.config.substeps * per_substep)
     }
@@ -940,6 +976,8 @@ fn cpu_step(
         manifolds: colouring.manifolds,
         colours: colouring.colour_count,
         uncoloured: colouring.uncoloured,
+        colours_wanted: colouring.colours_wanted,
+        rounds: colouring.rounds,
         awake,
         unsolved: 0,
     })
@@ -961,7 +999,7 @@ fn gpu_step(
     let shape_count = params.shape_count;
     let body_count = params.body_count;
     let pairs = params.pair_capacity;
-    let solver_passes = solver::solver_gpu_passes(params);
+    let solver_passes = solver::solver_gpu_passes(params, g.colour_passes);
     let mut encoder = r
         .ctx
         .device
@@ -1099,6 +1137,8 @@ fn report_from_counters(step: u64, c: &[u32]) -> StepReport {
         manifolds: at(counter::MANIFOLDS),
         colours: at(counter::COLOURS),
         uncoloured: at(counter::UNCOLOURED),
+        colours_wanted: at(counter::COLOURS_WANTED),
+        rounds: at(counter::ROUNDS),
         awake: at(counter::AWAKE),
         unsolved: at(counter::UNSOLVED),
     }

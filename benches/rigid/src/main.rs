@@ -226,8 +226,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Pair (and manifold) slots per body slot given to the benchmark's wgphys worlds (grown by
 /// `auto_grow` when a step finds more pairs). The scenes' own capacities (16 per body for the
-/// pyramid and the rain) need a solver buffer of 36 rows × 16 B per pair slot, which is more
-/// than lavapipe's 128 MiB storage binding from 20k bodies on.
+/// pyramid and the rain) need 224 B of manifold per pair slot, which is more than lavapipe's
+/// 128 MiB storage binding from about 37k bodies on.
 const PAIRS_PER_BODY: u32 = 4;
 
 /// Builds the wgphys scene (on the CPU, with `scenes::rigid`), then rebuilds it on `backend`
