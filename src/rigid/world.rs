@@ -43,8 +43,9 @@ pub struct StepReport {
     /// Dynamic bodies awake after the step.
     pub awake: u32,
     /// Manifolds that needed solving but got no colour, so were not solved this step. Always 0
-    /// on the CPU; on software adapters the single-workgroup colouring kernel can be cut short
-    /// on huge scenes (Mesa stops very long shader loops).
+    /// on the CPU, and on the GPU unless a colouring kernel was cut short: software adapters
+    /// stop very long shader loops, which is why scenes above
+    /// [`solver::COLOUR_FUSED_MAX_MANIFOLDS`] pair slots colour in rounds of passes.
     pub unsolved: u32,
 }
 
@@ -60,8 +61,9 @@ impl StepReport {
         }
         (self.unsolved > 0).then(|| {
             format!(
-                "{} manifolds were not solved (the GPU colouring was cut short): split the \
-                 scene into smaller worlds, or use a hardware adapter",
+                "{} manifolds were not solved (a GPU colouring kernel was cut short): lower \
+                 RigidConfig::pair_capacity to what the scene needs, split the scene into \
+                 smaller worlds, or use a hardware adapter",
                 self.unsolved
             )
         })
