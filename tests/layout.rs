@@ -578,7 +578,7 @@ fn rigid_structs_layout() {
             step,
             warm_start,
             substeps,
-            _pad0,
+            colour_passes,
             _pad1,
             _pad2,
             _pad3,

@@ -899,10 +899,18 @@ fn the_contact_basis_is_orthonormal() {
     }
 }
 
+/// The solver's passes with `colour_passes` set to `cap`.
+fn capped_passes(p: &GpuRigidParams, cap: u32) -> Vec<SolverPass> {
+    solver_gpu_passes(&GpuRigidParams {
+        colour_passes: cap,
+        ..*p
+    })
+}
+
 #[test]
 fn the_pass_list_is_fused_for_small_scenes() {
     let mut p = params(10, 100);
-    let fused = solver_gpu_passes(&p, 12);
+    let fused = capped_passes(&p, 12);
     let names: Vec<&str> = fused.iter().map(|x| x.entry).collect();
     assert_eq!(
         names,
@@ -917,7 +925,7 @@ fn the_pass_list_is_fused_for_small_scenes() {
     p.pair_capacity = FUSED_MAX_MANIFOLDS + 1;
     let iterations = (1 + p.velocity_iterations + p.position_iterations) as usize;
     // Every colour one by one: no tail.
-    let all = solver_gpu_passes(&p, MAX_COLOURS);
+    let all = capped_passes(&p, MAX_COLOURS);
     let per_colour = MAX_COLOURS as usize;
     assert_eq!(all.len(), 3 + per_colour * iterations);
     assert_eq!(
@@ -928,17 +936,23 @@ fn the_pass_list_is_fused_for_small_scenes() {
     );
     assert_eq!(all[3 + per_colour + 5].pass_record, 5);
     // Six colours one by one, then a tail from colour 6 on, in every sweep.
-    let six = solver_gpu_passes(&p, 6);
+    let six = capped_passes(&p, 6);
     assert_eq!(six.len(), 3 + 7 * iterations);
     let tail = six[3 + 7 + 6];
     assert_eq!(
         (tail.entry, tail.dispatch, tail.pass_record),
-        ("solve_velocity_tail", SolverDispatch::Direct(1), 6)
+        (
+            "solve_velocity_tail",
+            SolverDispatch::Indirect {
+                counter_word: counter::TAIL_INDIRECT
+            },
+            6
+        )
     );
     assert_eq!(six.last().map(|x| x.entry), Some("solve_position_tail"));
     // Large scenes colour in rounds of passes.
     p.pair_capacity = COLOUR_FUSED_MAX_MANIFOLDS + 1;
-    let big = solver_gpu_passes(&p, 6);
+    let big = capped_passes(&p, 6);
     let rounds = 2 * COLOUR_ROUNDS as usize;
     assert_eq!(big.len(), 3 + 1 + rounds + 7 * iterations);
     assert_eq!(big[1].entry, "colour_init");
@@ -975,13 +989,10 @@ fn wgsl_constants_match_the_rust_ones() {
     assert_eq!(constant("SOLVE_ROWS_PER_POINT"), ROWS_PER_POINT);
     assert_eq!(constant("SOLVE_COLOUR_ROUNDS"), COLOUR_ROUNDS);
     assert_eq!(constant("SEQUENTIAL_COLOUR"), SEQUENTIAL_COLOUR);
-    for p in solver_gpu_passes(&params(1, 1), 1)
-        .iter()
-        .chain(&solver_gpu_passes(
-            &params(1, COLOUR_FUSED_MAX_MANIFOLDS + 1),
-            4,
-        ))
-    {
+    for p in capped_passes(&params(1, 1), 1).iter().chain(&capped_passes(
+        &params(1, COLOUR_FUSED_MAX_MANIFOLDS + 1),
+        4,
+    )) {
         let ep = module
             .entry_points
             .iter()
@@ -1143,16 +1154,23 @@ fn the_gpu_solver_matches_the_cpu_twin() {
         pair_capacity: COLOUR_FUSED_MAX_MANIFOLDS + 1,
         ..p
     };
+    let cap = |q: &GpuRigidParams, colour_passes| GpuRigidParams {
+        colour_passes,
+        ..*q
+    };
     let modes = [
-        ("fused", solver_gpu_passes(&p, 12)),
-        ("fused, again", solver_gpu_passes(&p, 12)),
-        ("per-colour", solver_gpu_passes(&per_colour, MAX_COLOURS)),
-        ("per-colour, 5 + tail", solver_gpu_passes(&per_colour, 5)),
-        ("per-colour, tail only", solver_gpu_passes(&per_colour, 1)),
-        ("colouring in rounds", solver_gpu_passes(&rounds, 3)),
+        ("fused", cap(&p, 12)),
+        ("fused, again", cap(&p, 12)),
+        ("per-colour", cap(&per_colour, MAX_COLOURS)),
+        ("per-colour, 5 + tail", cap(&per_colour, 5)),
+        ("per-colour, tail only", cap(&per_colour, 1)),
+        ("colouring in rounds", cap(&rounds, 3)),
     ];
-    for (mode, passes) in &modes {
-        let got = run_gpu(&p, passes, &bodies, &ms, &prev);
+    for (mode, mode_params) in &modes {
+        // The GPU reads colour_passes from the params (it arms the tail), so each mode writes
+        // its own; pair_capacity only sizes the buffers, whose extra slots stay empty.
+        let passes = solver_gpu_passes(mode_params);
+        let got = run_gpu(mode_params, &passes, &bodies, &ms, &prev);
         for (word, want, what) in [
             (counter::COLOURS, report.colours, "colours"),
             (counter::UNCOLOURED, report.uncoloured, "uncoloured"),
@@ -1164,6 +1182,14 @@ fn the_gpu_solver_matches_the_cpu_twin() {
                 "colours wanted",
             ),
             (COUNTER_PREV_PAIRS, n, "pair count kept for warm start"),
+            (
+                counter::TAIL_INDIRECT,
+                u32::from(
+                    (mode_params.colour_passes..MAX_COLOURS)
+                        .any(|c| !colouring.batch(c).is_empty()),
+                ),
+                "tail pass armed",
+            ),
         ] {
             assert_eq!(got.counters[word], want, "{mode}: {what}");
         }
@@ -1239,7 +1265,7 @@ fn one_colour_batch_matches_the_cpu_twin() {
         pair_capacity: FUSED_MAX_MANIFOLDS + 1,
         ..params(bodies.len() as u32, ms.len() as u32)
     };
-    let all = solver_gpu_passes(&p, MAX_COLOURS);
+    let all = capped_passes(&p, MAX_COLOURS);
     let passes: Vec<SolverPass> = all[..3]
         .iter()
         .copied()

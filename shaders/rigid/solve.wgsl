@@ -314,8 +314,17 @@ fn colour_waiting(m: Manifold) -> bool {
     return m.colour == NONE && solve_needs(m);
 }
 
+/// Whether slot k may still wait, from its first 16 bytes alone: most slots are coloured or
+/// have no points after the first rounds, and the rounds visit every slot.
+fn colour_may_wait(k: u32) -> bool {
+    return manifolds[k].colour == NONE && manifolds[k].count > 0u;
+}
+
 /// Round r, phase 1: a waiting manifold claims its bodies.
 fn colour_claim_one(k: u32, r: u32) {
+    if (!colour_may_wait(k)) {
+        return;
+    }
     let m = manifolds[k];
     if (!colour_waiting(m)) {
         return;
@@ -332,6 +341,9 @@ fn colour_claim_one(k: u32, r: u32) {
 /// Round r, phase 2: a waiting manifold that holds all its bodies takes the lowest free colour;
 /// one that does not clears the words it will claim next round. Returns whether it still waits.
 fn colour_pick_one(k: u32, r: u32) -> bool {
+    if (!colour_may_wait(k)) {
+        return false;
+    }
     let m = manifolds[k];
     if (!colour_waiting(m)) {
         return false;
@@ -481,6 +493,18 @@ fn colour_finish_body(t: u32, n: u32) {
     workgroupBarrier();
     if (t <= MAX_COLOURS) {
         atomicStore(&counters[COUNTER_COLOUR_START + t], colour_starts[t]);
+    }
+    if (t == MAX_COLOURS) {
+        // The tail pass runs only when a colour the host does not dispatch one by one is used.
+        var tail = 0u;
+        for (var col = max(params.colour_passes, 1u); col < MAX_COLOURS; col++) {
+            if (colour_totals[col] > 0u) {
+                tail = 1u;
+            }
+        }
+        atomicStore(&counters[COUNTER_TAIL_INDIRECT], tail);
+        atomicStore(&counters[COUNTER_TAIL_INDIRECT + 1u], 1u);
+        atomicStore(&counters[COUNTER_TAIL_INDIRECT + 2u], 1u);
     }
     if (t < MAX_COLOURS) {
         let total = colour_totals[t];

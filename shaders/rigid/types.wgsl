@@ -71,7 +71,7 @@ struct RigidParams {
     step: u32,
     warm_start: u32,
     substeps: u32,
-    _pad0: u32,
+    colour_passes: u32,
     _pad1: u32,
     _pad2: u32,
     _pad3: vec4<u32>,

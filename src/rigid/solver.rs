@@ -138,11 +138,12 @@ pub struct SolverPass {
 }
 
 /// The solver's GPU passes in execution order for one step with these parameters, dispatching
-/// `colour_passes` colours one by one (clamped to `1..=MAX_COLOURS`) and the rest in one
-/// single-workgroup tail pass. The result does not depend on `colour_passes` (a colour's
-/// manifolds share no body, so one thread after another solves them as the parallel threads
-/// do): the host picks it from the colours recent steps used, and only the dispatch count
-/// changes.
+/// `params.colour_passes` colours one by one (clamped to `1..=MAX_COLOURS`) and the rest in one
+/// single-workgroup tail pass, which `colour_finish` arms (indirect triple
+/// [`counter::TAIL_INDIRECT`]) only when one of those colours has manifolds. The result does
+/// not depend on `colour_passes` (a colour's manifolds share no body, so one thread after
+/// another solves them as the parallel threads do): the host picks it from the colours recent
+/// steps asked for, and only the dispatch count changes.
 ///
 /// `warm_start`, then the colouring: `colour_manifolds` when `pair_capacity ≤`
 /// [`COLOUR_FUSED_MAX_MANIFOLDS`], else `colour_init`, [`COLOUR_ROUNDS`] × (`colour_claim`,
@@ -152,13 +153,14 @@ pub struct SolverPass {
 /// `solve_warm_apply`, then `velocity_iterations ×` `solve_velocity` and
 /// `position_iterations ×` `solve_position`, each over colours `0..colour_passes` (indirect:
 /// an unused colour launches no workgroup) followed, when `colour_passes < MAX_COLOURS`, by its
-/// `_tail` pass over the colours from `colour_passes` on.
+/// `_tail` pass over the colours from `colour_passes` on (indirect too, so an unarmed tail
+/// costs only its dispatch).
 ///
 /// Indirect passes read their (x, 1, 1) triple at `counter_word` of a copy of `counters` taken
 /// after the colouring (a dispatch may not read arguments from a buffer bound as writable
 /// storage). Every pass binds group 1 at `pass_record × PASS_STRIDE` (the colour, the first
 /// colour of a tail, or the colouring round).
-pub fn solver_gpu_passes(params: &GpuRigidParams, colour_passes: u32) -> Vec<SolverPass> {
+pub fn solver_gpu_passes(params: &GpuRigidParams) -> Vec<SolverPass> {
     let per_manifold = params.pair_capacity.div_ceil(RIGID_WG).max(1);
     let with = |entry, dispatch, pass_record| SolverPass {
         entry,
@@ -188,14 +190,15 @@ pub fn solver_gpu_passes(params: &GpuRigidParams, colour_passes: u32) -> Vec<Sol
         }
         return passes;
     }
-    let cap = colour_passes.clamp(1, MAX_COLOURS);
+    let cap = params.colour_passes.clamp(1, MAX_COLOURS);
     let sweep = |passes: &mut Vec<SolverPass>, entry, tail| {
         passes.extend((0..cap).map(|c| {
             let counter_word = counter::INDIRECT + 3 * c as usize;
             with(entry, SolverDispatch::Indirect { counter_word }, c)
         }));
         if cap < MAX_COLOURS {
-            passes.push(with(tail, SolverDispatch::Direct(1), cap));
+            let counter_word = counter::TAIL_INDIRECT;
+            passes.push(with(tail, SolverDispatch::Indirect { counter_word }, cap));
         }
     };
     if params.velocity_iterations > 0 {

@@ -68,6 +68,9 @@ pub mod counter {
     pub const COLOURS_WANTED: usize = 8;
     /// Colouring rounds that coloured something.
     pub const ROUNDS: usize = 9;
+    /// The (x, 1, 1) indirect triple of the solver's tail pass: one workgroup when a colour at
+    /// or above `GpuRigidParams::colour_passes` has manifolds, else none.
+    pub const TAIL_INDIRECT: usize = 10;
     /// First of `MAX_COLOURS` indirect-dispatch triples (x, 1, 1), one per colour.
     pub const INDIRECT: usize = 16;
     /// First of `MAX_COLOURS + 1` colour start offsets into the `order` buffer.
@@ -212,8 +215,10 @@ pub struct GpuRigidParams {
     pub warm_start: u32,
     /// Substeps per step (each runs integrate, solve velocities, solve positions).
     pub substeps: u32,
-    /// Padding.
-    pub _pad0: u32,
+    /// Colours the per-colour solver passes dispatch one by one; `colour_finish` arms the tail
+    /// pass (see `solver::solver_gpu_passes`) only when a later colour has manifolds. Changes
+    /// dispatch counts, never results. 0 counts as 1.
+    pub colour_passes: u32,
     /// Padding.
     pub _pad1: u32,
     /// Padding.

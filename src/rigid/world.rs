@@ -93,12 +93,28 @@ struct GpuEngine {
     rigid: GpuRigid,
     status: Vec<StatusSlot>,
     /// Colours the per-colour solver path dispatches one by one (the rest go to one tail pass),
-    /// from the colours recent steps asked for; changes dispatch counts, never results.
+    /// see [`colour_passes_for`]; changes dispatch counts, never results.
     colour_passes: u32,
+    /// The adapter is a CPU (lavapipe, llvmpipe).
+    software: bool,
 }
 
 /// Colours dispatched one by one before the first status report arrives.
 const INITIAL_COLOUR_PASSES: u32 = 12;
+
+/// Colours the per-colour solver path dispatches one by one, given the colours a recent step
+/// asked for (`None` before any report): those, on a hardware adapter, so a sweep costs one
+/// dispatch per colour in use instead of `MAX_COLOURS`. Software adapters get every colour slot:
+/// on lavapipe (Mesa 22.3) a 5k-box pyramid stepped 2–4× slower with the colours in use plus
+/// the tail pass than with all 32 colour passes, most of them empty, for a reason inside the
+/// driver that we did not pin down.
+fn colour_passes_for(software: bool, wanted: Option<u32>) -> u32 {
+    match (software, wanted) {
+        (true, _) => MAX_COLOURS,
+        (false, None) => INITIAL_COLOUR_PASSES,
+        (false, Some(w)) => w.clamp(1, solver::SEQUENTIAL_COLOUR),
+    }
+}
 
 enum Engine {
     Cpu(Box<CpuRigid>),
@@ -170,20 +186,24 @@ impl RigidWorld {
         };
         let engine = match backend {
             Backend::Cpu => Engine::Cpu(Box::default()),
-            Backend::Gpu(ctx) => Engine::Gpu(Box::new(GpuEngine {
-                rigid: GpuRigid::new(
-                    &ctx,
-                    sizes(
-                        body_capacity,
-                        shape_capacity,
-                        pair_capacity,
-                        plan.cell_size,
-                        0,
+            Backend::Gpu(ctx) => {
+                let software = ctx.info.device_type == wgpu::DeviceType::Cpu;
+                Engine::Gpu(Box::new(GpuEngine {
+                    rigid: GpuRigid::new(
+                        &ctx,
+                        sizes(
+                            body_capacity,
+                            shape_capacity,
+                            pair_capacity,
+                            plan.cell_size,
+                            0,
+                        )?,
                     )?,
-                )?,
-                status: Vec::new(),
-                colour_passes: INITIAL_COLOUR_PASSES,
-            })),
+                    status: Vec::new(),
+                    colour_passes: colour_passes_for(software, None),
+                    software,
+                }))
+            }
         };
         Ok(Self {
             config,
@@ -687,6 +707,10 @@ impl RigidWorld {
                 report
             }
             Engine::Gpu(g) => {
+                let params = GpuRigidParams {
+                    colour_passes: g.colour_passes,
+                    ..params
+                };
                 gpu_step(
                     g,
                     &params,
@@ -702,7 +726,7 @@ impl RigidWorld {
                 }
                 match poll_status(g) {
                     Some(r) => {
-                        g.colour_passes = r.colours_wanted.clamp(1, solver::SEQUENTIAL_COLOUR);
+                        g.colour_passes = colour_passes_for(g.software, Some(r.colours_wanted));
                         r
                     }
                     None => self.report,
@@ -724,7 +748,8 @@ impl RigidWorld {
     /// the four broad-phase passes, narrow, the two wake passes, the solver passes of
     /// [`solver::solver_gpu_passes`] and sleep. Above [`solver::FUSED_MAX_MANIFOLDS`] pair slots
     /// the solver dispatches, per iteration, one indirect pass for each of the colours recent
-    /// steps used (reported a frame or two late) and one tail pass for any colours beyond.
+    /// steps asked for (reported a frame or two late) and one indirect tail pass that runs only
+    /// when a later colour has manifolds.
     /// Describes the next step at the current sizes; `None` on the CPU.
     pub fn dispatches_per_step(&self) -> Option<u32> {
         let Engine::Gpu(g) = &self.engine else {
@@ -736,7 +761,11 @@ impl RigidWorld {
         let front = 2 + u32::from(self.explosion.is_some());
         let grid = g.rigid.grid().dispatches();
         let broad = broad::broad_gpu_passes(params.shape_count, self.plan.large.len() as u32).len();
-        let solver = solver::solver_gpu_passes(&params, g.colour_passes).len();
+        let params = GpuRigidParams {
+            colour_passes: g.colour_passes,
+            ..params
+        };
+        let solver = solver::solver_gpu_passes(&params).len();
         let per_substep = front + grid + broad as u32 + 3 + solver as u32 + 3;
         Some(self.config.substeps * per_substep)
     }
@@ -1001,7 +1030,7 @@ fn gpu_step(
     let shape_count = params.shape_count;
     let body_count = params.body_count;
     let pairs = params.pair_capacity;
-    let solver_passes = solver::solver_gpu_passes(params, g.colour_passes);
+    let solver_passes = solver::solver_gpu_passes(params);
     let mut encoder = r
         .ctx
         .device
