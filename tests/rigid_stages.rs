@@ -192,9 +192,25 @@ fn rigid_forces_match_the_cpu_twin() {
         .filter(|b| b.force.truncate().length() > 100.0)
         .count();
     assert!(pushed > 10, "the shell reaches some bodies ({pushed})");
+    // On the ramps of the shock the force is peak·(1 − (st − d)/kw): a rounding error δ in the
+    // distance d (a hardware length() may round differently from the CPU's, a few ulps) moves
+    // it by peak·δ/kw, which near the ramp's foot is large relative to the force itself. So the
+    // force may differ by that much on top of the step tolerance (the torque by the arm times
+    // it).
+    let (peak, kw) = (e.shock.z, e.misc.x * e.shock.y);
+    let arm = e.misc.z;
     for (i, (a, b)) in got.iter().zip(&bodies).enumerate() {
-        assert_close("force", i, a.force, b.force);
-        assert_close("torque", i, a.torque, b.torque);
+        let d = (b.pos.truncate() - e.detonation.truncate()).length();
+        let ramp = peak * 8.0 * f32::EPSILON * d.max(1.0) / kw;
+        let near = |what: &str, g: Vec4, c: Vec4, extra: f32| {
+            let scale = c.abs().max_element().max(1.0);
+            assert!(
+                (g - c).abs().max_element() <= STEP_TOL * scale + extra,
+                "body {i} field {what}: gpu {g:?} cpu {c:?}"
+            );
+        };
+        near("force", a.force, b.force, ramp);
+        near("torque", a.torque, b.torque, ramp * arm.max(1.0));
         assert_eq!(a.awake, b.awake, "body {i} awake");
     }
 }
