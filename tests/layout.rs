@@ -477,6 +477,20 @@ fn agg_binding_strides_match_rust_elements() {
         ("grid_sorted", size_of::<u32>()),
         ("grid_start", size_of::<u32>()),
         ("grid_end", size_of::<u32>()),
+        ("order_keys", size_of::<u32>()),
+        ("order_ids", size_of::<u32>()),
+        ("order", size_of::<u32>()),
+        ("near_pos_in", size_of::<Vec4>()),
+        ("near_vel_in", size_of::<Vec4>()),
+        ("near_pos_out", size_of::<Vec4>()),
+        ("near_vel_out", size_of::<Vec4>()),
+        ("near_acc", size_of::<Vec4>()),
+        ("near_acc_out", size_of::<Vec4>()),
+        ("near_slot", size_of::<u32>()),
+        ("cells", size_of::<[u32; 2]>()),
+        ("cells_out", size_of::<[u32; 2]>()),
+        ("cell_slots", size_of::<u32>()),
+        ("cell_slots_out", size_of::<u32>()),
     ]
     .into_iter()
     .collect();

@@ -28,7 +28,16 @@
 // Neighbours are visited in a fixed order (cells dz, dy, dx, then sorted order within a
 // cell), so the sums are deterministic. Static colliders are applied afterwards, unaveraged,
 // so walls stay hard. RELAXATION and REST_DEPTH come from src/aggregate/model.rs.
-// CPU twin: src/aggregate/cpu.rs `collide`.
+//
+// With the grid (`collide_near`), the iterations run in the spatial order of order.wgsl: slot
+// s holds particle order[s], its state packed into near_pos (position, radius or -1 when
+// removed), near_vel (velocity, inverse mass) and near_acc (acceleration), and a grid key's
+// particles are listed by slot in `cells` / `cell_slots`. Thread s handles slot s, so a
+// thread's neighbours sit in nearby slots, read by nearby threads. The arithmetic, the visiting
+// order and the tie-break on particle indices are those of the particle-order loop: only where
+// the values are read from changes. Without a grid (`collide`: colliders only) thread i handles
+// particle i in place.
+// CPU twin: src/aggregate/cpu.rs `collide` (particle order; the same arithmetic).
 
 /// (1 + x/16)^16 with x clamped to [-16, 16]: close to e^x for the small arguments stack
 /// scaling uses, and built from one exact scaling, one add and four squarings, which round the
@@ -42,11 +51,24 @@ fn stack_weight(x: f32) -> f32 {
     return t * t;
 }
 
-/// The square of the impact speed between i (field acceleration `a_i`) and j: the speed the
-/// larger of their two accelerations adds in two steps; 0 when neither accelerates (then every
-/// closing contact is an impact). Squared so that no square root is compared.
-fn impact_speed2(a_i: vec3<f32>, j: u32) -> f32 {
-    let a_j = accel_field(j);
+/// A particle's own acceleration `a` plus the gravity fields: `accel_field` of links.wgsl for a
+/// value already read.
+fn with_gravity(a: vec3<f32>) -> vec3<f32> {
+    var t = a;
+    for (var k = 0u; k < params.field_count; k = k + 1u) {
+        if (params.fields[k].kind == 1u) {
+            t = t + params.fields[k].v.xyz;
+        }
+    }
+    return t;
+}
+
+/// The square of the impact speed between i (field acceleration `a_i`) and j (own acceleration
+/// `acc_j`): the speed the larger of their two field accelerations adds in two steps; 0 when
+/// neither accelerates (then every closing contact is an impact). Squared so that no square
+/// root is compared.
+fn impact_speed2(a_i: vec3<f32>, acc_j: vec3<f32>) -> f32 {
+    let a_j = with_gravity(acc_j);
     let reach = 2.0 * params.dt;
     return reach * reach * max(dot(a_i, a_i), dot(a_j, a_j));
 }
@@ -64,100 +86,143 @@ fn impact_weight(vn: f32, impact2: f32) -> f32 {
     return clamp((vn * vn - impact2) / impact2, 0.0, 1.0);
 }
 
+/// The static colliders, unaveraged, after the particle contacts.
+fn apply_colliders(b_in: Body, r: f32, a_i: vec3<f32>) -> Body {
+    var b = b_in;
+    for (var c = 0u; c < params.collider_count; c = c + 1u) {
+        let col = colliders[c];
+        let contact = collider_contact(col, b.p, r);
+        if (contact.w > -params.contact_slop) {
+            b = resolve_contact(b, col, contact, a_i, params.dt);
+        }
+    }
+    return b;
+}
+
+/// Without a grid: the colliders alone, thread i on particle i.
 @compute @workgroup_size(WG)
 fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i >= params.n) {
         return;
     }
-    let dt = params.dt;
     let pv = pos_in[i];
     let vv = vel_in[i];
-    let w = acc[i].w;
-    let r = radius[i];
+    var b = Body(pv.xyz, vv.xyz);
+    if (pv.w != 0.0 && acc[i].w > 0.0) {
+        b = apply_colliders(b, radius[i], accel_field(i));
+    }
+    pos_out[i] = vec4<f32>(b.p, pv.w);
+    vel_out[i] = vec4<f32>(b.v, vv.w);
+}
+
+/// With the grid: slot s of the spatial order (see the header).
+@compute @workgroup_size(WG)
+fn collide_near(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let s = gid.x;
+    if (s >= params.n) {
+        return;
+    }
+    let dt = params.dt;
+    let pv = near_pos_in[s];
+    let vv = near_vel_in[s];
+    let w = vv.w;
+    let r = pv.w;
     var p = pv.xyz;
     var v = vv.xyz;
-    if (pv.w != 0.0 && w > 0.0) {
-        let a_i = accel_field(i);
+    if (r >= 0.0 && w > 0.0) {
+        let acc_i = near_acc[s].xyz;
+        let a_i = with_gravity(acc_i);
+        // The particle index, for the tie-break of coincident grains.
+        let i = order[s];
         var dv = vec3<f32>(0.0);
         var dp = vec3<f32>(0.0);
         var dpr = vec3<f32>(0.0);
         var count = 0.0;
-        if (params.collisions != 0u) {
-            var keys = grid_neighbour_keys(grid_cell(p, params.inv_cell_size), params.table_mask);
-            for (var m = 0u; m < 27u; m = m + 1u) {
-                if (grid_key_is_repeat(&keys, m)) {
+        var keys = grid_neighbour_keys(grid_cell(p, params.inv_cell_size), params.table_mask);
+        for (var m = 0u; m < 27u; m = m + 1u) {
+            if (grid_key_is_repeat(&keys, m)) {
+                continue;
+            }
+            let cell = cells[keys[m]];
+            let listed = cell.y >= CELL_LISTED;
+            var in_key = select(2u, 1u, cell.x == cell.y);
+            if (listed) {
+                in_key = cell.y - CELL_LISTED;
+            }
+            for (var e = 0u; e < in_key; e = e + 1u) {
+                var t = select(cell.y, cell.x, e == 0u);
+                if (listed) {
+                    t = cell_slots[cell.x + e];
+                }
+                let pj = near_pos_in[t];
+                // pj.w: the radius, -1 for a removed particle.
+                if (t == s || pj.w < 0.0) {
                     continue;
                 }
-                let key = keys[m];
-                let start = grid_start[key];
-                let end = grid_end[key];
-                for (var s = start; s < end; s = s + 1u) {
-                    let j = grid_sorted[s];
-                    let pj = pos_in[j];
-                    if (j == i || pj.w == 0.0) {
-                        continue;
+                let rr = r + pj.w;
+                let d = p - pj.xyz;
+                let dist2 = dot(d, d);
+                let reach = rr + params.contact_slop;
+                if (dist2 > reach * reach) {
+                    continue;
+                }
+                let dist = sqrt(dist2);
+                var n: vec3<f32>;
+                if (dist > 0.0) {
+                    n = d / dist;
+                } else {
+                    n = vec3<f32>(0.0, select(-1.0, 1.0, i < order[t]), 0.0);
+                }
+                let vj = near_vel_in[t];
+                let acc_j = near_acc[t].xyz;
+                // Stack scaling: the lower grain counts as heavier by about e^(k dy).
+                let wj = vj.w * stack_weight(params.stack_scaling * (pj.y - p.y));
+                let share = w / (w + wj);
+                let rel = v - vj.xyz;
+                let vn = dot(rel, n);
+                let pen = rr - dist;
+                let impact2 = impact_speed2(a_i, acc_j);
+                let wi = impact_weight(vn, impact2);
+                if (wi > 0.0) {
+                    var new_vn = -params.restitution * vn;
+                    // The gravity fields act on both particles alike and cancel here.
+                    let acc_vn = dot(acc_i - acc_j, n) * dt;
+                    if (acc_vn < 0.0) {
+                        new_vn = max(new_vn + params.restitution * acc_vn, 0.0);
                     }
-                    let rr = r + radius[j];
-                    let d = p - pj.xyz;
-                    let dist2 = dot(d, d);
-                    let reach = rr + params.contact_slop;
-                    if (dist2 > reach * reach) {
-                        continue;
+                    let dvn = new_vn - vn;
+                    var dvc = n * dvn;
+                    let vt = rel - n * vn;
+                    let vt_len = length(vt);
+                    if (vt_len > 0.0) {
+                        dvc = dvc - vt * (min(vt_len, params.friction * dvn) / vt_len);
                     }
-                    let dist = sqrt(dist2);
-                    var n = vec3<f32>(0.0, select(-1.0, 1.0, i < j), 0.0);
-                    if (dist > 0.0) {
-                        n = d / dist;
+                    let sw = share * wi;
+                    dv = dv + dvc * sw;
+                    if (pen > 0.0) {
+                        dp = dp + n * (pen * sw);
                     }
-                    // Stack scaling: the lower grain counts as heavier by about e^(k dy).
-                    let wj = acc[j].w * stack_weight(params.stack_scaling * (pj.y - p.y));
-                    let share = w / (w + wj);
-                    let rel = v - vel_in[j].xyz;
-                    let vn = dot(rel, n);
-                    let pen = rr - dist;
-                    let impact2 = impact_speed2(a_i, j);
-                    let wi = impact_weight(vn, impact2);
+                }
+                if (impact2 == 0.0) {
+                    // Without acceleration, the book's response alone.
                     if (wi > 0.0) {
-                        var new_vn = -params.restitution * vn;
-                        // The gravity fields act on both particles alike and cancel here.
-                        let acc_vn = dot(acc[i].xyz - acc[j].xyz, n) * dt;
-                        if (acc_vn < 0.0) {
-                            new_vn = max(new_vn + params.restitution * acc_vn, 0.0);
-                        }
-                        let dvn = new_vn - vn;
-                        var dvc = n * dvn;
+                        count = count + 1.0;
+                    } else if (pen > 0.0) {
+                        dp = dp + n * (pen * share);
+                        count = count + 1.0;
+                    }
+                } else {
+                    if (wi < 1.0 && pen > 0.0) {
+                        var dpc = n * pen;
                         let vt = rel - n * vn;
-                        let vt_len = length(vt);
-                        if (vt_len > 0.0) {
-                            dvc = dvc - vt * (min(vt_len, params.friction * dvn) / vt_len);
+                        let slip = length(vt) * dt;
+                        if (slip > 0.0) {
+                            dpc = dpc - vt * (dt * min(slip, params.friction * pen) / slip);
                         }
-                        let sw = share * wi;
-                        dv = dv + dvc * sw;
-                        if (pen > 0.0) {
-                            dp = dp + n * (pen * sw);
-                        }
+                        dpr = dpr + dpc * (share * (1.0 - wi));
                     }
-                    if (impact2 == 0.0) {
-                        // Without acceleration, the book's response alone.
-                        if (wi > 0.0) {
-                            count = count + 1.0;
-                        } else if (pen > 0.0) {
-                            dp = dp + n * (pen * share);
-                            count = count + 1.0;
-                        }
-                    } else {
-                        if (wi < 1.0 && pen > 0.0) {
-                            var dpc = n * pen;
-                            let vt = rel - n * vn;
-                            let slip = length(vt) * dt;
-                            if (slip > 0.0) {
-                                dpc = dpc - vt * (dt * min(slip, params.friction * pen) / slip);
-                            }
-                            dpr = dpr + dpc * (share * (1.0 - wi));
-                        }
-                        count = count + max(wi, clamp(pen / (rr * REST_DEPTH), 0.0, 1.0));
-                    }
+                    count = count + max(wi, clamp(pen / (rr * REST_DEPTH), 0.0, 1.0));
                 }
             }
         }
@@ -168,16 +233,10 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
             v = v + dv / count + dpk / dt;
             p = p + dp / count + dpk;
         }
-        for (var c = 0u; c < params.collider_count; c = c + 1u) {
-            let col = colliders[c];
-            let contact = collider_contact(col, p, r);
-            if (contact.w > -params.contact_slop) {
-                let b = resolve_contact(Body(p, v), col, contact, a_i, dt);
-                p = b.p;
-                v = b.v;
-            }
-        }
+        let b = apply_colliders(Body(p, v), r, a_i);
+        p = b.p;
+        v = b.v;
     }
-    pos_out[i] = vec4<f32>(p, pv.w);
-    vel_out[i] = vec4<f32>(v, vv.w);
+    near_pos_out[s] = vec4<f32>(p, pv.w);
+    near_vel_out[s] = vec4<f32>(v, w);
 }

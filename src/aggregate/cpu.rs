@@ -244,6 +244,53 @@ fn impact_weight(vn: f32, impact2: f32) -> f32 {
     ((vn * vn - impact2) / impact2).clamp(0.0, 1.0)
 }
 
+/// Twin of `near_key` in shaders/aggregate/order.wgsl: the key the GPU sorts particles by to
+/// lay out the collide iterations in space, the Morton code of the particle's 2×2×2-cell block
+/// (8 bits per axis, [`NEAR_KEY_BITS`](super::gpu::NEAR_KEY_BITS) in all).
+pub fn near_key(p: Vec3, spec: &GridSpec) -> u32 {
+    fn spread(x: u32) -> u32 {
+        let mut x = x & 0xff;
+        x = (x | (x << 8)) & 0x0000_f00f;
+        x = (x | (x << 4)) & 0x000c_30c3;
+        (x | (x << 2)) & 0x0024_9249
+    }
+    let c = cell_of(p, spec.cell_size);
+    let b = [c.x as u32 >> 1, c.y as u32 >> 1, c.z as u32 >> 1];
+    spread(b[0]) | (spread(b[1]) << 1) | (spread(b[2]) << 2)
+}
+
+/// The GPU's spatial order of `pos` (xyz used): slot s holds particle `order[s]`, particles
+/// ordered by ([`near_key`], index). The GPU runs its collide iterations in this order; the
+/// result does not depend on it, so [`collide`] visits particles in index order.
+pub fn near_order(pos: &[Vec4], spec: &GridSpec) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..pos.len() as u32).collect();
+    order.sort_by_key(|&i| (near_key(pos[i as usize].xyz(), spec), i));
+    order
+}
+
+/// Twin of `near_cells` in shaders/aggregate/order.wgsl: per grid key, its particles' slots in
+/// the grid's order, one entry of two u32 per key: `[a, a]` for one particle, `[a, b]` for two,
+/// else `[first, CELL_LISTED + count]`; and per grid-sorted position, the particle's slot (what
+/// a listed entry's range indexes). `slot_of[i]` is particle i's slot.
+pub fn near_cells(grid: &CpuGrid, table_size: u32, slot_of: &[u32]) -> (Vec<[u32; 2]>, Vec<u32>) {
+    let cell_slots: Vec<u32> = grid
+        .sorted_index
+        .iter()
+        .map(|&i| slot_of[i as usize])
+        .collect();
+    let cells = (0..table_size)
+        .map(|k| {
+            let r = grid.key_range(k);
+            match r.len() {
+                1 => [cell_slots[r.start]; 2],
+                2 => [cell_slots[r.start], cell_slots[r.start + 1]],
+                len => [r.start as u32, CELL_LISTED + len as u32],
+            }
+        })
+        .collect();
+    (cells, cell_slots)
+}
+
 fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
     let mut a = s.acc[i].xyz();
     for fld in &params.fields[..params.field_count as usize] {

@@ -1,11 +1,17 @@
 //! GPU host code for the aggregate stages: buffers, kernels and the step recorder. The
 //! stages and their order match `AggregateWorld::step` on the CPU.
+//!
+//! With a grid, the collide iterations run in a spatial order of the particles, on packed
+//! copies of their state (see `shaders/aggregate/order.wgsl`): after the grid build, a sort
+//! by block Morton code, a gather into that order, the grid keys' slot lists, the iterations,
+//! and a scatter back into particle order.
 
 use super::types::*;
 use crate::error::Result;
 use crate::gpu::buffer::{self, STATE};
 use crate::gpu::kernel::{Dispatch, Kernel};
 use crate::gpu::shader::{compose, prelude, BindingDecl};
+use crate::gpu::sort::GpuRadixSort;
 use crate::gpu::GpuContext;
 use crate::grid::gpu::GpuGrid;
 use crate::grid::GridSpec;
@@ -33,7 +39,31 @@ pub mod binding {
     pub const GRID_SORTED: u32 = 13;
     pub const GRID_START: u32 = 14;
     pub const GRID_END: u32 = 15;
+    pub const ORDER_KEYS: u32 = 16;
+    pub const ORDER_IDS: u32 = 17;
+    pub const ORDER: u32 = 18;
+    pub const NEAR_POS_IN: u32 = 19;
+    pub const NEAR_VEL_IN: u32 = 20;
+    pub const NEAR_POS_OUT: u32 = 21;
+    pub const NEAR_VEL_OUT: u32 = 22;
+    pub const NEAR_ACC: u32 = 23;
+    pub const NEAR_ACC_OUT: u32 = 24;
+    pub const NEAR_SLOT: u32 = 25;
+    pub const CELLS: u32 = 26;
+    pub const CELLS_OUT: u32 = 27;
+    pub const CELL_SLOTS: u32 = 28;
+    pub const CELL_SLOTS_OUT: u32 = 29;
 }
+
+/// Bits of the spatial order's sort key (`near_key` in shaders/aggregate/order.wgsl): the
+/// Morton code of a 2×2×2-cell block, 8 bits per axis, so three radix passes.
+pub const NEAR_KEY_BITS: u32 = 24;
+
+/// Bytes per grid key of the collide stage's slot table (`cells`).
+pub const CELL_ENTRY_BYTES: u64 = 8;
+
+/// The most workgroups `near_cells` dispatches; its threads stride over larger tables.
+const MAX_GROUPS: u32 = 65_535;
 
 const RW: &str = "storage, read_write";
 /// Inputs no aggregate kernel writes: declared read-only so the compiler may keep them in
@@ -138,11 +168,100 @@ pub const BINDINGS: &[BindingDecl] = &[
         space: RO,
         ty: "array<u32>",
     },
+    BindingDecl {
+        index: binding::ORDER_KEYS,
+        name: "order_keys",
+        space: RW,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::ORDER_IDS,
+        name: "order_ids",
+        space: RW,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::ORDER,
+        name: "order",
+        space: RO,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::NEAR_POS_IN,
+        name: "near_pos_in",
+        space: RO,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::NEAR_VEL_IN,
+        name: "near_vel_in",
+        space: RO,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::NEAR_POS_OUT,
+        name: "near_pos_out",
+        space: RW,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::NEAR_VEL_OUT,
+        name: "near_vel_out",
+        space: RW,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::NEAR_ACC,
+        name: "near_acc",
+        space: RO,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::NEAR_ACC_OUT,
+        name: "near_acc_out",
+        space: RW,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::NEAR_SLOT,
+        name: "near_slot",
+        space: RW,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::CELLS,
+        name: "cells",
+        space: RO,
+        ty: "array<vec2<u32>>",
+    },
+    BindingDecl {
+        index: binding::CELLS_OUT,
+        name: "cells_out",
+        space: RW,
+        ty: "array<vec2<u32>>",
+    },
+    BindingDecl {
+        index: binding::CELL_SLOTS,
+        name: "cell_slots",
+        space: RO,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::CELL_SLOTS_OUT,
+        name: "cell_slots_out",
+        space: RW,
+        ty: "array<u32>",
+    },
 ];
 
 /// The composed WGSL module of the aggregate domain.
 pub fn shader_source() -> String {
-    let consts = [("WG", WG), ("MAX_FIELDS", MAX_FIELDS), ("NONE", NONE)];
+    let consts = [
+        ("WG", WG),
+        ("MAX_FIELDS", MAX_FIELDS),
+        ("NONE", NONE),
+        ("CELL_LISTED", CELL_LISTED),
+    ];
     // The collide stage's float constants, defined once in model.rs.
     let relaxation = format!(
         "const RELAXATION: f32 = {:?};\nconst REST_DEPTH: f32 = {:?};\n",
@@ -158,8 +277,20 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/aggregate/integrate.wgsl"),
             include_str!("../../shaders/aggregate/links.wgsl"),
             include_str!("../../shaders/aggregate/collide.wgsl"),
+            include_str!("../../shaders/aggregate/order.wgsl"),
         ],
     )
+}
+
+/// The spatial order of a step, read back by [`GpuAggregate::read_near`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct NearTables {
+    /// Slot s holds particle `order[s]`.
+    pub order: Vec<u32>,
+    /// Per grid key, its particles' slots (see [`cpu::near_cells`](super::cpu::near_cells)).
+    pub cells: Vec<[u32; 2]>,
+    /// Per grid-sorted position, the particle's slot.
+    pub cell_slots: Vec<u32>,
 }
 
 /// The static tables, as the host last set them.
@@ -185,6 +316,91 @@ struct Kernels {
     solve_links: Kernel,
 }
 
+/// The spatial order of a world with a grid: its sort, the packed state in that order, the
+/// grid keys' slot table, and the kernels that use them (see shaders/aggregate/order.wgsl).
+struct Near {
+    sort: GpuRadixSort,
+    /// Position and radius (-1: removed), ping-pong.
+    pos: [wgpu::Buffer; 2],
+    /// Velocity and inverse mass, ping-pong.
+    vel: [wgpu::Buffer; 2],
+    /// Own acceleration.
+    acc: wgpu::Buffer,
+    /// Per particle, its slot.
+    slot: wgpu::Buffer,
+    /// Per grid key, its particles' slots (`CELL_ENTRY_BYTES` each).
+    cells: wgpu::Buffer,
+    /// Per grid-sorted position, the particle's slot.
+    cell_slots: wgpu::Buffer,
+    keys: Kernel,
+    gather: Kernel,
+    cells_kernel: Kernel,
+    /// `collide[k]` reads `pos[k]`/`vel[k]` and writes the other pair.
+    collide: [Kernel; 2],
+    /// `scatter[k]` reads `pos[k]`/`vel[k]`.
+    scatter: [Kernel; 2],
+}
+
+impl Near {
+    fn new(
+        ctx: &GpuContext,
+        module: &wgpu::ShaderModule,
+        capacity: u32,
+        spec: &GridSpec,
+    ) -> Result<Self> {
+        let device = &ctx.device;
+        let n = u64::from(capacity);
+        let v4 = |name: &str| buffer::zeroed(device, name, 16 * n, STATE);
+        let u32s = |name: &str| buffer::zeroed(device, name, 4 * n, STATE);
+        Ok(Self {
+            sort: GpuRadixSort::new(ctx, capacity, NEAR_KEY_BITS)?,
+            pos: [v4("agg_near_pos"), v4("agg_near_pos_next")],
+            vel: [v4("agg_near_vel"), v4("agg_near_vel_next")],
+            acc: v4("agg_near_acc"),
+            slot: u32s("agg_near_slot"),
+            cells: cells_buffer(ctx, spec)?,
+            cell_slots: u32s("agg_cell_slots"),
+            keys: Kernel::new(device, module, "near_keys"),
+            gather: Kernel::new(device, module, "near_gather"),
+            cells_kernel: Kernel::new(device, module, "near_cells"),
+            collide: [
+                Kernel::new(device, module, "collide_near"),
+                Kernel::new(device, module, "collide_near"),
+            ],
+            scatter: [
+                Kernel::new(device, module, "near_scatter"),
+                Kernel::new(device, module, "near_scatter"),
+            ],
+        })
+    }
+
+    /// Dispatches of the order, gather, slot table, `iterations` collide iterations and
+    /// scatter for `n > 0` particles.
+    fn dispatches(&self, iterations: u32) -> u32 {
+        self.sort.dispatches() + 4 + iterations
+    }
+}
+
+/// The slot table for a grid of `spec.table_size` keys.
+///
+/// # Errors
+/// [`crate::Error::InvalidInput`] when it exceeds the device's binding limit.
+fn cells_buffer(ctx: &GpuContext, spec: &GridSpec) -> Result<wgpu::Buffer> {
+    let bytes = CELL_ENTRY_BYTES * u64::from(spec.table_size);
+    if bytes > ctx.max_binding_bytes() {
+        return Err(crate::Error::InvalidInput {
+            what: "grid table_size",
+            value: format!(
+                "{} ({bytes} bytes for the collide stage's slot table, the device allows {})",
+                spec.table_size,
+                ctx.max_binding_bytes()
+            ),
+            fix: "pass a smaller power of two for Collisions::table_size",
+        });
+    }
+    Ok(buffer::zeroed(&ctx.device, "agg_cells", bytes, STATE))
+}
+
 /// The GPU backend of an aggregate world.
 pub struct GpuAggregate {
     pub(crate) ctx: GpuContext,
@@ -205,7 +421,8 @@ pub struct GpuAggregate {
     colour_start: wgpu::Buffer,
     colliders: wgpu::Buffer,
     grid: Option<GpuGrid>,
-    grid_dummy: wgpu::Buffer,
+    /// With a grid: the spatial order the collide iterations run in.
+    near: Option<Near>,
     kernels: Kernels,
 }
 
@@ -231,9 +448,12 @@ impl GpuAggregate {
         });
         let n = u64::from(capacity);
         let v4 = |name: &str, extra: U| buffer::zeroed(device, name, 16 * n, STATE | extra);
-        let grid = match grid {
-            Some(spec) => Some(GpuGrid::new(ctx, capacity, spec)?),
-            None => None,
+        let (grid, near) = match grid {
+            Some(spec) => (
+                Some(GpuGrid::new(ctx, capacity, spec)?),
+                Some(Near::new(ctx, &module, capacity, &spec)?),
+            ),
+            None => (None, None),
         };
         let mut me = Self {
             ctx: ctx.clone(),
@@ -263,7 +483,7 @@ impl GpuAggregate {
             ),
             colliders: table(ctx, "agg_colliders", bytemuck::cast_slice(t.colliders)),
             grid,
-            grid_dummy: buffer::zeroed(device, "agg_grid_dummy", 16, STATE),
+            near,
             kernels: Kernels {
                 integrate: Kernel::new(device, &module, "agg_integrate"),
                 collide_b_to_a: Kernel::new(device, &module, "collide"),
@@ -278,10 +498,6 @@ impl GpuAggregate {
     fn bind_all(&mut self) {
         use binding::*;
         let d = &self.ctx.device;
-        let (sorted, start, end) = match &self.grid {
-            Some(g) => (g.sorted_index(), g.cell_start(), g.cell_end()),
-            None => (&self.grid_dummy, &self.grid_dummy, &self.grid_dummy),
-        };
         let k = &mut self.kernels;
         k.integrate.bind(
             d,
@@ -318,11 +534,77 @@ impl GpuAggregate {
                     (ACC, &self.acc),
                     (RADIUS, &self.radius),
                     (COLLIDERS, &self.colliders),
-                    (GRID_SORTED, sorted),
-                    (GRID_START, start),
-                    (GRID_END, end),
                 ],
             );
+        }
+        if let (Some(near), Some(grid)) = (&mut self.near, &self.grid) {
+            let order = near.sort.sorted_values();
+            near.keys.bind(
+                d,
+                &[
+                    (PARAMS, &self.params),
+                    (POS_IN, &self.pos_b),
+                    (ORDER_KEYS, &near.sort.keys),
+                    (ORDER_IDS, &near.sort.values),
+                ],
+            );
+            near.gather.bind(
+                d,
+                &[
+                    (PARAMS, &self.params),
+                    (ORDER, order),
+                    (POS_IN, &self.pos_b),
+                    (VEL_IN, &self.vel_b),
+                    (ACC, &self.acc),
+                    (RADIUS, &self.radius),
+                    (NEAR_POS_OUT, &near.pos[0]),
+                    (NEAR_VEL_OUT, &near.vel[0]),
+                    (NEAR_ACC_OUT, &near.acc),
+                    (NEAR_SLOT, &near.slot),
+                ],
+            );
+            near.cells_kernel.bind(
+                d,
+                &[
+                    (PARAMS, &self.params),
+                    (GRID_SORTED, grid.sorted_index()),
+                    (GRID_START, grid.cell_start()),
+                    (GRID_END, grid.cell_end()),
+                    (NEAR_SLOT, &near.slot),
+                    (CELLS_OUT, &near.cells),
+                    (CELL_SLOTS_OUT, &near.cell_slots),
+                ],
+            );
+            for k in 0..2 {
+                near.collide[k].bind(
+                    d,
+                    &[
+                        (PARAMS, &self.params),
+                        (NEAR_POS_IN, &near.pos[k]),
+                        (NEAR_VEL_IN, &near.vel[k]),
+                        (NEAR_POS_OUT, &near.pos[1 - k]),
+                        (NEAR_VEL_OUT, &near.vel[1 - k]),
+                        (NEAR_ACC, &near.acc),
+                        (ORDER, order),
+                        (COLLIDERS, &self.colliders),
+                        (CELLS, &near.cells),
+                        (CELL_SLOTS, &near.cell_slots),
+                    ],
+                );
+                near.scatter[k].bind(
+                    d,
+                    &[
+                        (PARAMS, &self.params),
+                        (ORDER, order),
+                        (NEAR_POS_IN, &near.pos[k]),
+                        (NEAR_VEL_IN, &near.vel[k]),
+                        (POS_IN, &self.pos_b),
+                        (VEL_IN, &self.vel_b),
+                        (POS_OUT, &self.pos_a),
+                        (VEL_OUT, &self.vel_a),
+                    ],
+                );
+            }
         }
         k.solve_links.bind(
             d,
@@ -343,7 +625,11 @@ impl GpuAggregate {
     /// # Errors
     /// Grid-creation errors.
     pub fn set_grid_spec(&mut self, spec: GridSpec) -> Result<()> {
+        let cells = cells_buffer(&self.ctx, &spec)?;
         self.grid = Some(GpuGrid::new(&self.ctx, self.capacity, spec)?);
+        if let Some(near) = &mut self.near {
+            near.cells = cells;
+        }
         self.bind_all();
         Ok(())
     }
@@ -445,15 +731,31 @@ impl GpuAggregate {
         let groups = Dispatch::Direct(n.div_ceil(WG).max(1));
         let mut dispatches = 1;
         self.kernels.integrate.record(encoder, groups, None);
+        let iterations = params.collide_iterations.max(1);
         let mut in_b = true;
-        if collide {
-            if params.collisions != 0 {
-                if let Some(grid) = &mut self.grid {
-                    grid.encode_build(encoder, &self.pos_b, n)?;
-                    dispatches += grid.dispatches();
+        if let (true, Some(grid), Some(near)) = (collide, &mut self.grid, &self.near) {
+            grid.encode_build(encoder, &self.pos_b, n)?;
+            dispatches += grid.dispatches();
+            if n > 0 {
+                let table = params.table_mask.wrapping_add(1).max(n);
+                let k = near;
+                k.keys.record(encoder, groups, None);
+                k.sort.encode(encoder, n)?;
+                k.gather.record(encoder, groups, None);
+                let cell_groups = table.div_ceil(WG).clamp(1, MAX_GROUPS);
+                k.cells_kernel
+                    .record(encoder, Dispatch::Direct(cell_groups), None);
+                let mut cur = 0;
+                for _ in 0..iterations {
+                    k.collide[cur].record(encoder, groups, None);
+                    cur = 1 - cur;
                 }
+                k.scatter[cur].record(encoder, groups, None);
+                dispatches += near.dispatches(iterations);
+                in_b = false;
             }
-            for _ in 0..params.collide_iterations.max(1) {
+        } else if collide {
+            for _ in 0..iterations {
                 let k = if in_b {
                     &self.kernels.collide_b_to_a
                 } else {
@@ -488,6 +790,26 @@ impl GpuAggregate {
             buffer::read_vec(d, q, &self.pos_a, n)?,
             buffer::read_vec(d, q, &self.vel_a, n)?,
         ))
+    }
+
+    /// Blocking read of the spatial order of the last step (worlds with a grid; `None`
+    /// without one): `n` slots of `order`, the slot table's `table_size` entries, and `n`
+    /// entries of `cell_slots` (tests; see [`cpu::near_order`](super::cpu::near_order) and
+    /// [`cpu::near_cells`](super::cpu::near_cells) for their meaning).
+    ///
+    /// # Errors
+    /// [`crate::Error::Gpu`] on readback failure.
+    pub fn read_near(&self, n: u32) -> Result<Option<NearTables>> {
+        let (Some(near), Some(grid)) = (&self.near, &self.grid) else {
+            return Ok(None);
+        };
+        let (d, q) = (&self.ctx.device, &self.ctx.queue);
+        let n = n.min(self.capacity) as usize;
+        Ok(Some(NearTables {
+            order: buffer::read_vec(d, q, near.sort.sorted_values(), n)?,
+            cells: buffer::read_vec(d, q, &near.cells, grid.spec().table_size as usize)?,
+            cell_slots: buffer::read_vec(d, q, &near.cell_slots, n)?,
+        }))
     }
 
     /// Particle capacity.

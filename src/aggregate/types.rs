@@ -9,6 +9,9 @@ pub const NONE: u32 = u32::MAX;
 
 /// The most link colours (batches) the solver keeps; more is an error naming the fix.
 pub const MAX_COLOURS: u32 = 64;
+/// Marks a listed entry of the collide stage's slot table (`[first, CELL_LISTED + count]`, see
+/// `shaders/aggregate/order.wgsl`); emitted into WGSL.
+pub const CELL_LISTED: u32 = 0x8000_0000;
 
 /// Per-step uniform block of the aggregate world. 576 bytes.
 #[repr(C)]
