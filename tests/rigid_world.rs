@@ -1394,3 +1394,90 @@ fn gpu_read_manifolds_returns_this_steps_contacts() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Recording: the caller's encoder, and the step's passes counted from the stage list.
+
+/// Two steps recorded into one caller's encoder and submitted once give the same state, bit
+/// for bit, as two `step()` calls on a second world built the same way (same adapter).
+#[test]
+fn two_steps_encoded_into_one_encoder_match_two_steps() {
+    let ctx = gpu();
+    let (mut a, _) = scenes::pyramid(Backend::Gpu(ctx.clone()), 4, 0.5).expect("pyramid");
+    let (mut b, _) = scenes::pyramid(Backend::Gpu(ctx.clone()), 4, 0.5).expect("pyramid");
+    for _ in 0..3 {
+        a.step(DT).expect("step");
+        a.step(DT).expect("step");
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        b.encode_step(DT, &mut encoder).expect("encode");
+        b.encode_step(DT, &mut encoder).expect("encode");
+        ctx.queue.submit([encoder.finish()]);
+    }
+    assert_eq!(a.steps(), b.steps());
+    let (ba, bb) = (
+        a.read_bodies().expect("read"),
+        b.read_bodies().expect("read"),
+    );
+    assert!(
+        bytemuck::cast_slice::<GpuBody, u8>(&ba) == bytemuck::cast_slice::<GpuBody, u8>(&bb),
+        "encoded steps differ from step()"
+    );
+    assert_eq!(
+        a.read_report().expect("report"),
+        b.read_report().expect("report")
+    );
+}
+
+/// The step's compute passes and dispatches come from the stage list: one pass per substep
+/// while the solver is fused, two (collide, then the per-colour solver after the indirect copy)
+/// above; every stage in the order of `RigidStage::ALL`; and the pass count far below the
+/// dispatch count (a step used to record every dispatch in its own pass).
+#[test]
+fn the_step_plan_counts_passes_and_dispatches_from_the_stage_list() {
+    use wgphys::rigid::step::{RigidStage, StepOp};
+    let ctx = gpu();
+    let (small, _) = scenes::pyramid(Backend::Gpu(ctx.clone()), 4, 0.5).expect("pyramid");
+    let substeps = small.config().substeps;
+    let plan = small.step_plan().expect("a GPU plan");
+    assert_eq!(
+        plan.passes(),
+        substeps,
+        "a fused scene: one pass per substep"
+    );
+    assert_eq!(small.passes_per_step(), Some(substeps));
+    let (big, _) = scenes::pyramid(Backend::Gpu(ctx), 40, 0.5).expect("pyramid");
+    let plan = big.step_plan().expect("a GPU plan");
+    assert!(big.config().pair_capacity == 0 && plan.shape.pair_capacity > 4096);
+    assert_eq!(plan.passes(), 2 * substeps, "collide + solve per substep");
+    let counted: u32 = plan
+        .phases
+        .iter()
+        .flat_map(|p| &p.ops)
+        .map(|op| match op {
+            StepOp::Kernel { .. } => 1,
+            StepOp::GridBuild { .. } => big.gpu().expect("gpu").grid().dispatches(),
+        })
+        .sum();
+    assert_eq!(plan.dispatches(), counted);
+    assert_eq!(big.dispatches_per_step(), Some(counted));
+    // Passes are what the host pays for: a step records at most 2 per substep, whatever the
+    // dispatch count (here several hundred).
+    assert!(counted > 20 * plan.passes(), "{counted} dispatches");
+    let order = plan.stage_order();
+    let expected: Vec<RigidStage> = RigidStage::ALL
+        .iter()
+        .copied()
+        .filter(|s| order.contains(s))
+        .collect();
+    assert_eq!(
+        order, expected,
+        "stages run in the order of RigidStage::ALL"
+    );
+    assert!(
+        !order.contains(&RigidStage::RigidForces),
+        "no explosion set"
+    );
+    assert_eq!(order.len(), RigidStage::ALL.len() - 1);
+}

@@ -57,6 +57,20 @@ impl Kernel {
         }));
     }
 
+    /// Records one dispatch of the kernel into an open compute pass (its pipeline and bind
+    /// group set first). wgpu keeps the order of the dispatches inside a pass and makes each
+    /// see the writes of the ones before it, so a phase of several stages costs one pass.
+    pub fn dispatch_in(&self, pass: &mut wgpu::ComputePass<'_>, dispatch: Dispatch<'_>) {
+        pass.set_pipeline(&self.pipeline);
+        if let Some(bg) = &self.bind_group {
+            pass.set_bind_group(0, bg, &[]);
+        }
+        match dispatch {
+            Dispatch::Direct(x) => pass.dispatch_workgroups(x, 1, 1),
+            Dispatch::Indirect(buffer, offset) => pass.dispatch_workgroups_indirect(buffer, offset),
+        }
+    }
+
     /// Records the kernel in its own labelled compute pass, with optional timestamp writes.
     pub fn record(
         &self,

@@ -25,6 +25,7 @@ use crate::gpu::buffer::{self, STATE};
 use crate::gpu::shader::{compose, prelude, BindingDecl};
 use crate::gpu::GpuContext;
 use std::mem::size_of;
+use std::sync::atomic::{AtomicU32, Ordering};
 use wgpu::BufferUsages as U;
 
 // Tuned on Mesa's CPU adapters, where a workgroup runs as 8-lane SIMD on one core and every
@@ -256,14 +257,12 @@ impl Stage {
             }));
     }
 
-    fn record(&self, encoder: &mut wgpu::CommandEncoder, group: usize, workgroups: u32) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(&format!("wgphys:pass:{}", self.name)),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.groups[group], &[]);
-        pass.dispatch_workgroups(workgroups, 1, 1);
+    fn dispatch_in(&self, pass: &mut wgpu::ComputePass<'_>, group: usize, workgroups: u32) {
+        if let Some(g) = self.groups.get(group) {
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, g, &[]);
+            pass.dispatch_workgroups(workgroups, 1, 1);
+        }
     }
 }
 
@@ -289,6 +288,8 @@ pub struct GpuRadixSort {
     // counts; only the bind groups use them.
     _scratch: [wgpu::Buffer; 3],
     params: Vec<wgpu::Buffer>,
+    // The n the per-pass parameters hold (0: none written yet).
+    written_n: AtomicU32,
     count: Stage,
     scan: Stage,
     scatter: Stage,
@@ -377,6 +378,7 @@ impl GpuRadixSort {
             out_values,
             _scratch: [tmp_keys, tmp_values, digit_counts],
             params,
+            written_n: AtomicU32::new(0),
             count,
             scan,
             scatter,
@@ -415,15 +417,33 @@ impl GpuRadixSort {
     }
 
     /// Records the sort of the first `n` pairs of [`keys`](Self::keys) / [`values`](Self::values)
-    /// into `encoder`, as passes labelled `wgphys:pass:sort_count`, `sort_scan` and
-    /// `sort_scatter`. `n = 0` records nothing.
+    /// into `encoder`, as one compute pass labelled `wgphys:pass:sort` holding every radix
+    /// pass's `sort_count`, `sort_scan` and `sort_scatter` dispatches. `n = 0` records nothing.
     ///
-    /// `n` reaches the GPU through `queue.write_buffer`, which lands at the next submit: to sort
-    /// different counts, submit between the encodes.
+    /// `n` reaches the GPU through `queue.write_buffer`, which lands at the next submit (and is
+    /// only written when it changes): to sort different counts, submit between the encodes.
     ///
     /// # Errors
     /// [`Error::InvalidInput`] when `n` exceeds the capacity.
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, n: u32) -> Result<()> {
+        self.prepare(n)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("wgphys:pass:sort"),
+            timestamp_writes: None,
+        });
+        self.dispatch_in(&mut pass, n);
+        Ok(())
+    }
+
+    /// Checks `n` and writes the per-pass parameters for sorting `n` pairs (only when `n`
+    /// differs from the last count written). Call before [`dispatch_in`](Self::dispatch_in).
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] when `n` exceeds the capacity.
+    pub fn prepare(&self, n: u32) -> Result<()> {
         if n > self.capacity {
             return Err(Error::InvalidInput {
                 what: "radix sort count n",
@@ -432,7 +452,7 @@ impl GpuRadixSort {
                     "sort at most `capacity` pairs, or create a GpuRadixSort with a larger capacity",
             });
         }
-        if n == 0 {
+        if n == 0 || self.written_n.swap(n, Ordering::Relaxed) == n {
             return Ok(());
         }
         let blocks = n.div_ceil(SORT_BLOCK);
@@ -446,12 +466,22 @@ impl GpuRadixSort {
             self.ctx
                 .queue
                 .write_buffer(&self.params[p as usize], 0, bytemuck::bytes_of(&params));
-            let p = p as usize;
-            self.count.record(encoder, p, blocks);
-            self.scan.record(encoder, p, 1);
-            self.scatter.record(encoder, p, blocks);
         }
         Ok(())
+    }
+
+    /// Records the sort's dispatches (three per radix pass) into an open compute pass, after
+    /// [`prepare`](Self::prepare) with the same `n`. `n = 0` records nothing.
+    pub fn dispatch_in(&self, pass: &mut wgpu::ComputePass<'_>, n: u32) {
+        if n == 0 {
+            return;
+        }
+        let blocks = n.div_ceil(SORT_BLOCK);
+        for p in 0..self.passes() as usize {
+            self.count.dispatch_in(pass, p, blocks);
+            self.scan.dispatch_in(pass, p, 1);
+            self.scatter.dispatch_in(pass, p, blocks);
+        }
     }
 
     /// Blocking read of the first `n` sorted (keys, values) (tests and explicit reads).

@@ -166,6 +166,8 @@ pub struct GpuGrid {
     // The n of the last build (one u32), the count grid_clear clears.
     _built_n: wgpu::Buffer,
     positions: Option<wgpu::Buffer>,
+    // The n the parameter block holds.
+    written_n: Option<u32>,
     clear: Kernel,
     keys: Kernel,
     ranges: Kernel,
@@ -249,6 +251,7 @@ impl GpuGrid {
             clear_args,
             _built_n: built_n,
             positions: None,
+            written_n: None,
             clear,
             keys,
             ranges,
@@ -296,13 +299,15 @@ impl GpuGrid {
     }
 
     /// Records a build of the grid of the first `n` entries of `positions`
-    /// (`array<vec4<f32>>`, xyz used) into `encoder`, as passes labelled `wgphys:pass:grid_clear`,
-    /// `grid_keys`, `sort_*` and `grid_ranges`. Rebinds only when `positions` is not the buffer
-    /// of the previous build.
+    /// (`array<vec4<f32>>`, xyz used) into `encoder`, as one compute pass labelled
+    /// `wgphys:pass:grid_build` holding the `grid_clear`, `grid_keys`, `sort_*` and
+    /// `grid_ranges` dispatches. Rebinds only when `positions` is not the buffer of the previous
+    /// build.
     ///
-    /// `n` reaches the GPU through `queue.write_buffer`, which lands at the next submit: submit
-    /// between builds of different counts. Builds of one grid must execute in the order they
-    /// were submitted (each clears what the previous one wrote).
+    /// `n` reaches the GPU through `queue.write_buffer`, which lands at the next submit (and is
+    /// written only when it changes): submit between builds of different counts. Builds of one
+    /// grid must execute in the order they were submitted (each clears what the previous one
+    /// wrote).
     ///
     /// # Errors
     /// [`Error::InvalidInput`] when `n` exceeds the capacity, or `positions` is smaller than
@@ -316,8 +321,8 @@ impl GpuGrid {
         self.encode_build_timed(encoder, positions, n, None)
     }
 
-    /// As [`encode_build`](Self::encode_build), writing GPU timestamps at the start of the
-    /// build's first pass and the end of its last pass into `(query_set, begin, end)` (needs
+    /// As [`encode_build`](Self::encode_build), writing GPU timestamps at the start and the end
+    /// of the build's pass into `(query_set, begin, end)` (needs
     /// `wgpu::Features::TIMESTAMP_QUERY`; see [`GpuContext::timestamps`]).
     ///
     /// # Errors
@@ -329,6 +334,28 @@ impl GpuGrid {
         n: u32,
         timestamps: Option<(&wgpu::QuerySet, u32, u32)>,
     ) -> Result<()> {
+        self.prepare_build(positions, n)?;
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("wgphys:pass:grid_build"),
+            timestamp_writes: timestamps.map(|(query_set, begin, end)| {
+                wgpu::ComputePassTimestampWrites {
+                    query_set,
+                    beginning_of_pass_write_index: Some(begin),
+                    end_of_pass_write_index: Some(end),
+                }
+            }),
+        });
+        self.dispatch_build_in(&mut pass, n);
+        Ok(())
+    }
+
+    /// Checks `n` and `positions`, binds `positions` (when it is not the buffer of the previous
+    /// build) and writes the build's parameters (when `n` changed). Call before
+    /// [`dispatch_build_in`](Self::dispatch_build_in) with the same `n`.
+    ///
+    /// # Errors
+    /// As [`encode_build`](Self::encode_build).
+    pub fn prepare_build(&mut self, positions: &wgpu::Buffer, n: u32) -> Result<()> {
         if n > self.capacity {
             return Err(Error::InvalidInput {
                 what: "grid particle count n",
@@ -357,31 +384,31 @@ impl GpuGrid {
             );
             self.positions = Some(positions.clone());
         }
-        let params = GpuGridParams {
-            n,
-            table_mask: self.spec.table_mask(),
-            inv_cell_size: self.spec.inv_cell_size(),
-            pad: 0,
-        };
-        self.ctx
-            .queue
-            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
-        let ts = |first: bool| {
-            timestamps.map(|(query_set, begin, end)| wgpu::ComputePassTimestampWrites {
-                query_set,
-                beginning_of_pass_write_index: first.then_some(begin),
-                end_of_pass_write_index: (!first).then_some(end),
-            })
-        };
-        self.clear
-            .record(encoder, Dispatch::Indirect(&self.clear_args, 0), ts(true));
-        if n > 0 {
-            self.keys.record(encoder, Dispatch::Direct(groups(n)), None);
+        if self.written_n != Some(n) {
+            let params = GpuGridParams {
+                n,
+                table_mask: self.spec.table_mask(),
+                inv_cell_size: self.spec.inv_cell_size(),
+                pad: 0,
+            };
+            self.ctx
+                .queue
+                .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+            self.written_n = Some(n);
         }
-        self.sort.encode(encoder, n)?;
-        self.ranges
-            .record(encoder, Dispatch::Direct(groups(n)), ts(false));
-        Ok(())
+        self.sort.prepare(n)
+    }
+
+    /// Records the build's dispatches into an open compute pass, after
+    /// [`prepare_build`](Self::prepare_build) with the same `n`.
+    pub fn dispatch_build_in(&self, pass: &mut wgpu::ComputePass<'_>, n: u32) {
+        self.clear
+            .dispatch_in(pass, Dispatch::Indirect(&self.clear_args, 0));
+        if n > 0 {
+            self.keys.dispatch_in(pass, Dispatch::Direct(groups(n)));
+        }
+        self.sort.dispatch_in(pass, n);
+        self.ranges.dispatch_in(pass, Dispatch::Direct(groups(n)));
     }
 
     /// Blocking read of the grid built from `n` particles (tests and explicit reads).

@@ -134,6 +134,7 @@ pub fn shader_source() -> String {
     )
 }
 
+use super::step::{step_plan, StepOp, StepPlan, StepShape};
 use crate::error::{Error, Result};
 use crate::gpu::buffer::{self, STATE};
 use crate::gpu::GpuContext;
@@ -347,6 +348,33 @@ pub struct GpuRigid {
     /// The explosion uniform ([`GpuExplosion`]) the `rigid_forces` stage reads.
     pub explosion: wgpu::Buffer,
     grid: GpuGrid,
+    compiled: Option<CompiledStep>,
+}
+
+/// A [`StepPlan`] turned into pipelines and dispatches once, recorded by
+/// [`GpuRigid::encode_plan`] step after step with no allocation, lookup or label formatting.
+struct CompiledStep {
+    plan: StepPlan,
+    pipelines: Vec<wgpu::ComputePipeline>,
+    phases: Vec<CompiledPhase>,
+}
+
+struct CompiledPhase {
+    label: &'static str,
+    flip_manifolds: bool,
+    copy_indirect: bool,
+    ops: Vec<CompiledOp>,
+}
+
+enum CompiledOp {
+    Kernel {
+        pipeline: usize,
+        dispatch: PassDispatch,
+        offset: u32,
+    },
+    Grid {
+        shapes: u32,
+    },
 }
 
 fn checked_bytes(ctx: &GpuContext, what: &'static str, count: u64, stride: u64) -> Result<u64> {
@@ -537,6 +565,7 @@ impl GpuRigid {
             _pass_records: pass_records,
             explosion,
             grid,
+            compiled: None,
         })
     }
 
@@ -610,6 +639,145 @@ impl GpuRigid {
                     pass.dispatch_workgroups_indirect(&self.indirect, 4 * u64::from(word));
                 }
             }
+        }
+    }
+
+    /// The GPU step for `shape` at this backend's sizes (see [`step_plan`]).
+    pub fn plan(&self, shape: StepShape) -> StepPlan {
+        step_plan(shape, self.grid.dispatches())
+    }
+
+    /// Records one step of the plan for `shape` into `encoder`: one compute pass per phase,
+    /// from pipelines and dispatches resolved the first time this shape is seen (and again
+    /// only when it changes: new sizes, an explosion starting or stopping, another colour
+    /// count), so a step allocates, looks up and formats nothing.
+    ///
+    /// # Errors
+    /// As [`GpuGrid::prepare_build`] (a shape count above the grid's capacity).
+    pub fn encode_step(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        shape: StepShape,
+    ) -> Result<()> {
+        if self.compiled.as_ref().is_none_or(|c| c.plan.shape != shape) {
+            let plan = self.plan(shape);
+            self.compiled = Some(self.compile(&plan));
+        }
+        let Some(compiled) = self.compiled.as_ref() else {
+            return Ok(());
+        };
+        let grid_shapes = compiled
+            .phases
+            .iter()
+            .flat_map(|p| &p.ops)
+            .find_map(|op| match op {
+                CompiledOp::Grid { shapes } => Some(*shapes),
+                CompiledOp::Kernel { .. } => None,
+            });
+        if let Some(n) = grid_shapes {
+            self.grid.prepare_build(&self.shape_pos, n)?;
+        }
+        for phase in &compiled.phases {
+            if phase.flip_manifolds {
+                self.flip ^= 1;
+            }
+            if phase.copy_indirect {
+                self.record_indirect_copy(encoder);
+            }
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(phase.label),
+                timestamp_writes: None,
+            });
+            // What the pass has bound, so a run of dispatches of one pipeline and colour sets
+            // nothing twice (the grid's kernels bind their own group 0).
+            let mut bound_pipeline = usize::MAX;
+            let mut bound_group0 = false;
+            let mut bound_offset = u32::MAX;
+            for op in &phase.ops {
+                match op {
+                    CompiledOp::Grid { shapes } => {
+                        self.grid.dispatch_build_in(&mut pass, *shapes);
+                        bound_pipeline = usize::MAX;
+                        bound_group0 = false;
+                    }
+                    CompiledOp::Kernel {
+                        pipeline,
+                        dispatch,
+                        offset,
+                    } => {
+                        if let PassDispatch::Direct(0) = dispatch {
+                            continue;
+                        }
+                        if bound_pipeline != *pipeline {
+                            pass.set_pipeline(&compiled.pipelines[*pipeline]);
+                            bound_pipeline = *pipeline;
+                        }
+                        if !bound_group0 {
+                            pass.set_bind_group(0, &self.bind0[self.flip], &[]);
+                            bound_group0 = true;
+                        }
+                        if bound_offset != *offset {
+                            pass.set_bind_group(1, &self.bind1, &[*offset]);
+                            bound_offset = *offset;
+                        }
+                        match dispatch {
+                            PassDispatch::Direct(x) => pass.dispatch_workgroups(*x, 1, 1),
+                            PassDispatch::Indirect(word) => pass
+                                .dispatch_workgroups_indirect(&self.indirect, 4 * u64::from(*word)),
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn compile(&mut self, plan: &StepPlan) -> CompiledStep {
+        let mut entries: Vec<&'static str> = Vec::new();
+        let mut pipelines = Vec::new();
+        let phases = plan
+            .phases
+            .iter()
+            .map(|phase| CompiledPhase {
+                label: phase.label,
+                flip_manifolds: phase.flip_manifolds,
+                copy_indirect: phase.copy_indirect,
+                ops: phase
+                    .ops
+                    .iter()
+                    .map(|op| match *op {
+                        StepOp::GridBuild { shapes } => CompiledOp::Grid { shapes },
+                        StepOp::Kernel {
+                            entry,
+                            dispatch,
+                            record,
+                            ..
+                        } => {
+                            let pipeline = match entries.iter().position(|e| *e == entry) {
+                                Some(i) => i,
+                                None => {
+                                    self.pipeline(entry);
+                                    if let Some(p) = self.pipelines.get(entry) {
+                                        pipelines.push(p.clone());
+                                    }
+                                    entries.push(entry);
+                                    entries.len() - 1
+                                }
+                            };
+                            CompiledOp::Kernel {
+                                pipeline,
+                                dispatch,
+                                offset: (record.min(MAX_COLOURS - 1) as u64 * PASS_STRIDE) as u32,
+                            }
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        CompiledStep {
+            plan: plan.clone(),
+            pipelines,
+            phases,
         }
     }
 

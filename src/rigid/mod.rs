@@ -42,6 +42,7 @@ mod model;
 pub mod narrow;
 pub mod ray;
 pub mod solver;
+pub mod step;
 pub mod types;
 mod world;
 

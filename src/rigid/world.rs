@@ -3,8 +3,9 @@
 
 use super::broad::{self, BroadPlan};
 use super::explosion::Explosion;
-use super::gpu::{GpuRigid, GpuRigidSizes, Pass, PassDispatch};
+use super::gpu::{GpuRigid, GpuRigidSizes};
 use super::model::*;
+use super::step::{StepPlan, StepShape};
 use super::types::*;
 use super::{ccd, cpu, narrow, solver};
 use crate::error::{Error, Result};
@@ -674,11 +675,38 @@ impl RigidWorld {
     /// # Errors
     /// [`Error::InvalidTimeStep`] for a dt that is not positive and finite; GPU errors.
     pub fn step(&mut self, dt: f32) -> Result<StepReport> {
+        self.advance(dt, None)
+    }
+
+    /// Records one step of `dt` seconds into the caller's `encoder` (GPU) without submitting,
+    /// so a renderer can put the physics and its own passes into one submission; several
+    /// steps may be recorded into one encoder. On the CPU backend the step runs now and the
+    /// encoder is left alone.
+    ///
+    /// The step's parameters reach the GPU by `queue.write_buffer`, which lands at the next
+    /// submit, before any command of it: steps recorded into one encoder share the values the
+    /// last of them wrote. Those values are the same for every step except a running
+    /// explosion's clock, so while an explosion runs, submit after each recorded step. Encoded
+    /// steps copy no counters for [`RigidWorld::report`]; call [`RigidWorld::read_report`]
+    /// after the submit to see them.
+    ///
+    /// # Errors
+    /// As [`RigidWorld::step`].
+    pub fn encode_step(&mut self, dt: f32, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
+        self.advance(dt, Some(encoder)).map(|_| ())
+    }
+
+    fn advance(
+        &mut self,
+        dt: f32,
+        encoder: Option<&mut wgpu::CommandEncoder>,
+    ) -> Result<StepReport> {
         if !(dt > 0.0 && dt.is_finite()) {
             return Err(Error::InvalidTimeStep(dt));
         }
         self.replan()?;
         let params = self.params(dt);
+        let shape = self.step_shape();
         self.steps += 1;
         let explosion = match &mut self.explosion {
             Some((e, t)) => {
@@ -711,14 +739,25 @@ impl RigidWorld {
                     colour_passes: g.colour_passes,
                     ..params
                 };
-                gpu_step(
-                    g,
-                    &params,
-                    &explosion,
-                    &self.plan,
-                    self.config.substeps,
-                    self.steps,
-                )?;
+                match encoder {
+                    Some(encoder) => gpu_encode(g, &params, &explosion, shape, encoder, None)?,
+                    None => {
+                        let mut encoder = g.rigid.ctx.device.create_command_encoder(
+                            &wgpu::CommandEncoderDescriptor {
+                                label: Some("wgphys:rigid_step"),
+                            },
+                        );
+                        gpu_encode(
+                            g,
+                            &params,
+                            &explosion,
+                            shape,
+                            &mut encoder,
+                            Some(self.steps),
+                        )?;
+                        g.rigid.ctx.queue.submit([encoder.finish()]);
+                    }
+                }
                 for b in &mut self.bodies {
                     // Integrate cleared the accumulators on the device; mirror that.
                     b.force = Vec4::ZERO;
@@ -743,31 +782,48 @@ impl RigidWorld {
         Ok(report)
     }
 
-    /// Compute dispatches one [`RigidWorld::step`] records on the GPU, all substeps together:
-    /// integrate, ccd and shape AABBs (plus the explosion pass while one runs), the grid build,
-    /// the four broad-phase passes, narrow, the two wake passes, the solver passes of
-    /// [`solver::solver_gpu_passes`] and sleep. Above [`solver::FUSED_MAX_MANIFOLDS`] pair slots
+    /// What the GPU step's plan depends on, at the current sizes.
+    fn step_shape(&self) -> StepShape {
+        let c = &self.config;
+        StepShape {
+            bodies: self.bodies.len() as u32,
+            shapes: self.shapes.len() as u32,
+            large: self.plan.large.len() as u32,
+            pair_capacity: self.pair_capacity,
+            substeps: c.substeps,
+            velocity_iterations: c.velocity_iterations,
+            position_iterations: c.position_iterations,
+            colour_passes: match &self.engine {
+                Engine::Gpu(g) => g.colour_passes,
+                Engine::Cpu(_) => MAX_COLOURS,
+            },
+            explosion: self.explosion.is_some(),
+        }
+    }
+
+    /// The GPU step the next [`RigidWorld::step`] records at the current sizes: its compute
+    /// passes and dispatches in order (see [`super::step`]); `None` on the CPU.
+    pub fn step_plan(&self) -> Option<StepPlan> {
+        match &self.engine {
+            Engine::Gpu(g) => Some(g.rigid.plan(self.step_shape())),
+            Engine::Cpu(_) => None,
+        }
+    }
+
+    /// Compute dispatches one [`RigidWorld::step`] records on the GPU, all substeps together,
+    /// counted from [`RigidWorld::step_plan`]. Above [`solver::FUSED_MAX_MANIFOLDS`] pair slots
     /// the solver dispatches, per iteration, one indirect pass for each of the colours recent
     /// steps asked for (reported a frame or two late) and one indirect tail pass that runs only
-    /// when a later colour has manifolds.
-    /// Describes the next step at the current sizes; `None` on the CPU.
+    /// when a later colour has manifolds. Describes the next step at the current sizes; `None`
+    /// on the CPU.
     pub fn dispatches_per_step(&self) -> Option<u32> {
-        let Engine::Gpu(g) = &self.engine else {
-            return None;
-        };
-        let params = self.params(1.0);
-        // rigid_forces (with an explosion), integrate_velocity, shape_aabbs; the grid; the broad
-        // phase; narrow, wake_mark, wake_apply; the solver; integrate_position, ccd, sleep.
-        let front = 2 + u32::from(self.explosion.is_some());
-        let grid = g.rigid.grid().dispatches();
-        let broad = broad::broad_gpu_passes(params.shape_count, self.plan.large.len() as u32).len();
-        let params = GpuRigidParams {
-            colour_passes: g.colour_passes,
-            ..params
-        };
-        let solver = solver::solver_gpu_passes(&params).len();
-        let per_substep = front + grid + broad as u32 + 3 + solver as u32 + 3;
-        Some(self.config.substeps * per_substep)
+        self.step_plan().map(|p| p.dispatches())
+    }
+
+    /// Compute passes one [`RigidWorld::step`] records on the GPU (one per phase: two per
+    /// substep above [`solver::FUSED_MAX_MANIFOLDS`] pair slots, one below); `None` on the CPU.
+    pub fn passes_per_step(&self) -> Option<u32> {
+        self.step_plan().map(|p| p.passes())
     }
 
     /// The newest step report.
@@ -922,7 +978,8 @@ fn sizes(
     })
 }
 
-/// One CPU (sub)step: the same stages, in the same order, as [`gpu_step`].
+/// One CPU (sub)step: the same stages, in the same order, as the GPU step plan
+/// ([`super::step::step_plan`]).
 fn cpu_step(
     c: &mut CpuRigid,
     params: &GpuRigidParams,
@@ -1014,89 +1071,24 @@ fn cpu_step(
     })
 }
 
-/// Records one step (all substeps) into one encoder and submits it; nothing is read back but
-/// the counters, asynchronously.
-fn gpu_step(
+/// Records one step (all substeps) into `encoder` from the cached plan for `shape`; with
+/// `status`, also copies this step's counters into a free status slot, mapped later without
+/// blocking.
+fn gpu_encode(
     g: &mut GpuEngine,
     params: &GpuRigidParams,
     explosion: &GpuExplosion,
-    plan: &BroadPlan,
-    substeps: u32,
-    step: u64,
+    shape: StepShape,
+    encoder: &mut wgpu::CommandEncoder,
+    status: Option<u64>,
 ) -> Result<()> {
     let r = &mut g.rigid;
     r.write(&r.params, &[*params]);
     r.write(&r.explosion, &[*explosion]);
-    let shape_count = params.shape_count;
-    let body_count = params.body_count;
-    let pairs = params.pair_capacity;
-    let solver_passes = solver::solver_gpu_passes(params);
-    let mut encoder = r
-        .ctx
-        .device
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("wgphys:rigid_step"),
-        });
-    for _ in 0..substeps {
-        let mut front = Vec::new();
-        if explosion.misc.y != 0.0 {
-            front.push(Pass::over("rigid_forces", body_count));
-        }
-        front.push(Pass::over("integrate_velocity", body_count));
-        let (entry, groups) = broad::shape_aabbs_pass(shape_count);
-        front.push(Pass::direct(entry, groups));
-        r.record(&mut encoder, &front);
-        r.record_grid(&mut encoder, shape_count)?;
-        let mut middle: Vec<Pass> = broad::broad_gpu_passes(shape_count, plan.large.len() as u32)
-            .into_iter()
-            .map(|(e, n)| Pass::direct(e, n))
-            .collect();
-        r.flip_manifolds();
-        middle.push(Pass::over("narrow", pairs));
-        middle.push(Pass::over("wake_mark", pairs));
-        middle.push(Pass::over("wake_apply", body_count));
-        r.record(&mut encoder, &middle);
-        // The solver's passes, with the second half of the integrator and the sweep of fast
-        // spheres between the velocity and the position iterations (as in `cpu_step`).
-        let mut copied = false;
-        let mut moved = false;
-        let mut batch = Vec::new();
-        for p in &solver_passes {
-            if !moved && p.entry.starts_with("solve_position") {
-                batch.push(Pass::over("integrate_position", body_count));
-                batch.push(Pass::over("ccd", body_count));
-                moved = true;
-            }
-            let pass = match p.dispatch {
-                solver::SolverDispatch::Direct(n) => Pass {
-                    entry: p.entry,
-                    dispatch: PassDispatch::Direct(n),
-                    colour: p.pass_record,
-                },
-                solver::SolverDispatch::Indirect { counter_word } => {
-                    if !copied {
-                        r.record(&mut encoder, &batch);
-                        batch.clear();
-                        r.record_indirect_copy(&mut encoder);
-                        copied = true;
-                    }
-                    Pass {
-                        entry: p.entry,
-                        dispatch: PassDispatch::Indirect(counter_word as u32),
-                        colour: p.pass_record,
-                    }
-                }
-            };
-            batch.push(pass);
-        }
-        if !moved {
-            batch.push(Pass::over("integrate_position", body_count));
-            batch.push(Pass::over("ccd", body_count));
-        }
-        batch.push(Pass::over("sleep", body_count));
-        r.record(&mut encoder, &batch);
-    }
-    // The counters of this step go to a free status slot, mapped later without blocking.
+    r.encode_step(encoder, shape)?;
+    let Some(step) = status else {
+        return Ok(());
+    };
     let slot = match g.status.iter().position(|s| s.step.is_none()) {
         Some(i) => Some(i),
         None if g.status.len() < 3 => {
@@ -1119,7 +1111,6 @@ fn gpu_step(
         encoder.copy_buffer_to_buffer(&r.counters, 0, &g.status[i].buffer, 0, STATUS_BYTES);
         g.status[i].step = Some(step);
     }
-    r.ctx.queue.submit([encoder.finish()]);
     Ok(())
 }
 

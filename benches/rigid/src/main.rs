@@ -170,6 +170,8 @@ struct Row {
     stability: String,
     awake: String,
     dispatches: String,
+    /// Host ms to record and submit one step (median), GPU rows only.
+    host_ms: String,
     colours: String,
 }
 
@@ -316,10 +318,16 @@ fn run_wgphys(
     };
     let (mut world, slots) = build(scene, n, backend)?;
     let mut times = Vec::with_capacity(steps);
+    let mut host = Vec::with_capacity(steps);
     let mut settled = None;
     for k in 1..=steps {
         let t0 = Instant::now();
         world.step(DT)?;
+        if k > warmup {
+            // From the first encode to the return of `submit` (and the non-blocking poll of
+            // the status ring): what the host spends per step before the GPU has finished.
+            host.push(t0.elapsed().as_secs_f64() * 1e3);
+        }
         if let Some(c) = ctx {
             c.wait()?;
         }
@@ -401,9 +409,15 @@ fn run_wgphys(
         ms: median(times),
         stability: stability(scene, settled.as_deref(), &end),
         awake: format!("{awake} ({} manifolds)", report.manifolds),
-        dispatches: world
-            .dispatches_per_step()
-            .map_or("–".into(), |d| d.to_string()),
+        dispatches: match (world.dispatches_per_step(), world.passes_per_step()) {
+            (Some(d), Some(p)) => format!("{d} in {p} passes"),
+            _ => "–".into(),
+        },
+        host_ms: if ctx.is_some() {
+            format!("{:.3}", median(host))
+        } else {
+            "–".into()
+        },
         colours,
     })
 }
@@ -583,6 +597,7 @@ fn run_rapier(scene: Scene, n: u32, matched: bool, steps: usize, warmup: usize) 
         stability: stability(scene, settled.as_deref(), &end),
         awake: awake.to_string(),
         dispatches: "–".into(),
+        host_ms: "–".into(),
         colours: "–".into(),
     })
 }
@@ -592,14 +607,14 @@ fn table(rows: &[Row]) -> String {
     let _ = writeln!(
         s,
         "| scene | bodies | engine / backend | steps (timed) | ms/step (median) | bodies·steps/s | \
-         stability | awake at end | dispatches/step | colours |"
+         stability | awake at end | dispatches/step | host ms/step (record + submit) | colours |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let rate = r.bodies as f64 / (r.ms / 1e3);
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} ({}) | {:.2} | {:.3e} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} ({}) | {:.2} | {:.3e} | {} | {} | {} | {} | {} |",
             r.scene.name(),
             r.bodies,
             r.engine,
@@ -610,6 +625,7 @@ fn table(rows: &[Row]) -> String {
             r.stability,
             r.awake,
             r.dispatches,
+            r.host_ms,
             r.colours
         );
     }
@@ -660,6 +676,7 @@ fn main() -> Res<()> {
                     stability: format!("error: {e}"),
                     awake: "–".into(),
                     dispatches: "–".into(),
+                    host_ms: "–".into(),
                     colours: "–".into(),
                 });
                 eprintln!(
