@@ -2,7 +2,7 @@
 //! GPU step they make for a world's current sizes, grouped into compute passes (phases).
 //!
 //! This list is the one place the GPU order is written: the recorder
-//! ([`super::gpu::GpuRigid::compile`]) turns it into cached pipelines and dispatches once per
+//! ([`super::gpu::GpuRigid::encode_step`]) turns it into cached pipelines and dispatches once per
 //! change of sizes, [`StepPlan::dispatches`] and [`StepPlan::passes`] count it, and the CPU step
 //! (`cpu_step` in `world.rs`) runs the same stages in the order [`RigidStage::ALL`] gives.
 //!
