@@ -82,13 +82,6 @@ impl Kernel {
             label: Some(&self.label),
             timestamp_writes: timestamps,
         });
-        pass.set_pipeline(&self.pipeline);
-        if let Some(bg) = &self.bind_group {
-            pass.set_bind_group(0, bg, &[]);
-        }
-        match dispatch {
-            Dispatch::Direct(x) => pass.dispatch_workgroups(x, 1, 1),
-            Dispatch::Indirect(buffer, offset) => pass.dispatch_workgroups_indirect(buffer, offset),
-        }
+        self.dispatch_in(&mut pass, dispatch);
     }
 }
