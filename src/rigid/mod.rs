@@ -3,8 +3,9 @@
 //! solver of per-contact impulses in coloured batches, with sleeping, continuous collision for
 //! fast spheres and ray casts. Every GPU stage has a CPU twin of the same name.
 //!
-//! A step, in order (each a labelled compute pass on the GPU and a function of the same name on
-//! the CPU):
+//! A step, in order (each stage a function of the same name on the CPU and WGSL entry points of
+//! that name on the GPU, where [`step`] groups them into a few compute passes and lists them as
+//! [`step::RigidStage`]):
 //!
 //! | stage | does |
 //! |---|---|
