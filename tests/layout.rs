@@ -593,10 +593,10 @@ fn rigid_structs_layout() {
             warm_start,
             substeps,
             colour_passes,
-            _pad1,
-            _pad2,
-            _pad3,
-            _pad4
+            relax_iterations,
+            inv_dt,
+            soft,
+            soft_static
         }),
     );
     check(

@@ -16,20 +16,32 @@ fn world_inverse_inertia(q: vec4<f32>, inv_body: array<vec4<f32>, 3>) -> array<v
     return array<vec4<f32>, 3>(vec4<f32>(m[0], 0.0), vec4<f32>(m[1], 0.0), vec4<f32>(m[2], 0.0));
 }
 
-// Stage `integrate_velocity`: the first half of the integrator. CPU twin: cpu.rs.
+// Stage `step_start`: one thread per body, once per step before the collide stages: clears
+// the wake flag of `claims` and the counters the step's stages add to. CPU twin: cpu.rs.
 @compute @workgroup_size(RIGID_WG)
-fn integrate_velocity(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn step_start(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i >= params.body_count) {
         return;
     }
     atomicStore(&claims[i], 0u);
     if (i == 0u) {
-        // The sleep stage of this (sub)step counts awake bodies from zero.
+        // The sleep stage of this step counts awake bodies from zero.
         atomicStore(&counters[COUNTER_AWAKE], 0u);
         atomicStore(&counters[COUNTER_UNSOLVED], 0u);
         atomicStore(&counters[COUNTER_COLOURS_WANTED], 0u);
         atomicStore(&counters[COUNTER_ROUNDS], 0u);
+    }
+}
+
+// Stage `integrate_velocity`: the first half of the integrator, every substep. The force and
+// torque accumulators act for the whole step (the sleep stage clears them after the last
+// substep). CPU twin: cpu.rs.
+@compute @workgroup_size(RIGID_WG)
+fn integrate_velocity(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= params.body_count) {
+        return;
     }
     var b = bodies[i];
     if (b.kind == BODY_DYNAMIC && b.awake != 0u) {
@@ -45,10 +57,8 @@ fn integrate_velocity(@builtin(global_invocation_id) gid: vec3<u32>) {
         b.last_acc = vec4<f32>(last_acc, b.last_acc.w);
         b.lin_vel = vec4<f32>(v, b.lin_vel.w);
         b.ang_vel = vec4<f32>(w, b.ang_vel.w);
+        bodies[i] = b;
     }
-    b.force = vec4<f32>(0.0);
-    b.torque = vec4<f32>(0.0);
-    bodies[i] = b;
 }
 
 // Stage `integrate_position`: the second half, after the velocity solver. CPU twin: cpu.rs.
@@ -75,23 +85,15 @@ fn sleeping_dynamic(b: u32) -> bool {
     return bodies[b].kind == BODY_DYNAMIC && bodies[b].awake == 0u;
 }
 
-/// Whether awake body w presses on a sleeper through manifold m (cpu.rs `presses`).
-fn presses(w: u32, m: Manifold) -> bool {
+/// Whether awake body w presses on a sleeper: it moves (cpu.rs `presses`).
+fn presses(w: u32) -> bool {
     let v = bodies[w].lin_vel.xyz;
     let a = bodies[w].ang_vel.xyz;
-    if (dot(v, v) + dot(a, a) > params.sleep_epsilon) {
-        return true;
-    }
-    for (var i = 0u; i < min(m.count, MAX_POINTS); i = i + 1u) {
-        if (m.points[i].w > 2.0 * params.position_slop) {
-            return true;
-        }
-    }
-    return false;
+    return dot(v, v) + dot(a, a) > params.sleep_epsilon;
 }
 
 // Stage `wake_mark`: one thread per pair slot; marks sleepers that awake bodies press on in
-// `claims` (cleared by integrate_velocity). Reads state no thread of this pass writes, writes
+// `claims` (cleared by step_start). Reads state no thread of this pass writes, writes
 // only claims, so the result does not depend on thread order. CPU twin: cpu.rs `wake_mark`.
 @compute @workgroup_size(RIGID_WG)
 fn wake_mark(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -104,10 +106,10 @@ fn wake_mark(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (m.count == 0u || m.body_a == NONE || m.body_b == NONE) {
         return;
     }
-    if (bodies[m.body_a].awake != 0u && sleeping_dynamic(m.body_b) && presses(m.body_a, m)) {
+    if (bodies[m.body_a].awake != 0u && sleeping_dynamic(m.body_b) && presses(m.body_a)) {
         atomicMax(&claims[m.body_b], 1u);
     }
-    if (bodies[m.body_b].awake != 0u && sleeping_dynamic(m.body_a) && presses(m.body_b, m)) {
+    if (bodies[m.body_b].awake != 0u && sleeping_dynamic(m.body_a) && presses(m.body_b)) {
         atomicMax(&claims[m.body_a], 1u);
     }
 }
@@ -125,7 +127,8 @@ fn wake_apply(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-// Stage `sleep`: one thread per body; counts awake bodies in counters[COUNTER_AWAKE] (an
+// Stage `sleep`: one thread per body, once per step after the substeps; clears the force
+// accumulators and counts awake bodies in counters[COUNTER_AWAKE] (an
 // integer sum, order-independent). CPU twin: cpu.rs `sleep`.
 @compute @workgroup_size(RIGID_WG)
 fn sleep(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -134,7 +137,11 @@ fn sleep(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     var b = bodies[i];
+    // The step's forces have acted in every substep; the next step starts from none.
+    b.force = vec4<f32>(0.0);
+    b.torque = vec4<f32>(0.0);
     if (b.kind != BODY_DYNAMIC || b.awake == 0u) {
+        bodies[i] = b;
         return;
     }
     let v = b.lin_vel.xyz;

@@ -1,6 +1,7 @@
-// Stages `warm_start`, `colour_manifolds`, `solve_prepare`, `solve_warm_apply`,
-// `solve_velocity`, `solve_position` and the single-workgroup `solve_velocity_fused` /
-// `solve_position_fused`: the contact solver. CPU twin: src/rigid/solver.rs, same names and
+// Stages `warm_start`, the colouring, `solve_prepare`, and the per-colour solver stages of the
+// soft step: `solve_warm_apply`, `solve_contact` (biased), `solve_relax`, `solve_restitution`
+// and `solve_position` (the optional book projection), each with a `_tail` entry for the
+// colours past the dispatched ones and a single-workgroup `_fused` entry for small scenes. CPU twin: src/rigid/solver.rs, same names and
 // operation order; read its module docs for why it is shaped so.
 //
 // Reads: params, bodies, manifolds (points, normal, friction in normal.w, restitution in
@@ -550,11 +551,7 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
     let basis = solve_basis(n);
     let t1 = basis.t1;
     let t2 = basis.t2;
-    let dt = params.dt;
-    let restitution = m.material.x;
     let inv_mass = a.inv_mass + b.inv_mass;
-    let acc = (a.last_acc - b.last_acc) * dt;
-    let vel_from_acc = dot(acc, n);
     let count = min(m.count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let p = m.points[i];
@@ -570,19 +567,9 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
         let k2 = ka[2] + kb[2] + vec3<f32>(0.0, 0.0, inv_mass);
         let dv = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
         let vn = dot(dv, n);
-        let pen = p.w;
-        var c = restitution;
-        if (-(vn - vel_from_acc) < params.restitution_cutoff) {
-            c = 0.0;
-        }
-        var goal = -c * (vn - vel_from_acc);
-        // Speculative point: close the gap, or bounce now if it closes within this step.
-        if (pen < 0.0 && (c <= 0.0 || vn * dt >= pen)) {
-            goal = pen / dt;
-        }
         let base = solve_row_base(k, i);
-        solver[base] = vec4<f32>(la, goal);
-        solver[base + 1u] = vec4<f32>(lb, pen);
+        solver[base] = vec4<f32>(la, vn);
+        solver[base + 1u] = vec4<f32>(lb, p.w);
         solver[base + 2u] = vec4<f32>(k0.x, k1.y, k2.z, 0.0);
     }
 }
@@ -618,8 +605,85 @@ fn solve_warm_manifold(k: u32) {
     solve_store(m.body_b, b);
 }
 
-fn solve_velocity_manifold(k: u32) {
+fn solve_relative_velocity(a: SolveBody, b: SolveBody, ra: vec3<f32>, rb: vec3<f32>) -> vec3<f32> {
+    return (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
+}
+
+// solve_contact (use_bias) and solve_relax (not): the normal row of the soft contact on the
+// overlap tracked from the anchors, then rigid friction clamped to the disc (solver.rs).
+fn solve_contact_manifold(k: u32, use_bias: bool) {
     let m = manifolds[k];
+    var a = solve_load(m.body_a);
+    var b = solve_load(m.body_b);
+    let n = m.normal.xyz;
+    let mu = m.normal.w;
+    let basis = solve_basis(n);
+    let t1 = basis.t1;
+    let t2 = basis.t2;
+    var soft = params.soft;
+    if (!(a.is_dyn && b.is_dyn)) {
+        soft = params.soft_static;
+    }
+    let count = min(m.count, MAX_POINTS);
+    for (var i = 0u; i < count; i++) {
+        let base = solve_row_base(k, i);
+        let r0 = solver[base];
+        let r1 = solver[base + 1u];
+        let kd = solver[base + 2u];
+        let ra = quat_rotate(a.orient, r0.xyz);
+        let rb = quat_rotate(b.orient, r1.xyz);
+        let pen = r1.w - dot(n, (a.pos + ra) - (b.pos + rb));
+        let s = params.position_slop - pen;
+        var bias = 0.0;
+        var mass_scale = 1.0;
+        var impulse_scale = 0.0;
+        if (s > 0.0) {
+            bias = s * params.inv_dt;
+        } else if (use_bias) {
+            bias = max(soft.x * s, -soft.w);
+            mass_scale = soft.y;
+            impulse_scale = soft.z;
+        }
+        let old = m.impulses[i].xyz;
+        let vn = dot(solve_relative_velocity(a, b, ra, rb), n);
+        var normal = old.x;
+        if (kd.x > 0.0) {
+            normal = max(old.x - mass_scale * (vn + bias) / kd.x - impulse_scale * old.x, 0.0);
+        }
+        solve_apply(&a, &b, n * (normal - old.x), ra, rb);
+        let dv = solve_relative_velocity(a, b, ra, rb);
+        var tan = vec2<f32>(old.y, old.z);
+        if (kd.y > 0.0) {
+            tan.x = tan.x - dot(dv, t1) / kd.y;
+        }
+        if (kd.z > 0.0) {
+            tan.y = tan.y - dot(dv, t2) / kd.z;
+        }
+        let limit = mu * normal;
+        let planar = length(tan);
+        if (planar > limit) {
+            var scale = 0.0;
+            if (planar > 0.0) {
+                scale = limit / planar;
+            }
+            tan = tan * scale;
+        }
+        let g = t1 * (tan.x - old.y) + t2 * (tan.y - old.z);
+        solve_apply(&a, &b, g, ra, rb);
+        manifolds[k].impulses[i] = vec4<f32>(normal, tan.x, tan.y, 0.0);
+        solver[base + 2u] = vec4<f32>(kd.xyz, max(kd.w, normal));
+    }
+    solve_store(m.body_a, a);
+    solve_store(m.body_b, b);
+}
+
+// solve_restitution: once per step, −e·v_n(start) for points that closed fast and pushed.
+fn solve_restitution_manifold(k: u32) {
+    let m = manifolds[k];
+    let e = m.material.x;
+    if (e <= 0.0) {
+        return;
+    }
     var a = solve_load(m.body_a);
     var b = solve_load(m.body_b);
     let n = m.normal.xyz;
@@ -631,55 +695,31 @@ fn solve_velocity_manifold(k: u32) {
     for (var i = 0u; i < count; i++) {
         let base = solve_row_base(k, i);
         let r0 = solver[base];
-        let ra = quat_rotate(a.orient, r0.xyz);
-        let goal = r0.w;
-        let rb = quat_rotate(b.orient, solver[base + 1u].xyz);
-        // Friction first, then the normal row, each with its own effective mass (solver.rs).
+        let r1 = solver[base + 1u];
         let kd = solver[base + 2u];
-        let old0 = m.impulses[i].xyz;
-        let dv = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
-        let vt1 = dot(dv, t1);
-        let vt2 = dot(dv, t2);
-        var tan = vec2<f32>(old0.y, old0.z);
-        if (kd.y > 0.0) {
-            tan.x = tan.x - vt1 / kd.y;
+        let vn0 = r0.w;
+        if (-vn0 < params.restitution_cutoff || kd.w <= 0.0 || kd.x <= 0.0) {
+            continue;
         }
-        if (kd.z > 0.0) {
-            tan.y = tan.y - vt2 / kd.z;
-        }
-        let limit = mu * old0.x;
+        let ra = quat_rotate(a.orient, r0.xyz);
+        let rb = quat_rotate(b.orient, r1.xyz);
+        let vn = dot(solve_relative_velocity(a, b, ra, rb), n);
+        let old = m.impulses[i];
+        let normal = max(old.x - (vn + e * vn0) / kd.x, 0.0);
+        // Keep the accumulated pair inside the cone when the bounce lowered λn.
+        let tan = vec2<f32>(old.y, old.z);
         let planar = length(tan);
-        if (planar > limit) {
+        var kept = tan;
+        if (planar > mu * normal) {
             var scale = 0.0;
             if (planar > 0.0) {
-                scale = limit / planar;
+                scale = mu * normal / planar;
             }
-            tan = tan * scale;
+            kept = kept * scale;
         }
-        let gt = t1 * (tan.x - old0.y) + t2 * (tan.y - old0.z);
-        solve_apply(&a, &b, gt, ra, rb);
-        let dv2 = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
-        let vn = dot(dv2, n);
-        var normal = old0.x;
-        if (kd.x > 0.0) {
-            normal = max(old0.x + (goal - vn) / kd.x, 0.0);
-        }
-        // Keep the accumulated pair inside the cone when the normal row lowered λn.
-        var kept = tan;
-        let planar2 = length(kept);
-        if (planar2 > mu * normal) {
-            var scale2 = 0.0;
-            if (planar2 > 0.0) {
-                scale2 = mu * normal / planar2;
-            }
-            kept = kept * scale2;
-        }
-        let acc_imp = vec3<f32>(normal, kept.x, kept.y);
-        let old = vec3<f32>(old0.x, tan.x, tan.y);
-        let inc = acc_imp - old;
-        let g = n * inc.x + t1 * inc.y + t2 * inc.z;
+        let g = n * (normal - old.x) + t1 * (kept.x - tan.x) + t2 * (kept.y - tan.y);
         solve_apply(&a, &b, g, ra, rb);
-        manifolds[k].impulses[i] = vec4<f32>(acc_imp, 0.0);
+        manifolds[k].impulses[i] = vec4<f32>(normal, kept.x, kept.y, 0.0);
     }
     solve_store(m.body_a, a);
     solve_store(m.body_b, b);
@@ -749,14 +789,20 @@ fn solve_position_manifold(k: u32) {
 // holds the colour. Thread t solves order[start + t]; the sequential colour runs in thread 0.
 
 const SOLVE_STAGE_WARM: u32 = 0u;
-const SOLVE_STAGE_VELOCITY: u32 = 1u;
-const SOLVE_STAGE_POSITION: u32 = 2u;
+const SOLVE_STAGE_CONTACT: u32 = 1u;
+const SOLVE_STAGE_RELAX: u32 = 2u;
+const SOLVE_STAGE_RESTITUTION: u32 = 3u;
+const SOLVE_STAGE_POSITION: u32 = 4u;
 
 fn solve_one(stage: u32, k: u32) {
     if (stage == SOLVE_STAGE_WARM) {
         solve_warm_manifold(k);
-    } else if (stage == SOLVE_STAGE_VELOCITY) {
-        solve_velocity_manifold(k);
+    } else if (stage == SOLVE_STAGE_CONTACT) {
+        solve_contact_manifold(k, true);
+    } else if (stage == SOLVE_STAGE_RELAX) {
+        solve_contact_manifold(k, false);
+    } else if (stage == SOLVE_STAGE_RESTITUTION) {
+        solve_restitution_manifold(k);
     } else {
         solve_position_manifold(k);
     }
@@ -787,8 +833,18 @@ fn solve_warm_apply(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 @compute @workgroup_size(RIGID_WG)
-fn solve_velocity(@builtin(global_invocation_id) gid: vec3<u32>) {
-    solve_colour_thread(SOLVE_STAGE_VELOCITY, pass_info.colour, gid.x);
+fn solve_contact(@builtin(global_invocation_id) gid: vec3<u32>) {
+    solve_colour_thread(SOLVE_STAGE_CONTACT, pass_info.colour, gid.x);
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_relax(@builtin(global_invocation_id) gid: vec3<u32>) {
+    solve_colour_thread(SOLVE_STAGE_RELAX, pass_info.colour, gid.x);
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_restitution(@builtin(global_invocation_id) gid: vec3<u32>) {
+    solve_colour_thread(SOLVE_STAGE_RESTITUTION, pass_info.colour, gid.x);
 }
 
 @compute @workgroup_size(RIGID_WG)
@@ -829,13 +885,27 @@ fn solve_load_colours(t: u32) -> u32 {
     return workgroupUniformLoad(&solve_colours_used);
 }
 
+// One substep's warm start and biased iterations in one dispatch.
 @compute @workgroup_size(RIGID_WG)
-fn solve_velocity_fused(@builtin(local_invocation_index) t: u32) {
+fn solve_contact_fused(@builtin(local_invocation_index) t: u32) {
     let used = solve_load_colours(t);
     solve_fused_colours(SOLVE_STAGE_WARM, t, 0u, used);
     for (var it = 0u; it < params.velocity_iterations; it++) {
-        solve_fused_colours(SOLVE_STAGE_VELOCITY, t, 0u, used);
+        solve_fused_colours(SOLVE_STAGE_CONTACT, t, 0u, used);
     }
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_relax_fused(@builtin(local_invocation_index) t: u32) {
+    let used = solve_load_colours(t);
+    for (var it = 0u; it < params.relax_iterations; it++) {
+        solve_fused_colours(SOLVE_STAGE_RELAX, t, 0u, used);
+    }
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_restitution_fused(@builtin(local_invocation_index) t: u32) {
+    solve_fused_colours(SOLVE_STAGE_RESTITUTION, t, 0u, solve_load_colours(t));
 }
 
 @compute @workgroup_size(RIGID_WG)
@@ -856,8 +926,18 @@ fn solve_warm_tail(@builtin(local_invocation_index) t: u32) {
 }
 
 @compute @workgroup_size(RIGID_WG)
-fn solve_velocity_tail(@builtin(local_invocation_index) t: u32) {
-    solve_fused_colours(SOLVE_STAGE_VELOCITY, t, pass_info.colour, solve_load_colours(t));
+fn solve_contact_tail(@builtin(local_invocation_index) t: u32) {
+    solve_fused_colours(SOLVE_STAGE_CONTACT, t, pass_info.colour, solve_load_colours(t));
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_relax_tail(@builtin(local_invocation_index) t: u32) {
+    solve_fused_colours(SOLVE_STAGE_RELAX, t, pass_info.colour, solve_load_colours(t));
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_restitution_tail(@builtin(local_invocation_index) t: u32) {
+    solve_fused_colours(SOLVE_STAGE_RESTITUTION, t, pass_info.colour, solve_load_colours(t));
 }
 
 @compute @workgroup_size(RIGID_WG)

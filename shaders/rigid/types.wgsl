@@ -72,10 +72,12 @@ struct RigidParams {
     warm_start: u32,
     substeps: u32,
     colour_passes: u32,
-    _pad1: u32,
-    _pad2: u32,
-    _pad3: vec4<u32>,
-    _pad4: vec4<u32>,
+    relax_iterations: u32,
+    inv_dt: f32,
+    // bias rate, mass scale, impulse scale, maximum push-out speed
+    soft: vec4<f32>,
+    // the same against static, kinematic and sleeping bodies (twice as stiff)
+    soft_static: vec4<f32>,
 }
 
 /// Per-dispatch solver uniform (group 1, dynamic offset): 16 bytes.

@@ -1,5 +1,5 @@
-//! CPU twins of the rigid stages the world itself owns: `rigid_integrate`, `wake_contacts` and
-//! `sleep` (WGSL in `shaders/rigid/integrate.wgsl`). Same operation order as the WGSL.
+//! CPU twins of the rigid stages the world itself owns: `step_start`, `integrate_velocity`,
+//! `integrate_position`, `wake_mark`, `wake_apply` and `sleep` (WGSL in `shaders/rigid/integrate.wgsl`). Same operation order as the WGSL.
 
 use super::math::*;
 use super::types::*;
@@ -11,20 +11,23 @@ pub fn world_inverse_inertia(q: Vec4, inv_body: &[Vec4; 3]) -> [Vec4; 3] {
     cols_of(r * mat3_cols(inv_body) * r.transpose())
 }
 
+/// Stage `step_start`, once per step before the collide stages: clears the wake stages'
+/// per-body flags in `claims` (the GPU twin also zeroes the step's counters).
+pub fn step_start(params: &GpuRigidParams, claims: &mut [u32]) {
+    for c in claims.iter_mut().take(params.body_count as usize) {
+        *c = 0;
+    }
+}
+
 /// Stage `integrate_velocity`, the first half of the book's integrator (catalogue §7, steps
-/// 2–6) for every awake body: last-frame acceleration, angular acceleration from the world
-/// inverse inertia, velocities, damping as d^dt, cleared accumulators. The second half,
-/// [`integrate_position`], runs after the velocity solver, so positions move with the solved
-/// velocity (see the module docs for why the stages are split). Also clears `claims` (the wake
-/// stage's per-body flags).
-pub fn integrate_velocity(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: &mut [u32]) {
+/// 2–6) for every awake body, run every substep: last-frame acceleration, angular acceleration
+/// from the world inverse inertia, velocities, damping as d^dt. The force and torque
+/// accumulators act in every substep, so a force added for a step acts for the whole step;
+/// [`sleep`] clears them after the last substep. The second half, [`integrate_position`], runs
+/// after the velocity solver.
+pub fn integrate_velocity(params: &GpuRigidParams, bodies: &mut [GpuBody]) {
     let dt = params.dt;
-    for (b, claim) in bodies
-        .iter_mut()
-        .zip(claims.iter_mut())
-        .take(params.body_count as usize)
-    {
-        *claim = 0;
+    for b in bodies.iter_mut().take(params.body_count as usize) {
         if b.kind == body_kind::DYNAMIC && b.awake != 0 {
             let mut v = b.lin_vel.xyz();
             let mut w = b.ang_vel.xyz();
@@ -38,8 +41,6 @@ pub fn integrate_velocity(params: &GpuRigidParams, bodies: &mut [GpuBody], claim
             b.lin_vel = v.extend(b.lin_vel.w);
             b.ang_vel = w.extend(b.ang_vel.w);
         }
-        b.force = Vec4::ZERO;
-        b.torque = Vec4::ZERO;
     }
 }
 
@@ -63,9 +64,9 @@ pub fn integrate_position(params: &GpuRigidParams, bodies: &mut [GpuBody]) {
 }
 
 /// Both halves of the integrator back to back, the book's `RigidBody::integrate` for a body
-/// with no contacts (tests and tools).
-pub fn rigid_integrate(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: &mut [u32]) {
-    integrate_velocity(params, bodies, claims);
+/// with no contacts (tests and tools); leaves the accumulators as they are.
+pub fn rigid_integrate(params: &GpuRigidParams, bodies: &mut [GpuBody]) {
+    integrate_velocity(params, bodies);
     integrate_position(params, bodies);
 }
 
@@ -74,20 +75,15 @@ fn sleeping_dynamic(b: &GpuBody) -> bool {
     b.kind == body_kind::DYNAMIC && b.awake == 0
 }
 
-/// Whether the awake body `w` presses on a sleeper hard enough to wake it through manifold
-/// `m`: it moves (|v|² + |ω|², the sleep metric, above the sleep epsilon) or a point
-/// penetrates beyond twice the position slop. Resting neighbours of a sleeper do not wake it —
-/// the book's resolver likewise wakes a body only on a contact it has to resolve.
-fn presses(params: &GpuRigidParams, w: &GpuBody, m: &GpuManifold) -> bool {
+/// Whether the awake body `w` presses on a sleeper hard enough to wake it: it moves (|v|² +
+/// |ω|², the sleep metric, above the sleep epsilon). Resting neighbours of a sleeper do not
+/// wake it, however deep their contact: a soft contact under a stack's load rests millimetres
+/// deep (the load over the contact's stiffness m·ω², see `solver::soft_contact`), so depth is
+/// no sign of a contact that needs resolving.
+fn presses(params: &GpuRigidParams, w: &GpuBody) -> bool {
     let v = w.lin_vel.xyz();
     let a = w.ang_vel.xyz();
-    if v.dot(v) + a.dot(a) > params.sleep_epsilon {
-        return true;
-    }
-    m.points
-        .iter()
-        .take(m.count.min(MAX_POINTS) as usize)
-        .any(|p| p.w > 2.0 * params.position_slop)
+    v.dot(v) + a.dot(a) > params.sleep_epsilon
 }
 
 /// Stage `wake_mark`: every manifold with points between an awake body that `presses` on a
@@ -109,10 +105,10 @@ pub fn wake_mark(
             continue;
         }
         let (a, b) = (&bodies[m.body_a as usize], &bodies[m.body_b as usize]);
-        if a.awake != 0 && sleeping_dynamic(b) && presses(params, a, m) {
+        if a.awake != 0 && sleeping_dynamic(b) && presses(params, a) {
             claims[m.body_b as usize] = 1;
         }
-        if b.awake != 0 && sleeping_dynamic(a) && presses(params, b, m) {
+        if b.awake != 0 && sleeping_dynamic(a) && presses(params, b) {
             claims[m.body_a as usize] = 1;
         }
     }
@@ -137,12 +133,16 @@ pub fn wake_apply(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: &[u32
     }
 }
 
-/// Stage `sleep` (catalogue §13): motion = bias·motion + (1 − bias)·(|v|² + |ω|²); below the
+/// Stage `sleep` (catalogue §13), once per step after the substeps; clears every body's force
+/// and torque accumulators first. Motion = bias·motion + (1 − bias)·(|v|² + |ω|²); below the
 /// sleep epsilon a body that may sleep falls asleep with zero velocities; above ten epsilons the
 /// motion is clamped there so a body that stops can fall asleep soon. Returns the awake count.
 pub fn sleep(params: &GpuRigidParams, bodies: &mut [GpuBody]) -> u32 {
     let mut awake = 0;
     for b in bodies.iter_mut().take(params.body_count as usize) {
+        // The step's forces have acted in every substep; the next step starts from none.
+        b.force = Vec4::ZERO;
+        b.torque = Vec4::ZERO;
         if b.kind != body_kind::DYNAMIC || b.awake == 0 {
             continue;
         }

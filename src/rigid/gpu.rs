@@ -793,6 +793,13 @@ impl GpuRigid {
         );
     }
 
+    /// Swaps the roles of `manifolds` and `manifolds_prev` for the passes recorded next: call
+    /// once per (sub)step, before its narrow phase, so the solver warm-starts from the previous
+    /// (sub)step's manifolds.
+    pub fn flip_manifolds(&mut self) {
+        self.flip ^= 1;
+    }
+
     /// The buffer the passes recorded next see as `manifolds` (this step's output).
     pub fn current_manifolds(&self) -> &wgpu::Buffer {
         if self.flip == 0 {

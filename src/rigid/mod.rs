@@ -3,33 +3,37 @@
 //! solver of per-contact impulses in coloured batches, with sleeping, continuous collision for
 //! fast spheres and ray casts. Every GPU stage has a CPU twin of the same name.
 //!
-//! A step, in order (each stage a function of the same name on the CPU and WGSL entry points of
-//! that name on the GPU, where [`step`] groups them into a few compute passes and lists them as
+//! A step is Box2D v3's soft step: collide once, then substep only the solver. In order (each
+//! stage a function of the same name on the CPU and WGSL entry points of that name on the GPU,
+//! where [`step`] groups them into a few compute passes and lists them as
 //! [`step::RigidStage`]):
 //!
 //! | stage | does |
 //! |---|---|
+//! | `step_start` | clears the wake flags and the step's counters |
 //! | `rigid_forces` | the explosion force generator (only while one is set) |
-//! | `integrate_velocity` | first half of the book's integrator: forces → velocities, damping |
 //! | `shape_aabbs` | world pose, bounding sphere and AABB of every shape |
 //! | grid build | cell keys of shape centres, stable radix sort, cell ranges |
 //! | `broad_count` / `broad_scan` / `broad_scan_sums` / `broad_write` | sorted, unique shape pairs |
 //! | `narrow` | one manifold of up to four contacts per pair |
 //! | `wake_mark` / `wake_apply` | wake sleepers that awake bodies press on |
-//! | `warm_start` / `colour_manifolds` / `solve_prepare` | last step's impulses, greedy colouring into batches, contact rows |
-//! | `solve_velocity` × colours × iterations | impulses with friction clamped to the cone |
-//! | `integrate_position` | second half of the integrator: positions from the solved velocities |
-//! | `ccd` | sweeps fast spheres back to their time of impact |
-//! | `solve_position` × colours × iterations | non-linear projection with the angular limit |
-//! | `sleep` | recency-weighted motion, sleep |
+//! | `warm_start` / `colour` / `solve_prepare` | last step's impulses, greedy colouring into batches, anchors and effective masses |
+//! | *substeps* × | |
+//! | &nbsp;&nbsp;`integrate_velocity` | forces (for the whole step) and gravity → velocities, damping |
+//! | &nbsp;&nbsp;`solve_warm_apply` × colours | the accumulated impulses |
+//! | &nbsp;&nbsp;`solve_contact` × colours × iterations | the soft contact (biased) with friction in the cone |
+//! | &nbsp;&nbsp;`integrate_position` | positions from the solved velocities |
+//! | &nbsp;&nbsp;`ccd` | sweeps fast spheres back to their time of impact |
+//! | &nbsp;&nbsp;`solve_relax` × colours × iterations | the contact without the bias |
+//! | `solve_restitution` × colours | bounces from the start velocities above the cut-off |
+//! | `solve_position` × colours × iterations | optional: the book's non-linear projection |
+//! | `sleep` | clears the force accumulators; recency-weighted motion, sleep |
 //!
-//! The list runs `substeps` times per step (4 by default). The integrator is the book's
-//! (`RigidBody::integrate`, catalogue §7) split around the velocity solver, so contacts are
-//! found at the step's start positions and a resting body never sinks by g·dt² only to be
-//! pushed back out (in the book's order, integrate first, tall stacks creep). Small scenes run
-//! the solver's colours and iterations fused in single-workgroup dispatches; large ones
-//! colour in rounds of passes and dispatch per colour in use (see
-//! [`solver::solver_gpu_passes`]).
+//! Contacts are found at the step's start poses; inside the substeps each point's overlap
+//! follows the bodies from anchors fixed in each body, so the contacts stay valid while the
+//! bodies move. Small scenes run the solver's colours and iterations fused in
+//! single-workgroup dispatches; large ones colour in rounds of passes and dispatch per colour
+//! (see [`step::step_plan`]).
 
 pub mod broad;
 pub mod ccd;

@@ -113,106 +113,6 @@ impl Colouring {
     }
 }
 
-/// How the host launches one solver pass.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SolverDispatch {
-    /// A fixed number of workgroups.
-    Direct(u32),
-    /// Workgroup count read from the `counters` buffer at this word (byte offset `4 × word`).
-    Indirect {
-        /// First word of the (x, y, z) triple.
-        counter_word: usize,
-    },
-}
-
-/// One GPU pass of the solver, in the order [`solver_gpu_passes`] lists them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SolverPass {
-    /// WGSL entry point in the rigid module (also the pass label suffix and the CPU twin).
-    pub entry: &'static str,
-    /// How to dispatch it.
-    pub dispatch: SolverDispatch,
-    /// The group-1 [`GpuPass`] record to bind: dynamic offset `record × PASS_STRIDE` (the record
-    /// holds colour `record`). Passes that read no colour use record 0.
-    pub pass_record: u32,
-}
-
-/// The solver's GPU passes in execution order for one step with these parameters, dispatching
-/// `params.colour_passes` colours one by one (clamped to `1..=MAX_COLOURS`) and the rest in one
-/// single-workgroup tail pass, which `colour_finish` arms (indirect triple
-/// [`counter::TAIL_INDIRECT`]) only when one of those colours has manifolds. The result does
-/// not depend on `colour_passes` (a colour's manifolds share no body, so one thread after
-/// another solves them as the parallel threads do): the host picks it from the colours recent
-/// steps asked for, and only the dispatch count changes.
-///
-/// `warm_start`, then the colouring: `colour_manifolds` when `pair_capacity ≤`
-/// [`COLOUR_FUSED_MAX_MANIFOLDS`], else `colour_init`, [`COLOUR_ROUNDS`] × (`colour_claim`,
-/// `colour_pick`) and `colour_finish`; then `solve_prepare`. With `pair_capacity ≤`
-/// [`FUSED_MAX_MANIFOLDS`] the iterations are `solve_velocity_fused` and
-/// `solve_position_fused`, one dispatch each whatever the colour count. Above it: per colour
-/// `solve_warm_apply`, then `velocity_iterations ×` `solve_velocity` and
-/// `position_iterations ×` `solve_position`, each over colours `0..colour_passes` (indirect:
-/// an unused colour launches no workgroup) followed, when `colour_passes < MAX_COLOURS`, by its
-/// `_tail` pass over the colours from `colour_passes` on (indirect too, so an unarmed tail
-/// costs only its dispatch).
-///
-/// Indirect passes read their (x, 1, 1) triple at `counter_word` of a copy of `counters` taken
-/// after the colouring (a dispatch may not read arguments from a buffer bound as writable
-/// storage). Every pass binds group 1 at `pass_record × PASS_STRIDE` (the colour, the first
-/// colour of a tail, or the colouring round).
-pub fn solver_gpu_passes(params: &GpuRigidParams) -> Vec<SolverPass> {
-    let per_manifold = params.pair_capacity.div_ceil(RIGID_WG).max(1);
-    let with = |entry, dispatch, pass_record| SolverPass {
-        entry,
-        dispatch,
-        pass_record,
-    };
-    let direct = |entry, groups| with(entry, SolverDispatch::Direct(groups), 0);
-    let mut passes = vec![direct("warm_start", per_manifold)];
-    if params.pair_capacity <= COLOUR_FUSED_MAX_MANIFOLDS {
-        passes.push(direct("colour_manifolds", 1));
-    } else {
-        passes.push(direct("colour_init", per_manifold));
-        for r in 0..COLOUR_ROUNDS {
-            let round = |entry| with(entry, SolverDispatch::Direct(per_manifold), r);
-            passes.push(round("colour_claim"));
-            passes.push(round("colour_pick"));
-        }
-        passes.push(direct("colour_finish", 1));
-    }
-    passes.push(direct("solve_prepare", per_manifold));
-    if params.pair_capacity <= FUSED_MAX_MANIFOLDS {
-        if params.velocity_iterations > 0 {
-            passes.push(direct("solve_velocity_fused", 1));
-        }
-        if params.position_iterations > 0 {
-            passes.push(direct("solve_position_fused", 1));
-        }
-        return passes;
-    }
-    let cap = params.colour_passes.clamp(1, MAX_COLOURS);
-    let sweep = |passes: &mut Vec<SolverPass>, entry, tail| {
-        passes.extend((0..cap).map(|c| {
-            let counter_word = counter::INDIRECT + 3 * c as usize;
-            with(entry, SolverDispatch::Indirect { counter_word }, c)
-        }));
-        if cap < MAX_COLOURS {
-            let counter_word = counter::TAIL_INDIRECT;
-            passes.push(with(tail, SolverDispatch::Indirect { counter_word }, cap));
-        }
-    };
-    if params.velocity_iterations > 0 {
-        sweep(&mut passes, "solve_warm_apply", "solve_warm_tail");
-    }
-    for _ in 0..params.velocity_iterations {
-        sweep(&mut passes, "solve_velocity", "solve_velocity_tail");
-    }
-    for _ in 0..params.position_iterations {
-        sweep(&mut passes, "solve_position", "solve_position_tail");
-    }
-    passes
-}
-
 // ---------------------------------------------------------------------------------------------
 // Shared helpers (twins of the helpers at the top of solve.wgsl).
 
@@ -549,22 +449,31 @@ pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
     }
 }
 
-/// Stage `solve_prepare`: per point of every coloured manifold, the anchors in body space
-/// (the arms r_a and r_b turned back by the bodies' orientations), the diagonal of the
-/// velocity change per unit impulse K in contact coordinates, the normal velocity target and
-/// the penetration. Writes `rows` (`solver_rows_per_manifold()` per manifold).
-///
-/// Target normal velocity, the book's `calculateDesiredDeltaVelocity` made a target: bounce
-/// −c·(v_n − v_acc), where v_acc = (last_acc_a − last_acc_b)·n·dt is the closing speed last
-/// step's acceleration built up (the resting-contact fix) and c = 0 when the closing speed is
-/// below `restitution_cutoff`. A speculative point (penetration < 0) instead lets the gap
-/// close in one step (target = penetration / dt), unless it bounces and the gap closes within
-/// this step, when it takes the bounce target now.
-///
-/// No slope fix: the book adds the planar part of last_acc·dt to the contact velocity because
-/// in its order gravity's velocity has already moved the body before friction sees it. Here
-/// the integrator is split around the solver, friction sees this step's velocity before
-/// anything moves, and the fix would push a resting box uphill by g_t·dt² a step.
+/// The soft contact of Box2D v3's soft step for a substep of `h` seconds, as
+/// (bias rate, mass scale, impulse scale, `max_push_out`): a spring of `hertz` (capped at a
+/// quarter of the substep rate, above which the implicit spring no longer tracks) with damping
+/// ratio `zeta`, written implicitly so it is stable at any stiffness. With ω = 2π·hertz,
+/// a₁ = 2ζ + hω, a₂ = hω·a₁, a₃ = 1 / (1 + a₂): bias rate ω / a₁, mass scale a₂·a₃, impulse
+/// scale a₃. The solver's normal impulse is
+/// `−m_eff · mass_scale · (v_n + bias) − impulse_scale · λ` with
+/// `bias = max(bias_rate · s, −max_push_out)` for an overlap s < 0.
+pub fn soft_contact(hertz: f32, zeta: f32, max_push_out: f32, h: f32) -> Vec4 {
+    let hertz = hertz.min(0.25 / h);
+    let omega = 2.0 * std::f32::consts::PI * hertz;
+    let a1 = 2.0 * zeta + h * omega;
+    let a2 = h * omega * a1;
+    let a3 = 1.0 / (1.0 + a2);
+    Vec4::new(omega / a1, a2 * a3, a3, max_push_out)
+}
+
+/// Stage `solve_prepare`, once per step after the colouring: per point of every coloured
+/// manifold, the anchors in body space (the arms r_a and r_b turned back by the bodies'
+/// orientations), the relative normal velocity at the step's start (what restitution reverses),
+/// the penetration when the narrow phase ran, and the diagonal of the velocity change per unit
+/// impulse K in contact coordinates (the effective masses, held for the whole step as Box2D
+/// does). The fourth word of the third row starts at 0 and collects the largest normal impulse
+/// the substeps apply (restitution only acts on points that pushed). Writes `rows`
+/// (`solver_rows_per_manifold()` per manifold).
 pub fn solve_prepare(
     params: &GpuRigidParams,
     bodies: &[GpuBody],
@@ -580,7 +489,7 @@ pub fn solve_prepare(
 }
 
 fn prepare_manifold(
-    params: &GpuRigidParams,
+    _params: &GpuRigidParams,
     bodies: &[GpuBody],
     m: &GpuManifold,
     k: usize,
@@ -591,11 +500,7 @@ fn prepare_manifold(
     let n = m.normal.xyz();
     let (t1, t2) = contact_basis(n);
     let e = [n, t1, t2];
-    let dt = params.dt;
-    let restitution = m.material.x;
     let inv_mass = a.inv_mass + b.inv_mass;
-    let acc = (a.last_acc - b.last_acc) * dt;
-    let vel_from_acc = acc.dot(n);
     for i in 0..m.count.min(MAX_POINTS) as usize {
         let p = m.points[i];
         let point = p.xyz();
@@ -611,22 +516,9 @@ fn prepare_manifold(
         let k2 = ka[2] + kb[2] + Vec3::new(0.0, 0.0, inv_mass);
         let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
         let vn = dv.dot(n);
-        let pen = p.w;
-        let c = if -(vn - vel_from_acc) < params.restitution_cutoff {
-            0.0
-        } else {
-            restitution
-        };
-        let mut target = -c * (vn - vel_from_acc);
-        // A speculative point lets the gap close, unless it closes within this step at a
-        // bouncing speed: then it bounces now, a gap early, rather than being slowed to the
-        // gap's speed first and losing its bounce.
-        if pen < 0.0 && (c <= 0.0 || vn * dt >= pen) {
-            target = pen / dt;
-        }
         let base = point_base(k, i);
-        set_row(rows, base, la.extend(target));
-        set_row(rows, base + 1, lb.extend(pen));
+        set_row(rows, base, la.extend(vn));
+        set_row(rows, base + 1, lb.extend(p.w));
         set_row(rows, base + 2, Vec4::new(k0.x, k1.y, k2.z, 0.0));
     }
 }
@@ -672,12 +564,123 @@ fn warm_apply_manifold(bodies: &mut [GpuBody], m: &GpuManifold, k: usize, rows: 
     store_body(bodies, m.body_b, &b);
 }
 
-/// Stage `solve_velocity` for colour `c`, one iteration: per point, the impulse that reaches
-/// the target normal velocity and kills the tangential one (impulse matrix · velKill), added
-/// to the accumulated impulse; outside the disc |λt| ≤ μ·λn the book's dynamic-friction
-/// formula re-solves the normal row with friction μ·λn against the slip, and λn is clamped at
-/// ≥ 0. Only the change of the accumulated impulse is applied.
-pub fn solve_velocity(
+/// Stage `solve_contact` for colour `c`, one biased iteration of the soft step: per point, the
+/// normal row, then the friction rows.
+///
+/// The normal row sees the point's current overlap, tracked from the anchors as the bodies
+/// move through the substeps (pen = pen₀ − n·((x_a + r_a) − (x_b + r_b)), the anchors' world
+/// positions coincided when the narrow phase ran), minus `position_slop`. Apart (s > 0) the
+/// bias lets the gap close within the substep and no faster (speculative contact); overlapping,
+/// the soft contact of [`soft_contact`] pushes out at most at `max_push_out`. The accumulated
+/// normal impulse stays ≥ 0. Friction is rigid, each tangent with its own effective mass,
+/// accumulated and clamped to the disc μ·λn (isotropic Coulomb). Only increments are applied.
+pub fn solve_contact(
+    params: &GpuRigidParams,
+    colouring: &Colouring,
+    c: u32,
+    bodies: &mut [GpuBody],
+    manifolds: &mut [GpuManifold],
+    rows: &mut [Vec4],
+) {
+    for &k in colouring.batch(c) {
+        if let Some(m) = manifolds.get_mut(k as usize) {
+            contact_manifold(params, true, bodies, m, k as usize, rows);
+        }
+    }
+}
+
+/// Stage `solve_relax` for colour `c`: [`solve_contact`] without the soft bias (a rigid
+/// constraint on the normal velocity; a gap still closes no faster than it allows), after the
+/// substep's positions moved, so the speed the push-out gave does not carry into the next
+/// substep as a bounce.
+pub fn solve_relax(
+    params: &GpuRigidParams,
+    colouring: &Colouring,
+    c: u32,
+    bodies: &mut [GpuBody],
+    manifolds: &mut [GpuManifold],
+    rows: &mut [Vec4],
+) {
+    for &k in colouring.batch(c) {
+        if let Some(m) = manifolds.get_mut(k as usize) {
+            contact_manifold(params, false, bodies, m, k as usize, rows);
+        }
+    }
+}
+
+fn relative_velocity(a: &SolveBody, b: &SolveBody, ra: Vec3, rb: Vec3) -> Vec3 {
+    (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb))
+}
+
+fn contact_manifold(
+    params: &GpuRigidParams,
+    use_bias: bool,
+    bodies: &mut [GpuBody],
+    m: &mut GpuManifold,
+    k: usize,
+    rows: &mut [Vec4],
+) {
+    let mut a = load_body(bodies, m.body_a);
+    let mut b = load_body(bodies, m.body_b);
+    let n = m.normal.xyz();
+    let mu = m.normal.w;
+    let (t1, t2) = contact_basis(n);
+    let soft = if a.dynamic && b.dynamic {
+        params.soft
+    } else {
+        params.soft_static
+    };
+    for i in 0..m.count.min(MAX_POINTS) as usize {
+        let base = point_base(k, i);
+        let r0 = row(rows, base);
+        let r1 = row(rows, base + 1);
+        let kd = row(rows, base + 2);
+        let ra = quat_rotate(a.orient, r0.xyz());
+        let rb = quat_rotate(b.orient, r1.xyz());
+        let pen = r1.w - n.dot((a.pos + ra) - (b.pos + rb));
+        let s = params.position_slop - pen;
+        let (bias, mass_scale, impulse_scale) = if s > 0.0 {
+            (s * params.inv_dt, 1.0, 0.0)
+        } else if use_bias {
+            ((soft.x * s).max(-soft.w), soft.y, soft.z)
+        } else {
+            (0.0, 1.0, 0.0)
+        };
+        let old = m.impulses[i].xyz();
+        let vn = relative_velocity(&a, &b, ra, rb).dot(n);
+        let mut normal = old.x;
+        if kd.x > 0.0 {
+            normal = (old.x - mass_scale * (vn + bias) / kd.x - impulse_scale * old.x).max(0.0);
+        }
+        apply_impulse(&mut a, &mut b, n * (normal - old.x), ra, rb);
+        let dv = relative_velocity(&a, &b, ra, rb);
+        let mut tan = Vec2::new(old.y, old.z);
+        if kd.y > 0.0 {
+            tan.x -= dv.dot(t1) / kd.y;
+        }
+        if kd.z > 0.0 {
+            tan.y -= dv.dot(t2) / kd.z;
+        }
+        let limit = mu * normal;
+        let planar = tan.length();
+        if planar > limit {
+            tan *= if planar > 0.0 { limit / planar } else { 0.0 };
+        }
+        let g = t1 * (tan.x - old.y) + t2 * (tan.y - old.z);
+        apply_impulse(&mut a, &mut b, g, ra, rb);
+        m.impulses[i] = Vec4::new(normal, tan.x, tan.y, 0.0);
+        set_row(rows, base + 2, kd.xyz().extend(kd.w.max(normal)));
+    }
+    store_body(bodies, m.body_a, &a);
+    store_body(bodies, m.body_b, &b);
+}
+
+/// Stage `solve_restitution` for colour `c`, once per step after the substeps: a point that
+/// closed faster than `restitution_cutoff` when the step began and that the substeps pushed on
+/// gets the normal velocity −e·v_n(start), through the accumulated normal impulse (which stays
+/// ≥ 0). Closing speeds below the cut-off do not bounce (the book's resting-contact rule).
+pub fn solve_restitution(
+    params: &GpuRigidParams,
     colouring: &Colouring,
     c: u32,
     bodies: &mut [GpuBody],
@@ -686,12 +689,22 @@ pub fn solve_velocity(
 ) {
     for &k in colouring.batch(c) {
         if let Some(m) = manifolds.get_mut(k as usize) {
-            velocity_manifold(bodies, m, k as usize, rows);
+            restitution_manifold(params, bodies, m, k as usize, rows);
         }
     }
 }
 
-fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows: &[Vec4]) {
+fn restitution_manifold(
+    params: &GpuRigidParams,
+    bodies: &mut [GpuBody],
+    m: &mut GpuManifold,
+    k: usize,
+    rows: &[Vec4],
+) {
+    let e = m.material.x;
+    if e <= 0.0 {
+        return;
+    }
     let mut a = load_body(bodies, m.body_a);
     let mut b = load_body(bodies, m.body_b);
     let n = m.normal.xyz();
@@ -700,42 +713,21 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
     for i in 0..m.count.min(MAX_POINTS) as usize {
         let base = point_base(k, i);
         let r0 = row(rows, base);
-        let ra = quat_rotate(a.orient, r0.xyz());
-        let target = r0.w;
-        let rb = quat_rotate(b.orient, row(rows, base + 1).xyz());
+        let r1 = row(rows, base + 1);
         let kd = row(rows, base + 2);
-        // Friction first, then the normal row (as Box2D orders them, so the normal row has the
-        // last word on penetration): each row with its own effective mass, the diagonal of
-        // the book's velocity-per-impulse matrix K in contact coordinates. The accumulated
-        // tangential impulse is clamped to the disc μ·λn of the accumulated normal impulse —
-        // isotropic Coulomb friction clamped to the cone — and only increments are applied.
-        let old = m.impulses[i].xyz();
-        let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
-        let vt1 = dv.dot(t1);
-        let vt2 = dv.dot(t2);
-        let mut tan = Vec2::new(old.y, old.z);
-        if kd.y > 0.0 {
-            tan.x -= vt1 / kd.y;
+        let vn0 = r0.w;
+        if -vn0 < params.restitution_cutoff || kd.w <= 0.0 || kd.x <= 0.0 {
+            continue;
         }
-        if kd.z > 0.0 {
-            tan.y -= vt2 / kd.z;
-        }
-        let limit = mu * old.x;
+        let ra = quat_rotate(a.orient, r0.xyz());
+        let rb = quat_rotate(b.orient, r1.xyz());
+        let vn = relative_velocity(&a, &b, ra, rb).dot(n);
+        let old = m.impulses[i];
+        let normal = (old.x - (vn + e * vn0) / kd.x).max(0.0);
+        // Keep the accumulated pair inside the cone when the bounce lowered λn.
+        let tan = Vec2::new(old.y, old.z);
         let planar = tan.length();
-        if planar > limit {
-            tan *= if planar > 0.0 { limit / planar } else { 0.0 };
-        }
-        let g = t1 * (tan.x - old.y) + t2 * (tan.y - old.z);
-        apply_impulse(&mut a, &mut b, g, ra, rb);
-        let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
-        let vn = dv.dot(n);
-        let mut normal = old.x;
-        if kd.x > 0.0 {
-            normal = (old.x + (target - vn) / kd.x).max(0.0);
-        }
-        // Keep the accumulated pair inside the cone when the normal row lowered λn.
         let mut kept = tan;
-        let planar = kept.length();
         if planar > mu * normal {
             kept *= if planar > 0.0 {
                 mu * normal / planar
@@ -743,12 +735,9 @@ fn velocity_manifold(bodies: &mut [GpuBody], m: &mut GpuManifold, k: usize, rows
                 0.0
             };
         }
-        let new = Vec3::new(normal, kept.x, kept.y);
-        let old = Vec3::new(old.x, tan.x, tan.y);
-        let inc = new - old;
-        let g = n * inc.x + t1 * inc.y + t2 * inc.z;
+        let g = n * (normal - old.x) + t1 * (kept.x - tan.x) + t2 * (kept.y - tan.y);
         apply_impulse(&mut a, &mut b, g, ra, rb);
-        m.impulses[i] = new.extend(0.0);
+        m.impulses[i] = Vec4::new(normal, kept.x, kept.y, 0.0);
     }
     store_body(bodies, m.body_a, &a);
     store_body(bodies, m.body_b, &b);
@@ -849,10 +838,13 @@ fn position_manifold(
     store_body(bodies, m.body_b, &b);
 }
 
-/// The whole solver on the CPU, in the GPU's order: `warm_start`, `colour`, `solve_prepare`,
-/// `solve_warm_apply` for every colour, `velocity_iterations ×` `solve_velocity` over the
-/// colours, `position_iterations ×` `solve_position` over the colours. `prev` is last step's
-/// manifolds (sorted by shape pair, as the broad phase leaves them).
+/// The solver part of one step on the CPU, for tests and tools: `warm_start`, `colour`,
+/// `solve_prepare`, then `params.substeps` × (`integrate_velocity`, `solve_warm_apply`,
+/// `velocity_iterations` × `solve_contact`, `integrate_position`, `relax_iterations` ×
+/// `solve_relax`), `solve_restitution` and `position_iterations` × `solve_position`, each over
+/// the colours: the world's step without the collide stages, the sweep of fast spheres and
+/// sleeping. `manifolds` were found at the bodies' poses when the step starts; `prev` is last
+/// step's manifolds (sorted by shape pair, as the broad phase leaves them).
 pub fn solve(
     params: &GpuRigidParams,
     bodies: &mut [GpuBody],
@@ -863,18 +855,29 @@ pub fn solve(
     let colouring = colour(bodies, manifolds);
     let mut rows = vec![Vec4::ZERO; manifolds.len() * solver_rows_per_manifold() as usize];
     solve_prepare(params, bodies, manifolds, &mut rows);
-    if params.velocity_iterations > 0 {
-        for c in 0..colouring.colour_count {
+    let colours = 0..colouring.colour_count;
+    for _ in 0..params.substeps.max(1) {
+        super::cpu::integrate_velocity(params, bodies);
+        for c in colours.clone() {
             solve_warm_apply(&colouring, c, bodies, manifolds, &rows);
         }
-    }
-    for _ in 0..params.velocity_iterations {
-        for c in 0..colouring.colour_count {
-            solve_velocity(&colouring, c, bodies, manifolds, &rows);
+        for _ in 0..params.velocity_iterations {
+            for c in colours.clone() {
+                solve_contact(params, &colouring, c, bodies, manifolds, &mut rows);
+            }
+        }
+        super::cpu::integrate_position(params, bodies);
+        for _ in 0..params.relax_iterations {
+            for c in colours.clone() {
+                solve_relax(params, &colouring, c, bodies, manifolds, &mut rows);
+            }
         }
     }
+    for c in colours.clone() {
+        solve_restitution(params, &colouring, c, bodies, manifolds, &rows);
+    }
     for _ in 0..params.position_iterations {
-        for c in 0..colouring.colour_count {
+        for c in colours.clone() {
             solve_position(params, &colouring, c, bodies, manifolds, &rows);
         }
     }

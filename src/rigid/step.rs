@@ -14,18 +14,19 @@
 
 use super::broad;
 use super::gpu::PassDispatch;
-use super::solver::{self, SolverDispatch};
+use super::solver;
 use super::types::*;
 
-/// The rigid stages, in the order a (sub)step runs them. Each has one name (see
-/// [`RigidStage::name`]) shared by its WGSL entry points, the pipeline labels, the CPU twin and
-/// its test.
+/// The rigid stages, in the order a step runs them: the collide stages once, the substep
+/// stages `substeps` times, then the finishing stages once (Box2D v3's soft step). Each has one
+/// name (see [`RigidStage::name`]) shared by its WGSL entry points, the pipeline labels, the CPU
+/// twin and its test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RigidStage {
+    /// Clears the wake flags and the step's counters.
+    StepStart,
     /// The explosion force generator (only while one is set).
     RigidForces,
-    /// Forces → velocities (first half of the integrator).
-    IntegrateVelocity,
     /// World pose, bounding sphere and AABB of every shape.
     ShapeAabbs,
     /// The grid over shape centres: clear, keys, radix sort, cell ranges.
@@ -42,27 +43,33 @@ pub enum RigidStage {
     WarmStart,
     /// Greedy colouring into independent batches.
     Colour,
-    /// Anchors, effective masses and velocity targets per contact point.
+    /// Anchors, effective masses and start velocities per contact point.
     SolvePrepare,
-    /// Applies the warm-start impulses, per colour.
+    /// Substep: forces → velocities.
+    IntegrateVelocity,
+    /// Substep: applies the accumulated impulses, per colour.
     SolveWarmApply,
-    /// Velocity iterations, per colour.
-    SolveVelocity,
-    /// Positions from the solved velocities (second half of the integrator).
+    /// Substep: biased soft-contact iterations, per colour.
+    SolveContact,
+    /// Substep: positions from the solved velocities.
     IntegratePosition,
-    /// Sweeps fast spheres back to their time of impact.
+    /// Substep: sweeps fast spheres back to their time of impact.
     Ccd,
-    /// Position iterations (the book's non-linear projection), per colour.
+    /// Substep: iterations without the soft bias, per colour.
+    SolveRelax,
+    /// Once per step: restitution from the start velocities, per colour.
+    SolveRestitution,
+    /// Once per step, optional: the book's non-linear position projection, per colour.
     SolvePosition,
-    /// Recency-weighted motion and sleeping.
+    /// Once per step: clears the force accumulators, recency-weighted motion and sleeping.
     Sleep,
 }
 
 impl RigidStage {
-    /// Every stage, in execution order.
-    pub const ALL: [RigidStage; 17] = [
+    /// Every stage, in execution order (the substep stages once).
+    pub const ALL: [RigidStage; 20] = [
+        RigidStage::StepStart,
         RigidStage::RigidForces,
-        RigidStage::IntegrateVelocity,
         RigidStage::ShapeAabbs,
         RigidStage::GridBuild,
         RigidStage::Broad,
@@ -72,10 +79,13 @@ impl RigidStage {
         RigidStage::WarmStart,
         RigidStage::Colour,
         RigidStage::SolvePrepare,
+        RigidStage::IntegrateVelocity,
         RigidStage::SolveWarmApply,
-        RigidStage::SolveVelocity,
+        RigidStage::SolveContact,
         RigidStage::IntegratePosition,
         RigidStage::Ccd,
+        RigidStage::SolveRelax,
+        RigidStage::SolveRestitution,
         RigidStage::SolvePosition,
         RigidStage::Sleep,
     ];
@@ -83,8 +93,8 @@ impl RigidStage {
     /// The stage's name: its CPU twin's function and the prefix of its WGSL entry points.
     pub fn name(self) -> &'static str {
         match self {
+            RigidStage::StepStart => "step_start",
             RigidStage::RigidForces => "rigid_forces",
-            RigidStage::IntegrateVelocity => "integrate_velocity",
             RigidStage::ShapeAabbs => "shape_aabbs",
             RigidStage::GridBuild => "grid_build",
             RigidStage::Broad => "broad",
@@ -94,29 +104,40 @@ impl RigidStage {
             RigidStage::WarmStart => "warm_start",
             RigidStage::Colour => "colour",
             RigidStage::SolvePrepare => "solve_prepare",
+            RigidStage::IntegrateVelocity => "integrate_velocity",
             RigidStage::SolveWarmApply => "solve_warm_apply",
-            RigidStage::SolveVelocity => "solve_velocity",
+            RigidStage::SolveContact => "solve_contact",
             RigidStage::IntegratePosition => "integrate_position",
             RigidStage::Ccd => "ccd",
+            RigidStage::SolveRelax => "solve_relax",
+            RigidStage::SolveRestitution => "solve_restitution",
             RigidStage::SolvePosition => "solve_position",
             RigidStage::Sleep => "sleep",
         }
     }
 
-    /// The stage a solver entry point of [`solver::solver_gpu_passes`] belongs to.
-    pub fn of_solver_entry(entry: &str) -> RigidStage {
-        match entry {
-            "warm_start" => RigidStage::WarmStart,
-            "solve_prepare" => RigidStage::SolvePrepare,
-            "solve_warm_apply" | "solve_warm_tail" => RigidStage::SolveWarmApply,
-            "solve_velocity" | "solve_velocity_tail" | "solve_velocity_fused" => {
-                RigidStage::SolveVelocity
+    /// The per-colour solver stages' entry points: one colour, the colours from a first one
+    /// on (the tail), and all colours with the iterations in one workgroup (the fused path of
+    /// small scenes; the warm start rides in `solve_contact_fused`).
+    fn colour_entries(self) -> Option<(&'static str, &'static str, &'static str)> {
+        Some(match self {
+            RigidStage::SolveWarmApply => ("solve_warm_apply", "solve_warm_tail", ""),
+            RigidStage::SolveContact => {
+                ("solve_contact", "solve_contact_tail", "solve_contact_fused")
             }
-            "solve_position" | "solve_position_tail" | "solve_position_fused" => {
-                RigidStage::SolvePosition
-            }
-            _ => RigidStage::Colour,
-        }
+            RigidStage::SolveRelax => ("solve_relax", "solve_relax_tail", "solve_relax_fused"),
+            RigidStage::SolveRestitution => (
+                "solve_restitution",
+                "solve_restitution_tail",
+                "solve_restitution_fused",
+            ),
+            RigidStage::SolvePosition => (
+                "solve_position",
+                "solve_position_tail",
+                "solve_position_fused",
+            ),
+            _ => return None,
+        })
     }
 }
 
@@ -168,9 +189,11 @@ pub struct StepShape {
     pub pair_capacity: u32,
     /// Substeps per step.
     pub substeps: u32,
-    /// Velocity iterations per substep.
+    /// Biased iterations per substep.
     pub velocity_iterations: u32,
-    /// Position iterations per substep.
+    /// Relax iterations per substep.
+    pub relax_iterations: u32,
+    /// Position-projection iterations per step.
     pub position_iterations: u32,
     /// Colours the per-colour solver dispatches one by one.
     pub colour_passes: u32,
@@ -240,97 +263,117 @@ fn over(stage: RigidStage, threads: u32) -> StepOp {
     )
 }
 
+/// Whether a world with `pair_capacity` pair slots solves in single-workgroup dispatches that
+/// walk all colours (and iterations) with a barrier between colours.
+pub fn fused_solver(pair_capacity: u32) -> bool {
+    pair_capacity <= solver::FUSED_MAX_MANIFOLDS
+}
+
+/// The colouring's dispatches: `colour_manifolds` (one workgroup) up to
+/// [`solver::COLOUR_FUSED_MAX_MANIFOLDS`] pair slots, else `colour_init`,
+/// [`solver::COLOUR_ROUNDS`] × (`colour_claim`, `colour_pick`) with the round in the pass
+/// record, and `colour_finish`.
+fn colour_ops(pair_capacity: u32, ops: &mut Vec<StepOp>) {
+    let stage = RigidStage::Colour;
+    let per_manifold = PassDispatch::Direct(pair_capacity.div_ceil(RIGID_WG).max(1));
+    if pair_capacity <= solver::COLOUR_FUSED_MAX_MANIFOLDS {
+        ops.push(kernel(
+            stage,
+            "colour_manifolds",
+            PassDispatch::Direct(1),
+            0,
+        ));
+        return;
+    }
+    ops.push(kernel(stage, "colour_init", per_manifold, 0));
+    for r in 0..solver::COLOUR_ROUNDS {
+        ops.push(kernel(stage, "colour_claim", per_manifold, r));
+        ops.push(kernel(stage, "colour_pick", per_manifold, r));
+    }
+    ops.push(kernel(stage, "colour_finish", PassDispatch::Direct(1), 0));
+}
+
+/// One sweep of a per-colour stage over every colour: on the fused path one dispatch of its
+/// fused entry; else colours `0..colour_passes` one by one (indirect: an unused colour launches
+/// no workgroup), then, when `colour_passes < MAX_COLOURS`, the tail entry over the rest
+/// (indirect too; `colour_finish` arms it only when a later colour has manifolds).
+fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
+    let Some((one, tail, fused)) = stage.colour_entries() else {
+        return;
+    };
+    if fused_solver(shape.pair_capacity) {
+        if !fused.is_empty() {
+            ops.push(kernel(stage, fused, PassDispatch::Direct(1), 0));
+        }
+        return;
+    }
+    let cap = shape.colour_passes.clamp(1, MAX_COLOURS);
+    for c in 0..cap {
+        let word = (counter::INDIRECT + 3 * c as usize) as u32;
+        ops.push(kernel(stage, one, PassDispatch::Indirect(word), c));
+    }
+    if cap < MAX_COLOURS {
+        let word = counter::TAIL_INDIRECT as u32;
+        ops.push(kernel(stage, tail, PassDispatch::Indirect(word), cap));
+    }
+}
+
 /// The GPU step for `shape`; `grid_dispatches` is what one grid build records (for counting).
 ///
-/// Per substep: one phase `rigid_collide` from the integrator's first half through the
-/// colouring and `solve_prepare` (with the fused solver of small scenes, the whole substep),
-/// then, for scenes above [`solver::FUSED_MAX_MANIFOLDS`] pair slots, after the copy of the
-/// indirect arguments the colouring wrote, one phase `rigid_solve` of the per-colour solver
-/// passes, with `integrate_position` and `ccd` between the velocity and the position
-/// iterations and `sleep` last (the order of `cpu_step`).
+/// Phase `rigid_collide`, once: `step_start`, `rigid_forces` (with an explosion),
+/// `shape_aabbs`, the grid build, the broad phase, `narrow`, `wake_mark`, `wake_apply`,
+/// `warm_start`, the colouring and `solve_prepare`. Then, after the copy of the indirect
+/// arguments the colouring wrote, phase `rigid_solve`: `substeps` × (`integrate_velocity`,
+/// `solve_warm_apply`, `velocity_iterations` × `solve_contact`, `integrate_position`, `ccd`,
+/// `relax_iterations` × `solve_relax`), then `solve_restitution`, `position_iterations` ×
+/// `solve_position` and `sleep`. Scenes of up to [`solver::FUSED_MAX_MANIFOLDS`] pair slots
+/// need no indirect arguments and record everything in the one collide pass.
 pub fn step_plan(shape: StepShape, grid_dispatches: u32) -> StepPlan {
-    let params = GpuRigidParams {
-        pair_capacity: shape.pair_capacity,
-        velocity_iterations: shape.velocity_iterations,
-        position_iterations: shape.position_iterations,
-        colour_passes: shape.colour_passes,
-        ..Default::default()
-    };
-    let solver_passes = solver::solver_gpu_passes(&params);
-    let mut phases = Vec::new();
-    for _ in 0..shape.substeps {
-        let mut collide = Vec::new();
-        if shape.explosion {
-            collide.push(over(RigidStage::RigidForces, shape.bodies));
-        }
-        collide.push(over(RigidStage::IntegrateVelocity, shape.bodies));
-        let (entry, groups) = broad::shape_aabbs_pass(shape.shapes);
+    let mut collide = vec![over(RigidStage::StepStart, shape.bodies)];
+    if shape.explosion {
+        collide.push(over(RigidStage::RigidForces, shape.bodies));
+    }
+    let (entry, groups) = broad::shape_aabbs_pass(shape.shapes);
+    collide.push(kernel(
+        RigidStage::ShapeAabbs,
+        entry,
+        PassDispatch::Direct(groups),
+        0,
+    ));
+    collide.push(StepOp::GridBuild {
+        shapes: shape.shapes,
+    });
+    for (entry, groups) in broad::broad_gpu_passes(shape.shapes, shape.large) {
         collide.push(kernel(
-            RigidStage::ShapeAabbs,
+            RigidStage::Broad,
             entry,
             PassDispatch::Direct(groups),
             0,
         ));
-        collide.push(StepOp::GridBuild {
-            shapes: shape.shapes,
-        });
-        for (entry, groups) in broad::broad_gpu_passes(shape.shapes, shape.large) {
-            collide.push(kernel(
-                RigidStage::Broad,
-                entry,
-                PassDispatch::Direct(groups),
-                0,
-            ));
-        }
-        collide.push(over(RigidStage::Narrow, shape.pair_capacity));
-        collide.push(over(RigidStage::WakeMark, shape.pair_capacity));
-        collide.push(over(RigidStage::WakeApply, shape.bodies));
-        let mut solve: Vec<StepOp> = Vec::new();
-        let mut moved = false;
-        let mut indirect = false;
-        for p in &solver_passes {
-            let stage = RigidStage::of_solver_entry(p.entry);
-            if !moved && stage == RigidStage::SolvePosition {
-                push_move(&mut solve, &mut collide, indirect, shape.bodies);
-                moved = true;
-            }
-            let dispatch = match p.dispatch {
-                SolverDispatch::Direct(n) => PassDispatch::Direct(n),
-                SolverDispatch::Indirect { counter_word } => {
-                    indirect = true;
-                    PassDispatch::Indirect(counter_word as u32)
-                }
-            };
-            let op = kernel(stage, p.entry, dispatch, p.pass_record);
-            if indirect {
-                solve.push(op);
-            } else {
-                collide.push(op);
-            }
-        }
-        if !moved {
-            push_move(&mut solve, &mut collide, indirect, shape.bodies);
-        }
-        let sleep = over(RigidStage::Sleep, shape.bodies);
-        if indirect {
-            solve.push(sleep);
-        } else {
-            collide.push(sleep);
-        }
+    }
+    collide.push(over(RigidStage::Narrow, shape.pair_capacity));
+    collide.push(over(RigidStage::WakeMark, shape.pair_capacity));
+    collide.push(over(RigidStage::WakeApply, shape.bodies));
+    let (mut prepare, mut solve) = solver_ops(&shape);
+    collide.append(&mut prepare);
+    solve.push(over(RigidStage::Sleep, shape.bodies));
+    let mut phases = Vec::new();
+    if fused_solver(shape.pair_capacity) {
+        collide.append(&mut solve);
+    }
+    phases.push(StepPhase {
+        label: "wgphys:pass:rigid_collide",
+        flip_manifolds: true,
+        copy_indirect: false,
+        ops: collide,
+    });
+    if !solve.is_empty() {
         phases.push(StepPhase {
-            label: "wgphys:pass:rigid_collide",
-            flip_manifolds: true,
-            copy_indirect: false,
-            ops: collide,
+            label: "wgphys:pass:rigid_solve",
+            flip_manifolds: false,
+            copy_indirect: true,
+            ops: solve,
         });
-        if !solve.is_empty() {
-            phases.push(StepPhase {
-                label: "wgphys:pass:rigid_solve",
-                flip_manifolds: false,
-                copy_indirect: true,
-                ops: solve,
-            });
-        }
     }
     StepPlan {
         shape,
@@ -339,9 +382,48 @@ pub fn step_plan(shape: StepShape, grid_dispatches: u32) -> StepPlan {
     }
 }
 
-/// `integrate_position` and `ccd`, into the solve phase once the solver went indirect.
-fn push_move(solve: &mut Vec<StepOp>, collide: &mut Vec<StepOp>, indirect: bool, bodies: u32) {
-    let target = if indirect { solve } else { collide };
-    target.push(over(RigidStage::IntegratePosition, bodies));
-    target.push(over(RigidStage::Ccd, bodies));
+/// The solver's part of the step, as (direct ops up to `solve_prepare`, the substeps and the
+/// finishing sweeps): `warm_start`, the colouring, `solve_prepare`; then `substeps` ×
+/// (`integrate_velocity`, `solve_warm_apply`, `velocity_iterations` × `solve_contact`,
+/// `integrate_position`, `ccd`, `relax_iterations` × `solve_relax`), `solve_restitution`
+/// and `position_iterations` × `solve_position` (tests run these on the GPU against
+/// [`solver::solve`]).
+pub fn solver_ops(shape: &StepShape) -> (Vec<StepOp>, Vec<StepOp>) {
+    let shape = *shape;
+    let mut collide = vec![over(RigidStage::WarmStart, shape.pair_capacity)];
+    colour_ops(shape.pair_capacity, &mut collide);
+    collide.push(over(RigidStage::SolvePrepare, shape.pair_capacity));
+    let mut solve = Vec::new();
+    for _ in 0..shape.substeps {
+        solve.push(over(RigidStage::IntegrateVelocity, shape.bodies));
+        sweep(RigidStage::SolveWarmApply, &shape, &mut solve);
+        let contact_sweeps = if fused_solver(shape.pair_capacity) {
+            1
+        } else {
+            shape.velocity_iterations
+        };
+        for _ in 0..contact_sweeps {
+            sweep(RigidStage::SolveContact, &shape, &mut solve);
+        }
+        solve.push(over(RigidStage::IntegratePosition, shape.bodies));
+        solve.push(over(RigidStage::Ccd, shape.bodies));
+        let relax_sweeps = match (fused_solver(shape.pair_capacity), shape.relax_iterations) {
+            (_, 0) => 0,
+            (true, _) => 1,
+            (false, n) => n,
+        };
+        for _ in 0..relax_sweeps {
+            sweep(RigidStage::SolveRelax, &shape, &mut solve);
+        }
+    }
+    sweep(RigidStage::SolveRestitution, &shape, &mut solve);
+    let position_sweeps = match (fused_solver(shape.pair_capacity), shape.position_iterations) {
+        (_, 0) => 0,
+        (true, _) => 1,
+        (false, n) => n,
+    };
+    for _ in 0..position_sweeps {
+        sweep(RigidStage::SolvePosition, &shape, &mut solve);
+    }
+    (collide, solve)
 }

@@ -213,20 +213,24 @@ pub struct GpuRigidParams {
     pub step: u32,
     /// 1 when warm starting is on.
     pub warm_start: u32,
-    /// Substeps per step (each runs integrate, solve velocities, solve positions).
+    /// Substeps per step (each runs integrate velocities, warm start, the biased contact
+    /// iterations, integrate positions, ccd and the relax iterations).
     pub substeps: u32,
     /// Colours the per-colour solver passes dispatch one by one; `colour_finish` arms the tail
-    /// pass (see `solver::solver_gpu_passes`) only when a later colour has manifolds. Changes
+    /// pass (see `step::step_plan`) only when a later colour has manifolds. Changes
     /// dispatch counts, never results. 0 counts as 1.
     pub colour_passes: u32,
-    /// Padding.
-    pub _pad1: u32,
-    /// Padding.
-    pub _pad2: u32,
-    /// Padding (a `Vec4` so the block has the 16-byte alignment of its WGSL twin).
-    pub _pad3: Vec4,
-    /// Padding.
-    pub _pad4: Vec4,
+    /// Relax iterations (biased off) per substep.
+    pub relax_iterations: u32,
+    /// 1 / dt (the substep's), so the speculative bias is a multiplication on every adapter.
+    pub inv_dt: f32,
+    /// The soft contact for the substep (see `solver::soft_contact`): bias rate (1/s), mass
+    /// scale, impulse scale, maximum push-out speed (m/s). A `Vec4`, so the block keeps the
+    /// 16-byte alignment of its WGSL twin.
+    pub soft: Vec4,
+    /// The soft contact against static, kinematic and sleeping bodies, twice as stiff (Box2D
+    /// v3's rule: the ground must not give way under a stack), same layout as `soft`.
+    pub soft_static: Vec4,
 }
 
 /// Per-dispatch uniform of the solver passes (group 1, dynamic offset, one record per colour

@@ -624,10 +624,25 @@ impl RigidWorld {
             position_relax: c.position_relax,
             position_slop: c.position_slop,
             sleep_epsilon: c.sleep_epsilon,
-            sleep_bias: c.sleep_base_bias.powf(sub_dt),
+            // The sleep stage runs once per step, after the substeps.
+            sleep_bias: c.sleep_base_bias.powf(dt),
             step: self.steps as u32,
             warm_start: u32::from(c.warm_start),
             substeps: c.substeps,
+            relax_iterations: c.relax_iterations,
+            inv_dt: 1.0 / sub_dt,
+            soft: solver::soft_contact(
+                c.contact_hertz,
+                c.contact_damping_ratio,
+                c.max_push_out,
+                sub_dt,
+            ),
+            soft_static: solver::soft_contact(
+                2.0 * c.contact_hertz,
+                c.contact_damping_ratio,
+                c.max_push_out,
+                sub_dt,
+            ),
             ..Default::default()
         }
     }
@@ -719,18 +734,15 @@ impl RigidWorld {
         let report = match &mut self.engine {
             Engine::Cpu(c) => {
                 let spec = grid_spec(self.plan.cell_size, self.shape_capacity)?;
-                let mut report = StepReport::default();
-                for _ in 0..self.config.substeps {
-                    report = cpu_step(
-                        c,
-                        &params,
-                        &explosion,
-                        &spec,
-                        &self.plan,
-                        &mut self.bodies,
-                        &self.shapes,
-                    )?;
-                }
+                let mut report = cpu_step(
+                    c,
+                    &params,
+                    &explosion,
+                    &spec,
+                    &self.plan,
+                    &mut self.bodies,
+                    &self.shapes,
+                )?;
                 report.step = self.steps;
                 report
             }
@@ -759,7 +771,7 @@ impl RigidWorld {
                     }
                 }
                 for b in &mut self.bodies {
-                    // Integrate cleared the accumulators on the device; mirror that.
+                    // The sleep stage clears the accumulators on the device; mirror that.
                     b.force = Vec4::ZERO;
                     b.torque = Vec4::ZERO;
                 }
@@ -792,6 +804,7 @@ impl RigidWorld {
             pair_capacity: self.pair_capacity,
             substeps: c.substeps,
             velocity_iterations: c.velocity_iterations,
+            relax_iterations: c.relax_iterations,
             position_iterations: c.position_iterations,
             colour_passes: match &self.engine {
                 Engine::Gpu(g) => g.colour_passes,
@@ -820,8 +833,8 @@ impl RigidWorld {
         self.step_plan().map(|p| p.dispatches())
     }
 
-    /// Compute passes one [`RigidWorld::step`] records on the GPU (one per phase: two per
-    /// substep above [`solver::FUSED_MAX_MANIFOLDS`] pair slots, one below); `None` on the CPU.
+    /// Compute passes one [`RigidWorld::step`] records on the GPU (one per phase); `None` on
+    /// the CPU.
     pub fn passes_per_step(&self) -> Option<u32> {
         self.step_plan().map(|p| p.passes())
     }
@@ -930,6 +943,9 @@ fn validate_config(c: &RigidConfig) -> Result<()> {
             fix: "use at least one substep and one velocity iteration",
         });
     }
+    positive("contact_hertz", c.contact_hertz)?;
+    non_negative("contact_damping_ratio", c.contact_damping_ratio)?;
+    positive("max_push_out", c.max_push_out)?;
     non_negative("restitution_cutoff", c.restitution_cutoff)?;
     non_negative("contact_margin", c.contact_margin)?;
     positive("angular_limit", c.angular_limit)?;
@@ -978,8 +994,8 @@ fn sizes(
     })
 }
 
-/// One CPU (sub)step: the same stages, in the same order, as the GPU step plan
-/// ([`super::step::step_plan`]).
+/// One CPU step: the stages of [`super::step::step_plan`], in the same order and with the same
+/// names (the collide stages once, the solver's substeps, then the finishing stages).
 fn cpu_step(
     c: &mut CpuRigid,
     params: &GpuRigidParams,
@@ -993,8 +1009,9 @@ fn cpu_step(
     c.claims.resize(bodies.len(), 0);
     c.shape_pos.resize(n_shapes, Vec4::ZERO);
     c.shape_xf.resize(3 * n_shapes, Vec4::ZERO);
+    // Collide, once per step.
+    cpu::step_start(params, &mut c.claims);
     super::explosion::rigid_forces(params, explosion, bodies);
-    cpu::integrate_velocity(params, bodies, &mut c.claims);
     broad::shape_aabbs(
         params,
         bodies,
@@ -1029,8 +1046,6 @@ fn cpu_step(
     let pair_count = c.pairs.len() as u32;
     cpu::wake_mark(params, bodies, &c.manifolds, pair_count, &mut c.claims);
     cpu::wake_apply(params, bodies, &c.claims);
-    // The solver in the GPU's order, with the second half of the integrator (and the sweep of
-    // fast spheres) between the velocity and the position iterations.
     solver::warm_start(params, &mut c.manifolds, &c.prev);
     let colouring = solver::colour(bodies, &mut c.manifolds);
     c.rows.clear();
@@ -1039,21 +1054,34 @@ fn cpu_step(
         Vec4::ZERO,
     );
     solver::solve_prepare(params, bodies, &c.manifolds, &mut c.rows);
-    if params.velocity_iterations > 0 {
-        for k in 0..colouring.colour_count {
-            solver::solve_warm_apply(&colouring, k, bodies, &c.manifolds, &c.rows);
+    let colours = 0..colouring.colour_count;
+    let (ms, rows) = (&mut c.manifolds, &mut c.rows);
+    // The substeps.
+    for _ in 0..params.substeps.max(1) {
+        cpu::integrate_velocity(params, bodies);
+        for k in colours.clone() {
+            solver::solve_warm_apply(&colouring, k, bodies, ms, rows);
+        }
+        for _ in 0..params.velocity_iterations {
+            for k in colours.clone() {
+                solver::solve_contact(params, &colouring, k, bodies, ms, rows);
+            }
+        }
+        cpu::integrate_position(params, bodies);
+        ccd::ccd(params, bodies, shapes);
+        for _ in 0..params.relax_iterations {
+            for k in colours.clone() {
+                solver::solve_relax(params, &colouring, k, bodies, ms, rows);
+            }
         }
     }
-    for _ in 0..params.velocity_iterations {
-        for k in 0..colouring.colour_count {
-            solver::solve_velocity(&colouring, k, bodies, &mut c.manifolds, &c.rows);
-        }
+    // Finish, once per step.
+    for k in colours.clone() {
+        solver::solve_restitution(params, &colouring, k, bodies, ms, rows);
     }
-    cpu::integrate_position(params, bodies);
-    ccd::ccd(params, bodies, shapes);
     for _ in 0..params.position_iterations {
-        for k in 0..colouring.colour_count {
-            solver::solve_position(params, &colouring, k, bodies, &c.manifolds, &c.rows);
+        for k in colours.clone() {
+            solver::solve_position(params, &colouring, k, bodies, ms, rows);
         }
     }
     let awake = cpu::sleep(params, bodies);

@@ -17,13 +17,13 @@
 //! so a GPU figure is submit + execution + wait (the rigid world records no timestamps yet).
 //! dt = 1/60 s.
 //!
-//! rapier3d configuration (see `rapier_params`): wgphys runs `substeps` (default 4) × (velocity
-//! iterations (6) + position iterations (2)). rapier's TGS-soft solver has no position
-//! projection: its `num_solver_iterations` is the number of substeps, each running
-//! `num_internal_pgs_iterations` biased velocity iterations and
+//! rapier3d configuration (see `rapier_params`): wgphys runs a soft step, `substeps` (default
+//! 4) × (biased iterations (1) + relax iterations (8)), collision detection once per step.
+//! rapier's TGS-soft solver has the same shape: its `num_solver_iterations` is the number of
+//! substeps, each running `num_internal_pgs_iterations` biased velocity iterations and
 //! `num_internal_stabilization_iterations` unbiased ones. The "matched" rows use wgphys'
-//! substeps × (velocity PGS + position stabilization); the "default" rows keep rapier's
-//! recommended 4 substeps × (1 + 1). Friction 0.9 combined by geometric mean (wgphys' default
+//! substeps × (biased + relax); the "default" rows keep rapier's recommended 4 substeps ×
+//! (1 + 1). Friction 0.9 combined by geometric mean (wgphys' default
 //! rule), restitution 0 averaged, density from the wgphys masses, sleeping on in both engines,
 //! CCD off (wgphys runs it for flagged spheres only).
 //!
@@ -423,8 +423,9 @@ fn run_wgphys(
 }
 
 /// rapier's integration parameters for the wgphys configuration `config`: "matched" maps
-/// substeps → `num_solver_iterations`, velocity iterations → `num_internal_pgs_iterations` and
-/// position iterations → `num_internal_stabilization_iterations`; otherwise rapier's defaults
+/// substeps → `num_solver_iterations`, biased velocity iterations →
+/// `num_internal_pgs_iterations` and relax iterations → `num_internal_stabilization_iterations`
+/// (both solvers are soft steps: biased, then unbiased); otherwise rapier's defaults
 /// (4 substeps of 1 + 1) with our dt.
 fn rapier_params(config: &wgphys::rigid::RigidConfig, matched: bool) -> rp::IntegrationParameters {
     let mut p = rp::IntegrationParameters {
@@ -434,7 +435,7 @@ fn rapier_params(config: &wgphys::rigid::RigidConfig, matched: bool) -> rp::Inte
     if matched {
         p.num_solver_iterations = config.substeps as usize;
         p.num_internal_pgs_iterations = config.velocity_iterations as usize;
-        p.num_internal_stabilization_iterations = config.position_iterations as usize;
+        p.num_internal_stabilization_iterations = config.relax_iterations as usize;
     }
     p
 }
