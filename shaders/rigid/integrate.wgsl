@@ -34,6 +34,28 @@ fn step_start(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
+/// The implicit gyroscopic term over h in the body frame (cpu.rs `gyroscopic`).
+fn gyroscopic(q: vec4<f32>, inv_body: array<vec4<f32>, 3>, w: vec3<f32>, h: f32) -> vec3<f32> {
+    let inv = mat3_inverse(mat3_cols(inv_body));
+    if (!inv.ok) {
+        return w;
+    }
+    let inertia = inv.m;
+    let wb = quat_rotate_inv(q, w);
+    let l = inertia * wb;
+    let f = h * cross(wb, l);
+    let j = mat3x3<f32>(
+        inertia[0] + h * (cross(wb, inertia[0]) - cross(l, vec3<f32>(1.0, 0.0, 0.0))),
+        inertia[1] + h * (cross(wb, inertia[1]) - cross(l, vec3<f32>(0.0, 1.0, 0.0))),
+        inertia[2] + h * (cross(wb, inertia[2]) - cross(l, vec3<f32>(0.0, 0.0, 1.0))),
+    );
+    let ji = mat3_inverse(j);
+    if (!ji.ok) {
+        return w;
+    }
+    return quat_rotate(q, wb - ji.m * f);
+}
+
 // Stage `integrate_velocity`: the first half of the integrator, every substep. The force and
 // torque accumulators act for the whole step (the sleep stage clears them after the last
 // substep). CPU twin: cpu.rs.
@@ -52,6 +74,7 @@ fn integrate_velocity(@builtin(global_invocation_id) gid: vec3<u32>) {
         let ang_acc = mat3_cols(b.inv_inertia_world) * b.torque.xyz;
         v = v + last_acc * dt;
         w = w + ang_acc * dt;
+        w = gyroscopic(b.orient, b.inv_inertia, w, dt);
         v = v * pow(b.lin_vel.w, dt);
         w = w * pow(b.ang_vel.w, dt);
         b.last_acc = vec4<f32>(last_acc, b.last_acc.w);

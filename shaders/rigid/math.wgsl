@@ -44,6 +44,23 @@ fn quat_to_mat3(q: vec4<f32>) -> mat3x3<f32> {
     );
 }
 
+/// The inverse of m by cofactors; ok false when the determinant is 0 (cpu: math.rs).
+struct Mat3Inverse {
+    m: mat3x3<f32>,
+    ok: bool,
+}
+
+fn mat3_inverse(m: mat3x3<f32>) -> Mat3Inverse {
+    let r0 = cross(m[1], m[2]);
+    let r1 = cross(m[2], m[0]);
+    let r2 = cross(m[0], m[1]);
+    let det = dot(m[0], r0);
+    if (det == 0.0) {
+        return Mat3Inverse(m, false);
+    }
+    return Mat3Inverse(transpose(mat3x3<f32>(r0, r1, r2)) * (1.0 / det), true);
+}
+
 /// A 3x3 matrix from three column vec4s (w ignored).
 fn mat3_cols(c: array<vec4<f32>, 3>) -> mat3x3<f32> {
     return mat3x3<f32>(c[0].xyz, c[1].xyz, c[2].xyz);

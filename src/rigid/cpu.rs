@@ -19,12 +19,37 @@ pub fn step_start(params: &GpuRigidParams, claims: &mut [u32]) {
     }
 }
 
+/// The gyroscopic term of Euler's equations, I·ω̇ + ω × I·ω = 0, taken implicitly over `h` in
+/// the body frame (one Newton step of backward Euler, as in Catto's "Numerical Methods", GDC
+/// 2015): with ω_b = Rᵀω, f = h·ω_b × I·ω_b and the Jacobian J = I + h·(ω_b× ·I − (I·ω_b)×),
+/// ω_b ← ω_b − J⁻¹·f. Backward Euler keeps |I·ω_b| from growing, so a free asymmetric body keeps
+/// its angular momentum vector and tumbles (the tennis-racket flip) instead of spinning on at
+/// constant ω as the book's integrator does. Bodies whose body-frame inverse inertia is
+/// singular (a locked axis) keep ω.
+pub fn gyroscopic(q: Vec4, inv_body: &[Vec4; 3], w: Vec3, h: f32) -> Vec3 {
+    let Some(inertia) = mat3_inverse(mat3_cols(inv_body)) else {
+        return w;
+    };
+    let wb = quat_rotate_inv(q, w);
+    let l = inertia * wb;
+    let f = h * wb.cross(l);
+    let j = glam::Mat3::from_cols(
+        inertia.x_axis + h * (wb.cross(inertia.x_axis) - l.cross(Vec3::X)),
+        inertia.y_axis + h * (wb.cross(inertia.y_axis) - l.cross(Vec3::Y)),
+        inertia.z_axis + h * (wb.cross(inertia.z_axis) - l.cross(Vec3::Z)),
+    );
+    match mat3_inverse(j) {
+        Some(ji) => quat_rotate(q, wb - ji * f),
+        None => w,
+    }
+}
+
 /// Stage `integrate_velocity`, the first half of the book's integrator (catalogue §7, steps
 /// 2–6) for every awake body, run every substep: last-frame acceleration, angular acceleration
-/// from the world inverse inertia, velocities, damping as d^dt. The force and torque
-/// accumulators act in every substep, so a force added for a step acts for the whole step;
-/// [`sleep`] clears them after the last substep. The second half, [`integrate_position`], runs
-/// after the velocity solver.
+/// from the world inverse inertia, velocities, the implicit [`gyroscopic`] term, damping as
+/// d^dt. The force and torque accumulators act in every substep, so a force added for a step
+/// acts for the whole step; [`sleep`] clears them after the last substep. The second half,
+/// [`integrate_position`], runs after the velocity solver.
 pub fn integrate_velocity(params: &GpuRigidParams, bodies: &mut [GpuBody]) {
     let dt = params.dt;
     for b in bodies.iter_mut().take(params.body_count as usize) {
@@ -35,6 +60,7 @@ pub fn integrate_velocity(params: &GpuRigidParams, bodies: &mut [GpuBody]) {
             let ang_acc = mat3_cols(&b.inv_inertia_world) * b.torque.xyz();
             v += last_acc * dt;
             w += ang_acc * dt;
+            w = gyroscopic(b.orient, &b.inv_inertia, w, dt);
             v *= b.lin_vel.w.powf(dt);
             w *= b.ang_vel.w.powf(dt);
             b.last_acc = last_acc.extend(b.last_acc.w);

@@ -49,6 +49,21 @@ pub fn quat_to_mat3(q: Vec4) -> Mat3 {
     )
 }
 
+/// The inverse of `m` by cofactors (rows of m⁻¹ are the crossed column pairs over the
+/// determinant), or `None` when the determinant is 0. Inputs are finite (bodies are checked
+/// when added), so no other case arises.
+pub fn mat3_inverse(m: Mat3) -> Option<Mat3> {
+    let (c0, c1, c2) = (m.x_axis, m.y_axis, m.z_axis);
+    let r0 = c1.cross(c2);
+    let r1 = c2.cross(c0);
+    let r2 = c0.cross(c1);
+    let det = c0.dot(r0);
+    if det == 0.0 {
+        return None;
+    }
+    Some(Mat3::from_cols(r0, r1, r2).transpose() * (1.0 / det))
+}
+
 /// A 3x3 matrix from three column `Vec4`s (w ignored).
 pub fn mat3_cols(c: &[Vec4; 3]) -> Mat3 {
     Mat3::from_cols(c[0].xyz(), c[1].xyz(), c[2].xyz())
