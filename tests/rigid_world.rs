@@ -1683,4 +1683,42 @@ fn the_step_plan_counts_passes_and_dispatches_from_the_stage_list() {
         "the position projection is off by default"
     );
     assert_eq!(order.len(), RigidStage::ALL.len() - 2);
+    assert!(plan.passes() <= wgphys::rigid::step::MAX_PHASES);
+}
+
+/// GPU timestamps: with timing on, a step reports one time per phase, labelled as its compute
+/// pass, and the step's time is their sum; without timestamp queries (llvmpipe over GL) timing
+/// stays off and asking is an error, as on the CPU.
+#[test]
+fn gpu_timing_reports_each_phase_of_the_step() {
+    let (mut cpu_world, _) = scenes::pyramid(Backend::Cpu, 3, 0.5).expect("pyramid");
+    assert!(!cpu_world.enable_gpu_timing());
+    assert!(matches!(
+        cpu_world.last_step_gpu_ms(),
+        Err(Error::NeedsGpu(_))
+    ));
+    let ctx = gpu();
+    let (mut w, _) = scenes::pyramid(Backend::Gpu(ctx.clone()), 40, 0.5).expect("pyramid");
+    let on = w.enable_gpu_timing();
+    assert_eq!(
+        on, ctx.timestamps,
+        "timing is on exactly when the adapter has timestamps"
+    );
+    w.step(DT).expect("step");
+    ctx.wait().expect("wait");
+    if !on {
+        assert!(w.last_step_gpu_ms().is_err());
+        return;
+    }
+    let phases = w.last_step_phase_ms().expect("phase times");
+    let labels: Vec<&str> = phases.iter().map(|p| p.0).collect();
+    assert_eq!(
+        labels,
+        ["wgphys:pass:rigid_collide", "wgphys:pass:rigid_solve"]
+    );
+    for (label, ms) in &phases {
+        assert!(ms.is_finite() && *ms > 0.0, "{label}: {ms} ms");
+    }
+    let total = w.last_step_gpu_ms().expect("step time");
+    assert_eq!(total, phases.iter().map(|p| p.1).sum::<f64>());
 }

@@ -6,5 +6,6 @@ pub mod context;
 pub mod kernel;
 pub mod shader;
 pub mod sort;
+pub mod timing;
 
 pub use context::GpuContext;

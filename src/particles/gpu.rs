@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::gpu::buffer::{self, STATE};
 use crate::gpu::kernel::{Dispatch, Kernel};
 use crate::gpu::shader::{compose, prelude, BindingDecl};
+use crate::gpu::timing::StepTimer;
 use crate::gpu::GpuContext;
 use std::mem::size_of;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -232,11 +233,6 @@ enum SlotState {
     Mapping(u64),
 }
 
-struct Timing {
-    queries: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-}
-
 /// The GPU backend of a particle world.
 pub struct GpuParticles {
     pub(crate) ctx: GpuContext,
@@ -245,7 +241,7 @@ pub struct GpuParticles {
     removal_capacity: u32,
     kernels: Kernels,
     status: Vec<StatusSlot>,
-    timing: Option<Timing>,
+    timing: Option<StepTimer>,
 }
 
 /// What one step hands to the GPU.
@@ -511,22 +507,8 @@ impl GpuParticles {
     /// Turns on per-step GPU timestamps (first pass start to last pass end), if the adapter
     /// supports them. Returns whether timing is on.
     pub fn enable_timing(&mut self) -> bool {
-        if !self.ctx.timestamps {
-            return false;
-        }
-        let queries = self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("wgphys:queries:step"),
-            ty: wgpu::QueryType::Timestamp,
-            count: 2,
-        });
-        let resolve = buffer::zeroed(
-            &self.ctx.device,
-            "timestamps",
-            16,
-            U::QUERY_RESOLVE | U::COPY_SRC,
-        );
-        self.timing = Some(Timing { queries, resolve });
-        true
+        self.timing = StepTimer::new(&self.ctx, "step", 1);
+        self.timing.is_some()
     }
 
     /// GPU milliseconds of the last step (blocking readback; benchmarks only).
@@ -538,9 +520,7 @@ impl GpuParticles {
             .timing
             .as_ref()
             .ok_or_else(|| Error::Unsupported("timestamp queries are off or unavailable".into()))?;
-        let ts: Vec<u64> = buffer::read_vec(&self.ctx.device, &self.ctx.queue, &t.resolve, 2)?;
-        let period = f64::from(self.ctx.queue.get_timestamp_period());
-        Ok(ts[1].wrapping_sub(ts[0]) as f64 * period / 1e6)
+        Ok(t.read_ms(&self.ctx)?.iter().sum())
     }
 
     /// Uploads the frame's inputs and records the step's passes into `encoder`, in stage order.
@@ -548,15 +528,7 @@ impl GpuParticles {
         self.upload(frame);
         let b = &self.bufs;
         let k = &self.kernels;
-        let ts = |first: bool, last: bool| {
-            self.timing
-                .as_ref()
-                .map(|t| wgpu::ComputePassTimestampWrites {
-                    query_set: &t.queries,
-                    beginning_of_pass_write_index: first.then_some(0),
-                    end_of_pass_write_index: last.then_some(1),
-                })
-        };
+        let ts = |first: bool, last: bool| self.timing.as_ref().map(|t| t.writes(0, first, last));
         let particles = Dispatch::Indirect(&b.args_step, 0);
         let blocks = Dispatch::Indirect(&b.args_step, 12);
         k.integrate
@@ -573,7 +545,7 @@ impl GpuParticles {
             );
         }
         if let Some(t) = &self.timing {
-            encoder.resolve_query_set(&t.queries, 0..2, &t.resolve, 0);
+            t.resolve(encoder);
         }
         if frame.want_status {
             if let Some(slot) = self.status.iter_mut().find(|s| s.state == SlotState::Free) {

@@ -134,9 +134,10 @@ pub fn shader_source() -> String {
     )
 }
 
-use super::step::{step_plan, StepOp, StepPlan, StepShape};
+use super::step::{step_plan, StepOp, StepPlan, StepShape, MAX_PHASES};
 use crate::error::{Error, Result};
 use crate::gpu::buffer::{self, STATE};
+use crate::gpu::timing::StepTimer;
 use crate::gpu::GpuContext;
 use crate::grid::gpu::GpuGrid;
 use crate::grid::GridSpec;
@@ -349,6 +350,9 @@ pub struct GpuRigid {
     pub explosion: wgpu::Buffer,
     grid: GpuGrid,
     compiled: Option<CompiledStep>,
+    /// Timestamps of each phase of the last step (see [`GpuRigid::enable_timing`]); a world
+    /// that rebuilds its backend to grow hands it over.
+    pub(crate) timing: Option<StepTimer>,
 }
 
 /// A [`StepPlan`] turned into pipelines and dispatches once, recorded by
@@ -566,6 +570,7 @@ impl GpuRigid {
             explosion,
             grid,
             compiled: None,
+            timing: None,
         })
     }
 
@@ -677,7 +682,7 @@ impl GpuRigid {
         if let Some(n) = grid_shapes {
             self.grid.prepare_build(&self.shape_pos, n)?;
         }
-        for phase in &compiled.phases {
+        for (i, phase) in compiled.phases.iter().enumerate() {
             if phase.flip_manifolds {
                 self.flip ^= 1;
             }
@@ -686,7 +691,7 @@ impl GpuRigid {
             }
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(phase.label),
-                timestamp_writes: None,
+                timestamp_writes: self.timing.as_ref().map(|t| t.writes(i as u32, true, true)),
             });
             // What the pass has bound, so a run of dispatches of one pipeline and colour sets
             // nothing twice (the grid's kernels bind their own group 0).
@@ -729,7 +734,37 @@ impl GpuRigid {
                 }
             }
         }
+        if let Some(t) = &self.timing {
+            t.resolve(encoder);
+        }
         Ok(())
+    }
+
+    /// Turns on GPU timestamps for every phase of the step (one compute pass each), if the
+    /// adapter has timestamp queries; returns whether timing is on.
+    pub fn enable_timing(&mut self) -> bool {
+        self.timing = StepTimer::new(&self.ctx, "rigid_step", MAX_PHASES);
+        self.timing.is_some()
+    }
+
+    /// GPU milliseconds of each phase of the last step recorded with timing on, labelled as
+    /// its compute pass (blocking readback: benchmarks and tools).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when timing is off or no step was recorded; [`Error::Gpu`] when
+    /// the readback fails.
+    pub fn last_step_phase_ms(&self) -> Result<Vec<(&'static str, f64)>> {
+        let (Some(t), Some(c)) = (&self.timing, &self.compiled) else {
+            return Err(Error::Unsupported(
+                "rigid step timing is off (enable_timing) or no step was recorded".into(),
+            ));
+        };
+        let ms = t.read_ms(&self.ctx)?;
+        Ok(c.phases
+            .iter()
+            .zip(ms)
+            .map(|(p, ms)| (p.label, ms))
+            .collect())
     }
 
     fn compile(&mut self, plan: &StepPlan) -> CompiledStep {

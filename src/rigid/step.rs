@@ -201,6 +201,10 @@ pub struct StepShape {
     pub explosion: bool,
 }
 
+/// The most compute passes (phases) a step records: `rigid_collide`, then `rigid_solve` for
+/// scenes above [`solver::FUSED_MAX_MANIFOLDS`] pair slots.
+pub const MAX_PHASES: u32 = 2;
+
 /// The GPU step for one [`StepShape`]: its phases in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StepPlan {

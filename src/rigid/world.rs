@@ -548,7 +548,7 @@ impl RigidWorld {
         if let Engine::Gpu(g) = &mut self.engine {
             let n = self.bodies.len();
             let bodies: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, n)?;
-            let fresh = g.rigid.resized(sizes(
+            let mut fresh = g.rigid.resized(sizes(
                 body_capacity,
                 shape_capacity,
                 pair_capacity,
@@ -562,6 +562,7 @@ impl RigidWorld {
             let mut counters: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
             counters[solver::COUNTER_PREV_PAIRS] = 0;
             fresh.write(&fresh.counters, &counters);
+            fresh.timing = g.rigid.timing.take();
             g.rigid = fresh;
             g.status.clear();
             self.bodies = bodies;
@@ -662,7 +663,7 @@ impl RigidWorld {
         if let Engine::Gpu(g) = &mut self.engine {
             if cell_changed {
                 let bodies: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, self.bodies.len())?;
-                let fresh = g.rigid.resized(sizes(
+                let mut fresh = g.rigid.resized(sizes(
                     self.body_capacity,
                     self.shape_capacity,
                     self.pair_capacity,
@@ -674,6 +675,7 @@ impl RigidWorld {
                 let mut counters: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
                 counters[solver::COUNTER_PREV_PAIRS] = 0;
                 fresh.write(&fresh.counters, &counters);
+                fresh.timing = g.rigid.timing.take();
                 g.rigid = fresh;
                 g.status.clear();
                 self.bodies = bodies;
@@ -912,6 +914,36 @@ impl RigidWorld {
                 let n = counters[counter::PAIRS].min(self.pair_capacity) as usize;
                 g.rigid.read(g.rigid.current_manifolds(), n)
             }
+        }
+    }
+
+    /// Turns on GPU timestamps for [`RigidWorld::last_step_gpu_ms`] and
+    /// [`RigidWorld::last_step_phase_ms`]; false on the CPU or when the adapter has no
+    /// timestamp queries.
+    pub fn enable_gpu_timing(&mut self) -> bool {
+        match &mut self.engine {
+            Engine::Gpu(g) => g.rigid.enable_timing(),
+            Engine::Cpu(_) => false,
+        }
+    }
+
+    /// GPU time of the last step in ms, the sum of its phases (blocking; for benchmarks).
+    ///
+    /// # Errors
+    /// [`Error::NeedsGpu`] on the CPU, [`Error::Unsupported`] without timing, [`Error::Gpu`].
+    pub fn last_step_gpu_ms(&self) -> Result<f64> {
+        Ok(self.last_step_phase_ms()?.iter().map(|(_, ms)| ms).sum())
+    }
+
+    /// GPU time of each phase (compute pass) of the last step in ms, labelled as its pass
+    /// (`wgphys:pass:rigid_collide`, `wgphys:pass:rigid_solve`); blocking, for benchmarks.
+    ///
+    /// # Errors
+    /// As [`RigidWorld::last_step_gpu_ms`].
+    pub fn last_step_phase_ms(&self) -> Result<Vec<(&'static str, f64)>> {
+        match &self.engine {
+            Engine::Gpu(g) => g.rigid.last_step_phase_ms(),
+            Engine::Cpu(_) => Err(Error::NeedsGpu("last_step_gpu_ms")),
         }
     }
 

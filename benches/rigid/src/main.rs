@@ -172,6 +172,9 @@ struct Row {
     dispatches: String,
     /// Host ms to record and submit one step (median), GPU rows only.
     host_ms: String,
+    /// GPU ms per step from timestamp queries (median), per phase, GPU rows where the adapter
+    /// has timestamps.
+    gpu_ms: String,
     colours: String,
 }
 
@@ -317,6 +320,8 @@ fn run_wgphys(
         None => Backend::Cpu,
     };
     let (mut world, slots) = build(scene, n, backend)?;
+    let timed_gpu = world.enable_gpu_timing();
+    let mut gpu_ms: Vec<Vec<(&'static str, f64)>> = Vec::with_capacity(steps);
     let mut times = Vec::with_capacity(steps);
     let mut host = Vec::with_capacity(steps);
     let mut settled = None;
@@ -334,6 +339,9 @@ fn run_wgphys(
         let ms = t0.elapsed().as_secs_f64() * 1e3;
         if k > warmup {
             times.push(ms);
+            if timed_gpu {
+                gpu_ms.push(world.last_step_phase_ms()?);
+            }
         }
         if k == SETTLE_STEP {
             settled = Some(wg_states(&world.read_bodies()?, &slots));
@@ -418,8 +426,25 @@ fn run_wgphys(
         } else {
             "–".into()
         },
+        gpu_ms: gpu_phases(&gpu_ms),
         colours,
     })
+}
+
+/// "total (phase a + phase b)": the median of each phase's GPU ms and of their sum.
+fn gpu_phases(steps: &[Vec<(&'static str, f64)>]) -> String {
+    let Some(first) = steps.first() else {
+        return "–".into();
+    };
+    let total = median(steps.iter().map(|p| p.iter().map(|x| x.1).sum()).collect());
+    let parts: Vec<String> = (0..first.len())
+        .map(|i| {
+            let ms = median(steps.iter().filter_map(|p| p.get(i).map(|x| x.1)).collect());
+            let name = first[i].0.trim_start_matches("wgphys:pass:rigid_");
+            format!("{name} {ms:.3}")
+        })
+        .collect();
+    format!("{total:.3} ({})", parts.join(" + "))
 }
 
 /// rapier's integration parameters for the wgphys configuration `config`: "matched" maps
@@ -599,6 +624,7 @@ fn run_rapier(scene: Scene, n: u32, matched: bool, steps: usize, warmup: usize) 
         awake: awake.to_string(),
         dispatches: "–".into(),
         host_ms: "–".into(),
+        gpu_ms: "–".into(),
         colours: "–".into(),
     })
 }
@@ -608,14 +634,15 @@ fn table(rows: &[Row]) -> String {
     let _ = writeln!(
         s,
         "| scene | bodies | engine / backend | steps (timed) | ms/step (median) | bodies·steps/s | \
-         stability | awake at end | dispatches/step | host ms/step (record + submit) | colours |"
+         stability | awake at end | dispatches/step | host ms/step (record + submit) | \
+         GPU ms/step (timestamps) | colours |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let rate = r.bodies as f64 / (r.ms / 1e3);
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} ({}) | {:.2} | {:.3e} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} ({}) | {:.2} | {:.3e} | {} | {} | {} | {} | {} | {} |",
             r.scene.name(),
             r.bodies,
             r.engine,
@@ -627,6 +654,7 @@ fn table(rows: &[Row]) -> String {
             r.awake,
             r.dispatches,
             r.host_ms,
+            r.gpu_ms,
             r.colours
         );
     }
@@ -678,6 +706,7 @@ fn main() -> Res<()> {
                     awake: "–".into(),
                     dispatches: "–".into(),
                     host_ms: "–".into(),
+                    gpu_ms: "–".into(),
                     colours: "–".into(),
                 });
                 eprintln!(
