@@ -31,23 +31,33 @@ struct Row {
     dispatches: String,
 }
 
+/// (GPU ms from timestamps where the adapter has them, wall ms, dispatches) per step, medians.
 fn measure_agg(
     world: &mut AggregateWorld,
     warm: usize,
     steps: usize,
-) -> wgphys::Result<(f64, u32)> {
+) -> wgphys::Result<(Option<f64>, f64, u32)> {
+    let timed = world.enable_gpu_timing();
     for _ in 0..warm {
         world.step(scenes::DT)?;
     }
     world.wait()?;
     let mut wall = Vec::with_capacity(steps);
+    let mut gpu = Vec::with_capacity(steps);
     for _ in 0..steps {
         let t0 = Instant::now();
         world.step(scenes::DT)?;
         world.wait()?;
         wall.push(t0.elapsed().as_secs_f64() * 1e3);
+        if timed {
+            gpu.push(world.last_step_gpu_ms()?);
+        }
     }
-    Ok((median(wall), world.last_dispatches()))
+    Ok((
+        timed.then(|| median(gpu)),
+        median(wall),
+        world.last_dispatches(),
+    ))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -207,7 +217,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             // except in --grains-only runs, which time the same steps at both sizes so the
             // scaling ratio compares the same phase of the scene.
             let few = n >= 1_000_000 && !grains_only;
-            let (w, d) = measure_agg(
+            let (g, w, d) = measure_agg(
                 &mut world,
                 if few { 1 } else { warm.min(5) },
                 if few { 3 } else { steps / 4 },
@@ -216,7 +226,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 scene: "grains: grid + 16 collide iterations".into(),
                 size: format!("{n}"),
                 backend: name,
-                ms_gpu: None,
+                ms_gpu: g,
                 ms_wall: w,
                 live: n,
                 dispatches: d.to_string(),
@@ -256,12 +266,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let mut world = agg::cloth(backend, cloth_side)?;
         let springs = 4 * cloth_side * cloth_side - 6 * cloth_side + 2;
-        let (w, d) = measure_agg(&mut world, warm, steps)?;
+        let (g, w, d) = measure_agg(&mut world, warm, steps)?;
         rows.push(Row {
             scene: format!("cloth: {springs} damped springs"),
             size: format!("{}", cloth_side * cloth_side),
             backend: name,
-            ms_gpu: None,
+            ms_gpu: g,
             ms_wall: w,
             live: cloth_side * cloth_side,
             dispatches: d.to_string(),

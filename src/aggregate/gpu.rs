@@ -12,6 +12,7 @@ use crate::gpu::buffer::{self, STATE};
 use crate::gpu::kernel::{Dispatch, Kernel};
 use crate::gpu::shader::{compose, prelude, BindingDecl};
 use crate::gpu::sort::GpuRadixSort;
+use crate::gpu::timing::StepTimer;
 use crate::gpu::GpuContext;
 use crate::grid::gpu::GpuGrid;
 use crate::grid::GridSpec;
@@ -424,6 +425,8 @@ pub struct GpuAggregate {
     /// With a grid: the spatial order the collide iterations run in.
     near: Option<Near>,
     kernels: Kernels,
+    /// The step's GPU time (see [`GpuAggregate::enable_timing`]).
+    timing: Option<StepTimer>,
 }
 
 fn table(ctx: &GpuContext, name: &str, data: &[u8]) -> wgpu::Buffer {
@@ -490,6 +493,7 @@ impl GpuAggregate {
                 collide_a_to_b: Kernel::new(device, &module, "collide"),
                 solve_links: Kernel::new(device, &module, "solve_links"),
             },
+            timing: None,
         };
         me.bind_all();
         Ok(me)
@@ -713,8 +717,12 @@ impl GpuAggregate {
             .write_buffer(&self.draw_args, 0, bytemuck::cast_slice(&[6u32, n, 0, 0]));
     }
 
-    /// Records one step: integrate, then (grid build and) collision iterations, then links.
-    /// Returns the number of dispatches recorded (the grid build's included).
+    /// Records one step as at most two compute passes: `aggregate_step` (integrate, then the
+    /// grid build, the spatial order and the collision iterations), then, after the copy back
+    /// when the iterations ended in the second buffer pair, `aggregate_links` (the link solver,
+    /// when the world has links). Returns the number of dispatches recorded (the grid build's
+    /// included). With timing on, the step's span opens with the first pass and closes with the
+    /// last.
     ///
     /// # Errors
     /// Propagates grid build errors.
@@ -729,41 +737,56 @@ impl GpuAggregate {
             .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
         let n = params.n;
         let groups = Dispatch::Direct(n.div_ceil(WG).max(1));
-        let mut dispatches = 1;
-        self.kernels.integrate.record(encoder, groups, None);
         let iterations = params.collide_iterations.max(1);
-        let mut in_b = true;
-        if let (true, Some(grid), Some(near)) = (collide, &mut self.grid, &self.near) {
-            grid.encode_build(encoder, &self.pos_b, n)?;
-            dispatches += grid.dispatches();
-            if n > 0 {
-                let table = params.table_mask.wrapping_add(1).max(n);
-                let k = near;
-                k.keys.record(encoder, groups, None);
-                k.sort.encode(encoder, n)?;
-                k.gather.record(encoder, groups, None);
-                let cell_groups = table.div_ceil(WG).clamp(1, MAX_GROUPS);
-                k.cells_kernel
-                    .record(encoder, Dispatch::Direct(cell_groups), None);
-                let mut cur = 0;
-                for _ in 0..iterations {
-                    k.collide[cur].record(encoder, groups, None);
-                    cur = 1 - cur;
-                }
-                k.scatter[cur].record(encoder, groups, None);
-                dispatches += near.dispatches(iterations);
-                in_b = false;
+        let links = params.link_count > 0 && params.link_iterations > 0;
+        let gridded = collide && self.grid.is_some() && self.near.is_some();
+        if gridded {
+            if let Some(grid) = &mut self.grid {
+                grid.prepare_build(&self.pos_b, n)?;
             }
-        } else if collide {
-            for _ in 0..iterations {
-                let k = if in_b {
-                    &self.kernels.collide_b_to_a
-                } else {
-                    &self.kernels.collide_a_to_b
-                };
-                k.record(encoder, groups, None);
-                dispatches += 1;
-                in_b = !in_b;
+            if let Some(near) = &self.near {
+                near.sort.prepare(n)?;
+            }
+        }
+        let mut dispatches = 1;
+        let mut in_b = true;
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wgphys:pass:aggregate_step"),
+                timestamp_writes: self.timing.as_ref().map(|t| t.writes(0, true, !links)),
+            });
+            self.kernels.integrate.dispatch_in(&mut pass, groups);
+            if let (true, Some(grid), Some(k)) = (gridded, &self.grid, &self.near) {
+                grid.dispatch_build_in(&mut pass, n);
+                dispatches += grid.dispatches();
+                if n > 0 {
+                    let table = params.table_mask.wrapping_add(1).max(n);
+                    k.keys.dispatch_in(&mut pass, groups);
+                    k.sort.dispatch_in(&mut pass, n);
+                    k.gather.dispatch_in(&mut pass, groups);
+                    let cell_groups = table.div_ceil(WG).clamp(1, MAX_GROUPS);
+                    k.cells_kernel
+                        .dispatch_in(&mut pass, Dispatch::Direct(cell_groups));
+                    let mut cur = 0;
+                    for _ in 0..iterations {
+                        k.collide[cur].dispatch_in(&mut pass, groups);
+                        cur = 1 - cur;
+                    }
+                    k.scatter[cur].dispatch_in(&mut pass, groups);
+                    dispatches += k.dispatches(iterations);
+                    in_b = false;
+                }
+            } else if collide {
+                for _ in 0..iterations {
+                    let k = if in_b {
+                        &self.kernels.collide_b_to_a
+                    } else {
+                        &self.kernels.collide_a_to_b
+                    };
+                    k.dispatch_in(&mut pass, groups);
+                    dispatches += 1;
+                    in_b = !in_b;
+                }
             }
         }
         if in_b {
@@ -771,13 +794,40 @@ impl GpuAggregate {
             encoder.copy_buffer_to_buffer(&self.pos_b, 0, &self.pos_a, 0, bytes);
             encoder.copy_buffer_to_buffer(&self.vel_b, 0, &self.vel_a, 0, bytes);
         }
-        if params.link_count > 0 && params.link_iterations > 0 {
+        if links {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wgphys:pass:aggregate_links"),
+                timestamp_writes: self.timing.as_ref().map(|t| t.writes(0, false, true)),
+            });
             self.kernels
                 .solve_links
-                .record(encoder, Dispatch::Direct(1), None);
+                .dispatch_in(&mut pass, Dispatch::Direct(1));
             dispatches += 1;
         }
+        if let Some(t) = &self.timing {
+            t.resolve(encoder);
+        }
         Ok(dispatches)
+    }
+
+    /// Turns on GPU timestamps for the step (first pass to last), if the adapter has
+    /// timestamp queries; returns whether timing is on.
+    pub fn enable_timing(&mut self) -> bool {
+        self.timing = StepTimer::new(&self.ctx, "aggregate_step", 1);
+        self.timing.is_some()
+    }
+
+    /// GPU milliseconds of the last step recorded with timing on (blocking readback;
+    /// benchmarks and tools).
+    ///
+    /// # Errors
+    /// [`crate::Error::Unsupported`] when timing is off; [`crate::Error::Gpu`] when the readback
+    /// fails.
+    pub fn last_step_gpu_ms(&self) -> Result<f64> {
+        let t = self.timing.as_ref().ok_or_else(|| {
+            crate::Error::Unsupported("timestamp queries are off or unavailable".into())
+        })?;
+        Ok(t.read_ms(&self.ctx)?.iter().sum())
     }
 
     /// Blocking read of the first `n` slots: (positions, velocities).

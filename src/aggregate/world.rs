@@ -681,6 +681,26 @@ impl AggregateWorld {
         }
     }
 
+    /// Turns on GPU timestamps for [`AggregateWorld::last_step_gpu_ms`]; false on the CPU or
+    /// when the adapter has no timestamp queries.
+    pub fn enable_gpu_timing(&mut self) -> bool {
+        match &mut self.engine {
+            Engine::Gpu(g) => g.enable_timing(),
+            Engine::Cpu(_) => false,
+        }
+    }
+
+    /// GPU time of the last step in ms, from timestamp queries (blocking; for benchmarks).
+    ///
+    /// # Errors
+    /// [`Error::NeedsGpu`] on the CPU, [`Error::Unsupported`] without timing, [`Error::Gpu`].
+    pub fn last_step_gpu_ms(&self) -> Result<f64> {
+        match &self.engine {
+            Engine::Gpu(g) => g.last_step_gpu_ms(),
+            Engine::Cpu(_) => Err(Error::NeedsGpu("last_step_gpu_ms")),
+        }
+    }
+
     /// Blocks until the GPU is idle (no-op on the CPU).
     ///
     /// # Errors

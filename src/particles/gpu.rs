@@ -523,26 +523,31 @@ impl GpuParticles {
         Ok(t.read_ms(&self.ctx)?.iter().sum())
     }
 
-    /// Uploads the frame's inputs and records the step's passes into `encoder`, in stage order.
+    /// Uploads the frame's inputs and records the step into `encoder` as one compute pass
+    /// (`wgphys:pass:particle_step`) holding its dispatches in stage order: `integrate`, then
+    /// with the lifecycle `scan_reduce`, `scan_blocks`, `emit`, `compact` and `append`. wgpu
+    /// keeps the order of dispatches inside a pass and makes each see the writes of the ones
+    /// before it (the indirect arguments `scan_blocks` writes included).
     pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, frame: &Frame) {
         self.upload(frame);
         let b = &self.bufs;
         let k = &self.kernels;
-        let ts = |first: bool, last: bool| self.timing.as_ref().map(|t| t.writes(0, first, last));
         let particles = Dispatch::Indirect(&b.args_step, 0);
         let blocks = Dispatch::Indirect(&b.args_step, 12);
-        k.integrate
-            .record(encoder, particles, ts(true, !frame.lifecycle));
-        if frame.lifecycle {
-            k.scan_reduce.record(encoder, blocks, None);
-            k.scan_blocks.record(encoder, Dispatch::Direct(1), None);
-            k.emit.record(encoder, blocks, None);
-            k.compact.record(encoder, blocks, None);
-            k.append.record(
-                encoder,
-                Dispatch::Indirect(&b.args_append, 0),
-                ts(false, true),
-            );
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wgphys:pass:particle_step"),
+                timestamp_writes: self.timing.as_ref().map(|t| t.writes(0, true, true)),
+            });
+            k.integrate.dispatch_in(&mut pass, particles);
+            if frame.lifecycle {
+                k.scan_reduce.dispatch_in(&mut pass, blocks);
+                k.scan_blocks.dispatch_in(&mut pass, Dispatch::Direct(1));
+                k.emit.dispatch_in(&mut pass, blocks);
+                k.compact.dispatch_in(&mut pass, blocks);
+                k.append
+                    .dispatch_in(&mut pass, Dispatch::Indirect(&b.args_append, 0));
+            }
         }
         if let Some(t) = &self.timing {
             t.resolve(encoder);
