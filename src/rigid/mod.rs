@@ -46,6 +46,7 @@ pub mod math;
 mod model;
 pub mod narrow;
 pub mod ray;
+mod report;
 pub mod solver;
 pub mod step;
 pub mod types;

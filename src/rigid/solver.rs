@@ -839,11 +839,9 @@ fn position_manifold(
 }
 
 /// The solver part of one step on the CPU, for tests and tools: `warm_start`, `colour`,
-/// `solve_prepare`, then `params.substeps` × (`integrate_velocity`, `solve_warm_apply`,
-/// `velocity_iterations` × `solve_contact`, `integrate_position`, `relax_iterations` ×
-/// `solve_relax`), `solve_restitution` and `position_iterations` × `solve_position`, each over
-/// the colours: the world's step without the collide stages, the sweep of fast spheres and
-/// sleeping. `manifolds` were found at the bodies' poses when the step starts; `prev` is last
+/// `solve_prepare`, then the world's own [`super::step::cpu_solve`] (the substeps, restitution
+/// and the optional projection) with no shapes: the world's step without the collide stages,
+/// the sweep of fast spheres and sleeping. `manifolds` were found at the bodies' poses when the step starts; `prev` is last
 /// step's manifolds (sorted by shape pair, as the broad phase leaves them).
 pub fn solve(
     params: &GpuRigidParams,
@@ -855,32 +853,7 @@ pub fn solve(
     let colouring = colour(bodies, manifolds);
     let mut rows = vec![Vec4::ZERO; manifolds.len() * solver_rows_per_manifold() as usize];
     solve_prepare(params, bodies, manifolds, &mut rows);
-    let colours = 0..colouring.colour_count;
-    for _ in 0..params.substeps.max(1) {
-        super::cpu::integrate_velocity(params, bodies);
-        for c in colours.clone() {
-            solve_warm_apply(&colouring, c, bodies, manifolds, &rows);
-        }
-        for _ in 0..params.velocity_iterations {
-            for c in colours.clone() {
-                solve_contact(params, &colouring, c, bodies, manifolds, &mut rows);
-            }
-        }
-        super::cpu::integrate_position(params, bodies);
-        for _ in 0..params.relax_iterations {
-            for c in colours.clone() {
-                solve_relax(params, &colouring, c, bodies, manifolds, &mut rows);
-            }
-        }
-    }
-    for c in colours.clone() {
-        solve_restitution(params, &colouring, c, bodies, manifolds, &rows);
-    }
-    for _ in 0..params.position_iterations {
-        for c in colours.clone() {
-            solve_position(params, &colouring, c, bodies, manifolds, &rows);
-        }
-    }
+    super::step::cpu_solve(params, &colouring, bodies, &[], manifolds, &mut rows);
     SolveReport {
         manifolds: colouring.manifolds,
         colours: colouring.colour_count,

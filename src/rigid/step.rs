@@ -3,8 +3,9 @@
 //!
 //! This list is the one place the GPU order is written: the recorder
 //! ([`super::gpu::GpuRigid::encode_step`]) turns it into cached pipelines and dispatches once per
-//! change of sizes, [`StepPlan::dispatches`] and [`StepPlan::passes`] count it, and the CPU step
-//! (`cpu_step` in `world.rs`) runs the same stages in the order [`RigidStage::ALL`] gives.
+//! change of sizes, and [`StepPlan::dispatches`] and [`StepPlan::passes`] count it. The CPU step
+//! (`cpu_step` and [`cpu_solve`], at the end of this file) runs the same stages in the order
+//! [`RigidStage::ALL`] gives, and is the one place the CPU order is written.
 //!
 //! Why phases: on a real GPU the host's cost of a compute pass (tens of microseconds in wgpu) is
 //! larger than most rigid kernels, so every dispatch of a phase goes into one pass; wgpu keeps
@@ -12,10 +13,15 @@
 //! copy must run between dispatches (the solver's indirect arguments, written by the colouring,
 //! are copied to a buffer no kernel binds as writable storage).
 
-use super::broad;
+use super::broad::{self, BroadPlan};
 use super::gpu::PassDispatch;
 use super::solver;
 use super::types::*;
+use super::world::StepReport;
+use super::{ccd, cpu, explosion, narrow};
+use crate::error::Result;
+use crate::grid::{CpuGrid, GridSpec};
+use glam::Vec4;
 
 /// The rigid stages, in the order a step runs them: the collide stages once, the substep
 /// stages `substeps` times, then the finishing stages once (Box2D v3's soft step). Each has one
@@ -430,4 +436,144 @@ pub fn solver_ops(shape: &StepShape) -> (Vec<StepOp>, Vec<StepOp>) {
         sweep(RigidStage::SolvePosition, &shape, &mut solve);
     }
     (collide, solve)
+}
+
+/// The CPU backend's working arrays.
+#[derive(Default)]
+pub(crate) struct CpuRigid {
+    pub(crate) shape_pos: Vec<Vec4>,
+    pub(crate) shape_xf: Vec<Vec4>,
+    pub(crate) pairs: Vec<[u32; 2]>,
+    pub(crate) manifolds: Vec<GpuManifold>,
+    pub(crate) prev: Vec<GpuManifold>,
+    pub(crate) claims: Vec<u32>,
+    pub(crate) rows: Vec<Vec4>,
+}
+
+/// One CPU step: the stages of [`step_plan`], in the same order and with the same names: the
+/// collide stages once, then [`cpu_solve`] (the solver's substeps and the finishing stages),
+/// then `sleep`.
+pub(crate) fn cpu_step(
+    c: &mut CpuRigid,
+    params: &GpuRigidParams,
+    explosion: &GpuExplosion,
+    spec: &GridSpec,
+    plan: &BroadPlan,
+    bodies: &mut [GpuBody],
+    shapes: &[GpuShape],
+) -> Result<StepReport> {
+    let n_shapes = shapes.len();
+    c.claims.resize(bodies.len(), 0);
+    c.shape_pos.resize(n_shapes, Vec4::ZERO);
+    c.shape_xf.resize(3 * n_shapes, Vec4::ZERO);
+    // Collide, once per step.
+    cpu::step_start(params, &mut c.claims);
+    explosion::rigid_forces(params, explosion, bodies);
+    broad::shape_aabbs(
+        params,
+        bodies,
+        shapes,
+        &plan.large,
+        &mut c.shape_pos,
+        &mut c.shape_xf,
+    );
+    let grid = CpuGrid::build(&c.shape_pos, spec)?;
+    let input = broad::BroadInput {
+        bodies,
+        shapes,
+        shape_pos: &c.shape_pos,
+        shape_xf: &c.shape_xf,
+        shape_count: n_shapes as u32,
+        body_count: params.body_count,
+        margin: params.contact_margin,
+    };
+    let wanted = broad::broad_pairs(params, &input, &plan.large, &grid, spec, &mut c.pairs);
+    std::mem::swap(&mut c.manifolds, &mut c.prev);
+    c.manifolds.clear();
+    c.manifolds.resize(c.pairs.len(), GpuManifold::default());
+    narrow::narrow(
+        params,
+        shapes,
+        bodies,
+        &c.shape_pos,
+        &c.shape_xf,
+        &c.pairs,
+        &mut c.manifolds,
+    );
+    let pair_count = c.pairs.len() as u32;
+    cpu::wake_mark(params, bodies, &c.manifolds, pair_count, &mut c.claims);
+    cpu::wake_apply(params, bodies, &c.claims);
+    solver::warm_start(params, &mut c.manifolds, &c.prev);
+    let colouring = solver::colour(bodies, &mut c.manifolds);
+    c.rows.clear();
+    c.rows.resize(
+        c.manifolds.len() * solver::solver_rows_per_manifold() as usize,
+        Vec4::ZERO,
+    );
+    solver::solve_prepare(params, bodies, &c.manifolds, &mut c.rows);
+    cpu_solve(
+        params,
+        &colouring,
+        bodies,
+        shapes,
+        &mut c.manifolds,
+        &mut c.rows,
+    );
+    let awake = cpu::sleep(params, bodies);
+    Ok(StepReport {
+        step: 0,
+        pairs: pair_count,
+        pairs_wanted: wanted,
+        manifolds: colouring.manifolds,
+        colours: colouring.colour_count,
+        uncoloured: colouring.uncoloured,
+        colours_wanted: colouring.colours_wanted,
+        rounds: colouring.rounds,
+        awake,
+        unsolved: 0,
+    })
+}
+
+/// The solver part of the CPU step, after `solve_prepare`: `substeps` × (integrate velocity,
+/// warm start, the biased iterations, integrate position, ccd, the relax iterations), then
+/// restitution and the optional position projection, each per-colour stage over `colouring`'s
+/// colours in order. [`solver::solve`] runs it on hand-built manifolds (tests); `shapes` may be
+/// empty there (no sweep for fast spheres).
+pub fn cpu_solve(
+    params: &GpuRigidParams,
+    colouring: &solver::Colouring,
+    bodies: &mut [GpuBody],
+    shapes: &[GpuShape],
+    ms: &mut [GpuManifold],
+    rows: &mut [Vec4],
+) {
+    let colours = 0..colouring.colour_count;
+    // The substeps.
+    for _ in 0..params.substeps.max(1) {
+        cpu::integrate_velocity(params, bodies);
+        for k in colours.clone() {
+            solver::solve_warm_apply(colouring, k, bodies, ms, rows);
+        }
+        for _ in 0..params.velocity_iterations {
+            for k in colours.clone() {
+                solver::solve_contact(params, colouring, k, bodies, ms, rows);
+            }
+        }
+        cpu::integrate_position(params, bodies);
+        ccd::ccd(params, bodies, shapes);
+        for _ in 0..params.relax_iterations {
+            for k in colours.clone() {
+                solver::solve_relax(params, colouring, k, bodies, ms, rows);
+            }
+        }
+    }
+    // Finish, once per step.
+    for k in colours.clone() {
+        solver::solve_restitution(params, colouring, k, bodies, ms, rows);
+    }
+    for _ in 0..params.position_iterations {
+        for k in colours.clone() {
+            solver::solve_position(params, colouring, k, bodies, ms, rows);
+        }
+    }
 }

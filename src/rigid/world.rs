@@ -1,94 +1,29 @@
 //! The rigid world: bodies and colliders in fixed slots (host tables rebuilt when they change),
-//! and `step`, a flat list of stages run on the chosen backend.
+//! and `step`, which runs the step of [`super::step`] on the chosen backend. Setting and pushing
+//! bodies lives in `world/control.rs`, growing the slots in `world/capacity.rs`.
 
 use super::broad::{self, BroadPlan};
 use super::explosion::Explosion;
 use super::gpu::{GpuRigid, GpuRigidSizes};
 use super::model::*;
-use super::step::{StepPlan, StepShape};
+pub use super::report::StepReport;
+use super::report::{
+    free_status_slot, poll_status, report_from_counters, StatusSlot, STATUS_BYTES,
+};
+use super::solver;
+use super::step::{cpu_step, CpuRigid, StepPlan, StepShape};
 use super::types::*;
-use super::{ccd, cpu, narrow, solver};
 use crate::error::{Error, Result};
-use crate::grid::{CpuGrid, GridSpec};
+use crate::grid::GridSpec;
 use crate::particles::Backend;
 use glam::{Vec3, Vec4, Vec4Swizzles};
 use std::mem::offset_of;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+mod capacity;
+mod control;
 
 static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
-
-/// What a step did, from the counters. On the GPU these are read back asynchronously, so a
-/// report describes a step a frame or two old ([`StepReport::step`] says which); the CPU's
-/// describe the step just taken.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct StepReport {
-    /// The step (1-based) these counts describe; 0 before the first report arrives.
-    pub step: u64,
-    /// Shape pairs the broad phase kept.
-    pub pairs: u32,
-    /// Shape pairs it found; more than `pairs` means the pair buffer overflowed (and was grown
-    /// when `auto_grow` is on; the lost pairs are found again next step).
-    pub pairs_wanted: u32,
-    /// Manifolds with at least one contact point.
-    pub manifolds: u32,
-    /// Solver colours used.
-    pub colours: u32,
-    /// Manifolds the colouring could not place within `MAX_COLOURS` (solved serially).
-    pub uncoloured: u32,
-    /// The colours the colouring asked for (first fit): above `MAX_COLOURS − 1` when some body
-    /// had more contacts than the independent colours separate.
-    pub colours_wanted: u32,
-    /// Colouring rounds that coloured something.
-    pub rounds: u32,
-    /// Dynamic bodies awake after the step.
-    pub awake: u32,
-    /// Manifolds that needed solving but got no colour, so were not solved this step. Always 0
-    /// on the CPU, and on the GPU unless a colouring kernel was cut short: software adapters
-    /// stop very long shader loops, which is why scenes above
-    /// [`solver::COLOUR_FUSED_MAX_MANIFOLDS`] pair slots colour in rounds of passes.
-    pub unsolved: u32,
-}
-
-impl StepReport {
-    /// A sentence naming the knob to raise, when something overflowed.
-    pub fn advice(&self) -> Option<String> {
-        if self.pairs_wanted > self.pairs {
-            return Some(format!(
-                "the broad phase found {} pairs but holds {}: raise RigidConfig::pair_capacity \
-                 (or keep auto_grow on)",
-                self.pairs_wanted, self.pairs
-            ));
-        }
-        (self.unsolved > 0).then(|| {
-            format!(
-                "{} manifolds were not solved (a GPU colouring kernel was cut short): lower \
-                 RigidConfig::pair_capacity to what the scene needs, split the scene into \
-                 smaller worlds, or use a hardware adapter",
-                self.unsolved
-            )
-        })
-    }
-}
-
-/// The CPU backend's working arrays.
-#[derive(Default)]
-struct CpuRigid {
-    shape_pos: Vec<Vec4>,
-    shape_xf: Vec<Vec4>,
-    pairs: Vec<[u32; 2]>,
-    manifolds: Vec<GpuManifold>,
-    prev: Vec<GpuManifold>,
-    claims: Vec<u32>,
-    rows: Vec<Vec4>,
-}
-
-struct StatusSlot {
-    buffer: wgpu::Buffer,
-    ready: Arc<AtomicBool>,
-    step: Option<u64>,
-    mapping: bool,
-}
 
 struct GpuEngine {
     rigid: GpuRigid,
@@ -374,234 +309,6 @@ impl RigidWorld {
         Ok(())
     }
 
-    /// Writes one field of body `i` on both the host copy and (on the GPU) the device.
-    fn write_field<T: bytemuck::Pod>(&mut self, i: usize, offset: usize, value: T) {
-        let bytes = bytemuck::bytes_of_mut(&mut self.bodies[i]);
-        bytes[offset..offset + std::mem::size_of::<T>()]
-            .copy_from_slice(bytemuck::bytes_of(&value));
-        if let Engine::Gpu(g) = &self.engine {
-            g.rigid.write_at(
-                &g.rigid.bodies,
-                body_offset(i as u32) + offset as u64,
-                &[value],
-            );
-        }
-    }
-
-    fn wake_index(&mut self, i: usize) {
-        if self.bodies[i].kind == body_kind::DYNAMIC {
-            self.write_field(i, offset_of!(GpuBody, awake), 1u32);
-            let motion = 2.0 * self.config.sleep_epsilon;
-            self.write_field(i, offset_of!(GpuBody, last_acc) + 12, motion);
-        }
-    }
-
-    /// Wakes a sleeping body (the book's setAwake(true)).
-    ///
-    /// # Errors
-    /// [`Error::StaleHandle`].
-    pub fn wake(&mut self, h: BodyHandle) -> Result<()> {
-        let i = self.check(h)?;
-        self.wake_index(i);
-        Ok(())
-    }
-
-    /// Sets a body's linear velocity and wakes it.
-    ///
-    /// # Errors
-    /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for a non-finite velocity.
-    pub fn set_linear_velocity(&mut self, h: BodyHandle, v: Vec3) -> Result<()> {
-        let i = self.check(h)?;
-        crate::error::finite3("linear velocity", v)?;
-        self.write_field(i, offset_of!(GpuBody, lin_vel), v);
-        self.wake_index(i);
-        Ok(())
-    }
-
-    /// Sets a body's angular velocity (world) and wakes it.
-    ///
-    /// # Errors
-    /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for a non-finite velocity.
-    pub fn set_angular_velocity(&mut self, h: BodyHandle, w: Vec3) -> Result<()> {
-        let i = self.check(h)?;
-        crate::error::finite3("angular velocity", w)?;
-        self.write_field(i, offset_of!(GpuBody, ang_vel), w);
-        self.wake_index(i);
-        Ok(())
-    }
-
-    /// Moves a body (teleport) and wakes it.
-    ///
-    /// # Errors
-    /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for a non-finite position.
-    pub fn set_position(&mut self, h: BodyHandle, p: Vec3) -> Result<()> {
-        let i = self.check(h)?;
-        crate::error::finite3("position", p)?;
-        self.write_field(i, offset_of!(GpuBody, pos), p);
-        self.wake_index(i);
-        Ok(())
-    }
-
-    /// Adds a force through the centre of mass for the next step, and wakes the body.
-    ///
-    /// # Errors
-    /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for a non-finite force.
-    pub fn add_force(&mut self, h: BodyHandle, f: Vec3) -> Result<()> {
-        self.add_force_at_point(h, f, None)
-    }
-
-    /// Adds a force at a world point (force plus the torque (p − centre) × f) for the next step,
-    /// and wakes the body. On the GPU the body's position is the host's last known one (the
-    /// last `read_bodies`, or where it was added) — read first if it moved far.
-    ///
-    /// # Errors
-    /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for non-finite input.
-    pub fn add_force_at_point(
-        &mut self,
-        h: BodyHandle,
-        f: Vec3,
-        point: Option<Vec3>,
-    ) -> Result<()> {
-        let i = self.check(h)?;
-        crate::error::finite3("force", f)?;
-        let torque = match point {
-            Some(p) => {
-                crate::error::finite3("force point", p)?;
-                (p - self.bodies[i].pos.xyz()).cross(f)
-            }
-            None => Vec3::ZERO,
-        };
-        let force = self.bodies[i].force + f.extend(0.0);
-        let torque = self.bodies[i].torque + torque.extend(0.0);
-        self.write_field(i, offset_of!(GpuBody, force), force);
-        self.write_field(i, offset_of!(GpuBody, torque), torque);
-        self.wake_index(i);
-        Ok(())
-    }
-
-    /// Adds a force (world direction) at a point given in the body's own frame, for the next
-    /// step, and wakes the body (the book's addForceAtBodyPoint). On the GPU the body's pose is
-    /// the host's last known one, as for [`RigidWorld::add_force_at_point`].
-    ///
-    /// # Errors
-    /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for non-finite input.
-    pub fn add_force_at_body_point(
-        &mut self,
-        h: BodyHandle,
-        f: Vec3,
-        body_point: Vec3,
-    ) -> Result<()> {
-        let i = self.check(h)?;
-        crate::error::finite3("body point", body_point)?;
-        let b = self.bodies[i];
-        let world = b.pos.xyz() + super::math::quat_rotate(b.orient, body_point);
-        self.add_force_at_point(h, f, Some(world))
-    }
-
-    /// Adds a torque (world) for the next step, and wakes the body.
-    ///
-    /// # Errors
-    /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for a non-finite torque.
-    pub fn add_torque(&mut self, h: BodyHandle, t: Vec3) -> Result<()> {
-        let i = self.check(h)?;
-        crate::error::finite3("torque", t)?;
-        let torque = self.bodies[i].torque + t.extend(0.0);
-        self.write_field(i, offset_of!(GpuBody, torque), torque);
-        self.wake_index(i);
-        Ok(())
-    }
-
-    fn ensure_capacity(&mut self, bodies: u32, shapes: u32) -> Result<()> {
-        if bodies <= self.body_capacity && shapes <= self.shape_capacity {
-            return Ok(());
-        }
-        if !self.config.auto_grow {
-            let (what, capacity) = if bodies > self.body_capacity {
-                (
-                    "rigid bodies (RigidConfig::body_capacity)",
-                    self.body_capacity,
-                )
-            } else {
-                (
-                    "rigid shapes (RigidConfig::shape_capacity)",
-                    self.shape_capacity,
-                )
-            };
-            return Err(Error::Full { what, capacity });
-        }
-        let body_capacity = self.body_capacity.max(bodies.next_power_of_two());
-        let shape_capacity = self.shape_capacity.max(shapes.next_power_of_two());
-        let pair_capacity = self
-            .pair_capacity
-            .max(shape_capacity.saturating_mul(4).min(self.max_pairs()));
-        self.regrow(body_capacity, shape_capacity, pair_capacity)
-    }
-
-    /// Rebuilds the GPU buffers at new sizes, carrying the state over (a blocking readback;
-    /// growth is rare).
-    fn regrow(
-        &mut self,
-        body_capacity: u32,
-        shape_capacity: u32,
-        pair_capacity: u32,
-    ) -> Result<()> {
-        if let Engine::Gpu(g) = &mut self.engine {
-            let n = self.bodies.len();
-            let bodies: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, n)?;
-            let mut fresh = g.rigid.resized(sizes(
-                body_capacity,
-                shape_capacity,
-                pair_capacity,
-                self.plan.cell_size,
-                self.plan.large.len() as u32,
-            )?)?;
-            fresh.write(&fresh.bodies, &bodies);
-            fresh.write(&fresh.shapes, &self.shapes);
-            // The counters describe the last step (its report, the previous pair count); the
-            // manifolds and their warm-start impulses start afresh at the new size.
-            let mut counters: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
-            counters[solver::COUNTER_PREV_PAIRS] = 0;
-            fresh.write(&fresh.counters, &counters);
-            fresh.timing = g.rigid.timing.take();
-            g.rigid = fresh;
-            g.status.clear();
-            self.bodies = bodies;
-            self.plan_dirty = true;
-        }
-        self.body_capacity = body_capacity;
-        self.shape_capacity = shape_capacity;
-        self.pair_capacity = pair_capacity;
-        Ok(())
-    }
-
-    /// Grows the pair (and manifold) buffers to at least `pairs` slots (rounded up to a
-    /// multiple of 4096 where the device can bind that many).
-    ///
-    /// # Errors
-    /// [`Error::InvalidInput`] when the device cannot bind `pairs` manifolds or their solver
-    /// rows (the message names the limit); GPU errors from creating buffers.
-    pub fn grow_pairs(&mut self, pairs: u32) -> Result<()> {
-        if pairs > self.pair_capacity {
-            let rounded = pairs.div_ceil(4096).saturating_mul(4096);
-            let target = rounded.min(self.max_pairs()).max(pairs);
-            self.regrow(self.body_capacity, self.shape_capacity, target)?;
-        }
-        Ok(())
-    }
-
-    /// The most pair slots this world's device can bind: the manifolds and the solver rows
-    /// of every slot must fit one storage binding (`u32::MAX` on the CPU).
-    pub fn max_pairs(&self) -> u32 {
-        match &self.engine {
-            Engine::Cpu(_) => u32::MAX,
-            Engine::Gpu(g) => {
-                let per_slot = (std::mem::size_of::<GpuManifold>() as u64)
-                    .max(16 * u64::from(solver::solver_rows_per_manifold()));
-                u32::try_from(g.rigid.ctx.max_binding_bytes() / per_slot).unwrap_or(u32::MAX)
-            }
-        }
-    }
-
     fn params(&self, dt: f32) -> GpuRigidParams {
         let c = &self.config;
         let sub_dt = dt / c.substeps as f32;
@@ -777,7 +484,7 @@ impl RigidWorld {
                     b.force = Vec4::ZERO;
                     b.torque = Vec4::ZERO;
                 }
-                match poll_status(g) {
+                match poll_status(&g.rigid.ctx.device, &mut g.status) {
                     Some(r) => {
                         g.colour_passes = colour_passes_for(g.software, Some(r.colours_wanted));
                         r
@@ -1026,111 +733,6 @@ fn sizes(
     })
 }
 
-/// One CPU step: the stages of [`super::step::step_plan`], in the same order and with the same
-/// names (the collide stages once, the solver's substeps, then the finishing stages).
-fn cpu_step(
-    c: &mut CpuRigid,
-    params: &GpuRigidParams,
-    explosion: &GpuExplosion,
-    spec: &GridSpec,
-    plan: &BroadPlan,
-    bodies: &mut [GpuBody],
-    shapes: &[GpuShape],
-) -> Result<StepReport> {
-    let n_shapes = shapes.len();
-    c.claims.resize(bodies.len(), 0);
-    c.shape_pos.resize(n_shapes, Vec4::ZERO);
-    c.shape_xf.resize(3 * n_shapes, Vec4::ZERO);
-    // Collide, once per step.
-    cpu::step_start(params, &mut c.claims);
-    super::explosion::rigid_forces(params, explosion, bodies);
-    broad::shape_aabbs(
-        params,
-        bodies,
-        shapes,
-        &plan.large,
-        &mut c.shape_pos,
-        &mut c.shape_xf,
-    );
-    let grid = CpuGrid::build(&c.shape_pos, spec)?;
-    let input = broad::BroadInput {
-        bodies,
-        shapes,
-        shape_pos: &c.shape_pos,
-        shape_xf: &c.shape_xf,
-        shape_count: n_shapes as u32,
-        body_count: params.body_count,
-        margin: params.contact_margin,
-    };
-    let wanted = broad::broad_pairs(params, &input, &plan.large, &grid, spec, &mut c.pairs);
-    std::mem::swap(&mut c.manifolds, &mut c.prev);
-    c.manifolds.clear();
-    c.manifolds.resize(c.pairs.len(), GpuManifold::default());
-    narrow::narrow(
-        params,
-        shapes,
-        bodies,
-        &c.shape_pos,
-        &c.shape_xf,
-        &c.pairs,
-        &mut c.manifolds,
-    );
-    let pair_count = c.pairs.len() as u32;
-    cpu::wake_mark(params, bodies, &c.manifolds, pair_count, &mut c.claims);
-    cpu::wake_apply(params, bodies, &c.claims);
-    solver::warm_start(params, &mut c.manifolds, &c.prev);
-    let colouring = solver::colour(bodies, &mut c.manifolds);
-    c.rows.clear();
-    c.rows.resize(
-        c.manifolds.len() * solver::solver_rows_per_manifold() as usize,
-        Vec4::ZERO,
-    );
-    solver::solve_prepare(params, bodies, &c.manifolds, &mut c.rows);
-    let colours = 0..colouring.colour_count;
-    let (ms, rows) = (&mut c.manifolds, &mut c.rows);
-    // The substeps.
-    for _ in 0..params.substeps.max(1) {
-        cpu::integrate_velocity(params, bodies);
-        for k in colours.clone() {
-            solver::solve_warm_apply(&colouring, k, bodies, ms, rows);
-        }
-        for _ in 0..params.velocity_iterations {
-            for k in colours.clone() {
-                solver::solve_contact(params, &colouring, k, bodies, ms, rows);
-            }
-        }
-        cpu::integrate_position(params, bodies);
-        ccd::ccd(params, bodies, shapes);
-        for _ in 0..params.relax_iterations {
-            for k in colours.clone() {
-                solver::solve_relax(params, &colouring, k, bodies, ms, rows);
-            }
-        }
-    }
-    // Finish, once per step.
-    for k in colours.clone() {
-        solver::solve_restitution(params, &colouring, k, bodies, ms, rows);
-    }
-    for _ in 0..params.position_iterations {
-        for k in colours.clone() {
-            solver::solve_position(params, &colouring, k, bodies, ms, rows);
-        }
-    }
-    let awake = cpu::sleep(params, bodies);
-    Ok(StepReport {
-        step: 0,
-        pairs: pair_count,
-        pairs_wanted: wanted,
-        manifolds: colouring.manifolds,
-        colours: colouring.colour_count,
-        uncoloured: colouring.uncoloured,
-        colours_wanted: colouring.colours_wanted,
-        rounds: colouring.rounds,
-        awake,
-        unsolved: 0,
-    })
-}
-
 /// Records one step (all substeps) into `encoder` from the cached plan for `shape`; with
 /// `status`, also copies this step's counters into a free status slot, mapped later without
 /// blocking.
@@ -1149,79 +751,10 @@ fn gpu_encode(
     let Some(step) = status else {
         return Ok(());
     };
-    let slot = match g.status.iter().position(|s| s.step.is_none()) {
-        Some(i) => Some(i),
-        None if g.status.len() < 3 => {
-            g.status.push(StatusSlot {
-                buffer: r.ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("wgphys:buffer:rigid_status"),
-                    size: STATUS_BYTES,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                }),
-                ready: Arc::new(AtomicBool::new(false)),
-                step: None,
-                mapping: false,
-            });
-            Some(g.status.len() - 1)
-        }
-        None => None,
-    };
+    let slot = free_status_slot(&r.ctx.device, &mut g.status);
     if let Some(i) = slot {
         encoder.copy_buffer_to_buffer(&r.counters, 0, &g.status[i].buffer, 0, STATUS_BYTES);
         g.status[i].step = Some(step);
     }
     Ok(())
-}
-
-/// Bytes of the counters the status ring copies (the scalar counters).
-const STATUS_BYTES: u64 = 4 * counter::INDIRECT as u64;
-
-/// Starts mapping copied status slots and returns the newest finished report, without blocking.
-fn poll_status(g: &mut GpuEngine) -> Option<StepReport> {
-    let _ = g.rigid.ctx.device.poll(wgpu::PollType::Poll);
-    let mut newest: Option<StepReport> = None;
-    for slot in &mut g.status {
-        let Some(step) = slot.step else { continue };
-        if !slot.mapping {
-            let ready = slot.ready.clone();
-            ready.store(false, Ordering::Release);
-            slot.buffer.map_async(wgpu::MapMode::Read, .., move |r| {
-                ready.store(r.is_ok(), Ordering::Release)
-            });
-            slot.mapping = true;
-            continue;
-        }
-        if !slot.ready.load(Ordering::Acquire) {
-            continue;
-        }
-        if let Ok(view) = slot.buffer.get_mapped_range(..) {
-            let words: Vec<u32> = bytemuck::cast_slice(&view[..]).to_vec();
-            drop(view);
-            let report = report_from_counters(step, &words);
-            if newest.is_none_or(|n| report.step > n.step) {
-                newest = Some(report);
-            }
-        }
-        slot.buffer.unmap();
-        slot.step = None;
-        slot.mapping = false;
-    }
-    newest
-}
-
-fn report_from_counters(step: u64, c: &[u32]) -> StepReport {
-    let at = |i: usize| c.get(i).copied().unwrap_or(0);
-    StepReport {
-        step,
-        pairs: at(counter::PAIRS),
-        pairs_wanted: at(counter::PAIRS_WANTED),
-        manifolds: at(counter::MANIFOLDS),
-        colours: at(counter::COLOURS),
-        uncoloured: at(counter::UNCOLOURED),
-        colours_wanted: at(counter::COLOURS_WANTED),
-        rounds: at(counter::ROUNDS),
-        awake: at(counter::AWAKE),
-        unsolved: at(counter::UNSOLVED),
-    }
 }

@@ -1,0 +1,97 @@
+//! Capacity: growing the body, shape and pair slots (keeping every body and shape, on the GPU by
+//! rebuilding the backend at the new sizes) and the largest pair count the device can bind.
+
+use super::*;
+
+impl RigidWorld {
+    pub(super) fn ensure_capacity(&mut self, bodies: u32, shapes: u32) -> Result<()> {
+        if bodies <= self.body_capacity && shapes <= self.shape_capacity {
+            return Ok(());
+        }
+        if !self.config.auto_grow {
+            let (what, capacity) = if bodies > self.body_capacity {
+                (
+                    "rigid bodies (RigidConfig::body_capacity)",
+                    self.body_capacity,
+                )
+            } else {
+                (
+                    "rigid shapes (RigidConfig::shape_capacity)",
+                    self.shape_capacity,
+                )
+            };
+            return Err(Error::Full { what, capacity });
+        }
+        let body_capacity = self.body_capacity.max(bodies.next_power_of_two());
+        let shape_capacity = self.shape_capacity.max(shapes.next_power_of_two());
+        let pair_capacity = self
+            .pair_capacity
+            .max(shape_capacity.saturating_mul(4).min(self.max_pairs()));
+        self.regrow(body_capacity, shape_capacity, pair_capacity)
+    }
+
+    /// Rebuilds the GPU buffers at new sizes, carrying the state over (a blocking readback;
+    /// growth is rare).
+    pub(super) fn regrow(
+        &mut self,
+        body_capacity: u32,
+        shape_capacity: u32,
+        pair_capacity: u32,
+    ) -> Result<()> {
+        if let Engine::Gpu(g) = &mut self.engine {
+            let n = self.bodies.len();
+            let bodies: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, n)?;
+            let mut fresh = g.rigid.resized(sizes(
+                body_capacity,
+                shape_capacity,
+                pair_capacity,
+                self.plan.cell_size,
+                self.plan.large.len() as u32,
+            )?)?;
+            fresh.write(&fresh.bodies, &bodies);
+            fresh.write(&fresh.shapes, &self.shapes);
+            // The counters describe the last step (its report, the previous pair count); the
+            // manifolds and their warm-start impulses start afresh at the new size.
+            let mut counters: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
+            counters[solver::COUNTER_PREV_PAIRS] = 0;
+            fresh.write(&fresh.counters, &counters);
+            fresh.timing = g.rigid.timing.take();
+            g.rigid = fresh;
+            g.status.clear();
+            self.bodies = bodies;
+            self.plan_dirty = true;
+        }
+        self.body_capacity = body_capacity;
+        self.shape_capacity = shape_capacity;
+        self.pair_capacity = pair_capacity;
+        Ok(())
+    }
+
+    /// Grows the pair (and manifold) buffers to at least `pairs` slots (rounded up to a
+    /// multiple of 4096 where the device can bind that many).
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] when the device cannot bind `pairs` manifolds or their solver
+    /// rows (the message names the limit); GPU errors from creating buffers.
+    pub fn grow_pairs(&mut self, pairs: u32) -> Result<()> {
+        if pairs > self.pair_capacity {
+            let rounded = pairs.div_ceil(4096).saturating_mul(4096);
+            let target = rounded.min(self.max_pairs()).max(pairs);
+            self.regrow(self.body_capacity, self.shape_capacity, target)?;
+        }
+        Ok(())
+    }
+
+    /// The most pair slots this world's device can bind: the manifolds and the solver rows
+    /// of every slot must fit one storage binding (`u32::MAX` on the CPU).
+    pub fn max_pairs(&self) -> u32 {
+        match &self.engine {
+            Engine::Cpu(_) => u32::MAX,
+            Engine::Gpu(g) => {
+                let per_slot = (std::mem::size_of::<GpuManifold>() as u64)
+                    .max(16 * u64::from(solver::solver_rows_per_manifold()));
+                u32::try_from(g.rigid.ctx.max_binding_bytes() / per_slot).unwrap_or(u32::MAX)
+            }
+        }
+    }
+}
