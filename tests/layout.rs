@@ -592,7 +592,7 @@ fn rigid_structs_layout() {
             step,
             warm_start,
             substeps,
-            colour_passes,
+            _pad_colour,
             relax_iterations,
             inv_dt,
             soft,

@@ -928,8 +928,8 @@ fn the_contact_basis_is_orthonormal() {
     }
 }
 
-/// The step's shape for solver parameters `p` with `colour_passes` set to `cap`.
-fn shape_of(p: &GpuRigidParams, cap: u32) -> StepShape {
+/// The step's shape for solver parameters `p`.
+fn shape_of(p: &GpuRigidParams) -> StepShape {
     StepShape {
         bodies: p.body_count,
         shapes: 0,
@@ -939,14 +939,13 @@ fn shape_of(p: &GpuRigidParams, cap: u32) -> StepShape {
         velocity_iterations: p.velocity_iterations,
         relax_iterations: p.relax_iterations,
         position_iterations: p.position_iterations,
-        colour_passes: cap,
         explosion: false,
     }
 }
 
-/// The solver's GPU ops (prepare, then substeps and finish) for `p` with `cap` colour passes.
-fn solver_passes(p: &GpuRigidParams, cap: u32) -> Vec<StepOp> {
-    let (mut a, mut b) = solver_ops(&shape_of(p, cap));
+/// The solver's GPU ops (prepare, then substeps and finish) for `p`.
+fn solver_passes(p: &GpuRigidParams) -> Vec<StepOp> {
+    let (mut a, mut b) = solver_ops(&shape_of(p));
     a.append(&mut b);
     a
 }
@@ -962,7 +961,7 @@ fn entry(op: &StepOp) -> &'static str {
 fn the_step_is_one_pass_for_small_scenes_and_two_for_large_ones() {
     let mut p = params(10, 100);
     p.substeps = 4;
-    let names: Vec<&str> = solver_passes(&p, 12).iter().map(entry).collect();
+    let names: Vec<&str> = solver_passes(&p).iter().map(entry).collect();
     let mut want = vec!["warm_start", "colour_manifolds", "solve_prepare"];
     for _ in 0..4 {
         want.extend([
@@ -975,7 +974,7 @@ fn the_step_is_one_pass_for_small_scenes_and_two_for_large_ones() {
     }
     want.push("solve_restitution_fused");
     assert_eq!(names, want);
-    let small = step_plan(shape_of(&p, 12), 26);
+    let small = step_plan(shape_of(&p), 26);
     assert_eq!(small.passes(), 1, "a small scene records one compute pass");
     // step_start, shape_aabbs, the grid, four broad passes, narrow, two wake passes, the
     // solver above, sleep.
@@ -985,18 +984,16 @@ fn the_step_is_one_pass_for_small_scenes_and_two_for_large_ones() {
     );
     // Above the fused size: the collide pass, then the indirect copy and the solve pass.
     p.pair_capacity = FUSED_MAX_MANIFOLDS + 1;
-    let sweeps = |cap: u32| cap as usize + usize::from(cap < MAX_COLOURS);
-    for cap in [MAX_COLOURS, 6] {
-        let ops = solver_passes(&p, cap);
-        let per_substep = 2 + sweeps(cap) * (1 + 4 + 2) + 1;
-        assert_eq!(ops.len(), 3 + 4 * per_substep + sweeps(cap), "cap {cap}");
-        let plan = step_plan(shape_of(&p, cap), 26);
-        assert_eq!(plan.passes(), 2);
-        assert!(plan.phases[1].copy_indirect && !plan.phases[0].copy_indirect);
-    }
-    // Colour 5 of a sweep reads its triple at INDIRECT + 15 and binds record 5; with six
-    // colours one by one, the tail starts at colour 6.
-    let ops = solver_passes(&p, 6);
+    // Every sweep dispatches each colour slot, sized by the colouring's indirect arguments.
+    let sweep = MAX_COLOURS as usize;
+    let ops = solver_passes(&p);
+    let per_substep = 2 + sweep * (1 + 4 + 2) + 1;
+    assert_eq!(ops.len(), 3 + 4 * per_substep + sweep);
+    let plan = step_plan(shape_of(&p), 26);
+    assert_eq!(plan.passes(), 2);
+    assert!(plan.phases[1].copy_indirect && !plan.phases[0].copy_indirect);
+    // Colour c of a sweep reads its triple at INDIRECT + 3c and binds record c, up to the last
+    // colour slot.
     let first_contact = ops
         .iter()
         .position(|o| entry(o) == "solve_contact")
@@ -1010,18 +1007,28 @@ fn the_step_is_one_pass_for_small_scenes_and_two_for_large_ones() {
             record: 5
         }
     );
+    let last = MAX_COLOURS - 1;
     assert_eq!(
-        ops[first_contact + 6],
+        ops[first_contact + last as usize],
         StepOp::Kernel {
             stage: RigidStage::SolveContact,
-            entry: "solve_contact_tail",
-            dispatch: PassDispatch::Indirect(counter::TAIL_INDIRECT as u32),
-            record: 6
+            entry: "solve_contact",
+            dispatch: PassDispatch::Indirect(counter::INDIRECT as u32 + 3 * last),
+            record: last
         }
     );
+    // ... and the next op starts the next sweep at colour 0 (4 biased iterations here).
+    assert!(matches!(
+        ops[first_contact + sweep],
+        StepOp::Kernel {
+            entry: "solve_contact",
+            record: 0,
+            ..
+        }
+    ));
     // Large scenes colour in rounds of passes.
     p.pair_capacity = COLOUR_FUSED_MAX_MANIFOLDS + 1;
-    let big: Vec<StepOp> = solver_passes(&p, 6);
+    let big: Vec<StepOp> = solver_passes(&p);
     let rounds = 2 * COLOUR_ROUNDS as usize;
     assert_eq!(entry(&big[1]), "colour_init");
     assert_eq!(entry(&big[rounds + 2]), "colour_finish");
@@ -1034,9 +1041,9 @@ fn the_step_is_one_pass_for_small_scenes_and_two_for_large_ones() {
 /// collide dispatches (step_start, shape_aabbs, 4 broad, narrow, 2 wake, warm_start,
 /// colour_init, colour_finish, solve_prepare, sleep) plus the grid's 26, 64 colouring rounds,
 /// and per substep integrate_velocity, integrate_position, ccd and the sweeps (warm, contact,
-/// 8 relax) of the colours in use plus a tail, then one restitution sweep. The budget holds
-/// the 12 colours a pyramid uses; the step of the book's solver recorded 1,764 dispatches in
-/// 1,764 passes on lavapipe.
+/// 8 relax) of all 32 colour slots (indirect: an empty colour launches nothing), then one
+/// restitution sweep. The step of the book's solver recorded 1,764 dispatches in 1,764 passes
+/// on lavapipe.
 #[test]
 fn the_dispatch_budget_of_a_5k_pyramid_step() {
     let shape = StepShape {
@@ -1048,17 +1055,16 @@ fn the_dispatch_budget_of_a_5k_pyramid_step() {
         velocity_iterations: 1,
         relax_iterations: 8,
         position_iterations: 0,
-        colour_passes: 12,
         explosion: false,
     };
     let plan = step_plan(shape, 26);
-    let sweep = 12 + 1;
+    let sweep = MAX_COLOURS;
     let want = 14 + 26 + 64 + 4 * (3 + (1 + 1 + 8) * sweep) + sweep;
-    assert_eq!(plan.dispatches(), want as u32);
-    // The budget: 649 today, in 2 passes. Issue 9 asks for 150; the 8 relax sweeps a 100-row
-    // wall needs to stand (see `RigidConfig::relax_iterations`) cost 416 of them, the
-    // colouring rounds 64. Lower it as those shrink.
-    const BUDGET: u32 = 649;
+    assert_eq!(plan.dispatches(), want);
+    // The budget: 1,428 today, in 2 passes. Issue 9 asks for 150. The 8 relax sweeps a 100-row
+    // wall needs to stand (see `RigidConfig::relax_iterations`) cost 1,024 of them, at one
+    // dispatch per colour slot; the colouring rounds 64. Lower it as those shrink.
+    const BUDGET: u32 = 1428;
     assert!(
         plan.dispatches() <= BUDGET,
         "{} dispatches, budget {BUDGET}",
@@ -1103,7 +1109,7 @@ fn wgsl_constants_match_the_rust_ones() {
     p.position_iterations = 1;
     let mut big = params(1, COLOUR_FUSED_MAX_MANIFOLDS + 1);
     big.position_iterations = 1;
-    for op in solver_passes(&p, 1).iter().chain(&solver_passes(&big, 4)) {
+    for op in solver_passes(&p).iter().chain(&solver_passes(&big)) {
         let name = entry(op);
         let ep = module
             .entry_points
@@ -1268,22 +1274,15 @@ fn the_gpu_solver_matches_the_cpu_twin() {
         pair_capacity: COLOUR_FUSED_MAX_MANIFOLDS + 1,
         ..p
     };
-    let cap = |q: &GpuRigidParams, colour_passes| GpuRigidParams {
-        colour_passes,
-        ..*q
-    };
     let modes = [
-        ("fused", cap(&p, 12)),
-        ("fused, again", cap(&p, 12)),
-        ("per-colour", cap(&per_colour, MAX_COLOURS)),
-        ("per-colour, 5 + tail", cap(&per_colour, 5)),
-        ("per-colour, tail only", cap(&per_colour, 1)),
-        ("colouring in rounds", cap(&rounds, 3)),
+        ("fused", p),
+        ("fused, again", p),
+        ("per-colour", per_colour),
+        ("colouring in rounds", rounds),
     ];
     for (mode, mode_params) in &modes {
-        // The GPU reads colour_passes from the params (it arms the tail), so each mode writes
-        // its own; pair_capacity only sizes the buffers, whose extra slots stay empty.
-        let passes = solver_passes(mode_params, mode_params.colour_passes);
+        // pair_capacity only sizes the buffers, whose extra slots stay empty.
+        let passes = solver_passes(mode_params);
         let got = run_gpu(mode_params, &passes, &bodies, &ms, &prev);
         for (word, want, what) in [
             (counter::COLOURS, report.colours, "colours"),
@@ -1296,14 +1295,6 @@ fn the_gpu_solver_matches_the_cpu_twin() {
                 "colours wanted",
             ),
             (COUNTER_PREV_PAIRS, n, "pair count kept for warm start"),
-            (
-                counter::TAIL_INDIRECT,
-                u32::from(
-                    (mode_params.colour_passes..MAX_COLOURS)
-                        .any(|c| !colouring.batch(c).is_empty()),
-                ),
-                "tail pass armed",
-            ),
         ] {
             assert_eq!(got.counters[word], want, "{mode}: {what}");
         }
@@ -1356,9 +1347,9 @@ fn the_gpu_solver_matches_the_cpu_twin() {
         }
         outputs.push((got.bodies, got.manifolds));
     }
-    // Same adapter, same inputs: bit-identical, whether the colours run as one fused dispatch,
-    // one dispatch each or partly in a tail, and whether the colouring runs in one workgroup
-    // or in rounds of passes.
+    // Same adapter, same inputs: bit-identical, whether the colours run as one fused dispatch
+    // or one dispatch each, and whether the colouring runs in one workgroup or in rounds of
+    // passes.
     for ((mode, _), o) in modes[1..].iter().zip(&outputs[1..]) {
         assert!(
             bytemuck::cast_slice::<GpuBody, u8>(&o.0)
@@ -1379,7 +1370,7 @@ fn one_colour_batch_matches_the_cpu_twin() {
         pair_capacity: FUSED_MAX_MANIFOLDS + 1,
         ..params(bodies.len() as u32, ms.len() as u32)
     };
-    let (prepare, _) = solver_ops(&shape_of(&p, MAX_COLOURS));
+    let (prepare, _) = solver_ops(&shape_of(&p));
     let mut passes = prepare;
     passes.push(StepOp::Kernel {
         stage: RigidStage::SolveContact,

@@ -1,7 +1,7 @@
 // Stages `warm_start`, the colouring, `solve_prepare`, and the per-colour solver stages of the
 // soft step: `solve_warm_apply`, `solve_contact` (biased), `solve_relax`, `solve_restitution`
-// and `solve_position` (the optional book projection), each with a `_tail` entry for the
-// colours past the dispatched ones and a single-workgroup `_fused` entry for small scenes. CPU twin: src/rigid/solver.rs, same names and
+// and `solve_position` (the optional book projection), each with a single-workgroup `_fused`
+// entry for small scenes. CPU twin: src/rigid/solver.rs, same names and
 // operation order; read its module docs for why it is shaped so.
 //
 // Reads: params, bodies, manifolds (points, normal, friction in normal.w, restitution in
@@ -495,18 +495,6 @@ fn colour_finish_body(t: u32, n: u32) {
     if (t <= MAX_COLOURS) {
         atomicStore(&counters[COUNTER_COLOUR_START + t], colour_starts[t]);
     }
-    if (t == MAX_COLOURS) {
-        // The tail pass runs only when a colour the host does not dispatch one by one is used.
-        var tail = 0u;
-        for (var col = max(params.colour_passes, 1u); col < MAX_COLOURS; col++) {
-            if (colour_totals[col] > 0u) {
-                tail = 1u;
-            }
-        }
-        atomicStore(&counters[COUNTER_TAIL_INDIRECT], tail);
-        atomicStore(&counters[COUNTER_TAIL_INDIRECT + 1u], 1u);
-        atomicStore(&counters[COUNTER_TAIL_INDIRECT + 2u], 1u);
-    }
     if (t < MAX_COLOURS) {
         let total = colour_totals[t];
         var groups = (total + RIGID_WG - 1u) / RIGID_WG;
@@ -914,33 +902,4 @@ fn solve_position_fused(@builtin(local_invocation_index) t: u32) {
     for (var it = 0u; it < params.position_iterations; it++) {
         solve_fused_colours(SOLVE_STAGE_POSITION, t, 0u, used);
     }
-}
-
-// Tail entry points of the per-colour path: one workgroup solves colours pass_info.colour..
-// (those the host did not dispatch one by one), one after the other, as the per-colour
-// dispatches would.
-
-@compute @workgroup_size(RIGID_WG)
-fn solve_warm_tail(@builtin(local_invocation_index) t: u32) {
-    solve_fused_colours(SOLVE_STAGE_WARM, t, pass_info.colour, solve_load_colours(t));
-}
-
-@compute @workgroup_size(RIGID_WG)
-fn solve_contact_tail(@builtin(local_invocation_index) t: u32) {
-    solve_fused_colours(SOLVE_STAGE_CONTACT, t, pass_info.colour, solve_load_colours(t));
-}
-
-@compute @workgroup_size(RIGID_WG)
-fn solve_relax_tail(@builtin(local_invocation_index) t: u32) {
-    solve_fused_colours(SOLVE_STAGE_RELAX, t, pass_info.colour, solve_load_colours(t));
-}
-
-@compute @workgroup_size(RIGID_WG)
-fn solve_restitution_tail(@builtin(local_invocation_index) t: u32) {
-    solve_fused_colours(SOLVE_STAGE_RESTITUTION, t, pass_info.colour, solve_load_colours(t));
-}
-
-@compute @workgroup_size(RIGID_WG)
-fn solve_position_tail(@builtin(local_invocation_index) t: u32) {
-    solve_fused_colours(SOLVE_STAGE_POSITION, t, pass_info.colour, solve_load_colours(t));
 }

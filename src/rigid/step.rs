@@ -122,26 +122,16 @@ impl RigidStage {
         }
     }
 
-    /// The per-colour solver stages' entry points: one colour, the colours from a first one
-    /// on (the tail), and all colours with the iterations in one workgroup (the fused path of
-    /// small scenes; the warm start rides in `solve_contact_fused`).
-    fn colour_entries(self) -> Option<(&'static str, &'static str, &'static str)> {
+    /// The per-colour solver stages' entry points: one colour, and all colours with the
+    /// iterations in one workgroup (the fused path of small scenes; the warm start rides in
+    /// `solve_contact_fused`).
+    fn colour_entries(self) -> Option<(&'static str, &'static str)> {
         Some(match self {
-            RigidStage::SolveWarmApply => ("solve_warm_apply", "solve_warm_tail", ""),
-            RigidStage::SolveContact => {
-                ("solve_contact", "solve_contact_tail", "solve_contact_fused")
-            }
-            RigidStage::SolveRelax => ("solve_relax", "solve_relax_tail", "solve_relax_fused"),
-            RigidStage::SolveRestitution => (
-                "solve_restitution",
-                "solve_restitution_tail",
-                "solve_restitution_fused",
-            ),
-            RigidStage::SolvePosition => (
-                "solve_position",
-                "solve_position_tail",
-                "solve_position_fused",
-            ),
+            RigidStage::SolveWarmApply => ("solve_warm_apply", ""),
+            RigidStage::SolveContact => ("solve_contact", "solve_contact_fused"),
+            RigidStage::SolveRelax => ("solve_relax", "solve_relax_fused"),
+            RigidStage::SolveRestitution => ("solve_restitution", "solve_restitution_fused"),
+            RigidStage::SolvePosition => ("solve_position", "solve_position_fused"),
             _ => return None,
         })
     }
@@ -201,8 +191,6 @@ pub struct StepShape {
     pub relax_iterations: u32,
     /// Position-projection iterations per step.
     pub position_iterations: u32,
-    /// Colours the per-colour solver dispatches one by one.
-    pub colour_passes: u32,
     /// Whether an explosion runs (adds `rigid_forces`).
     pub explosion: bool,
 }
@@ -304,11 +292,11 @@ fn colour_ops(pair_capacity: u32, ops: &mut Vec<StepOp>) {
 }
 
 /// One sweep of a per-colour stage over every colour: on the fused path one dispatch of its
-/// fused entry; else colours `0..colour_passes` one by one (indirect: an unused colour launches
-/// no workgroup), then, when `colour_passes < MAX_COLOURS`, the tail entry over the rest
-/// (indirect too; `colour_finish` arms it only when a later colour has manifolds).
+/// fused entry; else every colour slot `0..MAX_COLOURS` one by one, each sized by the indirect
+/// arguments the colouring wrote (an unused colour launches no workgroup), so no readback
+/// decides what to dispatch and every adapter records the same list.
 fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
-    let Some((one, tail, fused)) = stage.colour_entries() else {
+    let Some((one, fused)) = stage.colour_entries() else {
         return;
     };
     if fused_solver(shape.pair_capacity) {
@@ -317,14 +305,9 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
         }
         return;
     }
-    let cap = shape.colour_passes.clamp(1, MAX_COLOURS);
-    for c in 0..cap {
+    for c in 0..MAX_COLOURS {
         let word = (counter::INDIRECT + 3 * c as usize) as u32;
         ops.push(kernel(stage, one, PassDispatch::Indirect(word), c));
-    }
-    if cap < MAX_COLOURS {
-        let word = counter::TAIL_INDIRECT as u32;
-        ops.push(kernel(stage, tail, PassDispatch::Indirect(word), cap));
     }
 }
 

@@ -63,14 +63,10 @@ pub mod counter {
     /// Manifolds that needed solving but were left without a colour (0 unless the colouring
     /// kernel was cut short; word 6 belongs to the solver).
     pub const UNSOLVED: usize = 7;
-    /// The highest first-fit colour the colouring asked for, plus one (the host dispatches
-    /// this many colours one by one).
+    /// The highest first-fit colour the colouring asked for, plus one.
     pub const COLOURS_WANTED: usize = 8;
     /// Colouring rounds that coloured something.
     pub const ROUNDS: usize = 9;
-    /// The (x, 1, 1) indirect triple of the solver's tail pass: one workgroup when a colour at
-    /// or above `GpuRigidParams::colour_passes` has manifolds, else none.
-    pub const TAIL_INDIRECT: usize = 10;
     /// First of `MAX_COLOURS` indirect-dispatch triples (x, 1, 1), one per colour.
     pub const INDIRECT: usize = 16;
     /// First of `MAX_COLOURS + 1` colour start offsets into the `order` buffer.
@@ -216,10 +212,8 @@ pub struct GpuRigidParams {
     /// Substeps per step (each runs integrate velocities, warm start, the biased contact
     /// iterations, integrate positions, ccd and the relax iterations).
     pub substeps: u32,
-    /// Colours the per-colour solver passes dispatch one by one; `colour_finish` arms the tail
-    /// pass (see `step::step_plan`) only when a later colour has manifolds. Changes
-    /// dispatch counts, never results. 0 counts as 1.
-    pub colour_passes: u32,
+    /// Padding.
+    pub _pad_colour: u32,
     /// Relax iterations (biased off) per substep.
     pub relax_iterations: u32,
     /// 1 / dt (the substep's), so the speculative bias is a multiplication on every adapter.

@@ -28,28 +28,6 @@ static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
 struct GpuEngine {
     rigid: GpuRigid,
     status: Vec<StatusSlot>,
-    /// Colours the per-colour solver path dispatches one by one (the rest go to one tail pass),
-    /// see [`colour_passes_for`]; changes dispatch counts, never results.
-    colour_passes: u32,
-    /// The adapter is a CPU (lavapipe, llvmpipe).
-    software: bool,
-}
-
-/// Colours dispatched one by one before the first status report arrives.
-const INITIAL_COLOUR_PASSES: u32 = 12;
-
-/// Colours the per-colour solver path dispatches one by one, given the colours a recent step
-/// asked for (`None` before any report): those, on a hardware adapter, so a sweep costs one
-/// dispatch per colour in use instead of `MAX_COLOURS`. Software adapters get every colour slot:
-/// on lavapipe (Mesa 22.3) a 5k-box pyramid stepped 2–4× slower with the colours in use plus
-/// the tail pass than with all 32 colour passes, most of them empty, for a reason inside the
-/// driver that we did not pin down.
-fn colour_passes_for(software: bool, wanted: Option<u32>) -> u32 {
-    match (software, wanted) {
-        (true, _) => MAX_COLOURS,
-        (false, None) => INITIAL_COLOUR_PASSES,
-        (false, Some(w)) => w.clamp(1, solver::SEQUENTIAL_COLOUR),
-    }
 }
 
 enum Engine {
@@ -122,24 +100,19 @@ impl RigidWorld {
         };
         let engine = match backend {
             Backend::Cpu => Engine::Cpu(Box::default()),
-            Backend::Gpu(ctx) => {
-                let software = ctx.info.device_type == wgpu::DeviceType::Cpu;
-                Engine::Gpu(Box::new(GpuEngine {
-                    rigid: GpuRigid::new(
-                        &ctx,
-                        sizes(
-                            body_capacity,
-                            shape_capacity,
-                            pair_capacity,
-                            plan.cell_size,
-                            0,
-                        )?,
+            Backend::Gpu(ctx) => Engine::Gpu(Box::new(GpuEngine {
+                rigid: GpuRigid::new(
+                    &ctx,
+                    sizes(
+                        body_capacity,
+                        shape_capacity,
+                        pair_capacity,
+                        plan.cell_size,
+                        0,
                     )?,
-                    status: Vec::new(),
-                    colour_passes: colour_passes_for(software, None),
-                    software,
-                }))
-            }
+                )?,
+                status: Vec::new(),
+            })),
         };
         Ok(Self {
             config,
@@ -456,10 +429,6 @@ impl RigidWorld {
                 report
             }
             Engine::Gpu(g) => {
-                let params = GpuRigidParams {
-                    colour_passes: g.colour_passes,
-                    ..params
-                };
                 match encoder {
                     Some(encoder) => gpu_encode(g, &params, &explosion, shape, encoder, None)?,
                     None => {
@@ -484,13 +453,7 @@ impl RigidWorld {
                     b.force = Vec4::ZERO;
                     b.torque = Vec4::ZERO;
                 }
-                match poll_status(&g.rigid.ctx.device, &mut g.status) {
-                    Some(r) => {
-                        g.colour_passes = colour_passes_for(g.software, Some(r.colours_wanted));
-                        r
-                    }
-                    None => self.report,
-                }
+                poll_status(&g.rigid.ctx.device, &mut g.status).unwrap_or(self.report)
             }
         };
         self.report = report;
@@ -515,10 +478,6 @@ impl RigidWorld {
             velocity_iterations: c.velocity_iterations,
             relax_iterations: c.relax_iterations,
             position_iterations: c.position_iterations,
-            colour_passes: match &self.engine {
-                Engine::Gpu(g) => g.colour_passes,
-                Engine::Cpu(_) => MAX_COLOURS,
-            },
             explosion: self.explosion.is_some(),
         }
     }
@@ -534,10 +493,9 @@ impl RigidWorld {
 
     /// Compute dispatches one [`RigidWorld::step`] records on the GPU, all substeps together,
     /// counted from [`RigidWorld::step_plan`]. Above [`solver::FUSED_MAX_MANIFOLDS`] pair slots
-    /// the solver dispatches, per iteration, one indirect pass for each of the colours recent
-    /// steps asked for (reported a frame or two late) and one indirect tail pass that runs only
-    /// when a later colour has manifolds. Describes the next step at the current sizes; `None`
-    /// on the CPU.
+    /// the solver dispatches, per sweep, one indirect dispatch per colour slot
+    /// ([`MAX_COLOURS`]), each sized by the colouring (an empty colour launches no workgroup).
+    /// Describes the next step at the current sizes; `None` on the CPU.
     pub fn dispatches_per_step(&self) -> Option<u32> {
         self.step_plan().map(|p| p.dispatches())
     }
