@@ -1459,6 +1459,28 @@ fn bad_input_is_refused_and_leaves_the_world_unchanged() {
 /// A tower of 10 boxes on the ground has 10 touching pairs (and no others: the boxes are 1 m
 /// apart centre to centre, so only neighbours' margins meet). With room for 4 pairs and no
 /// growth the report says so and names the knob; with growth the next step finds them all.
+/// A pair capacity whose largest colour could not fit one dispatch (a workgroup per 64
+/// manifolds, at most the device's workgroups per dispatch) is refused up front, naming the
+/// knob; one slot fewer builds on the CPU, where no dispatch limit applies.
+#[test]
+fn a_pair_capacity_beyond_one_dispatch_is_refused() {
+    let ctx = gpu();
+    let groups = ctx.device.limits().max_compute_workgroups_per_dimension;
+    let too_many = groups * wgphys::rigid::types::RIGID_WG + 1;
+    let cfg = RigidConfig {
+        pair_capacity: too_many,
+        ..config(4)
+    };
+    match RigidWorld::new(Backend::Gpu(ctx), cfg.clone()) {
+        Err(Error::InvalidCapacity { capacity, reason }) => {
+            assert_eq!(capacity, too_many);
+            assert!(reason.contains("pair_capacity"), "{reason}");
+        }
+        other => panic!("pair_capacity {too_many} gave {:?}", other.map(|_| ())),
+    }
+    assert!(RigidWorld::new(Backend::Cpu, cfg).is_ok());
+}
+
 #[test]
 fn pair_overflow_is_reported_and_grown() {
     for (name, backend) in [("cpu", Backend::Cpu), ("gpu", Backend::Gpu(gpu()))] {

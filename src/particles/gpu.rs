@@ -661,5 +661,19 @@ fn check_capacity(ctx: &GpuContext, capacity: u32) -> Result<()> {
             max_capacity: u32::try_from(max / per).unwrap_or(u32::MAX),
         });
     }
+    // The step dispatches one workgroup per WG live slots, indirectly: more would exceed the
+    // device's workgroups per dispatch (wgpu skips such a dispatch, or without its indirect
+    // validation the result is undefined).
+    let groups = ctx.device.limits().max_compute_workgroups_per_dimension;
+    if capacity.div_ceil(WG) > groups {
+        return Err(Error::InvalidCapacity {
+            capacity,
+            reason: format!(
+                "a step dispatches one workgroup per {WG} particles and this device allows {groups} \
+                 workgroups per dispatch: use at most {} particles per world",
+                u64::from(groups) * u64::from(WG)
+            ),
+        });
+    }
     Ok(())
 }

@@ -98,6 +98,22 @@ impl RigidWorld {
             cell_size: 1.0,
             large: Vec::new(),
         };
+        if let Backend::Gpu(ctx) = &backend {
+            // One colour of manifolds must fit one dispatch (see `max_pairs`).
+            let groups = ctx.device.limits().max_compute_workgroups_per_dimension;
+            let most = u64::from(groups) * u64::from(RIGID_WG);
+            if u64::from(pair_capacity) > most {
+                return Err(Error::InvalidCapacity {
+                    capacity: pair_capacity,
+                    reason: format!(
+                        "pair_capacity (or 8 per shape slot when it is 0) above {most}: the \
+                         solver dispatches one workgroup per {RIGID_WG} contact manifolds of \
+                         a colour and this device allows {groups} workgroups per dispatch; set \
+                         RigidConfig::pair_capacity to at most {most}"
+                    ),
+                });
+            }
+        }
         let engine = match backend {
             Backend::Cpu => Engine::Cpu(Box::default()),
             Backend::Gpu(ctx) => Engine::Gpu(Box::new(GpuEngine {

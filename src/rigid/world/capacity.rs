@@ -82,15 +82,20 @@ impl RigidWorld {
         Ok(())
     }
 
-    /// The most pair slots this world's device can bind: the manifolds and the solver rows
-    /// of every slot must fit one storage binding (`u32::MAX` on the CPU).
+    /// The most pair slots this world's device can hold: the manifolds and the solver rows
+    /// of every slot must fit one storage binding, and one colour of them must fit one
+    /// dispatch (a workgroup per [`RIGID_WG`] manifolds, sized by the colouring's indirect
+    /// arguments, at most the device's workgroups per dispatch). `u32::MAX` on the CPU.
     pub fn max_pairs(&self) -> u32 {
         match &self.engine {
             Engine::Cpu(_) => u32::MAX,
             Engine::Gpu(g) => {
                 let per_slot = (std::mem::size_of::<GpuManifold>() as u64)
                     .max(16 * u64::from(solver::solver_rows_per_manifold()));
-                u32::try_from(g.rigid.ctx.max_binding_bytes() / per_slot).unwrap_or(u32::MAX)
+                let ctx = &g.rigid.ctx;
+                let groups = u64::from(ctx.device.limits().max_compute_workgroups_per_dimension);
+                let bound = (ctx.max_binding_bytes() / per_slot).min(groups * u64::from(RIGID_WG));
+                u32::try_from(bound).unwrap_or(u32::MAX)
             }
         }
     }
