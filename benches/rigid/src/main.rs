@@ -37,7 +37,8 @@
 //!     --steps 2 --warmup 0 --report-every 1
 //! ```
 //!
-//! Other flags: `--no-gpu`, `--no-cpu`, `--no-rapier`, `--no-rapier-default`.
+//! Other flags: `--no-gpu`, `--no-cpu`, `--no-rapier`, `--no-rapier-default`, `--relax N`
+//! (relax iterations per substep instead of the default 8; rapier "matched" follows).
 
 use rapier3d::prelude as rp;
 use std::error::Error;
@@ -85,6 +86,9 @@ struct Args {
     markdown: Option<String>,
     /// Print wgphys' step report (read back now) every this many steps (diagnostics).
     report_every: Option<usize>,
+    /// Relax iterations per substep instead of `RigidConfig`'s default (rapier "matched"
+    /// follows), for comparisons at another iteration count.
+    relax: Option<u32>,
 }
 
 fn parse_args() -> Res<Args> {
@@ -111,6 +115,7 @@ fn parse_args() -> Res<Args> {
         "--warmup",
         "--markdown",
         "--report-every",
+        "--relax",
     ];
     let mut i = 0;
     while i < args.len() {
@@ -120,7 +125,13 @@ fn parse_args() -> Res<Args> {
         }
         i += if matches!(
             a.as_str(),
-            "--sizes" | "--scenes" | "--steps" | "--warmup" | "--markdown" | "--report-every"
+            "--sizes"
+                | "--scenes"
+                | "--steps"
+                | "--warmup"
+                | "--markdown"
+                | "--report-every"
+                | "--relax"
         ) {
             2
         } else {
@@ -156,6 +167,7 @@ fn parse_args() -> Res<Args> {
         warmup: value("--warmup")?.map(|s| s.parse()).transpose()?,
         markdown: value("--markdown")?.cloned(),
         report_every: value("--report-every")?.map(|s| s.parse()).transpose()?,
+        relax: value("--relax")?.map(|s| s.parse()).transpose()?,
     })
 }
 
@@ -237,7 +249,12 @@ const PAIRS_PER_BODY: u32 = 4;
 
 /// Builds the wgphys scene (on the CPU, with `scenes::rigid`), then rebuilds it on `backend`
 /// with [`PAIRS_PER_BODY`]; returns the world and the dynamic bodies' slots.
-fn build(scene: Scene, n: u32, backend: Backend) -> Res<(RigidWorld, Vec<usize>)> {
+fn build(
+    scene: Scene,
+    n: u32,
+    backend: Backend,
+    relax: Option<u32>,
+) -> Res<(RigidWorld, Vec<usize>)> {
     let (mut source, handles) = match scene {
         Scene::Pyramid => scenes::pyramid(Backend::Cpu, pyramid_rows(n), HALF)?,
         Scene::Rain => scenes::box_rain(Backend::Cpu, n, HALF, rain_half_width(n), SEED)?,
@@ -245,6 +262,9 @@ fn build(scene: Scene, n: u32, backend: Backend) -> Res<(RigidWorld, Vec<usize>)
     let slots: Vec<usize> = handles.iter().map(|h| h.index() as usize).collect();
     let mut config = source.config().clone();
     config.pair_capacity = PAIRS_PER_BODY * config.body_capacity;
+    if let Some(r) = relax {
+        config.relax_iterations = r;
+    }
     let mut world = RigidWorld::new(backend, config)?;
     let bodies = source.read_bodies()?;
     let shapes = source.shapes().to_vec();
@@ -314,12 +334,13 @@ fn run_wgphys(
     steps: usize,
     warmup: usize,
     report_every: Option<usize>,
+    relax: Option<u32>,
 ) -> Res<Row> {
     let backend = match ctx {
         Some(c) => Backend::Gpu(c.clone()),
         None => Backend::Cpu,
     };
-    let (mut world, slots) = build(scene, n, backend)?;
+    let (mut world, slots) = build(scene, n, backend, relax)?;
     let timed_gpu = world.enable_gpu_timing();
     let mut gpu_ms: Vec<Vec<(&'static str, f64)>> = Vec::with_capacity(steps);
     let mut times = Vec::with_capacity(steps);
@@ -581,8 +602,15 @@ fn rapier_states(
         .collect()
 }
 
-fn run_rapier(scene: Scene, n: u32, matched: bool, steps: usize, warmup: usize) -> Res<Row> {
-    let (mut source, slots) = build(scene, n, Backend::Cpu)?;
+fn run_rapier(
+    scene: Scene,
+    n: u32,
+    matched: bool,
+    steps: usize,
+    warmup: usize,
+    relax: Option<u32>,
+) -> Res<Row> {
+    let (mut source, slots) = build(scene, n, Backend::Cpu, relax)?;
     let params = rapier_params(source.config(), matched);
     let (mut rw, handles) = mirror(&mut source)?;
     rw.integration_parameters = params;
@@ -723,25 +751,33 @@ fn main() -> Res<()> {
             if let Some(c) = &ctx {
                 run(
                     "wgphys GPU",
-                    run_wgphys(scene, n, Some(c), steps, warmup, args.report_every),
+                    run_wgphys(
+                        scene,
+                        n,
+                        Some(c),
+                        steps,
+                        warmup,
+                        args.report_every,
+                        args.relax,
+                    ),
                 )?;
             }
             if args.cpu {
                 run(
                     "wgphys CPU twin",
-                    run_wgphys(scene, n, None, steps, warmup, args.report_every),
+                    run_wgphys(scene, n, None, steps, warmup, args.report_every, args.relax),
                 )?;
             }
             if args.rapier {
                 run(
                     "rapier3d matched",
-                    run_rapier(scene, n, true, steps, warmup),
+                    run_rapier(scene, n, true, steps, warmup, args.relax),
                 )?;
             }
             if args.rapier_default {
                 run(
                     "rapier3d default",
-                    run_rapier(scene, n, false, steps, warmup),
+                    run_rapier(scene, n, false, steps, warmup, args.relax),
                 )?;
             }
         }
