@@ -37,6 +37,7 @@
 
 pub mod broad;
 pub mod ccd;
+pub mod colour;
 pub mod cpu;
 pub mod explosion;
 pub mod gpu;

@@ -1,29 +1,30 @@
-//! The contact solver, CPU twin of `shaders/rigid/solve.wgsl`: warm starting, deterministic
-//! graph colouring, per-contact preparation, coloured velocity iterations (the book's impulse
-//! with isotropic Coulomb friction, made iterative by accumulating and clamping the impulse per
-//! point) and coloured position iterations (the book's non-linear projection with the angular
-//! limit). Every stage has the name and the operation order of its WGSL twin.
+//! The contact solver of the soft step, CPU twin of `shaders/rigid/solve.wgsl`: warm starting,
+//! per-contact preparation, and the per-colour stages the substeps run (`solve_warm_apply`,
+//! `solve_contact`, `solve_relax`), then `solve_restitution` and the optional
+//! `solve_position` (the book's non-linear projection with the angular limit). The colouring
+//! that makes the batches is in [`super::colour`]; the order the stages run in is written once,
+//! in [`super::step`]. Every stage has the name and the operation order of its WGSL twin.
 //!
 //! Why it is shaped so:
 //! - The book resolves one worst contact at a time (catalogue §14.4), which is sequential. A GPU
 //!   solves many contacts at once, which is only sound when no two of them touch the same
 //!   *dynamic* body, so manifolds are coloured and a colour is a batch: inside a batch the order
 //!   does not matter, so the CPU loop over a batch and the GPU's parallel threads agree.
-//! - Iterating sequential impulses converges only when the impulse is *accumulated* per point and
-//!   the clamps (normal ≥ 0, friction inside the disc μ·λn) act on the accumulated value (Catto);
-//!   the accumulated impulse is also what the next step warm-starts from. Each point solves its
-//!   friction rows, then its normal row, each with its own effective mass (the diagonal of the
-//!   book's velocity-change-per-unit-impulse matrix K in the contact basis), Box2D's order. The
-//!   book's coupled 3×3 solve (`calculateFrictionImpulse`) was tried first: its clamp is not a
-//!   projection, so more iterations did not converge — a box resting on a slope at tan θ =
-//!   0.8 μ rocked and crept millimetres per second, more with more iterations. Only K's
-//!   diagonal is stored (three rows of 16 bytes per point: the two anchors in body space, the
-//!   velocity target, the penetration and the diagonal); the arms are the anchors turned by the
-//!   bodies' orientations, which the velocity iterations do not change, and the tangents come
-//!   from [`contact_basis`], so that a pair slot costs 192 bytes of solver rows.
-//! - Colouring is the greedy colouring in decreasing claim priority, computed in parallel by
-//!   Jones–Plassmann rounds (see [`colour`]); first-fit keeps the colour count near a body's
-//!   contact count, and every colour costs one dispatch per iteration.
+//! - Contacts are found once per step and solved in every substep (Box2D v3's soft step): each
+//!   point keeps its anchors in both bodies' frames, so its overlap follows the bodies as they
+//!   move. The biased iteration pushes an overlap out through a soft constraint (a spring of
+//!   `contact_hertz` with a damping ratio, written implicitly, see [`soft_contact`]); the relax
+//!   iterations then solve the same rows rigidly without the bias, so the push-out's speed does
+//!   not carry on as a bounce, and they carry a stack's load.
+//! - Impulses are accumulated per point and clamped as accumulated values (normal ≥ 0, friction
+//!   inside the disc μ·λn), which is what converges and what the next step warm-starts from.
+//!   Each point solves its normal row, then its friction rows, each with its own effective mass
+//!   (the diagonal of the book's velocity change per unit impulse K in the contact basis). The
+//!   book's coupled 3×3 friction solve was tried first: its clamp is not a projection, and a box
+//!   resting on a slope at tan θ = 0.8 μ rocked and crept. Only K's diagonal is stored (three
+//!   rows of 16 bytes per point: the two anchors in body space, the start velocity, the
+//!   penetration and the diagonal); the arms are the anchors turned by the bodies' current
+//!   orientations and the tangents come from [`contact_basis`], so a pair slot costs 192 bytes.
 //! - Accumulated impulses live in `GpuManifold::impulses` (contact basis), so the next step's
 //!   warm start needs no write-back stage.
 //!
@@ -37,27 +38,19 @@ use super::math::{mat3_cols, quat_add_scaled, quat_normalize, quat_rotate, quat_
 use super::types::*;
 use glam::{Mat3, Vec2, Vec3, Vec4, Vec4Swizzles};
 
+pub use super::colour::{
+    claim_priority, colour, Colouring, COLOUR_FUSED_MAX_MANIFOLDS, COLOUR_ROUNDS, SEQUENTIAL_COLOUR,
+};
+
 /// Counters word where the colouring stage leaves this step's pair count, which the next step's
 /// `warm_start` reads as the length of `manifolds_prev`. The host must not clear it between
 /// steps (clearing it only turns warm starting off for one step).
 pub const COUNTER_PREV_PAIRS: usize = 6;
 /// `vec4` rows of solver data per contact point (see `solve.wgsl` for the layout).
 pub const ROWS_PER_POINT: u32 = 3;
-/// Colouring rounds: a manifold still waiting after them (a chain of decreasing priorities
-/// longer than this) goes to [`SEQUENTIAL_COLOUR`]. Also the number of `colour_claim` /
-/// `colour_pick` pass pairs of a large scene.
-pub const COLOUR_ROUNDS: u32 = 32;
-/// The colour that takes every manifold no independent colour (`0..MAX_COLOURS − 1`) holds; it
-/// is solved by one thread, in index order, so nothing is dropped.
-pub const SEQUENTIAL_COLOUR: u32 = MAX_COLOURS - 1;
 /// Pair capacities up to this use the fused single-workgroup passes (all colours and iterations
 /// in one dispatch); larger ones dispatch one pass per colour per iteration.
 pub const FUSED_MAX_MANIFOLDS: u32 = 4096;
-/// Pair capacities up to this colour in one single-workgroup dispatch (`colour_manifolds`);
-/// larger ones run the rounds as passes over every manifold (`colour_init`, the
-/// [`COLOUR_ROUNDS`] pairs of `colour_claim` and `colour_pick`, `colour_finish`), because
-/// software adapters cut one invocation's loops short after about 65535 iterations.
-pub const COLOUR_FUSED_MAX_MANIFOLDS: u32 = 16384;
 
 /// Solver rows per manifold, for sizing the `solver` buffer: `pair_capacity ×` this `vec4`s.
 pub fn solver_rows_per_manifold() -> u32 {
@@ -79,40 +72,6 @@ pub struct SolveReport {
     pub rounds: u32,
 }
 
-/// The result of [`colour`]: batches of manifolds that share no dynamic body.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Colouring {
-    /// Colour of every manifold ([`NONE`] when it needs no solving); also written into
-    /// `GpuManifold::colour`.
-    pub colours: Vec<u32>,
-    /// Manifold indices sorted by colour, by index inside a colour.
-    pub order: Vec<u32>,
-    /// `MAX_COLOURS + 1` offsets into `order`: colour `c` is `order[start[c]..start[c + 1]]`.
-    pub colour_start: Vec<u32>,
-    /// Colours in use.
-    pub colour_count: u32,
-    /// Manifolds put in [`SEQUENTIAL_COLOUR`] because the independent colours ran out.
-    pub uncoloured: u32,
-    /// Manifolds with at least one point.
-    pub manifolds: u32,
-    /// The highest first-fit colour any manifold asked for, plus one (above
-    /// [`SEQUENTIAL_COLOUR`] when a body's contacts needed more colours than there are).
-    pub colours_wanted: u32,
-    /// Colouring rounds that coloured something (at most [`COLOUR_ROUNDS`]).
-    pub rounds: u32,
-}
-
-impl Colouring {
-    /// The manifolds of colour `c`, in the order the solver visits them.
-    pub fn batch(&self, c: u32) -> &[u32] {
-        let c = c as usize;
-        match (self.colour_start.get(c), self.colour_start.get(c + 1)) {
-            (Some(&s), Some(&e)) => self.order.get(s as usize..e as usize).unwrap_or(&[]),
-            _ => &[],
-        }
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Shared helpers (twins of the helpers at the top of solve.wgsl).
 
@@ -129,13 +88,6 @@ struct SolveBody {
     body_inv_inertia: Mat3,
     last_acc: Vec3,
     dynamic: bool,
-}
-
-fn is_dynamic(bodies: &[GpuBody], i: u32) -> bool {
-    i != NONE
-        && bodies
-            .get(i as usize)
-            .is_some_and(|b| b.kind == body_kind::DYNAMIC && b.awake != 0)
 }
 
 fn load_body(bodies: &[GpuBody], i: u32) -> SolveBody {
@@ -189,13 +141,6 @@ fn store_body(bodies: &mut [GpuBody], i: u32, s: &SolveBody) {
     }
 }
 
-/// A manifold is solved when it has points and at least one awake dynamic body.
-fn needs_solve(bodies: &[GpuBody], m: &GpuManifold) -> bool {
-    let awake_dynamic =
-        |i: u32| is_dynamic(bodies, i) && bodies.get(i as usize).is_some_and(|b| b.awake != 0);
-    m.count > 0 && (awake_dynamic(m.body_a) || awake_dynamic(m.body_b))
-}
-
 /// The book's contact basis (`calculateContactBasis`): two tangents from the world axis that
 /// is least parallel to the normal. The second tangent is n × t0 written out; the catalogue's
 /// first branch prints its x as n.y·t0.x, which is not orthogonal to n, so n.y·t0.z is used.
@@ -235,20 +180,6 @@ fn angular_row(r: Vec3, ii: Mat3, e: [Vec3; 3]) -> [Vec3; 3] {
             r.cross(e[2]).dot(u[2]),
         ),
     ]
-}
-
-/// Order-independent claim priority of manifold k: a bijection on 31 bits of k + 1, so it is
-/// unique, never 0 (`CLAIM_FREE`) and never `CLAIM_TAKEN`. Hashing instead of using k
-/// avoids the index-ordered chains (manifold k touching k+1) that would colour one per round.
-pub fn claim_priority(k: u32) -> u32 {
-    const MASK: u32 = 0x7fff_ffff;
-    let mut x = (k + 1) & MASK;
-    x ^= x >> 16;
-    x = x.wrapping_mul(0x045d_9f3b) & MASK;
-    x ^= x >> 16;
-    x = x.wrapping_mul(0x045d_9f3b) & MASK;
-    x ^= x >> 16;
-    x
 }
 
 fn row(rows: &[Vec4], i: usize) -> Vec4 {
@@ -334,118 +265,6 @@ pub fn warm_start(params: &GpuRigidParams, manifolds: &mut [GpuManifold], prev: 
             }
             m.impulses[i] = imp;
         }
-    }
-}
-
-/// Stage `colour` (GPU: `colour_manifolds`, or `colour_init` / `colour_claim` /
-/// `colour_pick` / `colour_finish`): deterministic colouring such that no two manifolds of a
-/// colour share a dynamic body, then a counting sort of manifold indices by colour.
-///
-/// The colouring is the greedy one in decreasing [`claim_priority`], computed by
-/// Jones–Plassmann rounds: in each round every waiting manifold (it needs solving and has no
-/// colour) claims its dynamic bodies with `max(claim, priority)`; one that holds all of them
-/// has no waiting neighbour of higher priority, and takes the lowest colour that none of its
-/// bodies' coloured manifolds uses (first fit, from a 32-bit mask per body). Winners of a round
-/// share no body. Integer max and bitwise or do not depend on the order of the claims, so the
-/// result is the same on the CPU and on any GPU, whichever way the rounds are dispatched. A
-/// manifold whose first fit is [`SEQUENTIAL_COLOUR`] or above, or that still waits after
-/// [`COLOUR_ROUNDS`] rounds, goes to [`SEQUENTIAL_COLOUR`] and is counted in `uncoloured`.
-pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
-    let n = manifolds.len();
-    let solvable: Vec<bool> = manifolds.iter().map(|m| needs_solve(bodies, m)).collect();
-    let dyn_bodies: Vec<[Option<usize>; 2]> = manifolds
-        .iter()
-        .map(|m| {
-            let d = |i: u32| is_dynamic(bodies, i).then_some(i as usize);
-            // A manifold of a body with itself claims it once.
-            let b = if m.body_b == m.body_a {
-                None
-            } else {
-                d(m.body_b)
-            };
-            [d(m.body_a), b]
-        })
-        .collect();
-    let manifold_count = manifolds.iter().filter(|m| m.count > 0).count() as u32;
-    let mut colours = vec![NONE; n];
-    let mut claims = vec![0u32; bodies.len()];
-    let mut masks = vec![0u32; bodies.len()];
-    let mut waiting: Vec<usize> = (0..n).filter(|&k| solvable[k]).collect();
-    let (mut colours_wanted, mut rounds) = (0u32, 0u32);
-    for r in 0..COLOUR_ROUNDS {
-        if waiting.is_empty() {
-            break;
-        }
-        for &k in &waiting {
-            for &b in dyn_bodies[k].iter().flatten() {
-                claims[b] = 0;
-            }
-        }
-        for &k in &waiting {
-            let p = claim_priority(k as u32);
-            for &b in dyn_bodies[k].iter().flatten() {
-                claims[b] = claims[b].max(p);
-            }
-        }
-        let (won, still): (Vec<usize>, Vec<usize>) = waiting.iter().partition(|&&k| {
-            let p = claim_priority(k as u32);
-            dyn_bodies[k].iter().flatten().all(|&b| claims[b] == p)
-        });
-        for &k in &won {
-            let used = dyn_bodies[k]
-                .iter()
-                .flatten()
-                .fold(0u32, |acc, &b| acc | masks[b]);
-            let c = (!used).trailing_zeros().min(SEQUENTIAL_COLOUR);
-            if c < SEQUENTIAL_COLOUR {
-                for &b in dyn_bodies[k].iter().flatten() {
-                    masks[b] |= 1 << c;
-                }
-            }
-            colours[k] = c;
-            colours_wanted = colours_wanted.max(c + 1);
-            rounds = r + 1;
-        }
-        waiting = still;
-    }
-    for &k in &waiting {
-        colours[k] = SEQUENTIAL_COLOUR;
-    }
-    let uncoloured = colours.iter().filter(|&&c| c == SEQUENTIAL_COLOUR).count() as u32;
-    let colour_count = colours
-        .iter()
-        .filter(|&&c| c != NONE)
-        .map(|&c| c + 1)
-        .max()
-        .unwrap_or(0);
-    // Counting sort, index order inside a colour.
-    let mut colour_start = vec![0u32; MAX_COLOURS as usize + 1];
-    for &col in colours.iter().filter(|&&col| col != NONE) {
-        colour_start[col as usize + 1] += 1;
-    }
-    for i in 0..MAX_COLOURS as usize {
-        colour_start[i + 1] += colour_start[i];
-    }
-    let mut cursor = colour_start.clone();
-    let mut order = vec![0u32; colour_start[MAX_COLOURS as usize] as usize];
-    for (k, &col) in colours.iter().enumerate() {
-        if col != NONE {
-            order[cursor[col as usize] as usize] = k as u32;
-            cursor[col as usize] += 1;
-        }
-    }
-    for (m, &col) in manifolds.iter_mut().zip(&colours) {
-        m.colour = col;
-    }
-    Colouring {
-        colours,
-        order,
-        colour_start,
-        colour_count,
-        uncoloured,
-        manifolds: manifold_count,
-        colours_wanted,
-        rounds,
     }
 }
 

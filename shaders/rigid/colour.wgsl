@@ -1,0 +1,278 @@
+// Stage `colour` (colour.rs): the solver's batches, a colour being a set of manifolds that
+// share no dynamic body. CPU twin: src/rigid/colour.rs, same algorithm and order.
+//
+// Jones–Plassmann rounds, which give the greedy colouring in
+// decreasing claim priority. In round r every waiting manifold claims its dynamic bodies with
+// atomicMax(priority); one that holds all of them is a local maximum (every neighbour of
+// higher priority is coloured already), and takes the lowest colour none of its bodies uses
+// (a 32-bit colour mask per body). Winners of a round share no body, so the masks they write
+// are their own. Integer max and or do not depend on the order of the threads, so the result
+// is the same on the CPU and on any GPU, in one workgroup or many.
+//
+// `claims` words: [0, B) belong to the wake stages; [B, 2B) and [2B, 3B) are the claim words
+// of even and odd rounds (round r resets the words round r + 1 will use, so no pass is spent
+// clearing them); [3B, 4B) the colour masks (B = params.body_count).
+//
+// Two ways to run it: `colour_manifolds`, one workgroup looping over the rounds (small
+// scenes, one dispatch), or `colour_init`, SOLVE_COLOUR_ROUNDS × (`colour_claim`,
+// `colour_pick`) with the round in group 1, and `colour_finish` (large scenes: software
+// adapters stop a single invocation's loops after about 65535 iterations). Both end with
+// `colour_finish_body`: leftovers to the sequential colour, and a counting sort where thread t
+// owns a contiguous range of manifolds (so the order inside a colour is the index order, the
+// same as the CPU's).
+
+var<workgroup> colour_left: atomic<u32>;
+var<workgroup> colour_manifold_total: atomic<u32>;
+var<workgroup> colour_flag: u32;
+var<workgroup> colour_hist: array<u32, MAX_COLOURS * RIGID_WG>; // colour-major
+var<workgroup> colour_totals: array<u32, MAX_COLOURS>;
+var<workgroup> colour_starts: array<u32, MAX_COLOURS + 1u>;
+
+fn colour_sync() {
+    storageBarrier();
+    workgroupBarrier();
+}
+
+/// The dynamic bodies a manifold claims (NONE where none; a body paired with itself once).
+fn colour_bodies(m: Manifold) -> vec2<u32> {
+    var d = vec2<u32>(NONE, NONE);
+    if (solve_is_dynamic(m.body_a)) {
+        d.x = m.body_a;
+    }
+    if (m.body_b != m.body_a && solve_is_dynamic(m.body_b)) {
+        d.y = m.body_b;
+    }
+    return d;
+}
+
+fn colour_claim_word(d: u32, r: u32) -> u32 {
+    return params.body_count * (1u + (r & 1u)) + d;
+}
+
+fn colour_mask_word(d: u32) -> u32 {
+    return params.body_count * 3u + d;
+}
+
+fn colour_mask(d: u32) -> u32 {
+    if (d == NONE) {
+        return 0u;
+    }
+    return atomicLoad(&claims[colour_mask_word(d)]);
+}
+
+/// Start: nothing coloured, the claim words and masks of every claimed body cleared.
+fn colour_reset(k: u32) {
+    manifolds[k].colour = NONE;
+    let d = colour_bodies(manifolds[k]);
+    for (var e = 0u; e < 2u; e++) {
+        if (d[e] != NONE) {
+            atomicStore(&claims[colour_claim_word(d[e], 0u)], 0u);
+            atomicStore(&claims[colour_claim_word(d[e], 1u)], 0u);
+            atomicStore(&claims[colour_mask_word(d[e])], 0u);
+        }
+    }
+}
+
+fn colour_waiting(m: Manifold) -> bool {
+    return m.colour == NONE && solve_needs(m);
+}
+
+/// Whether slot k may still wait, from its first 16 bytes alone: most slots are coloured or
+/// have no points after the first rounds, and the rounds visit every slot.
+fn colour_may_wait(k: u32) -> bool {
+    return manifolds[k].colour == NONE && manifolds[k].count > 0u;
+}
+
+/// Round r, phase 1: a waiting manifold claims its bodies.
+fn colour_claim_one(k: u32, r: u32) {
+    if (!colour_may_wait(k)) {
+        return;
+    }
+    let m = manifolds[k];
+    if (!colour_waiting(m)) {
+        return;
+    }
+    let d = colour_bodies(m);
+    let p = solve_priority(k);
+    for (var e = 0u; e < 2u; e++) {
+        if (d[e] != NONE) {
+            atomicMax(&claims[colour_claim_word(d[e], r)], p);
+        }
+    }
+}
+
+/// Round r, phase 2: a waiting manifold that holds all its bodies takes the lowest free colour;
+/// one that does not clears the words it will claim next round. Returns whether it still waits.
+fn colour_pick_one(k: u32, r: u32) -> bool {
+    if (!colour_may_wait(k)) {
+        return false;
+    }
+    let m = manifolds[k];
+    if (!colour_waiting(m)) {
+        return false;
+    }
+    let d = colour_bodies(m);
+    let p = solve_priority(k);
+    var holds = true;
+    for (var e = 0u; e < 2u; e++) {
+        if (d[e] != NONE && atomicLoad(&claims[colour_claim_word(d[e], r)]) != p) {
+            holds = false;
+        }
+    }
+    if (!holds) {
+        for (var e = 0u; e < 2u; e++) {
+            if (d[e] != NONE) {
+                atomicStore(&claims[colour_claim_word(d[e], r + 1u)], 0u);
+            }
+        }
+        return true;
+    }
+    let free = ~(colour_mask(d.x) | colour_mask(d.y));
+    var c = SEQUENTIAL_COLOUR;
+    if (free != 0u) {
+        c = min(firstTrailingBit(free), SEQUENTIAL_COLOUR);
+    }
+    if (c < SEQUENTIAL_COLOUR) {
+        for (var e = 0u; e < 2u; e++) {
+            if (d[e] != NONE) {
+                atomicOr(&claims[colour_mask_word(d[e])], 1u << c);
+            }
+        }
+    }
+    manifolds[k].colour = c;
+    atomicMax(&counters[COUNTER_COLOURS_WANTED], c + 1u);
+    atomicMax(&counters[COUNTER_ROUNDS], r + 1u);
+    return false;
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn colour_manifolds(@builtin(local_invocation_index) t: u32) {
+    let n = solve_manifold_count();
+    for (var k = t; k < n; k += RIGID_WG) {
+        colour_reset(k);
+    }
+    colour_sync();
+    for (var r = 0u; r < SOLVE_COLOUR_ROUNDS; r++) {
+        for (var k = t; k < n; k += RIGID_WG) {
+            colour_claim_one(k, r);
+        }
+        colour_sync();
+        for (var k = t; k < n; k += RIGID_WG) {
+            if (colour_pick_one(k, r)) {
+                atomicAdd(&colour_left, 1u);
+            }
+        }
+        colour_sync();
+        if (t == 0u) {
+            colour_flag = atomicLoad(&colour_left);
+            atomicStore(&colour_left, 0u);
+        }
+        if (workgroupUniformLoad(&colour_flag) == 0u) {
+            break;
+        }
+    }
+    colour_finish_body(t, n);
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn colour_init(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < solve_manifold_count()) {
+        colour_reset(gid.x);
+    }
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn colour_claim(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < solve_manifold_count()) {
+        colour_claim_one(gid.x, pass_info.colour);
+    }
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn colour_pick(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < solve_manifold_count()) {
+        _ = colour_pick_one(gid.x, pass_info.colour);
+    }
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn colour_finish(@builtin(local_invocation_index) t: u32) {
+    colour_finish_body(t, solve_manifold_count());
+}
+
+/// Leftovers to the sequential colour, counts, the counting sort into `order`, the colour
+/// ranges and the indirect arguments of the per-colour passes.
+fn colour_finish_body(t: u32, n: u32) {
+    for (var k = t; k < n; k += RIGID_WG) {
+        let m = manifolds[k];
+        if (colour_waiting(m)) {
+            manifolds[k].colour = SEQUENTIAL_COLOUR;
+        }
+        if (m.count > 0u) {
+            atomicAdd(&colour_manifold_total, 1u);
+        }
+    }
+    // Counting sort: per-thread histograms over a contiguous range.
+    for (var i = t; i < MAX_COLOURS * RIGID_WG; i += RIGID_WG) {
+        colour_hist[i] = 0u;
+    }
+    colour_sync();
+    let per = (n + RIGID_WG - 1u) / RIGID_WG;
+    let lo = min(t * per, n);
+    let hi = min(lo + per, n);
+    for (var k = lo; k < hi; k++) {
+        let col = manifolds[k].colour;
+        if (col != NONE) {
+            colour_hist[col * RIGID_WG + t] += 1u;
+        }
+    }
+    workgroupBarrier();
+    if (t < MAX_COLOURS) {
+        var sum = 0u;
+        for (var j = 0u; j < RIGID_WG; j++) {
+            let v = colour_hist[t * RIGID_WG + j];
+            colour_hist[t * RIGID_WG + j] = sum;
+            sum += v;
+        }
+        colour_totals[t] = sum;
+    }
+    workgroupBarrier();
+    if (t == 0u) {
+        var start = 0u;
+        var used = 0u;
+        for (var col = 0u; col < MAX_COLOURS; col++) {
+            colour_starts[col] = start;
+            start += colour_totals[col];
+            if (colour_totals[col] > 0u) {
+                used = col + 1u;
+            }
+        }
+        colour_starts[MAX_COLOURS] = start;
+        atomicStore(&counters[COUNTER_COLOURS], used);
+        atomicStore(&counters[COUNTER_UNCOLOURED], colour_totals[SEQUENTIAL_COLOUR]);
+        atomicStore(&counters[COUNTER_MANIFOLDS], atomicLoad(&colour_manifold_total));
+        atomicStore(&counters[SOLVE_COUNTER_PREV_PAIRS], n);
+    }
+    workgroupBarrier();
+    if (t <= MAX_COLOURS) {
+        atomicStore(&counters[COUNTER_COLOUR_START + t], colour_starts[t]);
+    }
+    if (t < MAX_COLOURS) {
+        let total = colour_totals[t];
+        var groups = (total + RIGID_WG - 1u) / RIGID_WG;
+        if (t == SEQUENTIAL_COLOUR) {
+            groups = min(total, 1u);
+        }
+        atomicStore(&counters[COUNTER_INDIRECT + 3u * t], groups);
+        atomicStore(&counters[COUNTER_INDIRECT + 3u * t + 1u], 1u);
+        atomicStore(&counters[COUNTER_INDIRECT + 3u * t + 2u], 1u);
+    }
+    for (var k = lo; k < hi; k++) {
+        let col = manifolds[k].colour;
+        if (col != NONE) {
+            let slot = colour_starts[col] + colour_hist[col * RIGID_WG + t];
+            colour_hist[col * RIGID_WG + t] += 1u;
+            order[slot] = k;
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! Stage `colour` (GPU: `colour_manifolds`, or `colour_init` / `colour_claim` / `colour_pick` /
+//! `colour_finish` in `shaders/rigid/colour.wgsl`): the solver's batches. A colour is a set of
+//! manifolds that share no dynamic body, so one thread per manifold may write its bodies without
+//! atomics, and the colours run one after the other. The colouring is the greedy first-fit one
+//! in decreasing [`claim_priority`], computed in parallel by Jones–Plassmann rounds with integer
+//! max and bitwise or only, so the CPU and every GPU get the same colours whichever way the
+//! rounds are dispatched.
+
+use super::types::*;
+
+/// An awake dynamic body (the static world [`NONE`] is not).
+fn is_dynamic(bodies: &[GpuBody], i: u32) -> bool {
+    i != NONE
+        && bodies
+            .get(i as usize)
+            .is_some_and(|b| b.kind == body_kind::DYNAMIC && b.awake != 0)
+}
+
+/// Colouring rounds: a manifold still waiting after them (a chain of decreasing priorities
+/// longer than this) goes to [`SEQUENTIAL_COLOUR`]. Also the number of `colour_claim` /
+/// `colour_pick` pass pairs of a large scene.
+pub const COLOUR_ROUNDS: u32 = 32;
+
+/// The colour that takes every manifold no independent colour (`0..MAX_COLOURS − 1`) holds; it
+/// is solved by one thread, in index order, so nothing is dropped.
+pub const SEQUENTIAL_COLOUR: u32 = MAX_COLOURS - 1;
+
+/// Pair capacities up to this colour in one single-workgroup dispatch (`colour_manifolds`);
+/// larger ones run the rounds as passes over every manifold (`colour_init`, the
+/// [`COLOUR_ROUNDS`] pairs of `colour_claim` and `colour_pick`, `colour_finish`), because
+/// software adapters cut one invocation's loops short after about 65535 iterations.
+pub const COLOUR_FUSED_MAX_MANIFOLDS: u32 = 16384;
+
+/// The result of [`colour`]: batches of manifolds that share no dynamic body.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Colouring {
+    /// Colour of every manifold ([`NONE`] when it needs no solving); also written into
+    /// `GpuManifold::colour`.
+    pub colours: Vec<u32>,
+    /// Manifold indices sorted by colour, by index inside a colour.
+    pub order: Vec<u32>,
+    /// `MAX_COLOURS + 1` offsets into `order`: colour `c` is `order[start[c]..start[c + 1]]`.
+    pub colour_start: Vec<u32>,
+    /// Colours in use.
+    pub colour_count: u32,
+    /// Manifolds put in [`SEQUENTIAL_COLOUR`] because the independent colours ran out.
+    pub uncoloured: u32,
+    /// Manifolds with at least one point.
+    pub manifolds: u32,
+    /// The highest first-fit colour any manifold asked for, plus one (above
+    /// [`SEQUENTIAL_COLOUR`] when a body's contacts needed more colours than there are).
+    pub colours_wanted: u32,
+    /// Colouring rounds that coloured something (at most [`COLOUR_ROUNDS`]).
+    pub rounds: u32,
+}
+
+impl Colouring {
+    /// The manifolds of colour `c`, in the order the solver visits them.
+    pub fn batch(&self, c: u32) -> &[u32] {
+        let c = c as usize;
+        match (self.colour_start.get(c), self.colour_start.get(c + 1)) {
+            (Some(&s), Some(&e)) => self.order.get(s as usize..e as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
+/// A manifold is solved when it has points and at least one awake dynamic body.
+fn needs_solve(bodies: &[GpuBody], m: &GpuManifold) -> bool {
+    let awake_dynamic =
+        |i: u32| is_dynamic(bodies, i) && bodies.get(i as usize).is_some_and(|b| b.awake != 0);
+    m.count > 0 && (awake_dynamic(m.body_a) || awake_dynamic(m.body_b))
+}
+
+/// Order-independent claim priority of manifold k: a bijection on 31 bits of k + 1, so it is
+/// unique, never 0 (`CLAIM_FREE`) and never `CLAIM_TAKEN`. Hashing instead of using k
+/// avoids the index-ordered chains (manifold k touching k+1) that would colour one per round.
+pub fn claim_priority(k: u32) -> u32 {
+    const MASK: u32 = 0x7fff_ffff;
+    let mut x = (k + 1) & MASK;
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x045d_9f3b) & MASK;
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x045d_9f3b) & MASK;
+    x ^= x >> 16;
+    x
+}
+
+/// Stage `colour` (GPU: `colour_manifolds`, or `colour_init` / `colour_claim` /
+/// `colour_pick` / `colour_finish`): deterministic colouring such that no two manifolds of a
+/// colour share a dynamic body, then a counting sort of manifold indices by colour.
+///
+/// The colouring is the greedy one in decreasing [`claim_priority`], computed by
+/// Jones–Plassmann rounds: in each round every waiting manifold (it needs solving and has no
+/// colour) claims its dynamic bodies with `max(claim, priority)`; one that holds all of them
+/// has no waiting neighbour of higher priority, and takes the lowest colour that none of its
+/// bodies' coloured manifolds uses (first fit, from a 32-bit mask per body). Winners of a round
+/// share no body. Integer max and bitwise or do not depend on the order of the claims, so the
+/// result is the same on the CPU and on any GPU, whichever way the rounds are dispatched. A
+/// manifold whose first fit is [`SEQUENTIAL_COLOUR`] or above, or that still waits after
+/// [`COLOUR_ROUNDS`] rounds, goes to [`SEQUENTIAL_COLOUR`] and is counted in `uncoloured`.
+pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
+    let n = manifolds.len();
+    let solvable: Vec<bool> = manifolds.iter().map(|m| needs_solve(bodies, m)).collect();
+    let dyn_bodies: Vec<[Option<usize>; 2]> = manifolds
+        .iter()
+        .map(|m| {
+            let d = |i: u32| is_dynamic(bodies, i).then_some(i as usize);
+            // A manifold of a body with itself claims it once.
+            let b = if m.body_b == m.body_a {
+                None
+            } else {
+                d(m.body_b)
+            };
+            [d(m.body_a), b]
+        })
+        .collect();
+    let manifold_count = manifolds.iter().filter(|m| m.count > 0).count() as u32;
+    let mut colours = vec![NONE; n];
+    let mut claims = vec![0u32; bodies.len()];
+    let mut masks = vec![0u32; bodies.len()];
+    let mut waiting: Vec<usize> = (0..n).filter(|&k| solvable[k]).collect();
+    let (mut colours_wanted, mut rounds) = (0u32, 0u32);
+    for r in 0..COLOUR_ROUNDS {
+        if waiting.is_empty() {
+            break;
+        }
+        for &k in &waiting {
+            for &b in dyn_bodies[k].iter().flatten() {
+                claims[b] = 0;
+            }
+        }
+        for &k in &waiting {
+            let p = claim_priority(k as u32);
+            for &b in dyn_bodies[k].iter().flatten() {
+                claims[b] = claims[b].max(p);
+            }
+        }
+        let (won, still): (Vec<usize>, Vec<usize>) = waiting.iter().partition(|&&k| {
+            let p = claim_priority(k as u32);
+            dyn_bodies[k].iter().flatten().all(|&b| claims[b] == p)
+        });
+        for &k in &won {
+            let used = dyn_bodies[k]
+                .iter()
+                .flatten()
+                .fold(0u32, |acc, &b| acc | masks[b]);
+            let c = (!used).trailing_zeros().min(SEQUENTIAL_COLOUR);
+            if c < SEQUENTIAL_COLOUR {
+                for &b in dyn_bodies[k].iter().flatten() {
+                    masks[b] |= 1 << c;
+                }
+            }
+            colours[k] = c;
+            colours_wanted = colours_wanted.max(c + 1);
+            rounds = r + 1;
+        }
+        waiting = still;
+    }
+    for &k in &waiting {
+        colours[k] = SEQUENTIAL_COLOUR;
+    }
+    let uncoloured = colours.iter().filter(|&&c| c == SEQUENTIAL_COLOUR).count() as u32;
+    let colour_count = colours
+        .iter()
+        .filter(|&&c| c != NONE)
+        .map(|&c| c + 1)
+        .max()
+        .unwrap_or(0);
+    // Counting sort, index order inside a colour.
+    let mut colour_start = vec![0u32; MAX_COLOURS as usize + 1];
+    for &col in colours.iter().filter(|&&col| col != NONE) {
+        colour_start[col as usize + 1] += 1;
+    }
+    for i in 0..MAX_COLOURS as usize {
+        colour_start[i + 1] += colour_start[i];
+    }
+    let mut cursor = colour_start.clone();
+    let mut order = vec![0u32; colour_start[MAX_COLOURS as usize] as usize];
+    for (k, &col) in colours.iter().enumerate() {
+        if col != NONE {
+            order[cursor[col as usize] as usize] = k as u32;
+            cursor[col as usize] += 1;
+        }
+    }
+    for (m, &col) in manifolds.iter_mut().zip(&colours) {
+        m.colour = col;
+    }
+    Colouring {
+        colours,
+        order,
+        colour_start,
+        colour_count,
+        uncoloured,
+        manifolds: manifold_count,
+        colours_wanted,
+        rounds,
+    }
+}
