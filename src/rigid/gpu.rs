@@ -127,6 +127,7 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/rigid/forces.wgsl"),
             include_str!("../../shaders/rigid/broad.wgsl"),
             include_str!("../../shaders/rigid/narrow.wgsl"),
+            include_str!("../../shaders/rigid/box_box.wgsl"),
             include_str!("../../shaders/rigid/colour.wgsl"),
             include_str!("../../shaders/rigid/solve.wgsl"),
             include_str!("../../shaders/rigid/ccd.wgsl"),
