@@ -1,0 +1,202 @@
+//! The step recorder: a [`StepPlan`] compiled once per [`StepShape`] into pipelines and
+//! dispatch records, then recorded step after step as one compute pass per phase, with
+//! timestamps per phase when timing is on.
+
+use super::*;
+
+/// A [`StepPlan`] turned into pipelines and dispatches once, recorded by
+/// [`GpuRigid::encode_step`] step after step with no allocation, lookup or label formatting.
+pub(super) struct CompiledStep {
+    plan: StepPlan,
+    pipelines: Vec<wgpu::ComputePipeline>,
+    phases: Vec<CompiledPhase>,
+}
+
+pub(super) struct CompiledPhase {
+    label: &'static str,
+    flip_manifolds: bool,
+    copy_indirect: bool,
+    ops: Vec<CompiledOp>,
+}
+
+pub(super) enum CompiledOp {
+    Kernel {
+        pipeline: usize,
+        dispatch: PassDispatch,
+        offset: u32,
+    },
+    Grid {
+        shapes: u32,
+    },
+}
+
+impl GpuRigid {
+    /// The GPU step for `shape` at this backend's sizes (see [`step_plan`]).
+    pub fn plan(&self, shape: StepShape) -> StepPlan {
+        step_plan(shape, self.grid.dispatches())
+    }
+
+    /// Records one step of the plan for `shape` into `encoder`: one compute pass per phase,
+    /// from pipelines and dispatches resolved the first time this shape is seen (and again
+    /// only when it changes: new sizes, an explosion starting or stopping, another colour
+    /// count), so a step allocates, looks up and formats nothing.
+    ///
+    /// # Errors
+    /// As [`GpuGrid::prepare_build`] (a shape count above the grid's capacity).
+    pub fn encode_step(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        shape: StepShape,
+    ) -> Result<()> {
+        if self.compiled.as_ref().is_none_or(|c| c.plan.shape != shape) {
+            let plan = self.plan(shape);
+            self.compiled = Some(self.compile(&plan));
+        }
+        let Some(compiled) = self.compiled.as_ref() else {
+            return Ok(());
+        };
+        let grid_shapes = compiled
+            .phases
+            .iter()
+            .flat_map(|p| &p.ops)
+            .find_map(|op| match op {
+                CompiledOp::Grid { shapes } => Some(*shapes),
+                CompiledOp::Kernel { .. } => None,
+            });
+        if let Some(n) = grid_shapes {
+            self.grid.prepare_build(&self.shape_pos, n)?;
+        }
+        for (i, phase) in compiled.phases.iter().enumerate() {
+            if phase.flip_manifolds {
+                self.flip ^= 1;
+            }
+            if phase.copy_indirect {
+                self.record_indirect_copy(encoder);
+            }
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(phase.label),
+                timestamp_writes: self.timing.as_ref().map(|t| t.writes(i as u32, true, true)),
+            });
+            // What the pass has bound, so a run of dispatches of one pipeline and colour sets
+            // nothing twice (the grid's kernels bind their own group 0).
+            let mut bound_pipeline = usize::MAX;
+            let mut bound_group0 = false;
+            let mut bound_offset = u32::MAX;
+            for op in &phase.ops {
+                match op {
+                    CompiledOp::Grid { shapes } => {
+                        self.grid.dispatch_build_in(&mut pass, *shapes);
+                        bound_pipeline = usize::MAX;
+                        bound_group0 = false;
+                    }
+                    CompiledOp::Kernel {
+                        pipeline,
+                        dispatch,
+                        offset,
+                    } => {
+                        if let PassDispatch::Direct(0) = dispatch {
+                            continue;
+                        }
+                        if bound_pipeline != *pipeline {
+                            pass.set_pipeline(&compiled.pipelines[*pipeline]);
+                            bound_pipeline = *pipeline;
+                        }
+                        if !bound_group0 {
+                            pass.set_bind_group(0, &self.bind0[self.flip], &[]);
+                            bound_group0 = true;
+                        }
+                        if bound_offset != *offset {
+                            pass.set_bind_group(1, &self.bind1, &[*offset]);
+                            bound_offset = *offset;
+                        }
+                        match dispatch {
+                            PassDispatch::Direct(x) => pass.dispatch_workgroups(*x, 1, 1),
+                            PassDispatch::Indirect(word) => pass
+                                .dispatch_workgroups_indirect(&self.indirect, 4 * u64::from(*word)),
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(t) = &self.timing {
+            t.resolve(encoder);
+        }
+        Ok(())
+    }
+
+    /// Turns on GPU timestamps for every phase of the step (one compute pass each), if the
+    /// adapter has timestamp queries; returns whether timing is on.
+    pub fn enable_timing(&mut self) -> bool {
+        self.timing = StepTimer::new(&self.ctx, "rigid_step", MAX_PHASES);
+        self.timing.is_some()
+    }
+
+    /// GPU milliseconds of each phase of the last step recorded with timing on, labelled as
+    /// its compute pass (blocking readback: benchmarks and tools).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when timing is off or no step was recorded; [`Error::Gpu`] when
+    /// the readback fails.
+    pub fn last_step_phase_ms(&self) -> Result<Vec<(&'static str, f64)>> {
+        let (Some(t), Some(c)) = (&self.timing, &self.compiled) else {
+            return Err(Error::Unsupported(
+                "rigid step timing is off (enable_timing) or no step was recorded".into(),
+            ));
+        };
+        let ms = t.read_ms(&self.ctx)?;
+        Ok(c.phases
+            .iter()
+            .zip(ms)
+            .map(|(p, ms)| (p.label, ms))
+            .collect())
+    }
+
+    fn compile(&mut self, plan: &StepPlan) -> CompiledStep {
+        let mut entries: Vec<&'static str> = Vec::new();
+        let mut pipelines = Vec::new();
+        let phases = plan
+            .phases
+            .iter()
+            .map(|phase| CompiledPhase {
+                label: phase.label,
+                flip_manifolds: phase.flip_manifolds,
+                copy_indirect: phase.copy_indirect,
+                ops: phase
+                    .ops
+                    .iter()
+                    .map(|op| match *op {
+                        StepOp::GridBuild { shapes } => CompiledOp::Grid { shapes },
+                        StepOp::Kernel {
+                            entry,
+                            dispatch,
+                            record,
+                            ..
+                        } => {
+                            let pipeline = match entries.iter().position(|e| *e == entry) {
+                                Some(i) => i,
+                                None => {
+                                    self.pipeline(entry);
+                                    if let Some(p) = self.pipelines.get(entry) {
+                                        pipelines.push(p.clone());
+                                    }
+                                    entries.push(entry);
+                                    entries.len() - 1
+                                }
+                            };
+                            CompiledOp::Kernel {
+                                pipeline,
+                                dispatch,
+                                offset: (record.min(MAX_COLOURS - 1) as u64 * PASS_STRIDE) as u32,
+                            }
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        CompiledStep {
+            plan: plan.clone(),
+            pipelines,
+            phases,
+        }
+    }
+}
