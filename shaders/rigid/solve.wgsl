@@ -43,7 +43,6 @@ struct SolveBody {
     inv_mass: f32,
     inv_inertia: mat3x3<f32>,
     body_inv_inertia: mat3x3<f32>,
-    last_acc: vec3<f32>,
     is_dyn: bool,
 }
 
@@ -69,7 +68,6 @@ fn solve_load(i: u32) -> SolveBody {
     s.inv_mass = 0.0;
     s.inv_inertia = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     s.body_inv_inertia = s.inv_inertia;
-    s.last_acc = vec3<f32>(0.0);
     s.is_dyn = false;
     if (i == NONE || i >= params.body_count) {
         return s;
@@ -83,12 +81,21 @@ fn solve_load(i: u32) -> SolveBody {
         s.inv_mass = b.pos.w;
         s.inv_inertia = mat3_cols(b.inv_inertia_world);
         s.body_inv_inertia = mat3_cols(b.inv_inertia);
-        s.last_acc = b.last_acc.xyz;
         s.is_dyn = true;
     }
     return s;
 }
 
+// What the velocity stages change (solver.rs `store_velocity`).
+fn solve_store_velocity(i: u32, s: SolveBody) {
+    if (!s.is_dyn || i == NONE) {
+        return;
+    }
+    bodies[i].lin_vel = vec4<f32>(s.lin_vel, bodies[i].lin_vel.w);
+    bodies[i].ang_vel = vec4<f32>(s.ang_vel, bodies[i].ang_vel.w);
+}
+
+// Velocities, pose and world inverse inertia (the position projection).
 fn solve_store(i: u32, s: SolveBody) {
     if (!s.is_dyn || i == NONE) {
         return;
@@ -312,8 +319,8 @@ fn solve_warm_manifold(k: u32) {
         let g = n * imp.x + t1 * imp.y + t2 * imp.z;
         solve_apply(&a, &b, g, ra, rb);
     }
-    solve_store(m.body_a, a);
-    solve_store(m.body_b, b);
+    solve_store_velocity(m.body_a, a);
+    solve_store_velocity(m.body_b, b);
 }
 
 fn solve_relative_velocity(a: SolveBody, b: SolveBody, ra: vec3<f32>, rb: vec3<f32>) -> vec3<f32> {
@@ -384,8 +391,8 @@ fn solve_contact_manifold(k: u32, use_bias: bool) {
         manifolds[k].impulses[i] = vec4<f32>(normal, tan.x, tan.y, 0.0);
         solver[base + 2u] = vec4<f32>(kd.xyz, max(kd.w, normal));
     }
-    solve_store(m.body_a, a);
-    solve_store(m.body_b, b);
+    solve_store_velocity(m.body_a, a);
+    solve_store_velocity(m.body_b, b);
 }
 
 // solve_restitution: once per step, −e·v_n(start) for points that closed fast and pushed.
@@ -432,8 +439,8 @@ fn solve_restitution_manifold(k: u32) {
         solve_apply(&a, &b, g, ra, rb);
         manifolds[k].impulses[i] = vec4<f32>(normal, kept.x, kept.y, 0.0);
     }
-    solve_store(m.body_a, a);
-    solve_store(m.body_b, b);
+    solve_store_velocity(m.body_a, a);
+    solve_store_velocity(m.body_b, b);
 }
 
 fn solve_project_body(s: ptr<function, SolveBody>, n: vec3<f32>, lin_move: f32, ang_move: f32, u: vec3<f32>, ang: f32) {

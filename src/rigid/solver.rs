@@ -86,7 +86,6 @@ struct SolveBody {
     inv_mass: f32,
     inv_inertia: Mat3,
     body_inv_inertia: Mat3,
-    last_acc: Vec3,
     dynamic: bool,
 }
 
@@ -99,7 +98,6 @@ fn load_body(bodies: &[GpuBody], i: u32) -> SolveBody {
         inv_mass: 0.0,
         inv_inertia: Mat3::ZERO,
         body_inv_inertia: Mat3::ZERO,
-        last_acc: Vec3::ZERO,
         dynamic: false,
     };
     let Some(b) = (if i == NONE {
@@ -117,10 +115,21 @@ fn load_body(bodies: &[GpuBody], i: u32) -> SolveBody {
         s.inv_mass = b.pos.w;
         s.inv_inertia = mat3_cols(&b.inv_inertia_world);
         s.body_inv_inertia = mat3_cols(&b.inv_inertia);
-        s.last_acc = b.last_acc.xyz();
         s.dynamic = true;
     }
     s
+}
+
+/// Writes back the velocities, dynamic only: what the velocity stages change (the pose and the
+/// world inverse inertia they read are the body's own, unchanged).
+fn store_velocity(bodies: &mut [GpuBody], i: u32, s: &SolveBody) {
+    if !s.dynamic || i == NONE {
+        return;
+    }
+    if let Some(b) = bodies.get_mut(i as usize) {
+        b.lin_vel = s.lin_vel.extend(b.lin_vel.w);
+        b.ang_vel = s.ang_vel.extend(b.ang_vel.w);
+    }
 }
 
 /// Writes back what the solver changes (velocities, pose, world inverse inertia), dynamic only.
@@ -379,8 +388,8 @@ fn warm_apply_manifold(bodies: &mut [GpuBody], m: &GpuManifold, k: usize, rows: 
         let g = n * imp.x + t1 * imp.y + t2 * imp.z;
         apply_impulse(&mut a, &mut b, g, ra, rb);
     }
-    store_body(bodies, m.body_a, &a);
-    store_body(bodies, m.body_b, &b);
+    store_velocity(bodies, m.body_a, &a);
+    store_velocity(bodies, m.body_b, &b);
 }
 
 /// Stage `solve_contact` for colour `c`, one biased iteration of the soft step: per point, the
@@ -490,8 +499,8 @@ fn contact_manifold(
         m.impulses[i] = Vec4::new(normal, tan.x, tan.y, 0.0);
         set_row(rows, base + 2, kd.xyz().extend(kd.w.max(normal)));
     }
-    store_body(bodies, m.body_a, &a);
-    store_body(bodies, m.body_b, &b);
+    store_velocity(bodies, m.body_a, &a);
+    store_velocity(bodies, m.body_b, &b);
 }
 
 /// Stage `solve_restitution` for colour `c`, once per step after the substeps: a point that
@@ -558,8 +567,8 @@ fn restitution_manifold(
         apply_impulse(&mut a, &mut b, g, ra, rb);
         m.impulses[i] = Vec4::new(normal, kept.x, kept.y, 0.0);
     }
-    store_body(bodies, m.body_a, &a);
-    store_body(bodies, m.body_b, &b);
+    store_velocity(bodies, m.body_a, &a);
+    store_velocity(bodies, m.body_b, &b);
 }
 
 /// Stage `solve_position` for colour `c`, one iteration: the book's non-linear projection per
