@@ -128,3 +128,80 @@ fn encode_step_needs_a_gpu_world() {
         .expect_err("CPU world cannot encode");
     assert!(err.to_string().contains("needs a GPU world"), "{err}");
 }
+
+/// A renderer's device made with WebGPU's default of 8 storage buffers per shader stage (the
+/// rest of its limits the adapter's): every world either builds and steps on it or returns
+/// `Error::Gpu` naming the world and the limit to raise. Nothing panics, and no GPU error escapes to the
+/// device's uncaptured-error handler (whose default is a panic).
+#[test]
+fn worlds_on_a_device_with_webgpu_storage_limits_error_instead_of_panicking() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::{Arc, Mutex};
+    use wgphys::aggregate::{AggregateConfig, AggregateWorld};
+    use wgphys::rigid::{RigidConfig, RigidWorld};
+    use wgphys::Error;
+
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(
+        &instance, None,
+    ))
+    .expect("an adapter (see tests/common/mod.rs)");
+    let webgpu = wgpu::Limits::default().max_storage_buffers_per_shader_stage;
+    let limits = wgpu::Limits {
+        max_storage_buffers_per_shader_stage: webgpu,
+        ..adapter.limits()
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .expect("a device with WebGPU's storage-buffer limit");
+    let escaped = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = escaped.clone();
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        if let Ok(mut v) = sink.lock() {
+            v.push(e.to_string());
+        }
+    }));
+    let ctx = GpuContext::from_device(device, queue, adapter.get_info());
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let particles = ParticleWorld::new(Backend::Gpu(ctx.clone()), WorldConfig::default())
+            .map(|_| ())
+            .err();
+        // A world that builds also steps there.
+        let aggregate = AggregateWorld::new(Backend::Gpu(ctx.clone()), AggregateConfig::default())
+            .and_then(|mut w| w.step(1.0 / 60.0))
+            .err();
+        let rigid = RigidWorld::new(Backend::Gpu(ctx.clone()), RigidConfig::default())
+            .map(|_| ())
+            .err();
+        [
+            ("particle", particles),
+            ("aggregate", aggregate),
+            ("rigid", rigid),
+        ]
+    }));
+    let outcome = outcome.expect("building worlds on a limited device must not panic");
+    for (world, err) in &outcome {
+        println!("{world} world: {err:?}");
+        match err {
+            None => {}
+            Some(Error::Gpu(msg)) => {
+                assert!(
+                    msg.contains(&format!("{world} world"))
+                        && msg.contains("max_storage_buffers_per_shader_stage"),
+                    "{world}: the error should name the world and the limit: {msg}"
+                );
+            }
+            Some(other) => panic!("{world}: unexpected error {other}"),
+        }
+    }
+    // The rigid shader binds 16 storage buffers in one stage: it cannot build here.
+    assert!(
+        outcome[2].1.is_some(),
+        "the rigid world needs more than {webgpu} storage buffers per stage"
+    );
+    let escaped = escaped.lock().map(|v| v.clone()).unwrap_or_default();
+    assert!(escaped.is_empty(), "GPU errors escaped: {escaped:?}");
+}

@@ -146,12 +146,9 @@ impl AggregateWorld {
                     colour_start: &me.colour_start,
                     colliders: &me.colliders,
                 };
-                Engine::Gpu(Box::new(GpuAggregate::new(
-                    &ctx,
-                    me.config.capacity,
-                    me.grid_spec,
-                    &t,
-                )?))
+                Engine::Gpu(Box::new(ctx.checked("an aggregate world", || {
+                    GpuAggregate::new(&ctx, me.config.capacity, me.grid_spec, &t)
+                })?))
             }
         };
         Ok(me)

@@ -117,6 +117,27 @@ impl GpuContext {
         l.max_storage_buffer_binding_size.min(l.max_buffer_size)
     }
 
+    /// Runs `make` (which creates a world's layouts, pipelines, bind groups and buffers) inside
+    /// a validation error scope, so a device that cannot hold what `what` needs (a renderer's
+    /// device made with WebGPU's default limits has 8 storage buffers per shader stage) gives
+    /// [`Error::Gpu`] naming the world, wgpu's message (which names the limit) and the fix,
+    /// instead of wgpu's panic from its uncaptured-error handler.
+    ///
+    /// # Errors
+    /// What `make` returns, else [`Error::Gpu`] when the device reported a validation error.
+    pub fn checked<T>(&self, what: &str, make: impl FnOnce() -> Result<T>) -> Result<T> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let made = make();
+        match pollster::block_on(scope.pop()) {
+            None => made,
+            Some(e) => Err(Error::Gpu(format!(
+                "the device cannot hold {what}: {e}. Create the device with the adapter's limits \
+                 (wgpu::Adapter::limits(), as GpuContext::new does) or at least the limit named \
+                 above"
+            ))),
+        }
+    }
+
     /// Blocks until all submitted work has finished.
     ///
     /// # Errors

@@ -226,13 +226,9 @@ impl ParticleWorld {
         let (rules, payloads) = config.fireworks.to_gpu()?;
         let engine = match backend {
             Backend::Cpu => Engine::Cpu(Box::new(CpuState::new(config.capacity)?)),
-            Backend::Gpu(ctx) => Engine::Gpu(Box::new(GpuParticles::new(
-                &ctx,
-                config.capacity,
-                &colliders,
-                &rules,
-                &payloads,
-            )?)),
+            Backend::Gpu(ctx) => Engine::Gpu(Box::new(ctx.checked("a particle world", || {
+                GpuParticles::new(&ctx, config.capacity, &colliders, &rules, &payloads)
+            })?)),
         };
         Ok(Self {
             capacity: config.capacity,

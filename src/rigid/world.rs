@@ -117,16 +117,18 @@ impl RigidWorld {
         let engine = match backend {
             Backend::Cpu => Engine::Cpu(Box::default()),
             Backend::Gpu(ctx) => Engine::Gpu(Box::new(GpuEngine {
-                rigid: GpuRigid::new(
-                    &ctx,
-                    sizes(
-                        body_capacity,
-                        shape_capacity,
-                        pair_capacity,
-                        plan.cell_size,
-                        0,
-                    )?,
-                )?,
+                rigid: ctx.checked("a rigid world", || {
+                    GpuRigid::new(
+                        &ctx,
+                        sizes(
+                            body_capacity,
+                            shape_capacity,
+                            pair_capacity,
+                            plan.cell_size,
+                            0,
+                        )?,
+                    )
+                })?,
                 status: Vec::new(),
             })),
         };
