@@ -360,23 +360,14 @@ impl RigidWorld {
         self.plan_dirty = false;
         if let Engine::Gpu(g) = &mut self.engine {
             if cell_changed {
-                let bodies: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, self.bodies.len())?;
-                let mut fresh = g.rigid.resized(sizes(
+                let at = sizes(
                     self.body_capacity,
                     self.shape_capacity,
                     self.pair_capacity,
                     self.plan.cell_size,
                     self.large_capacity,
-                )?)?;
-                fresh.write(&fresh.bodies, &bodies);
-                fresh.write(&fresh.shapes, &self.shapes);
-                let mut counters: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
-                counters[solver::COUNTER_PREV_PAIRS] = 0;
-                fresh.write(&fresh.counters, &counters);
-                fresh.timing = g.rigid.timing.take();
-                g.rigid = fresh;
-                g.status.clear();
-                self.bodies = bodies;
+                )?;
+                self.bodies = capacity::rebuild(g, self.bodies.len(), &self.shapes, at)?;
             }
             g.rigid.write(&g.rigid.large, &self.plan.large);
         }

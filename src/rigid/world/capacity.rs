@@ -39,26 +39,14 @@ impl RigidWorld {
         pair_capacity: u32,
     ) -> Result<()> {
         if let Engine::Gpu(g) = &mut self.engine {
-            let n = self.bodies.len();
-            let bodies: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, n)?;
-            let mut fresh = g.rigid.resized(sizes(
+            let at = sizes(
                 body_capacity,
                 shape_capacity,
                 pair_capacity,
                 self.plan.cell_size,
                 self.plan.large.len() as u32,
-            )?)?;
-            fresh.write(&fresh.bodies, &bodies);
-            fresh.write(&fresh.shapes, &self.shapes);
-            // The counters describe the last step (its report, the previous pair count); the
-            // manifolds and their warm-start impulses start afresh at the new size.
-            let mut counters: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
-            counters[solver::COUNTER_PREV_PAIRS] = 0;
-            fresh.write(&fresh.counters, &counters);
-            fresh.timing = g.rigid.timing.take();
-            g.rigid = fresh;
-            g.status.clear();
-            self.bodies = bodies;
+            )?;
+            self.bodies = rebuild(g, self.bodies.len(), &self.shapes, at)?;
             self.plan_dirty = true;
         }
         self.body_capacity = body_capacity;
@@ -99,4 +87,27 @@ impl RigidWorld {
             }
         }
     }
+}
+
+/// Rebuilds the GPU backend at `at` sizes with the first `n` bodies (read back: a blocking
+/// readback; growth is rare) and `shapes`, and returns the bodies. The counters describe the
+/// last step (its report, the previous pair count); the manifolds and their warm-start impulses
+/// start afresh at the new size. Timing stays as it was.
+pub(super) fn rebuild(
+    g: &mut GpuEngine,
+    n: usize,
+    shapes: &[GpuShape],
+    at: GpuRigidSizes,
+) -> Result<Vec<GpuBody>> {
+    let bodies: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, n)?;
+    let mut fresh = g.rigid.resized(at)?;
+    fresh.write(&fresh.bodies, &bodies);
+    fresh.write(&fresh.shapes, shapes);
+    let mut counters: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
+    counters[solver::COUNTER_PREV_PAIRS] = 0;
+    fresh.write(&fresh.counters, &counters);
+    fresh.timing = g.rigid.timing.take();
+    g.rigid = fresh;
+    g.status.clear();
+    Ok(bodies)
 }
