@@ -4,6 +4,8 @@
 //! Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
+pub mod rigid;
+
 use glam::{Vec3, Vec4};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::types::GpuCounters;

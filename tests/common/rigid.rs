@@ -1,0 +1,96 @@
+//! Helpers of the rigid-body test binaries (`rigid_world`, `rigid_integrate`, `rigid_step`,
+//! `rigid_bad_input`): a configuration, stepping, reading poses, angular momentum and a hash of
+//! every body.
+
+use super::Fnv;
+use glam::{Mat3, Quat, Vec3, Vec4Swizzles};
+use wgphys::rigid::types::GpuBody;
+use wgphys::rigid::{BodyHandle, RigidConfig, RigidWorld, StepReport};
+
+pub const DT: f32 = 1.0 / 60.0;
+pub const G: f32 = 9.81;
+
+pub fn config(bodies: u32) -> RigidConfig {
+    RigidConfig {
+        body_capacity: bodies.max(8),
+        ..RigidConfig::default()
+    }
+}
+
+pub fn run(w: &mut RigidWorld, steps: usize, dt: f32) -> StepReport {
+    let mut r = StepReport::default();
+    for _ in 0..steps {
+        r = w.step(dt).expect("step");
+    }
+    r
+}
+
+pub fn pos(b: &GpuBody) -> Vec3 {
+    b.pos.xyz()
+}
+
+pub fn quat(b: &GpuBody) -> Quat {
+    Quat::from_xyzw(b.orient.x, b.orient.y, b.orient.z, b.orient.w)
+}
+
+/// World-space angular momentum of a body about its centre of mass, I_world·ω, with
+/// I_world = R·I_body·Rᵀ (the body-space inverse inertia inverted in f64 to keep the measure
+/// itself out of the error budget).
+pub fn spin_momentum(b: &GpuBody) -> glam::DVec3 {
+    let inv = Mat3::from_cols(
+        b.inv_inertia[0].xyz(),
+        b.inv_inertia[1].xyz(),
+        b.inv_inertia[2].xyz(),
+    )
+    .as_dmat3();
+    let r = glam::DMat3::from_quat(quat(b).as_dquat().normalize());
+    (r * inv.inverse() * r.transpose()) * b.ang_vel.xyz().as_dvec3()
+}
+
+/// FNV-1a of every field of every body slot (all bits, in slot order, after the count).
+pub fn hash_bodies(bodies: &[GpuBody]) -> u64 {
+    let mut h = Fnv::new();
+    h.u32(bodies.len() as u32);
+    for b in bodies {
+        for v in [
+            b.pos,
+            b.orient,
+            b.lin_vel,
+            b.ang_vel,
+            b.inv_inertia[0],
+            b.inv_inertia[1],
+            b.inv_inertia[2],
+            b.inv_inertia_world[0],
+            b.inv_inertia_world[1],
+            b.inv_inertia_world[2],
+            b.force,
+            b.torque,
+            b.acc,
+            b.last_acc,
+        ] {
+            h.v4(v);
+        }
+        for x in [b.kind, b.awake, b.can_sleep, b.flags] {
+            h.u32(x);
+        }
+    }
+    h.finish()
+}
+
+/// Positions of the given bodies.
+pub fn positions(w: &mut RigidWorld, handles: &[BodyHandle]) -> Vec<Vec3> {
+    let b = w.read_bodies().expect("bodies");
+    handles
+        .iter()
+        .map(|h| pos(&b[h.index() as usize]))
+        .collect()
+}
+
+/// (largest |Δp|, its index) between two position lists.
+pub fn max_move(a: &[Vec3], b: &[Vec3]) -> (f32, usize) {
+    a.iter()
+        .zip(b)
+        .map(|(p, q)| (*p - *q).length())
+        .enumerate()
+        .fold((0.0, 0), |m, (i, d)| if d > m.0 { (d, i) } else { m })
+}
