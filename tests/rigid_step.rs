@@ -7,6 +7,7 @@ mod common;
 use common::gpu;
 use common::rigid::*;
 use wgphys::particles::Backend;
+use wgphys::rigid::step::RigidStage;
 use wgphys::rigid::types::GpuBody;
 use wgphys::scenes::rigid as scenes;
 use wgphys::Error;
@@ -174,7 +175,7 @@ fn two_steps_encoded_into_one_encoder_match_two_steps() {
 /// dispatch count (a step used to record every dispatch in its own pass).
 #[test]
 fn the_step_plan_counts_passes_and_dispatches_from_the_stage_list() {
-    use wgphys::rigid::step::{RigidStage, StepOp};
+    use wgphys::rigid::step::StepOp;
     let ctx = gpu();
     let (small, _) = scenes::pyramid(Backend::Gpu(ctx.clone()), 4, 0.5).expect("pyramid");
     let plan = small.step_plan().expect("a GPU plan");
@@ -259,4 +260,39 @@ fn gpu_timing_reports_each_phase_of_the_step() {
     }
     let total = w.last_step_gpu_ms().expect("step time");
     assert_eq!(total, phases.iter().map(|p| p.1).sum::<f64>());
+    // Per stage, where timestamps can be written inside passes: stages of the step, in its
+    // order, and their spans lie inside their passes' spans (one clock), so they add up to at
+    // most the phases' total.
+    match w.last_step_stage_ms() {
+        Ok(stages) => {
+            assert!(ctx.timestamps_inside_passes());
+            let names: Vec<&str> = stages.iter().map(|s| s.0).collect();
+            let order: Vec<&str> = RigidStage::ALL
+                .iter()
+                .map(|s| s.name())
+                .filter(|n| names.contains(n))
+                .collect();
+            assert_eq!(names, order, "stages in the order of RigidStage::ALL");
+            for want in [
+                "narrow",
+                "solve_contact",
+                "solve_relax",
+                "integrate_velocity",
+            ] {
+                assert!(names.contains(&want), "{want} missing from {names:?}");
+            }
+            for (name, ms) in &stages {
+                assert!(ms.is_finite() && *ms >= 0.0, "{name}: {ms} ms");
+            }
+            let sum: f64 = stages.iter().map(|s| s.1).sum();
+            assert!(
+                sum <= total,
+                "stages add up to {sum} ms, the passes to {total} ms"
+            );
+        }
+        Err(e) => assert!(
+            !ctx.timestamps_inside_passes() && matches!(e, Error::Unsupported(_)),
+            "{e}"
+        ),
+    }
 }

@@ -59,13 +59,14 @@ impl GpuContext {
     }
 
     /// Creates a device on a given adapter with the adapter's limits and the optional features
-    /// the engine uses (timestamp queries) when present.
+    /// the engine uses (timestamp queries, also inside passes) when present.
     ///
     /// # Errors
     /// [`Error::RequestDevice`] when the adapter refuses.
     pub async fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self> {
         let info = adapter.get_info();
-        let wanted = wgpu::Features::TIMESTAMP_QUERY;
+        let wanted =
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES;
         let features = adapter.features() & wanted;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
@@ -109,6 +110,15 @@ impl GpuContext {
             self.info.driver,
             self.info.driver_info
         )
+    }
+
+    /// Whether timestamps can be written between the dispatches of a pass (per-stage timing).
+    pub fn timestamps_inside_passes(&self) -> bool {
+        self.timestamps
+            && self
+                .device
+                .features()
+                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
     }
 
     /// The device's largest storage-buffer binding in bytes.

@@ -147,6 +147,7 @@ use std::mem::size_of;
 use wgpu::BufferUsages as U;
 
 mod record;
+use super::step::RigidStage;
 use record::CompiledStep;
 
 /// How one rigid pass is launched.
@@ -357,6 +358,9 @@ pub struct GpuRigid {
     /// Timestamps of each phase of the last step (see [`GpuRigid::enable_timing`]); a world
     /// that rebuilds its backend to grow hands it over.
     pub(crate) timing: Option<StepTimer>,
+    /// Timestamps between stages inside the passes, built with the compiled plan when timing
+    /// is on and the adapter allows it.
+    stage_timing: Option<record::StageTimer>,
 }
 
 fn checked_bytes(ctx: &GpuContext, what: &'static str, count: u64, stride: u64) -> Result<u64> {
@@ -549,6 +553,7 @@ impl GpuRigid {
             grid,
             compiled: None,
             timing: None,
+            stage_timing: None,
         })
     }
 

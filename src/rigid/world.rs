@@ -621,6 +621,19 @@ impl RigidWorld {
         }
     }
 
+    /// GPU time of each stage of the last step in ms (summed over the substeps), where the
+    /// adapter can write timestamps inside passes; see [`GpuRigid::last_step_stage_ms`].
+    ///
+    /// # Errors
+    /// [`Error::NeedsGpu`] on the CPU, [`Error::Unsupported`] without timing or the adapter
+    /// feature, [`Error::Gpu`].
+    pub fn last_step_stage_ms(&self) -> Result<Vec<(&'static str, f64)>> {
+        match &self.engine {
+            Engine::Gpu(g) => g.rigid.last_step_stage_ms(),
+            Engine::Cpu(_) => Err(Error::NeedsGpu("last_step_stage_ms")),
+        }
+    }
+
     /// The GPU backend, for binding its buffers in a renderer (`bodies`, `shapes`) or recording
     /// into your own encoder; `None` on the CPU.
     pub fn gpu(&self) -> Option<&GpuRigid> {

@@ -343,6 +343,7 @@ fn run_wgphys(
     let (mut world, slots) = build(scene, n, backend, relax)?;
     let timed_gpu = world.enable_gpu_timing();
     let mut gpu_ms: Vec<Vec<(&'static str, f64)>> = Vec::with_capacity(steps);
+    let mut stage_ms: Vec<Vec<(&'static str, f64)>> = Vec::with_capacity(steps);
     let mut times = Vec::with_capacity(steps);
     let mut host = Vec::with_capacity(steps);
     let mut settled = None;
@@ -362,6 +363,9 @@ fn run_wgphys(
             times.push(ms);
             if timed_gpu {
                 gpu_ms.push(world.last_step_phase_ms()?);
+                if let Ok(stages) = world.last_step_stage_ms() {
+                    stage_ms.push(stages);
+                }
             }
         }
         if k == SETTLE_STEP {
@@ -409,6 +413,24 @@ fn run_wgphys(
                 world.dispatches_per_step()
             );
         }
+    }
+    if let Some(first) = stage_ms.first() {
+        let parts: Vec<String> = (0..first.len())
+            .map(|i| {
+                let ms = median(
+                    stage_ms
+                        .iter()
+                        .filter_map(|p| p.get(i).map(|x| x.1))
+                        .collect(),
+                );
+                format!("{} {ms:.3}", first[i].0)
+            })
+            .collect();
+        println!(
+            "GPU ms per stage, median over {} steps ({scene:?}, {n}): {}",
+            stage_ms.len(),
+            parts.join(", ")
+        );
     }
     let bodies = world.read_bodies()?;
     let end = wg_states(&bodies, &slots);

@@ -17,6 +17,17 @@ pub(super) struct CompiledPhase {
     flip_manifolds: bool,
     copy_indirect: bool,
     ops: Vec<CompiledOp>,
+    /// Where a run of one stage starts: (op index, stage). With stage timing, a timestamp is
+    /// written before each and one at the end of the pass.
+    marks: Vec<(usize, RigidStage)>,
+}
+
+/// Timestamps between the stages of a step, inside its passes (adapters with
+/// `TIMESTAMP_QUERY_INSIDE_PASSES`), sized for the compiled plan.
+pub(super) struct StageTimer {
+    queries: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    count: u32,
 }
 
 pub(super) enum CompiledOp {
@@ -66,6 +77,8 @@ impl GpuRigid {
         if let Some(n) = grid_shapes {
             self.grid.prepare_build(&self.shape_pos, n)?;
         }
+        let stages = self.stage_timing.as_ref();
+        let mut query = 0u32;
         for (i, phase) in compiled.phases.iter().enumerate() {
             if phase.flip_manifolds {
                 self.flip ^= 1;
@@ -82,7 +95,15 @@ impl GpuRigid {
             let mut bound_pipeline = usize::MAX;
             let mut bound_group0 = false;
             let mut bound_offset = u32::MAX;
-            for op in &phase.ops {
+            let mut next_mark = 0;
+            for (j, op) in phase.ops.iter().enumerate() {
+                if let Some(t) = stages {
+                    if phase.marks.get(next_mark).is_some_and(|m| m.0 == j) {
+                        pass.write_timestamp(&t.queries, query);
+                        query += 1;
+                        next_mark += 1;
+                    }
+                }
                 match op {
                     CompiledOp::Grid { shapes } => {
                         self.grid.dispatch_build_in(&mut pass, *shapes);
@@ -117,9 +138,16 @@ impl GpuRigid {
                     }
                 }
             }
+            if let Some(t) = stages {
+                pass.write_timestamp(&t.queries, query);
+                query += 1;
+            }
         }
         if let Some(t) = &self.timing {
             t.resolve(encoder);
+        }
+        if let Some(t) = stages {
+            encoder.resolve_query_set(&t.queries, 0..t.count, &t.resolve, 0);
         }
         Ok(())
     }
@@ -128,7 +156,53 @@ impl GpuRigid {
     /// adapter has timestamp queries; returns whether timing is on.
     pub fn enable_timing(&mut self) -> bool {
         self.timing = StepTimer::new(&self.ctx, "rigid_step", MAX_PHASES);
+        // Stage timestamps are sized for a plan: the next step compiles one.
+        self.compiled = None;
         self.timing.is_some()
+    }
+
+    /// GPU milliseconds of each stage of the last step recorded with timing on, summed over
+    /// its runs (the substeps), in the order of [`RigidStage::ALL`]: timestamps written inside
+    /// the passes between runs of stages, so each figure is the time from a stage's first
+    /// dispatch being reached to the next stage's (approximate where a GPU overlaps
+    /// dispatches). Needs `TIMESTAMP_QUERY_INSIDE_PASSES` (see
+    /// [`GpuContext::timestamps_inside_passes`]).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when timing is off, the adapter cannot write timestamps inside
+    /// passes, or no step was recorded; [`Error::Gpu`] when the readback fails.
+    pub fn last_step_stage_ms(&self) -> Result<Vec<(&'static str, f64)>> {
+        let (Some(t), Some(c)) = (&self.stage_timing, &self.compiled) else {
+            return Err(Error::Unsupported(
+                "rigid stage timing needs timing on (enable_timing), an adapter with \
+                 TIMESTAMP_QUERY_INSIDE_PASSES and a recorded step"
+                    .into(),
+            ));
+        };
+        let ts: Vec<u64> = buffer::read_vec(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &t.resolve,
+            t.count as usize,
+        )?;
+        let period = f64::from(self.ctx.queue.get_timestamp_period());
+        let mut per_stage = vec![0.0f64; RigidStage::ALL.len()];
+        let mut query = 0usize;
+        for phase in &c.phases {
+            for (k, (_, stage)) in phase.marks.iter().enumerate() {
+                let (a, b) = (ts[query + k], ts[query + k + 1]);
+                if let Some(s) = RigidStage::ALL.iter().position(|x| x == stage) {
+                    per_stage[s] += b.wrapping_sub(a) as f64 * period / 1e6;
+                }
+            }
+            query += phase.marks.len() + 1;
+        }
+        Ok(RigidStage::ALL
+            .iter()
+            .zip(per_stage)
+            .filter(|(s, _)| c.phases.iter().any(|p| p.marks.iter().any(|m| m.1 == **s)))
+            .map(|(s, ms)| (s.name(), ms))
+            .collect())
     }
 
     /// GPU milliseconds of each phase of the last step recorded with timing on, labelled as
@@ -154,13 +228,14 @@ impl GpuRigid {
     fn compile(&mut self, plan: &StepPlan) -> CompiledStep {
         let mut entries: Vec<&'static str> = Vec::new();
         let mut pipelines = Vec::new();
-        let phases = plan
+        let phases: Vec<CompiledPhase> = plan
             .phases
             .iter()
             .map(|phase| CompiledPhase {
                 label: phase.label,
                 flip_manifolds: phase.flip_manifolds,
                 copy_indirect: phase.copy_indirect,
+                marks: stage_marks(&phase.ops),
                 ops: phase
                     .ops
                     .iter()
@@ -193,10 +268,43 @@ impl GpuRigid {
                     .collect(),
             })
             .collect();
+        self.stage_timing = None;
+        if self.timing.is_some() && self.ctx.timestamps_inside_passes() {
+            let count: u32 = phases.iter().map(|p| p.marks.len() as u32 + 1).sum();
+            self.stage_timing = Some(StageTimer {
+                queries: self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("wgphys:queries:rigid_stages"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count,
+                }),
+                resolve: buffer::zeroed(
+                    &self.ctx.device,
+                    "rigid_stage_timestamps",
+                    8 * u64::from(count),
+                    U::QUERY_RESOLVE | U::COPY_SRC,
+                ),
+                count,
+            });
+        }
         CompiledStep {
             plan: plan.clone(),
             pipelines,
             phases,
         }
     }
+}
+
+/// The op indices where a run of one stage starts, with the stage.
+fn stage_marks(ops: &[StepOp]) -> Vec<(usize, RigidStage)> {
+    let mut marks: Vec<(usize, RigidStage)> = Vec::new();
+    for (j, op) in ops.iter().enumerate() {
+        let stage = match op {
+            StepOp::GridBuild { .. } => RigidStage::GridBuild,
+            StepOp::Kernel { stage, .. } => *stage,
+        };
+        if marks.last().is_none_or(|m| m.1 != stage) {
+            marks.push((j, stage));
+        }
+    }
+    marks
 }
