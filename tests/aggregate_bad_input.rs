@@ -759,3 +759,27 @@ fn set_anchor_on_a_generator_without_an_anchor_is_refused() {
         }
     }
 }
+
+/// A capacity whose step could not be dispatched at once (one workgroup per 256 particles,
+/// at most the device's workgroups per dispatch) is refused on the GPU when the world is built,
+/// naming the most it can take, before anything is allocated.
+#[test]
+fn a_capacity_beyond_one_dispatch_is_refused_on_the_gpu() {
+    let ctx = gpu();
+    let groups = ctx.device.limits().max_compute_workgroups_per_dimension;
+    let too_many = groups * wgphys::particles::types::WG + 1;
+    let most = u64::from(groups) * u64::from(wgphys::particles::types::WG);
+    match AggregateWorld::new(
+        Backend::Gpu(ctx),
+        AggregateConfig {
+            capacity: too_many,
+            ..config(false)
+        },
+    ) {
+        Err(Error::InvalidCapacity { capacity, reason }) => {
+            assert_eq!(capacity, too_many);
+            assert!(reason.contains(&most.to_string()), "{reason}");
+        }
+        other => panic!("capacity {too_many} gave {:?}", other.map(|_| ())),
+    }
+}

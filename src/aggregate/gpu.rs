@@ -437,13 +437,27 @@ impl GpuAggregate {
     /// Creates buffers and kernels for `capacity` particles.
     ///
     /// # Errors
-    /// Propagates grid-creation errors.
+    /// [`crate::Error::InvalidCapacity`] beyond one dispatch's workgroups; grid-creation
+    /// errors.
     pub fn new(
         ctx: &GpuContext,
         capacity: u32,
         grid: Option<GridSpec>,
         t: &Tables,
     ) -> Result<Self> {
+        // The step dispatches one workgroup per WG particle slots directly: more would exceed
+        // the device's workgroups per dispatch (a validation error at the step).
+        let groups = ctx.device.limits().max_compute_workgroups_per_dimension;
+        if capacity.div_ceil(WG) > groups {
+            return Err(crate::Error::InvalidCapacity {
+                capacity,
+                reason: format!(
+                    "an aggregate step dispatches one workgroup per {WG} particles and this \
+                     device allows {groups} workgroups per dispatch: use at most {} particles",
+                    u64::from(groups) * u64::from(WG)
+                ),
+            });
+        }
         let device = &ctx.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("wgphys:shader:aggregate"),
