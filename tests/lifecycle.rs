@@ -205,12 +205,17 @@ fn remove_by_handle_keeps_the_rest_packed() {
     }
 }
 
-/// A full pool refuses spawns and says so: the status counts them (host spawns and firework
-/// children separately), `advice` names the knobs, and the asynchronous GPU status reports it
-/// within a few steps.
+/// Nothing is lost in silence. A spawn the host's own count says cannot fit is an
+/// `Error::Full` and leaves the world as it was. Spawns the host counted as fitting, but that
+/// the step has no room for because firework children (which the host does not count) took it,
+/// are refused from the tail of the step's queue: their handles stop being valid and the report
+/// names them (at the end of the step on the CPU; when the step's status lands on the GPU,
+/// within a few steps), while the status counts them and `advice` names the knobs.
 #[test]
 fn overflow_is_reported_never_silent() {
+    let dt = 1.0 / 60.0;
     for (name, backend) in backends() {
+        let is_cpu = matches!(backend, Backend::Cpu);
         let mut w = ParticleWorld::new(
             backend,
             WorldConfig {
@@ -219,23 +224,32 @@ fn overflow_is_reported_never_silent() {
             },
         )
         .unwrap();
-        for i in 0..16 {
-            w.spawn(particle(i)).unwrap();
-        }
-        w.step(1.0 / 60.0).unwrap();
-        assert!(
-            !w.read_status().unwrap().overflowed(),
-            "{name}: a pool filled exactly reports an overflow"
-        );
+        let early: Vec<ParticleHandle> = (0..6).map(|i| w.spawn(particle(i)).unwrap()).collect();
+        // A type-1 firework whose fuse ends in the next step bursts into 10 children.
+        w.spawn_firework(1, Vec3::new(0.0, 10.0, 0.0), Vec3::ZERO, 0.5 / 60.0)
+            .unwrap();
+        w.step(dt).unwrap();
+        w.step(dt).unwrap();
+        let st = w.read_status().unwrap();
         assert_eq!(
-            w.read_status().unwrap().advice(),
-            None,
-            "{name}: advice without an overflow"
+            (st.live, st.overflowed()),
+            (16, false),
+            "{name}: 6 particles and 10 children fill the pool exactly, with no overflow"
         );
-        for i in 16..26 {
-            w.spawn(particle(i)).unwrap();
-        }
-        w.step(1.0 / 60.0).unwrap();
+        assert_eq!(st.advice(), None, "{name}: advice without an overflow");
+
+        // The host counts only its own 6 handles: ten more fit by its count, an eleventh not.
+        let late: Vec<ParticleHandle> = (6..16).map(|i| w.spawn(particle(i)).unwrap()).collect();
+        let err = w
+            .spawn(particle(99))
+            .expect_err("the host's count says the pool is full");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("16") && msg.contains("WorldConfig::capacity"),
+            "{name}: {msg}"
+        );
+
+        let first = w.step(dt).unwrap();
         let st = w.read_status().unwrap();
         assert_eq!(
             (
@@ -247,13 +261,52 @@ fn overflow_is_reported_never_silent() {
             (16, 10, 10, 26),
             "{name}: (live, dropped_total, host_dropped_total, wanted_capacity)"
         );
-        let present: HashSet<u32> = ids(&w.read_snapshot().unwrap()).into_iter().collect();
+        let mut refused: Vec<ParticleHandle> = w.refused_spawns().to_vec();
+        if is_cpu {
+            assert_eq!(
+                first.refused_spawns, 10,
+                "{name}: the CPU knows at the end of the step"
+            );
+        }
+        // The GPU's status of that step is copied with it and read without blocking: waiting
+        // for the device between steps makes it land by the second step after, so 8 is a bound.
+        let mut reported = first.status.filter(|s| s.overflowed());
+        for _ in 0..8 {
+            if refused.len() == late.len() && reported.is_some() {
+                break;
+            }
+            w.wait().unwrap();
+            let r = w.step(dt).unwrap();
+            refused.extend_from_slice(w.refused_spawns());
+            assert_eq!(r.refused_spawns as usize, w.refused_spawns().len());
+            reported = reported.or(r.status.filter(|s| s.overflowed()));
+        }
         assert_eq!(
-            present,
-            (0..16).collect(),
-            "{name}: the particles already alive keep their slots"
+            refused, late,
+            "{name}: the refused handles are the ten late spawns, in queue order (and the \
+             eleventh, refused by the call, was never queued)"
         );
-        let advice = st.advice().expect("advice after an overflow");
+        assert_eq!(
+            w.spawns_unconfirmed(),
+            0,
+            "{name}: every spawn's step has landed"
+        );
+        assert!(
+            late.iter().all(|&h| !w.contains(h)),
+            "{name}: a refused spawn's handle is no longer valid"
+        );
+        assert!(
+            early.iter().all(|&h| w.contains(h)),
+            "{name}: the particles already alive keep their handles"
+        );
+        let present: HashSet<u32> = ids(&w.read_snapshot().unwrap()).into_iter().collect();
+        assert!(
+            (0..6).all(|i| present.contains(&i)) && (6..16).all(|i| !present.contains(&i)),
+            "{name}: the pool holds the early particles and none of the refused ones"
+        );
+        let reported = reported.unwrap_or_else(|| panic!("{name}: step() never reported it"));
+        assert_eq!(reported.dropped_total, 10, "{name}: reported dropped_total");
+        let advice = reported.advice().expect("advice after an overflow");
         for knob in [
             "WorldConfig::capacity",
             "grow(26)",
@@ -265,22 +318,6 @@ fn overflow_is_reported_never_silent() {
                 "{name}: advice {advice:?} does not mention {knob:?}"
             );
         }
-        // The status that `step` reports (asynchronous on the GPU) catches up within a few steps.
-        let mut reported = None;
-        // The status read is asynchronous: copied in one step, mapped in the next, read in the
-        // one after. Waiting for the device between steps makes that a fixed three steps
-        // whatever the machine's load, so 8 is a bound, not a timing guess.
-        for _ in 0..8 {
-            w.wait().unwrap();
-            let r = w.step(1.0 / 60.0).unwrap();
-            if let Some(s) = r.status.filter(|s| s.overflowed()) {
-                reported = Some(s);
-                break;
-            }
-        }
-        let reported =
-            reported.unwrap_or_else(|| panic!("{name}: step() never reported the overflow"));
-        assert_eq!(reported.dropped_total, 10, "{name}: reported dropped_total");
 
         // Firework children that do not fit are counted too, apart from host spawns.
         let mut f = ParticleWorld::new(
@@ -293,8 +330,8 @@ fn overflow_is_reported_never_silent() {
         .unwrap();
         f.spawn_firework(1, Vec3::new(0.0, 10.0, 0.0), Vec3::ZERO, 0.5 / 60.0)
             .unwrap();
-        f.step(1.0 / 60.0).unwrap();
-        f.step(1.0 / 60.0).unwrap();
+        f.step(dt).unwrap();
+        f.step(dt).unwrap();
         let st = f.read_status().unwrap();
         assert_eq!(
             (st.live, st.dropped_total, st.host_dropped_total),
@@ -367,51 +404,68 @@ fn grow_keeps_every_live_particle() {
     );
 }
 
-/// With `auto_grow`, an overflow grows the pool (to the next power of two at least twice the
-/// capacity) within a few steps, and the same spawns then fit.
+/// With `auto_grow` the pool never refuses what the host counts: the spawn that would not
+/// fit grows it at once (to the next power of two at least twice the capacity). Room taken by
+/// firework children, which the host does not count, grows it when the step's status shows
+/// the refusal (within a few steps), and the refused spawns then fit.
 #[test]
 fn auto_grow_grows_after_an_overflow() {
+    let dt = 1.0 / 60.0;
     for (name, backend) in backends() {
-        let mut w = ParticleWorld::new(
-            backend,
-            WorldConfig {
-                capacity: 16,
-                auto_grow: true,
-                ..WorldConfig::default()
-            },
-        )
-        .unwrap();
+        let config = WorldConfig {
+            capacity: 16,
+            auto_grow: true,
+            ..WorldConfig::default()
+        };
+        let mut w = ParticleWorld::new(backend.clone(), config.clone()).unwrap();
         for i in 0..16 {
             w.spawn(particle(i)).unwrap();
         }
-        w.step(1.0 / 60.0).unwrap();
-        for i in 16..26 {
+        w.step(dt).unwrap();
+        w.spawn(particle(16)).unwrap();
+        assert_eq!(w.capacity(), 32, "{name}: the 17th spawn grew the pool");
+        for i in 17..26 {
             w.spawn(particle(i)).unwrap();
         }
-        let mut grew = None;
+        w.step(dt).unwrap();
+        let st = w.read_status().unwrap();
+        assert_eq!(
+            (st.live, st.dropped_total),
+            (26, 0),
+            "{name}: (live, dropped_total) in the grown pool"
+        );
+        let present: HashSet<u32> = ids(&w.read_snapshot().unwrap()).into_iter().collect();
+        assert_eq!(present, (0..26).collect(), "{name}: every spawn is live");
+
+        // Children fill the pool behind the host's back: 6 particles and a 10-child burst.
+        let mut w = ParticleWorld::new(backend, config).unwrap();
+        for i in 0..6 {
+            w.spawn(particle(i)).unwrap();
+        }
+        w.spawn_firework(1, Vec3::new(0.0, 10.0, 0.0), Vec3::ZERO, 0.5 / 60.0)
+            .unwrap();
+        w.step(dt).unwrap();
+        w.step(dt).unwrap();
+        for i in 6..16 {
+            w.spawn(particle(i)).unwrap();
+        }
+        let mut grew = w.step(dt).unwrap().grew_to;
         for _ in 0..8 {
-            w.wait().unwrap(); // see overflow_is_reported_never_silent
-            if let Some(cap) = w.step(1.0 / 60.0).unwrap().grew_to {
-                grew = Some(cap);
+            if grew.is_some() {
                 break;
             }
+            w.wait().unwrap(); // see overflow_is_reported_never_silent
+            grew = w.step(dt).unwrap().grew_to;
         }
         assert_eq!(
             grew,
             Some(32),
-            "{name}: grew_to after refusing 10 of 26 spawns in a pool of 16"
+            "{name}: grew_to after 10 spawns were refused in a pool of 16"
         );
-        assert_eq!(w.capacity(), 32, "{name}: capacity()");
-        let before: HashSet<u32> = ids(&w.read_snapshot().unwrap()).into_iter().collect();
-        assert_eq!(
-            before,
-            (0..16).collect(),
-            "{name}: live ids kept through the growth"
-        );
-        for i in 26..36 {
+        for i in 6..16 {
             w.spawn(particle(i)).unwrap();
         }
-        w.step(1.0 / 60.0).unwrap();
+        w.step(dt).unwrap();
         let st = w.read_status().unwrap();
         assert_eq!(
             (st.live, st.dropped_total),

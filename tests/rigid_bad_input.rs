@@ -137,6 +137,14 @@ fn bad_input_is_refused_and_leaves_the_world_unchanged() {
             "{what}: expected InvalidInput, got {r:?}"
         );
     }
+    // A message names the user's input: a dynamic body's zero-size box is refused for its
+    // size, not for the inertia it cannot give.
+    let r = w.add_body(dynamic(), &[Collider::cuboid(Vec3::new(0.5, 0.0, 0.5))]);
+    let msg = r.map(|_| ()).expect_err("zero-size box").to_string();
+    assert!(
+        msg.contains("half") && !msg.contains("inertia"),
+        "zero-size box on a dynamic body: {msg}"
+    );
     // A dynamic body with nothing to derive its inertia from.
     let r = w.add_body(dynamic(), &[]);
     assert!(

@@ -13,6 +13,7 @@ use crate::gpu::kernel::{Dispatch, Kernel};
 use crate::gpu::shader::{compose, prelude, BindingDecl};
 use crate::gpu::sort::GpuRadixSort;
 use crate::gpu::timing::StepTimer;
+use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
 use crate::grid::gpu::GpuGrid;
 use crate::grid::GridSpec;
@@ -427,6 +428,8 @@ pub struct GpuAggregate {
     kernels: Kernels,
     /// The step's GPU time (see [`GpuAggregate::enable_timing`]).
     timing: Option<StepTimer>,
+    /// Edits and step parameters, recorded in order into the next step's encoder.
+    uploads: StepUploads,
 }
 
 fn table(ctx: &GpuContext, name: &str, data: &[u8]) -> wgpu::Buffer {
@@ -508,6 +511,7 @@ impl GpuAggregate {
                 solve_links: Kernel::new(device, &module, "solve_links"),
             },
             timing: None,
+            uploads: StepUploads::new(ctx, "wgphys:upload:aggregate"),
         };
         me.bind_all();
         Ok(me)
@@ -675,12 +679,12 @@ impl GpuAggregate {
         self.bind_all();
     }
 
-    /// Rewrites one generator record in place (a moved anchor).
+    /// Rewrites one generator record in place (a moved anchor); lands in order with the steps.
     pub fn write_gen(&self, index: u32, g: &GpuGen) {
-        self.ctx.queue.write_buffer(
+        self.uploads.write(
             &self.gens,
             u64::from(index) * size_of::<GpuGen>() as u64,
-            bytemuck::bytes_of(g),
+            &[*g],
         );
     }
 
@@ -694,41 +698,38 @@ impl GpuAggregate {
         radius: &[f32],
         colour: &[Vec4],
     ) {
-        let q = &self.ctx.queue;
+        let u = &self.uploads;
         let o = u64::from(first) * 16;
-        q.write_buffer(&self.pos_a, o, bytemuck::cast_slice(pos));
-        q.write_buffer(&self.vel_a, o, bytemuck::cast_slice(vel));
-        q.write_buffer(&self.acc, o, bytemuck::cast_slice(acc));
-        q.write_buffer(&self.colour, o, bytemuck::cast_slice(colour));
-        q.write_buffer(
-            &self.radius,
-            u64::from(first) * 4,
-            bytemuck::cast_slice(radius),
-        );
+        u.write(&self.pos_a, o, pos);
+        u.write(&self.vel_a, o, vel);
+        u.write(&self.acc, o, acc);
+        u.write(&self.colour, o, colour);
+        u.write(&self.radius, u64::from(first) * 4, radius);
     }
 
     /// Marks a slot removed: alive flag (pos.w), inverse mass, radius and colour to zero.
     pub fn kill(&self, i: u32) {
-        let q = &self.ctx.queue;
+        let u = &self.uploads;
         let o = u64::from(i) * 16;
-        q.write_buffer(&self.pos_a, o + 12, bytemuck::bytes_of(&0.0f32));
-        q.write_buffer(&self.acc, o, bytemuck::bytes_of(&Vec4::ZERO));
-        q.write_buffer(&self.colour, o, bytemuck::bytes_of(&Vec4::ZERO));
-        q.write_buffer(&self.radius, u64::from(i) * 4, bytemuck::bytes_of(&0.0f32));
+        u.write(&self.pos_a, o + 12, &[0.0f32]);
+        u.write(&self.acc, o, &[Vec4::ZERO]);
+        u.write(&self.colour, o, &[Vec4::ZERO]);
+        u.write(&self.radius, u64::from(i) * 4, &[0.0f32]);
     }
 
     /// Writes one particle's acceleration and inverse mass.
     pub fn write_acc(&self, i: u32, acc: Vec4) {
-        self.ctx
-            .queue
-            .write_buffer(&self.acc, u64::from(i) * 16, bytemuck::bytes_of(&acc));
+        self.uploads.write(&self.acc, u64::from(i) * 16, &[acc]);
     }
 
     /// Publishes the draw arguments for `n` slots.
     pub fn write_draw_args(&self, n: u32) {
-        self.ctx
-            .queue
-            .write_buffer(&self.draw_args, 0, bytemuck::cast_slice(&[6u32, n, 0, 0]));
+        self.uploads.write(&self.draw_args, 0, &[6u32, n, 0, 0]);
+    }
+
+    /// Submits the edits not yet recorded into a step, so a readback sees them.
+    pub fn flush_edits(&self) {
+        self.uploads.submit();
     }
 
     /// Records one step as at most two compute passes: `aggregate_step` (integrate, then the
@@ -746,9 +747,8 @@ impl GpuAggregate {
         params: &GpuAggParams,
         collide: bool,
     ) -> Result<u32> {
-        self.ctx
-            .queue
-            .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
+        self.uploads.write(&self.params, 0, &[*params]);
+        self.uploads.record(encoder);
         let n = params.n;
         let groups = Dispatch::Direct(n.div_ceil(WG).max(1));
         let iterations = params.collide_iterations.max(1);
@@ -756,10 +756,10 @@ impl GpuAggregate {
         let gridded = collide && self.grid.is_some() && self.near.is_some();
         if gridded {
             if let Some(grid) = &mut self.grid {
-                grid.prepare_build(&self.pos_b, n)?;
+                grid.prepare_build(encoder, &self.pos_b, n)?;
             }
             if let Some(near) = &self.near {
-                near.sort.prepare(n)?;
+                near.sort.prepare(encoder, n)?;
             }
         }
         let mut dispatches = 1;
@@ -849,6 +849,7 @@ impl GpuAggregate {
     /// # Errors
     /// [`crate::Error::Gpu`] on readback failure.
     pub fn read(&self, n: usize) -> Result<(Vec<Vec4>, Vec<Vec4>)> {
+        self.flush_edits();
         let (d, q) = (&self.ctx.device, &self.ctx.queue);
         Ok((
             buffer::read_vec(d, q, &self.pos_a, n)?,

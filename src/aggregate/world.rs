@@ -643,7 +643,9 @@ impl AggregateWorld {
         Ok(())
     }
 
-    /// Records the step into the caller's encoder (GPU worlds only; once per submission).
+    /// Records the step into the caller's encoder (GPU worlds only). The step's parameters and
+    /// the edits made before it are recorded as copies ahead of its passes, so any number of
+    /// steps and edits may go into one encoder before one submit, as the same `step()` calls.
     ///
     /// # Errors
     /// As [`AggregateWorld::step`]; [`Error::NeedsGpu`] on a CPU world.

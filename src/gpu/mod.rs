@@ -7,5 +7,6 @@ pub mod kernel;
 pub mod shader;
 pub mod sort;
 pub mod timing;
+pub mod upload;
 
 pub use context::GpuContext;

@@ -23,9 +23,9 @@
 use crate::error::{Error, Result};
 use crate::gpu::buffer::{self, STATE};
 use crate::gpu::shader::{compose, prelude, BindingDecl};
+use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
 use std::mem::size_of;
-use std::sync::atomic::{AtomicU32, Ordering};
 use wgpu::BufferUsages as U;
 
 // Tuned on Mesa's CPU adapters, where a workgroup runs as 8-lane SIMD on one core and every
@@ -289,7 +289,8 @@ pub struct GpuRadixSort {
     _scratch: [wgpu::Buffer; 3],
     params: Vec<wgpu::Buffer>,
     // The n the per-pass parameters hold (0: none written yet).
-    written_n: AtomicU32,
+    /// The per-pass parameters, recorded into the encoder of each sort.
+    uploads: StepUploads,
     count: Stage,
     scan: Stage,
     scatter: Stage,
@@ -378,7 +379,7 @@ impl GpuRadixSort {
             out_values,
             _scratch: [tmp_keys, tmp_values, digit_counts],
             params,
-            written_n: AtomicU32::new(0),
+            uploads: StepUploads::new(ctx, "wgphys:upload:sort"),
             count,
             scan,
             scatter,
@@ -420,13 +421,13 @@ impl GpuRadixSort {
     /// into `encoder`, as one compute pass labelled `wgphys:pass:sort` holding every radix
     /// pass's `sort_count`, `sort_scan` and `sort_scatter` dispatches. `n = 0` records nothing.
     ///
-    /// `n` reaches the GPU through `queue.write_buffer`, which lands at the next submit (and is
-    /// only written when it changes): to sort different counts, submit between the encodes.
+    /// `n` reaches the GPU as a copy recorded into `encoder` ahead of the pass, so sorts of
+    /// different counts may be recorded into one encoder.
     ///
     /// # Errors
     /// [`Error::InvalidInput`] when `n` exceeds the capacity.
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, n: u32) -> Result<()> {
-        self.prepare(n)?;
+        self.prepare(encoder, n)?;
         if n == 0 {
             return Ok(());
         }
@@ -438,12 +439,12 @@ impl GpuRadixSort {
         Ok(())
     }
 
-    /// Checks `n` and writes the per-pass parameters for sorting `n` pairs (only when `n`
-    /// differs from the last count written). Call before [`dispatch_in`](Self::dispatch_in).
+    /// Checks `n` and records the copies of the per-pass parameters for sorting `n` pairs into
+    /// `encoder`. Call before [`dispatch_in`](Self::dispatch_in) (outside its pass).
     ///
     /// # Errors
     /// [`Error::InvalidInput`] when `n` exceeds the capacity.
-    pub fn prepare(&self, n: u32) -> Result<()> {
+    pub fn prepare(&self, encoder: &mut wgpu::CommandEncoder, n: u32) -> Result<()> {
         if n > self.capacity {
             return Err(Error::InvalidInput {
                 what: "radix sort count n",
@@ -452,7 +453,7 @@ impl GpuRadixSort {
                     "sort at most `capacity` pairs, or create a GpuRadixSort with a larger capacity",
             });
         }
-        if n == 0 || self.written_n.swap(n, Ordering::Relaxed) == n {
+        if n == 0 {
             return Ok(());
         }
         let blocks = n.div_ceil(SORT_BLOCK);
@@ -463,10 +464,9 @@ impl GpuRadixSort {
                 blocks,
                 key_mask: key_mask(self.key_bits),
             };
-            self.ctx
-                .queue
-                .write_buffer(&self.params[p as usize], 0, bytemuck::bytes_of(&params));
+            self.uploads.write(&self.params[p as usize], 0, &[params]);
         }
+        self.uploads.record(encoder);
         Ok(())
     }
 

@@ -8,6 +8,7 @@ use crate::gpu::buffer::{self, STATE};
 use crate::gpu::kernel::{Dispatch, Kernel};
 use crate::gpu::shader::{compose, prelude, BindingDecl};
 use crate::gpu::sort::GpuRadixSort;
+use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
 use std::mem::size_of;
 use wgpu::BufferUsages as U;
@@ -167,7 +168,8 @@ pub struct GpuGrid {
     _built_n: wgpu::Buffer,
     positions: Option<wgpu::Buffer>,
     // The n the parameter block holds.
-    written_n: Option<u32>,
+    /// The build's parameters, recorded into the encoder of each build.
+    uploads: StepUploads,
     clear: Kernel,
     keys: Kernel,
     ranges: Kernel,
@@ -251,7 +253,7 @@ impl GpuGrid {
             clear_args,
             _built_n: built_n,
             positions: None,
-            written_n: None,
+            uploads: StepUploads::new(ctx, "wgphys:upload:grid"),
             clear,
             keys,
             ranges,
@@ -304,10 +306,9 @@ impl GpuGrid {
     /// `grid_ranges` dispatches. Rebinds only when `positions` is not the buffer of the previous
     /// build.
     ///
-    /// `n` reaches the GPU through `queue.write_buffer`, which lands at the next submit (and is
-    /// written only when it changes): submit between builds of different counts. Builds of one
-    /// grid must execute in the order they were submitted (each clears what the previous one
-    /// wrote).
+    /// `n` reaches the GPU as a copy recorded into `encoder` ahead of the pass, so builds of
+    /// different counts may be recorded into one encoder. Builds of one grid must execute in
+    /// the order they were recorded (each clears what the previous one wrote).
     ///
     /// # Errors
     /// [`Error::InvalidInput`] when `n` exceeds the capacity, or `positions` is smaller than
@@ -334,7 +335,7 @@ impl GpuGrid {
         n: u32,
         timestamps: Option<(&wgpu::QuerySet, u32, u32)>,
     ) -> Result<()> {
-        self.prepare_build(positions, n)?;
+        self.prepare_build(encoder, positions, n)?;
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("wgphys:pass:grid_build"),
             timestamp_writes: timestamps.map(|(query_set, begin, end)| {
@@ -350,12 +351,17 @@ impl GpuGrid {
     }
 
     /// Checks `n` and `positions`, binds `positions` (when it is not the buffer of the previous
-    /// build) and writes the build's parameters (when `n` changed). Call before
-    /// [`dispatch_build_in`](Self::dispatch_build_in) with the same `n`.
+    /// build) and records the copies of the build's parameters into `encoder`. Call before
+    /// [`dispatch_build_in`](Self::dispatch_build_in) with the same `n`, outside its pass.
     ///
     /// # Errors
     /// As [`encode_build`](Self::encode_build).
-    pub fn prepare_build(&mut self, positions: &wgpu::Buffer, n: u32) -> Result<()> {
+    pub fn prepare_build(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        positions: &wgpu::Buffer,
+        n: u32,
+    ) -> Result<()> {
         if n > self.capacity {
             return Err(Error::InvalidInput {
                 what: "grid particle count n",
@@ -384,19 +390,15 @@ impl GpuGrid {
             );
             self.positions = Some(positions.clone());
         }
-        if self.written_n != Some(n) {
-            let params = GpuGridParams {
-                n,
-                table_mask: self.spec.table_mask(),
-                inv_cell_size: self.spec.inv_cell_size(),
-                pad: 0,
-            };
-            self.ctx
-                .queue
-                .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
-            self.written_n = Some(n);
-        }
-        self.sort.prepare(n)
+        let params = GpuGridParams {
+            n,
+            table_mask: self.spec.table_mask(),
+            inv_cell_size: self.spec.inv_cell_size(),
+            pad: 0,
+        };
+        self.uploads.write(&self.params, 0, &[params]);
+        self.uploads.record(encoder);
+        self.sort.prepare(encoder, n)
     }
 
     /// Records the build's dispatches into an open compute pass, after

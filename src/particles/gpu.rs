@@ -7,9 +7,10 @@ use crate::gpu::buffer::{self, STATE};
 use crate::gpu::kernel::{Dispatch, Kernel};
 use crate::gpu::shader::{compose, prelude, BindingDecl};
 use crate::gpu::timing::StepTimer;
+use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
 use std::mem::size_of;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use wgpu::BufferUsages as U;
 
@@ -219,18 +220,36 @@ struct Kernels {
     append: Kernel,
 }
 
-/// An asynchronous counters read: copied at one step, mapped at a later one, read when ready.
+/// An asynchronous counters read: copied at one step and mapped when the submission that holds
+/// the copy is done (`map_buffer_on_submit`), so a slot is never mapped while an unsubmitted
+/// encoder still copies into it, however many steps go into one encoder.
 struct StatusSlot {
     buffer: wgpu::Buffer,
     state: SlotState,
-    ready: Arc<AtomicBool>,
+    map: Arc<AtomicU8>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum SlotState {
     Free,
-    Copied(u64),
     Mapping(u64),
+}
+
+/// `StatusSlot::map` values.
+const MAP_PENDING: u8 = 0;
+const MAP_READY: u8 = 1;
+/// The map failed, or the encoder was dropped without a submit: the slot is free again.
+const MAP_GONE: u8 = 2;
+
+/// Marks a status slot's map as gone if its callback is dropped without running.
+struct MapGuard(Arc<AtomicU8>);
+
+impl Drop for MapGuard {
+    fn drop(&mut self) {
+        let _ = self
+            .0
+            .compare_exchange(MAP_PENDING, MAP_GONE, Ordering::AcqRel, Ordering::Acquire);
+    }
 }
 
 /// The GPU backend of a particle world.
@@ -242,6 +261,7 @@ pub struct GpuParticles {
     kernels: Kernels,
     status: Vec<StatusSlot>,
     timing: Option<StepTimer>,
+    uploads: StepUploads,
 }
 
 /// What one step hands to the GPU.
@@ -291,26 +311,15 @@ impl GpuParticles {
             append: Kernel::new(device, &module, "append"),
         };
         let bufs = Self::make_buffers(ctx, capacity, colliders, rules, payloads, 64);
-        let status = (0..3)
-            .map(|i| StatusSlot {
-                buffer: buffer::zeroed(
-                    device,
-                    &format!("status{i}"),
-                    size_of::<GpuCounters>() as u64,
-                    U::MAP_READ | U::COPY_DST,
-                ),
-                state: SlotState::Free,
-                ready: Arc::new(AtomicBool::new(false)),
-            })
-            .collect();
         let mut me = Self {
             ctx: ctx.clone(),
             capacity,
             bufs,
             removal_capacity: 64,
             kernels,
-            status,
+            status: Vec::new(),
             timing: None,
+            uploads: StepUploads::new(ctx, "wgphys:upload:particles"),
         };
         me.bind_all();
         Ok(me)
@@ -466,12 +475,9 @@ impl GpuParticles {
         check_capacity(&self.ctx, capacity)?;
         let old = &self.bufs;
         let new = Self::make_buffers(&self.ctx, capacity, &[], &[], &[], self.removal_capacity);
-        let mut enc = self
-            .ctx
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("wgphys:grow"),
-            });
+        // The live state moves over by device-side copies recorded at the head of the next
+        // step (or submitted before the next read), so steps recorded into an encoder that is
+        // not submitted yet keep their effect.
         let n = u64::from(self.capacity);
         for (src, dst, bytes) in [
             (&old.pos, &new.pos, 16 * n),
@@ -488,9 +494,8 @@ impl GpuParticles {
             (&old.args_step, &new.args_step, 24),
             (&old.draw_args, &new.draw_args, 16),
         ] {
-            enc.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+            self.uploads.copy(src, dst, bytes);
         }
-        self.ctx.queue.submit([enc.finish()]);
         let keep = Buffers {
             colliders: old.colliders.clone(),
             rules: old.rules.clone(),
@@ -501,7 +506,13 @@ impl GpuParticles {
         self.bufs = keep;
         self.capacity = capacity;
         self.bind_all();
-        self.ctx.wait()
+        Ok(())
+    }
+
+    /// Submits the uploads not yet recorded into a step (a grow's copies), so a readback sees
+    /// them.
+    pub fn flush_uploads(&self) {
+        self.uploads.submit();
     }
 
     /// Turns on per-step GPU timestamps (first pass start to last pass end), if the adapter
@@ -529,7 +540,7 @@ impl GpuParticles {
     /// keeps the order of dispatches inside a pass and makes each see the writes of the ones
     /// before it (the indirect arguments `scan_blocks` writes included).
     pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, frame: &Frame) {
-        self.upload(frame);
+        self.upload(encoder, frame);
         let b = &self.bufs;
         let k = &self.kernels;
         let particles = Dispatch::Indirect(&b.args_step, 0);
@@ -553,25 +564,49 @@ impl GpuParticles {
             t.resolve(encoder);
         }
         if frame.want_status {
-            if let Some(slot) = self.status.iter_mut().find(|s| s.state == SlotState::Free) {
+            let slot = self.free_status_slot();
+            if let Some(slot) = self.status.get_mut(slot) {
                 encoder.copy_buffer_to_buffer(
-                    &b.counters,
+                    &self.bufs.counters,
                     0,
                     &slot.buffer,
                     0,
                     size_of::<GpuCounters>() as u64,
                 );
-                slot.state = SlotState::Copied(frame.step);
+                slot.map.store(MAP_PENDING, Ordering::Release);
+                let guard = MapGuard(slot.map.clone());
+                encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |r| {
+                    let state = if r.is_ok() { MAP_READY } else { MAP_GONE };
+                    guard.0.store(state, Ordering::Release);
+                });
+                slot.state = SlotState::Mapping(frame.step);
             }
         }
     }
 
-    fn upload(&mut self, frame: &Frame) {
-        let q = self.ctx.queue.clone();
-        q.write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&frame.params));
-        if !frame.spawns.is_empty() {
-            q.write_buffer(&self.bufs.staging, 0, bytemuck::cast_slice(frame.spawns));
+    /// A free status slot, adding one when all are in flight (the ring grows to the number of
+    /// steps in flight and is reused from then on, so no step's counters are skipped).
+    fn free_status_slot(&mut self) -> usize {
+        if let Some(i) = self.status.iter().position(|s| s.state == SlotState::Free) {
+            return i;
         }
+        self.status.push(StatusSlot {
+            buffer: buffer::zeroed(
+                &self.ctx.device,
+                "status",
+                size_of::<GpuCounters>() as u64,
+                U::MAP_READ | U::COPY_DST,
+            ),
+            state: SlotState::Free,
+            map: Arc::new(AtomicU8::new(MAP_GONE)),
+        });
+        self.status.len() - 1
+    }
+
+    /// Records the step's uploads into `encoder` ahead of its pass (see [`StepUploads`]).
+    fn upload(&mut self, encoder: &mut wgpu::CommandEncoder, frame: &Frame) {
+        self.uploads.write(&self.bufs.params, 0, &[frame.params]);
+        self.uploads.write(&self.bufs.staging, 0, frame.spawns);
         if !frame.removals.is_empty() {
             if frame.removals.len() as u32 > self.removal_capacity {
                 self.removal_capacity = (frame.removals.len() as u32).next_power_of_two();
@@ -583,33 +618,28 @@ impl GpuParticles {
                 );
                 self.bind_all();
             }
-            q.write_buffer(&self.bufs.removals, 0, bytemuck::cast_slice(frame.removals));
+            self.uploads.write(&self.bufs.removals, 0, frame.removals);
         }
+        self.uploads.record(encoder);
     }
 
-    /// Advances the asynchronous status reads without blocking; returns the newest finished one
-    /// as (host step it describes, counters).
-    pub fn poll_status(&mut self) -> Option<(u64, GpuCounters)> {
+    /// Advances the asynchronous status reads without blocking; returns every one that landed
+    /// as (host step it describes, counters), oldest first.
+    pub fn poll_status(&mut self) -> Vec<(u64, GpuCounters)> {
         let _ = self.ctx.device.poll(wgpu::PollType::Poll);
-        let mut newest: Option<(u64, GpuCounters)> = None;
+        let mut landed: Vec<(u64, GpuCounters)> = Vec::new();
         for slot in &mut self.status {
-            match slot.state {
-                SlotState::Copied(step) => {
-                    let ready = slot.ready.clone();
-                    ready.store(false, Ordering::Release);
-                    slot.buffer.map_async(wgpu::MapMode::Read, .., move |r| {
-                        ready.store(r.is_ok(), Ordering::Release)
-                    });
-                    slot.state = SlotState::Mapping(step);
-                }
-                SlotState::Mapping(step) if slot.ready.load(Ordering::Acquire) => {
+            let SlotState::Mapping(step) = slot.state else {
+                continue;
+            };
+            match slot.map.load(Ordering::Acquire) {
+                MAP_GONE => slot.state = SlotState::Free,
+                MAP_READY => {
                     if let Ok(view) = slot.buffer.get_mapped_range(..) {
                         let c: GpuCounters =
                             bytemuck::pod_read_unaligned(&view[..size_of::<GpuCounters>()]);
                         drop(view);
-                        if newest.is_none_or(|(s, _)| step > s) {
-                            newest = Some((step, c));
-                        }
+                        landed.push((step, c));
                     }
                     slot.buffer.unmap();
                     slot.state = SlotState::Free;
@@ -617,7 +647,8 @@ impl GpuParticles {
                 _ => {}
             }
         }
-        newest
+        landed.sort_by_key(|&(step, _)| step);
+        landed
     }
 
     /// Blocking read of the counters (tests and explicit reads).
@@ -625,6 +656,7 @@ impl GpuParticles {
     /// # Errors
     /// [`Error::Gpu`] on readback failure.
     pub fn read_counters(&self) -> Result<GpuCounters> {
+        self.flush_uploads();
         let v: Vec<GpuCounters> =
             buffer::read_vec(&self.ctx.device, &self.ctx.queue, &self.bufs.counters, 1)?;
         v.first()
@@ -637,6 +669,7 @@ impl GpuParticles {
     /// # Errors
     /// [`Error::Gpu`] on readback failure.
     pub fn read_state(&self, n: usize) -> Result<super::Snapshot> {
+        self.flush_uploads();
         let (d, q, b) = (&self.ctx.device, &self.ctx.queue, &self.bufs);
         Ok(super::Snapshot {
             pos: buffer::read_vec(d, q, &b.pos, n)?,

@@ -18,7 +18,9 @@
 
 pub mod cpu;
 pub mod gpu;
+mod ledger;
 mod model;
+mod report;
 pub mod types;
 mod world;
 

@@ -3,7 +3,9 @@
 
 use super::cpu::{self, CpuState, StepInputs};
 use super::gpu::{Frame, GpuParticles};
+use super::ledger::SpawnLedger;
 use super::model::{Collider, ForceField, KillBounds, Particle, ParticleHandle};
+pub use super::report::{Status, StepReport};
 use super::types::*;
 use super::Snapshot;
 use crate::error::{Error, Result};
@@ -77,70 +79,6 @@ pub enum Backend {
     Gpu(GpuContext),
 }
 
-/// What the pool looked like after a step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Status {
-    /// The step (1-based count of steps taken) this status describes.
-    pub step: u64,
-    /// Pool capacity when read.
-    pub capacity: u32,
-    /// Live particles.
-    pub live: u32,
-    /// Particles that died in that step.
-    pub died: u32,
-    /// Particles spawned in that step.
-    pub spawned: u32,
-    /// Spawns refused for lack of room since the world was made.
-    pub dropped_total: u32,
-    /// Of those, spawns the host asked for.
-    pub host_dropped_total: u32,
-    /// The largest live count wanted when room ran out.
-    pub wanted_capacity: u32,
-}
-
-impl Status {
-    fn from_counters(step: u64, capacity: u32, c: &GpuCounters) -> Self {
-        Self {
-            step,
-            capacity,
-            live: c.live,
-            died: c.dead,
-            spawned: c.spawn_accepted,
-            dropped_total: c.dropped_total,
-            host_dropped_total: c.host_dropped_total,
-            wanted_capacity: c.wanted_capacity,
-        }
-    }
-
-    /// Whether any spawn was ever refused.
-    pub fn overflowed(&self) -> bool {
-        self.dropped_total > 0
-    }
-
-    /// What to do about an overflow, naming the knob.
-    pub fn advice(&self) -> Option<String> {
-        self.overflowed().then(|| {
-            format!(
-                "particle pool full: {} spawns refused ({} from the host); raise \
-                 WorldConfig::capacity or call ParticleWorld::grow({}), or set WorldConfig::auto_grow",
-                self.dropped_total, self.host_dropped_total, self.wanted_capacity
-            )
-        })
-    }
-}
-
-/// What `step` returns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StepReport {
-    /// Steps taken so far, this one included.
-    pub step: u64,
-    /// The newest pool status known: this step's on the CPU, a frame or more late on the GPU
-    /// (`None` until the first asynchronous read lands, or when `status_interval` is 0).
-    pub status: Option<Status>,
-    /// The new capacity when `auto_grow` grew the pool during this call.
-    pub grew_to: Option<u32>,
-}
-
 /// The GPU buffers a renderer binds to draw the particles with no readback.
 ///
 /// Live particles are packed in slots `[0, live)`; `draw_args` holds `live`, so draw with
@@ -186,9 +124,13 @@ pub struct ParticleWorld {
     mortal: bool,
     latest: Option<Status>,
     seen_dropped: u32,
+    /// Host spawns waiting for their step's counters (see [`super::ledger`]).
+    ledger: SpawnLedger,
+    /// Host handles found refused during the last `step` / `encode_step` call.
+    refused: Vec<ParticleHandle>,
 }
 
-const LAUNCH_ID: u32 = u32::MAX;
+const LAUNCH_ID: u32 = super::ledger::NO_HANDLE;
 
 impl ParticleWorld {
     /// Builds a world on the given backend.
@@ -250,6 +192,8 @@ impl ParticleWorld {
             mortal: false,
             latest: None,
             seen_dropped: 0,
+            ledger: SpawnLedger::default(),
+            refused: Vec::new(),
         })
     }
 
@@ -275,12 +219,22 @@ impl ParticleWorld {
 
     /// Queues a particle; it joins the pool at the end of the next step.
     ///
+    /// The host counts the particles it knows of (its live handles and the spawns queued), and
+    /// refuses a spawn that count says cannot fit ([`Error::Full`], or the pool grows first
+    /// with `auto_grow`). Particles the host does not count (firework children) can still fill
+    /// the pool; a spawn the step then has no room for is refused there, its handle stops being
+    /// valid, and the step's report counts it ([`StepReport::refused_spawns`],
+    /// [`ParticleWorld::refused_spawns`]): at the end of that step on the CPU, when the step's
+    /// status lands (a frame or two later) on the GPU.
+    ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the bad field (the world is unchanged), or
-    /// [`Error::SpawnQueueFull`] when more than `capacity` spawns wait for one step.
+    /// [`Error::InvalidInput`] naming the bad field, [`Error::Full`] when the pool is full
+    /// and `auto_grow` is off, or [`Error::SpawnQueueFull`] when more than `capacity` spawns
+    /// wait for one step. The world is unchanged then.
     pub fn spawn(&mut self, particle: Particle) -> Result<ParticleHandle> {
         particle.validate()?;
         self.check_queue(1)?;
+        self.check_room()?;
         if self.next_id >= GPU_ID_BIT {
             return Err(Error::InvalidCapacity {
                 capacity: self.capacity,
@@ -336,6 +290,7 @@ impl ParticleWorld {
             return Err(Error::UnknownFireworkType { ty, max });
         }
         self.check_queue(1)?;
+        self.check_room()?;
         let rule = self.rules[ty as usize - 1];
         let seed = hash_u32(self.config.seed ^ 0x5bd1_e995);
         let rec = launch_record(&rule, ty, LAUNCH_ID, seed, self.launches, self.step as u32);
@@ -372,6 +327,7 @@ impl ParticleWorld {
             });
         }
         self.check_queue(1)?;
+        self.check_room()?;
         let rule = self.rules[ty as usize - 1];
         self.spawns.push(GpuSpawnRecord {
             pos: position.extend(1.0),
@@ -389,6 +345,52 @@ impl ParticleWorld {
         });
         self.mortal = true;
         Ok(())
+    }
+
+    /// Refuses (or, with `auto_grow`, makes room for) one more spawn when the particles the
+    /// host knows of already fill the pool.
+    fn check_room(&mut self) -> Result<()> {
+        let launches = self
+            .spawns
+            .iter()
+            .filter(|s| s.life.id == LAUNCH_ID)
+            .count();
+        let known = (self.outstanding.len() + launches) as u64;
+        if known < u64::from(self.capacity) {
+            return Ok(());
+        }
+        if !self.config.auto_grow {
+            return Err(Error::Full {
+                what: "particle (WorldConfig::capacity; or ParticleWorld::grow, or auto_grow)",
+                capacity: self.capacity,
+            });
+        }
+        let want = self
+            .capacity
+            .saturating_mul(2)
+            .next_power_of_two()
+            .min(GPU_ID_BIT - 1);
+        self.grow(want)
+    }
+
+    /// The host handles found refused for lack of room during the last `step` or
+    /// `encode_step` call (see [`ParticleWorld::spawn`]).
+    pub fn refused_spawns(&self) -> &[ParticleHandle] {
+        &self.refused
+    }
+
+    /// Host spawns whose step's counters have not come back yet (GPU; 0 on the CPU after a
+    /// step).
+    pub fn spawns_unconfirmed(&self) -> usize {
+        self.ledger.waiting()
+    }
+
+    /// Takes the refusals the counters of `step` show into `refused`.
+    fn settle(&mut self, step: u64, accepted: u32) {
+        let tag = self.world_tag;
+        let ids = self.ledger.resolve(step, accepted, &mut self.outstanding);
+        self.refused
+            .extend(ids.into_iter().map(|id| ParticleHandle { id, world: tag }));
     }
 
     fn check_queue(&self, more: u32) -> Result<()> {
@@ -497,12 +499,14 @@ impl ParticleWorld {
             step: self.step,
             status: self.latest,
             grew_to,
+            refused_spawns: self.refused.len() as u32,
         })
     }
 
     /// Records the step into the caller's encoder instead of submitting it (GPU worlds only).
-    /// Call it at most once per submission: the step's uniforms and spawns are uploaded with
-    /// `queue.write_buffer`, which lands at the next submit.
+    /// The step's uniforms, spawns and removals are recorded into `encoder` as copies ahead of
+    /// its pass, so any number of steps may go into one encoder before one submit, with spawns,
+    /// removals and launches between them, and give the state the same `step()` calls give.
     ///
     /// # Errors
     /// As [`ParticleWorld::step`], and [`Error::NeedsGpu`] on a CPU world.
@@ -532,6 +536,7 @@ impl ParticleWorld {
             step: self.step,
             status: self.latest,
             grew_to,
+            refused_spawns: self.refused.len() as u32,
         })
     }
 
@@ -540,11 +545,15 @@ impl ParticleWorld {
         if !(dt > 0.0 && dt.is_finite()) {
             return Err(Error::InvalidTimeStep(dt));
         }
-        if let Engine::Gpu(g) = &mut self.engine {
-            if let Some((step, c)) = g.poll_status() {
-                if self.latest.is_none_or(|s| step > s.step) {
-                    self.latest = Some(Status::from_counters(step, self.capacity, &c));
-                }
+        self.refused.clear();
+        let landed = match &mut self.engine {
+            Engine::Gpu(g) => g.poll_status(),
+            Engine::Cpu(_) => Vec::new(),
+        };
+        for (step, c) in landed {
+            self.settle(step, c.spawn_accepted);
+            if self.latest.is_none_or(|s| step > s.step) {
+                self.latest = Some(Status::from_counters(step, self.capacity, &c));
             }
         }
         self.removals.sort_unstable();
@@ -571,11 +580,15 @@ impl ParticleWorld {
             fields: self.fields,
         };
         let interval = u64::from(self.config.status_interval);
-        let want_status = interval > 0 && (self.step + 1).is_multiple_of(interval);
+        // A step with host spawns always copies its counters: they say which spawns fit.
+        let want_status =
+            (interval > 0 && (self.step + 1).is_multiple_of(interval)) || !self.spawns.is_empty();
         Ok((params, lifecycle, want_status))
     }
 
     fn finish_step(&mut self, dt: f32) {
+        let ids = self.spawns.iter().map(|s| s.life.id).collect();
+        self.ledger.record(self.step + 1, ids);
         self.spawns.clear();
         self.removals.clear();
         self.step += 1;
@@ -602,7 +615,9 @@ impl ParticleWorld {
             self.expiry.push(ExpiryGroup { age: 0.0, members });
         }
         if let Engine::Cpu(s) = &self.engine {
-            self.latest = Some(Status::from_counters(self.step, self.capacity, &s.counters));
+            let c = s.counters;
+            self.latest = Some(Status::from_counters(self.step, self.capacity, &c));
+            self.settle(self.step, c.spawn_accepted);
         }
     }
 

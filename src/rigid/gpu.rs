@@ -139,6 +139,7 @@ use super::step::{step_plan, StepOp, StepPlan, StepShape, MAX_PHASES};
 use crate::error::{Error, Result};
 use crate::gpu::buffer::{self, STATE};
 use crate::gpu::timing::StepTimer;
+use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
 use crate::grid::gpu::GpuGrid;
 use crate::grid::GridSpec;
@@ -361,6 +362,9 @@ pub struct GpuRigid {
     /// Timestamps between stages inside the passes, built with the compiled plan when timing
     /// is on and the adapter allows it.
     stage_timing: Option<record::StageTimer>,
+    /// Host writes (edits, the step's parameters), recorded in order at the head of the next
+    /// recording.
+    uploads: StepUploads,
 }
 
 fn checked_bytes(ctx: &GpuContext, what: &'static str, count: u64, stride: u64) -> Result<u64> {
@@ -554,6 +558,7 @@ impl GpuRigid {
             compiled: None,
             timing: None,
             stage_timing: None,
+            uploads: StepUploads::new(ctx, "wgphys:upload:rigid"),
         })
     }
 
@@ -599,8 +604,10 @@ impl GpuRigid {
         }
     }
 
-    /// Records `passes` in order, each in its own labelled compute pass.
+    /// Records the queued writes, then `passes` in order, each in its own labelled compute
+    /// pass.
     pub fn record(&mut self, encoder: &mut wgpu::CommandEncoder, passes: &[Pass]) {
+        self.uploads.record(encoder);
         for p in passes {
             self.pipeline(p.entry);
         }
@@ -663,21 +670,39 @@ impl GpuRigid {
     /// # Errors
     /// As [`GpuGrid::encode_build`].
     pub fn record_grid(&mut self, encoder: &mut wgpu::CommandEncoder, n: u32) -> Result<()> {
+        self.uploads.record(encoder);
         self.grid.encode_build(encoder, &self.shape_pos, n)
     }
 
-    /// Writes `data` at the start of `buffer` (lands at the next submit).
+    /// Queues `data` for the start of `buffer`: it is copied in at the head of the next
+    /// recording (a step, [`record`](Self::record), [`record_grid`](Self::record_grid)) or
+    /// before the next [`read`](Self::read), in order with the steps around it.
     pub fn write<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, data: &[T]) {
         self.write_at(buffer, 0, data);
     }
 
-    /// Writes `data` at byte `offset` of `buffer` (lands at the next submit).
+    /// Queues `data` for byte `offset` of `buffer` (as [`write`](Self::write)).
     pub fn write_at<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, offset: u64, data: &[T]) {
-        if !data.is_empty() {
-            self.ctx
-                .queue
-                .write_buffer(buffer, offset, bytemuck::cast_slice(data));
-        }
+        self.uploads.write(buffer, offset, data);
+    }
+
+    /// Makes this backend (just built by [`resized`](Self::resized)) carry on from `old`: the
+    /// first `bodies` body records and the counters are copied on the device at the head of
+    /// this backend's next recording, after everything `old` still had queued. Nothing is read
+    /// back, so steps recorded into an encoder not yet submitted keep their effect.
+    pub fn carry_from(&self, old: &mut GpuRigid, bodies: usize) {
+        let label = "wgphys:upload:rigid";
+        let older = std::mem::replace(&mut old.uploads, StepUploads::new(&old.ctx, label));
+        self.uploads.adopt(older);
+        let body_bytes = (bodies * size_of::<GpuBody>()) as u64;
+        self.uploads.copy(&old.bodies, &self.bodies, body_bytes);
+        self.uploads
+            .copy(&old.counters, &self.counters, 4 * counter::LEN as u64);
+    }
+
+    /// Records the queued writes into `encoder` (the head of a step).
+    pub fn record_uploads(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.uploads.record(encoder);
     }
 
     /// Reads the first `n` elements of `buffer`, blocking.
@@ -685,6 +710,7 @@ impl GpuRigid {
     /// # Errors
     /// [`Error::Gpu`] when the readback fails.
     pub fn read<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, n: usize) -> Result<Vec<T>> {
+        self.uploads.submit();
         buffer::read_vec(&self.ctx.device, &self.ctx.queue, buffer, n)
     }
 

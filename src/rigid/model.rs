@@ -449,6 +449,10 @@ impl RigidBody {
 /// The inertia of a body whose mass is shared among its colliders by volume, each about the
 /// body's origin (the parallel-axis theorem).
 fn derived_inertia(colliders: &[Collider], mass: f32) -> Result<Mat3> {
+    // A bad shape is named as itself (a zero-size box is its size, not a missing inertia).
+    for c in colliders {
+        c.shape.validate()?;
+    }
     let total: f32 = colliders.iter().map(|c| c.shape.volume()).sum();
     if colliders.is_empty() || total <= 0.0 {
         return Err(Error::InvalidInput {

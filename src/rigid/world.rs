@@ -367,7 +367,7 @@ impl RigidWorld {
                     self.plan.cell_size,
                     self.large_capacity,
                 )?;
-                self.bodies = capacity::rebuild(g, self.bodies.len(), &self.shapes, at)?;
+                capacity::rebuild(g, self.bodies.len(), &self.shapes, at)?;
             }
             g.rigid.write(&g.rigid.large, &self.plan.large);
         }
@@ -389,12 +389,11 @@ impl RigidWorld {
     /// steps may be recorded into one encoder. On the CPU backend the step runs now and the
     /// encoder is left alone.
     ///
-    /// The step's parameters reach the GPU by `queue.write_buffer`, which lands at the next
-    /// submit, before any command of it: steps recorded into one encoder share the values the
-    /// last of them wrote. Those values are the same for every step except a running
-    /// explosion's clock, so while an explosion runs, submit after each recorded step. Encoded
-    /// steps copy no counters for [`RigidWorld::report`]; call [`RigidWorld::read_report`]
-    /// after the submit to see them.
+    /// The step's parameters and the edits made before it (bodies added, removed or set) are
+    /// recorded into `encoder` as copies ahead of the step's passes, so any number of steps and
+    /// edits recorded into one encoder run in the order they were made, as the same `step()`
+    /// calls would. Encoded steps copy no counters for [`RigidWorld::report`]; call
+    /// [`RigidWorld::read_report`] after the submit to see them.
     ///
     /// # Errors
     /// As [`RigidWorld::step`].

@@ -74,8 +74,9 @@ impl GpuRigid {
                 CompiledOp::Grid { shapes } => Some(*shapes),
                 CompiledOp::Kernel { .. } => None,
             });
+        self.record_uploads(encoder);
         if let Some(n) = grid_shapes {
-            self.grid.prepare_build(&self.shape_pos, n)?;
+            self.grid.prepare_build(encoder, &self.shape_pos, n)?;
         }
         let stages = self.stage_timing.as_ref();
         let mut query = 0u32;

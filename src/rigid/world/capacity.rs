@@ -46,7 +46,7 @@ impl RigidWorld {
                 self.plan.cell_size,
                 self.plan.large.len() as u32,
             )?;
-            self.bodies = rebuild(g, self.bodies.len(), &self.shapes, at)?;
+            rebuild(g, self.bodies.len(), &self.shapes, at)?;
             self.plan_dirty = true;
         }
         self.body_capacity = body_capacity;
@@ -89,25 +89,24 @@ impl RigidWorld {
     }
 }
 
-/// Rebuilds the GPU backend at `at` sizes with the first `n` bodies (read back: a blocking
-/// readback; growth is rare) and `shapes`, and returns the bodies. The counters describe the
-/// last step (its report, the previous pair count); the manifolds and their warm-start impulses
-/// start afresh at the new size. Timing stays as it was.
+/// Rebuilds the GPU backend at `at` sizes, carrying over the first `n` bodies and the counters
+/// by device-side copies recorded at the head of the next step (no readback, so steps recorded
+/// into a caller's encoder that is not submitted yet keep their effect), and writing `shapes`.
+/// The counters describe the last step (its report, the previous pair count); the manifolds
+/// and their warm-start impulses start afresh at the new size. Timing stays as it was.
 pub(super) fn rebuild(
     g: &mut GpuEngine,
     n: usize,
     shapes: &[GpuShape],
     at: GpuRigidSizes,
-) -> Result<Vec<GpuBody>> {
-    let bodies: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, n)?;
+) -> Result<()> {
     let mut fresh = g.rigid.resized(at)?;
-    fresh.write(&fresh.bodies, &bodies);
+    fresh.carry_from(&mut g.rigid, n);
     fresh.write(&fresh.shapes, shapes);
-    let mut counters: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
-    counters[solver::COUNTER_PREV_PAIRS] = 0;
-    fresh.write(&fresh.counters, &counters);
+    let prev_pairs = 4 * solver::COUNTER_PREV_PAIRS as u64;
+    fresh.write_at(&fresh.counters, prev_pairs, &[0u32]);
     fresh.timing = g.rigid.timing.take();
     g.rigid = fresh;
     g.status.clear();
-    Ok(bodies)
+    Ok(())
 }

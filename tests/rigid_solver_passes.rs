@@ -1,0 +1,582 @@
+//! The contact solver's warm start and pass list (`src/rigid/solver.rs`, `src/rigid/step.rs`,
+//! `shaders/rigid/solve.wgsl`): warm-start matching of pairs and features, the contact basis, the
+//! solver's passes and the dispatch budget of a step, the WGSL constants against the Rust ones,
+//! and GPU-vs-CPU parity of the whole solver, in both the fused and the per-colour dispatch
+//! modes.
+
+mod common;
+
+use common::rigid::solver::{manifold, params, random_scene};
+use common::{gpu, Rng};
+use glam::{Vec3, Vec4, Vec4Swizzles};
+use wgphys::grid::GridSpec;
+use wgphys::rigid::gpu::{GpuRigid, GpuRigidSizes, Pass, PassDispatch};
+use wgphys::rigid::solver::{self, *};
+use wgphys::rigid::step::{solver_ops, step_plan, RigidStage, StepOp, StepShape};
+use wgphys::rigid::types::*;
+
+// ---------------------------------------------------------------------------------------------
+// Warm start and the pass list.
+
+#[test]
+fn warm_start_matches_pairs_and_features() {
+    let mut p = params(4, 3);
+    let pt = [(Vec3::ZERO, 0.01), (Vec3::X, 0.01)];
+    let mut prev = vec![
+        manifold(0, 1, (0, 1), Vec3::Y, &pt, 0.5, 0.0),
+        manifold(0, 2, (0, 4), Vec3::Y, &pt, 0.5, 0.0),
+        manifold(1, 3, (2, 5), Vec3::Y, &pt, 0.5, 0.0),
+    ];
+    for (k, m) in prev.iter_mut().enumerate() {
+        m.impulses[0] = Vec4::new(1.0 + k as f32, 0.1, 0.2, 0.0);
+        m.impulses[1] = Vec4::new(10.0 + k as f32, 0.0, 0.0, 0.0);
+    }
+    let mut ms = vec![
+        manifold(0, 1, (0, 1), Vec3::Y, &pt, 0.5, 0.0),
+        manifold(0, 2, (0, 3), Vec3::Y, &pt, 0.5, 0.0),
+        // Same shapes, listed the other way round (keys are the ordered pair).
+        manifold(1, 3, (5, 2), Vec3::Y, &pt, 0.5, 0.0),
+    ];
+    ms[0].features = [1, 7, 0, 0];
+    ms[0].points[1] = Vec4::new(5.0, 0.0, 0.0, 0.01);
+    // A new feature id at a previous point's place (within max(margin, slop) = 5 mm).
+    ms[1].features = [8, 9, 0, 0];
+    ms[1].shape_b = 4;
+    ms[1].points[1] = Vec4::new(1.004, 0.0, 0.0, 0.01);
+    warm_start(&p, &mut ms, &prev);
+    assert_eq!(
+        ms[1].impulses[1],
+        Vec4::new(11.0, 0.0, 0.0, 0.0),
+        "feature 9 at 4 mm from prev point 1 matches by position"
+    );
+    assert_eq!(
+        ms[1].impulses[0],
+        Vec4::new(2.0, 0.1, 0.2, 0.0),
+        "feature 8 at prev point 0 matches by position"
+    );
+    ms[1].shape_b = 3;
+    assert_eq!(
+        ms[0].impulses[0],
+        Vec4::new(10.0, 0.0, 0.0, 0.0),
+        "feature 1 -> prev point 1"
+    );
+    assert_eq!(ms[0].impulses[1], Vec4::ZERO, "feature 7 is new and far");
+    warm_start(&p, &mut ms, &prev);
+    assert_eq!(ms[1].impulses[0], Vec4::ZERO, "pair (0, 3) is new");
+    let w = ms[2].impulses[0];
+    assert!(
+        (w - Vec4::new(3.0, 0.1, 0.2, 0.0)).abs().max_element() < 1e-6,
+        "{w}"
+    );
+    p.warm_start = 0;
+    warm_start(&p, &mut ms, &prev);
+    assert!(ms
+        .iter()
+        .all(|m| m.impulses.iter().all(|&i| i == Vec4::ZERO)));
+    // A normal that turned keeps the world direction of the friction impulse.
+    p.warm_start = 1;
+    let n1 = Vec3::new(0.1, 1.0, 0.05).normalize();
+    let mut ms = vec![manifold(0, 1, (0, 1), n1, &pt, 0.5, 0.0)];
+    warm_start(&p, &mut ms, &prev[..1]);
+    let (p1, p2) = contact_basis(Vec3::Y);
+    let (t1, t2) = contact_basis(n1);
+    let world = p1 * 0.1 + p2 * 0.2;
+    let got = t1 * ms[0].impulses[0].y + t2 * ms[0].impulses[0].z;
+    assert!((got - (world - n1 * world.dot(n1))).length() < 1e-6);
+}
+
+#[test]
+fn the_contact_basis_is_orthonormal() {
+    let mut rng = Rng::new(9);
+    for _ in 0..1000 {
+        let n = rng.vec3(-1.0, 1.0).normalize_or(Vec3::Z);
+        let (t1, t2) = contact_basis(n);
+        for (what, v) in [
+            ("n·t1", n.dot(t1)),
+            ("n·t2", n.dot(t2)),
+            ("t1·t2", t1.dot(t2)),
+        ] {
+            assert!(v.abs() < 1e-5, "{what} = {v} for n {n}");
+        }
+        assert!((t1.length() - 1.0).abs() < 1e-5 && (t2.length() - 1.0).abs() < 1e-5);
+    }
+}
+
+/// The step's shape for solver parameters `p`.
+fn shape_of(p: &GpuRigidParams) -> StepShape {
+    StepShape {
+        bodies: p.body_count,
+        shapes: 0,
+        large: 0,
+        pair_capacity: p.pair_capacity,
+        substeps: p.substeps,
+        velocity_iterations: p.velocity_iterations,
+        relax_iterations: p.relax_iterations,
+        position_iterations: p.position_iterations,
+        explosion: false,
+    }
+}
+
+/// The solver's GPU ops (prepare, then substeps and finish) for `p`.
+fn solver_passes(p: &GpuRigidParams) -> Vec<StepOp> {
+    let (mut a, mut b) = solver_ops(&shape_of(p));
+    a.append(&mut b);
+    a
+}
+
+fn entry(op: &StepOp) -> &'static str {
+    match op {
+        StepOp::Kernel { entry, .. } => entry,
+        StepOp::GridBuild { .. } => "grid_build",
+    }
+}
+
+#[test]
+fn the_step_is_one_pass_for_small_scenes_and_two_for_large_ones() {
+    let mut p = params(10, 100);
+    p.substeps = 4;
+    let names: Vec<&str> = solver_passes(&p).iter().map(entry).collect();
+    let mut want = vec!["warm_start", "colour_manifolds", "solve_prepare"];
+    for _ in 0..4 {
+        want.extend([
+            "integrate_velocity",
+            "solve_contact_fused",
+            "integrate_position",
+            "ccd",
+            "solve_relax_fused",
+        ]);
+    }
+    want.push("solve_restitution_fused");
+    assert_eq!(names, want);
+    let small = step_plan(shape_of(&p), 26);
+    assert_eq!(small.passes(), 1, "a small scene records one compute pass");
+    // step_start, shape_aabbs, the grid, four broad passes, narrow, two wake passes, the
+    // solver above, sleep.
+    assert_eq!(
+        small.dispatches(),
+        1 + 1 + 26 + 4 + 3 + want.len() as u32 + 1
+    );
+    // Above the fused size: the collide pass, then the indirect copy and the solve pass.
+    p.pair_capacity = FUSED_MAX_MANIFOLDS + 1;
+    // Every sweep dispatches each colour slot, sized by the colouring's indirect arguments.
+    let sweep = MAX_COLOURS as usize;
+    let ops = solver_passes(&p);
+    let per_substep = 2 + sweep * (1 + 4 + 2) + 1;
+    assert_eq!(ops.len(), 3 + 4 * per_substep + sweep);
+    let plan = step_plan(shape_of(&p), 26);
+    assert_eq!(plan.passes(), 2);
+    assert!(plan.phases[1].copy_indirect && !plan.phases[0].copy_indirect);
+    // Colour c of a sweep reads its triple at INDIRECT + 3c and binds record c, up to the last
+    // colour slot.
+    let first_contact = ops
+        .iter()
+        .position(|o| entry(o) == "solve_contact")
+        .expect("a contact sweep");
+    assert_eq!(
+        ops[first_contact + 5],
+        StepOp::Kernel {
+            stage: RigidStage::SolveContact,
+            entry: "solve_contact",
+            dispatch: PassDispatch::Indirect((counter::INDIRECT + 15) as u32),
+            record: 5
+        }
+    );
+    let last = MAX_COLOURS - 1;
+    assert_eq!(
+        ops[first_contact + last as usize],
+        StepOp::Kernel {
+            stage: RigidStage::SolveContact,
+            entry: "solve_contact",
+            dispatch: PassDispatch::Indirect(counter::INDIRECT as u32 + 3 * last),
+            record: last
+        }
+    );
+    // ... and the next op starts the next sweep at colour 0 (4 biased iterations here).
+    assert!(matches!(
+        ops[first_contact + sweep],
+        StepOp::Kernel {
+            entry: "solve_contact",
+            record: 0,
+            ..
+        }
+    ));
+    // Large scenes colour in rounds of passes.
+    p.pair_capacity = COLOUR_FUSED_MAX_MANIFOLDS + 1;
+    let big: Vec<StepOp> = solver_passes(&p);
+    let rounds = 2 * COLOUR_ROUNDS as usize;
+    assert_eq!(entry(&big[1]), "colour_init");
+    assert_eq!(entry(&big[rounds + 2]), "colour_finish");
+    assert_eq!(entry(&big[rounds + 3]), "solve_prepare");
+    assert_eq!(solver_rows_per_manifold(), ROWS_PER_POINT * MAX_POINTS);
+}
+
+/// The dispatch budget of a step, counted from the stage list: a 5k-box pyramid's world
+/// (40,400 pair slots, colouring in rounds) with the default configuration. Per step: 14
+/// collide dispatches (step_start, shape_aabbs, 4 broad, narrow, 2 wake, warm_start,
+/// colour_init, colour_finish, solve_prepare, sleep) plus the grid's 26, 64 colouring rounds,
+/// and per substep integrate_velocity, integrate_position, ccd and the sweeps (warm, contact,
+/// 8 relax) of all 32 colour slots (indirect: an empty colour launches nothing), then one
+/// restitution sweep. The step of the book's solver recorded 1,764 dispatches in 1,764 passes
+/// on lavapipe.
+#[test]
+fn the_dispatch_budget_of_a_5k_pyramid_step() {
+    let shape = StepShape {
+        bodies: 5051,
+        shapes: 5051,
+        large: 1,
+        pair_capacity: 40_408,
+        substeps: 4,
+        velocity_iterations: 1,
+        relax_iterations: 8,
+        position_iterations: 0,
+        explosion: false,
+    };
+    let plan = step_plan(shape, 26);
+    let sweep = MAX_COLOURS;
+    let want = 14 + 26 + 64 + 4 * (3 + (1 + 1 + 8) * sweep) + sweep;
+    assert_eq!(plan.dispatches(), want);
+    // The budget: 1,428 today, in 2 passes. Issue 9 asks for 150. The 8 relax sweeps a 100-row
+    // wall needs to stand (see `RigidConfig::relax_iterations`) cost 1,024 of them, at one
+    // dispatch per colour slot; the colouring rounds 64. Lower it as those shrink.
+    const BUDGET: u32 = 1428;
+    assert!(
+        plan.dispatches() <= BUDGET,
+        "{} dispatches, budget {BUDGET}",
+        plan.dispatches()
+    );
+    assert_eq!(plan.passes(), 2);
+    assert_eq!(
+        plan.stage_order(),
+        RigidStage::ALL
+            .iter()
+            .copied()
+            .filter(|s| !matches!(s, RigidStage::RigidForces | RigidStage::SolvePosition))
+            .collect::<Vec<_>>(),
+        "the plan runs the stages in the order of RigidStage::ALL"
+    );
+}
+
+/// The constants the WGSL restates are the Rust ones (the prelude is not ours to extend).
+#[test]
+fn wgsl_constants_match_the_rust_ones() {
+    let src = wgphys::rigid::gpu::shader_source();
+    let module = naga::front::wgsl::parse_str(&src).expect("rigid shader parses");
+    let constant = |name: &str| -> u32 {
+        let (_, c) = module
+            .constants
+            .iter()
+            .find(|(_, c)| c.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("constant {name} missing from solve.wgsl"));
+        match module.global_expressions[c.init] {
+            naga::Expression::Literal(naga::Literal::U32(v)) => v,
+            ref e => panic!("constant {name} is not a u32 literal: {e:?}"),
+        }
+    };
+    assert_eq!(
+        constant("SOLVE_COUNTER_PREV_PAIRS") as usize,
+        COUNTER_PREV_PAIRS
+    );
+    assert_eq!(constant("SOLVE_ROWS_PER_POINT"), ROWS_PER_POINT);
+    assert_eq!(constant("SOLVE_COLOUR_ROUNDS"), COLOUR_ROUNDS);
+    assert_eq!(constant("SEQUENTIAL_COLOUR"), SEQUENTIAL_COLOUR);
+    let mut p = params(1, 1);
+    p.position_iterations = 1;
+    let mut big = params(1, COLOUR_FUSED_MAX_MANIFOLDS + 1);
+    big.position_iterations = 1;
+    for op in solver_passes(&p).iter().chain(&solver_passes(&big)) {
+        let name = entry(op);
+        let ep = module
+            .entry_points
+            .iter()
+            .find(|e| e.name == name)
+            .unwrap_or_else(|| panic!("entry point {name} missing"));
+        assert_eq!(ep.workgroup_size, [RIGID_WG, 1, 1], "{name}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// GPU parity.
+
+struct GpuOut {
+    bodies: Vec<GpuBody>,
+    manifolds: Vec<GpuManifold>,
+    counters: Vec<u32>,
+    order: Vec<u32>,
+}
+
+/// Runs the solver passes on the GPU through the world's pass runner, with counters[PAIRS] = n
+/// and the previous pair count where the solver keeps it.
+fn run_gpu(
+    p: &GpuRigidParams,
+    passes: &[StepOp],
+    bodies: &[GpuBody],
+    ms: &[GpuManifold],
+    prev: &[GpuManifold],
+) -> GpuOut {
+    let sizes = GpuRigidSizes {
+        bodies: bodies.len() as u32,
+        shapes: 16,
+        pairs: p.pair_capacity,
+        solver_words: u64::from(p.pair_capacity) * u64::from(solver_rows_per_manifold()),
+        pair_scratch_words: 64,
+        grid: GridSpec::new(1.0, 64).expect("grid"),
+    };
+    let mut g = GpuRigid::new(&gpu(), sizes).expect("gpu backend");
+    g.write(&g.params, &[*p]);
+    g.write(&g.bodies, bodies);
+    g.write(&g.manifolds, ms);
+    g.write(&g.manifolds_prev, prev);
+    // wake_mark leaves 1 in claims, and earlier steps their claim words and colour masks; the
+    // colouring must not depend on them.
+    g.write(&g.claims, &vec![1u32; 4 * bodies.len()]);
+    let mut counters = vec![0u32; counter::LEN];
+    counters[counter::PAIRS] = ms.len() as u32;
+    counters[COUNTER_PREV_PAIRS] = prev.len() as u32;
+    g.write(&g.counters, &counters);
+    let mut encoder = g
+        .ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+    let mut copied = false;
+    for op in passes {
+        let StepOp::Kernel {
+            entry,
+            dispatch,
+            record,
+            ..
+        } = *op
+        else {
+            continue;
+        };
+        if matches!(dispatch, PassDispatch::Indirect(_)) && !copied {
+            g.record_indirect_copy(&mut encoder);
+            copied = true;
+        }
+        g.record(
+            &mut encoder,
+            &[Pass {
+                entry,
+                dispatch,
+                colour: record,
+            }],
+        );
+    }
+    g.ctx.queue.submit([encoder.finish()]);
+    g.ctx.wait().expect("wait");
+    GpuOut {
+        bodies: g.read(&g.bodies, bodies.len()).expect("read bodies"),
+        manifolds: g.read(&g.manifolds, ms.len()).expect("read manifolds"),
+        counters: g.read(&g.counters, counter::LEN).expect("read counters"),
+        order: g.read(&g.order, ms.len()).expect("read order"),
+    }
+}
+
+/// A scene with a hub touching 40 bodies (so the sequential colour is used), random manifolds,
+/// and a previous step sharing half of the pairs, sorted by shape pair like the broad phase.
+fn parity_scene(rng: &mut Rng) -> (Vec<GpuBody>, Vec<GpuManifold>, Vec<GpuManifold>) {
+    let (bodies, mut ms) = random_scene(rng, 60, 110);
+    for k in 0..40u32 {
+        let other = 10 + k;
+        if bodies[other as usize].kind != body_kind::DYNAMIC {
+            continue;
+        }
+        let pa = bodies[0].pos.xyz();
+        let n = rng.vec3(-1.0, 1.0).normalize_or(Vec3::Y);
+        ms.push(manifold(
+            0,
+            other,
+            (0, 0),
+            n,
+            &[(pa + n * 0.5, 0.02)],
+            0.4,
+            0.2,
+        ));
+    }
+    for (k, m) in ms.iter_mut().enumerate() {
+        m.shape_a = 2 * k as u32;
+        m.shape_b = 2 * k as u32 + 1;
+    }
+    let mut prev: Vec<GpuManifold> = ms.iter().step_by(2).copied().collect();
+    for (k, m) in prev.iter_mut().enumerate() {
+        for i in 0..4 {
+            m.impulses[i] = Vec4::new(rng.range(0.0, 0.05), rng.range(-0.01, 0.01), 0.0, 0.0);
+        }
+        m.features.swap(0, 1);
+        if k % 3 == 0 {
+            // New feature ids at the same places: matched by position.
+            m.features = m.features.map(|f| f + 100);
+        }
+    }
+    (bodies, ms, prev)
+}
+
+/// Relative tolerance after ten velocity and four position iterations over ~40 colours: the
+/// GPU compiler's fused multiply-adds drift from the CPU's separate ones (lavapipe measured
+/// 1.4e-5 at most on this scene).
+const SOLVE_TOL: f32 = 1e-4;
+
+fn assert_close(what: &str, i: usize, g: Vec4, c: Vec4) {
+    let scale = c.abs().max_element().max(1.0);
+    assert!(
+        (g - c).abs().max_element() <= SOLVE_TOL * scale,
+        "{what} {i}: gpu {g:?} cpu {c:?}"
+    );
+}
+
+#[test]
+fn the_gpu_solver_matches_the_cpu_twin() {
+    let mut rng = Rng::new(21);
+    let (bodies, ms, prev) = parity_scene(&mut rng);
+    let n = ms.len() as u32;
+    let p = params(bodies.len() as u32, n + 13);
+    let mut want_bodies = bodies.clone();
+    let mut want_ms = ms.clone();
+    let report = solve(&p, &mut want_bodies, &mut want_ms, &prev);
+    assert!(
+        report.uncoloured > 0,
+        "the scene should overflow into the sequential colour"
+    );
+    let mut cpu_ms = ms.clone();
+    solver::warm_start(&p, &mut cpu_ms, &prev);
+    let colouring = colour(&bodies, &mut cpu_ms);
+    let mut outputs: Vec<(Vec<GpuBody>, Vec<GpuManifold>)> = Vec::new();
+    let per_colour = GpuRigidParams {
+        pair_capacity: FUSED_MAX_MANIFOLDS + 1,
+        ..p
+    };
+    let rounds = GpuRigidParams {
+        pair_capacity: COLOUR_FUSED_MAX_MANIFOLDS + 1,
+        ..p
+    };
+    let modes = [
+        ("fused", p),
+        ("fused, again", p),
+        ("per-colour", per_colour),
+        ("colouring in rounds", rounds),
+    ];
+    for (mode, mode_params) in &modes {
+        // pair_capacity only sizes the buffers, whose extra slots stay empty.
+        let passes = solver_passes(mode_params);
+        let got = run_gpu(mode_params, &passes, &bodies, &ms, &prev);
+        for (word, want, what) in [
+            (counter::COLOURS, report.colours, "colours"),
+            (counter::UNCOLOURED, report.uncoloured, "uncoloured"),
+            (counter::MANIFOLDS, report.manifolds, "manifolds"),
+            (counter::ROUNDS, colouring.rounds, "rounds"),
+            (
+                counter::COLOURS_WANTED,
+                colouring.colours_wanted,
+                "colours wanted",
+            ),
+            (COUNTER_PREV_PAIRS, n, "pair count kept for warm start"),
+        ] {
+            assert_eq!(got.counters[word], want, "{mode}: {what}");
+        }
+        let starts =
+            &got.counters[counter::COLOUR_START..=counter::COLOUR_START + MAX_COLOURS as usize];
+        assert_eq!(starts, &colouring.colour_start[..], "{mode}: colour starts");
+        assert_eq!(
+            &got.order[..colouring.order.len()],
+            &colouring.order[..],
+            "{mode}: order"
+        );
+        for c in 0..MAX_COLOURS as usize {
+            let len = colouring.batch(c as u32).len() as u32;
+            let want = if c as u32 == SEQUENTIAL_COLOUR {
+                len.min(1)
+            } else {
+                len.div_ceil(RIGID_WG)
+            };
+            let w = counter::INDIRECT + 3 * c;
+            assert_eq!(
+                &got.counters[w..w + 3],
+                &[want, 1, 1],
+                "{mode}: indirect args of colour {c}"
+            );
+        }
+        for (k, (g, c)) in got.manifolds.iter().zip(&want_ms).enumerate() {
+            assert_eq!(g.colour, c.colour, "{mode}: colour of manifold {k}");
+            for i in 0..4 {
+                assert_close(
+                    &format!("{mode}: impulses[{i}] of manifold"),
+                    k,
+                    g.impulses[i],
+                    c.impulses[i],
+                );
+            }
+        }
+        for (i, (g, c)) in got.bodies.iter().zip(&want_bodies).enumerate() {
+            assert_close(&format!("{mode}: pos of body"), i, g.pos, c.pos);
+            assert_close(&format!("{mode}: orient of body"), i, g.orient, c.orient);
+            assert_close(&format!("{mode}: lin_vel of body"), i, g.lin_vel, c.lin_vel);
+            assert_close(&format!("{mode}: ang_vel of body"), i, g.ang_vel, c.ang_vel);
+            for j in 0..3 {
+                assert_close(
+                    &format!("{mode}: inv_inertia_world[{j}] of body"),
+                    i,
+                    g.inv_inertia_world[j],
+                    c.inv_inertia_world[j],
+                );
+            }
+        }
+        outputs.push((got.bodies, got.manifolds));
+    }
+    // Same adapter, same inputs: bit-identical, whether the colours run as one fused dispatch
+    // or one dispatch each, and whether the colouring runs in one workgroup or in rounds of
+    // passes.
+    for ((mode, _), o) in modes[1..].iter().zip(&outputs[1..]) {
+        assert!(
+            bytemuck::cast_slice::<GpuBody, u8>(&o.0)
+                == bytemuck::cast_slice::<GpuBody, u8>(&outputs[0].0)
+                && bytemuck::cast_slice::<GpuManifold, u8>(&o.1)
+                    == bytemuck::cast_slice::<GpuManifold, u8>(&outputs[0].1),
+            "{mode} is not bit-identical to the first fused run"
+        );
+    }
+}
+
+/// One colour batch alone: prepare, then a single `solve_contact` dispatch of colour 0.
+#[test]
+fn one_colour_batch_matches_the_cpu_twin() {
+    let mut rng = Rng::new(4);
+    let (bodies, ms, prev) = parity_scene(&mut rng);
+    let p = GpuRigidParams {
+        pair_capacity: FUSED_MAX_MANIFOLDS + 1,
+        ..params(bodies.len() as u32, ms.len() as u32)
+    };
+    let (prepare, _) = solver_ops(&shape_of(&p));
+    let mut passes = prepare;
+    passes.push(StepOp::Kernel {
+        stage: RigidStage::SolveContact,
+        entry: "solve_contact",
+        dispatch: PassDispatch::Indirect(counter::INDIRECT as u32),
+        record: 0,
+    });
+    let got = run_gpu(&p, &passes, &bodies, &ms, &prev);
+    let mut want_bodies = bodies.clone();
+    let mut want_ms = ms.clone();
+    solver::warm_start(&p, &mut want_ms, &prev);
+    let c = colour(&want_bodies, &mut want_ms);
+    let mut rows = vec![Vec4::ZERO; want_ms.len() * solver_rows_per_manifold() as usize];
+    solve_prepare(&p, &want_bodies, &want_ms, &mut rows);
+    solver::solve_contact(&p, &c, 0, &mut want_bodies, &mut want_ms, &mut rows);
+    assert!(
+        c.batch(0).len() > 10,
+        "colour 0 has {} manifolds",
+        c.batch(0).len()
+    );
+    for (i, (g, w)) in got.bodies.iter().zip(&want_bodies).enumerate() {
+        assert_close("one batch: lin_vel of body", i, g.lin_vel, w.lin_vel);
+        assert_close("one batch: ang_vel of body", i, g.ang_vel, w.ang_vel);
+    }
+    for (k, (g, w)) in got.manifolds.iter().zip(&want_ms).enumerate() {
+        for i in 0..4 {
+            assert_close(
+                "one batch: impulses of manifold",
+                k,
+                g.impulses[i],
+                w.impulses[i],
+            );
+        }
+    }
+}
