@@ -128,6 +128,8 @@ pub struct ParticleWorld {
     ledger: SpawnLedger,
     /// Host handles found refused during the last `step` / `encode_step` call.
     refused: Vec<ParticleHandle>,
+    /// Queued spawns without a handle (launches, `spawn_firework`).
+    queued_launches: u32,
 }
 
 const LAUNCH_ID: u32 = super::ledger::NO_HANDLE;
@@ -194,6 +196,7 @@ impl ParticleWorld {
             seen_dropped: 0,
             ledger: SpawnLedger::default(),
             refused: Vec::new(),
+            queued_launches: 0,
         })
     }
 
@@ -296,6 +299,7 @@ impl ParticleWorld {
         let rec = launch_record(&rule, ty, LAUNCH_ID, seed, self.launches, self.step as u32);
         self.launches = self.launches.wrapping_add(1);
         self.spawns.push(rec);
+        self.queued_launches += 1;
         self.mortal = true;
         Ok(())
     }
@@ -343,6 +347,7 @@ impl ParticleWorld {
             size: rule.size,
             _pad: [0; 3],
         });
+        self.queued_launches += 1;
         self.mortal = true;
         Ok(())
     }
@@ -590,6 +595,7 @@ impl ParticleWorld {
         let ids = self.spawns.iter().map(|s| s.life.id).collect();
         self.ledger.record(self.step + 1, ids);
         self.spawns.clear();
+        self.queued_launches = 0;
         self.removals.clear();
         self.step += 1;
         // Particles already in the pool aged by dt in this step; those whose age reached their
