@@ -592,7 +592,7 @@ fn rigid_structs_layout() {
             step,
             warm_start,
             substeps,
-            _pad_colour,
+            colour_slots,
             relax_iterations,
             inv_dt,
             soft,

@@ -296,3 +296,92 @@ fn gpu_timing_reports_each_phase_of_the_step() {
         ),
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Colour slots
+
+/// A 10-box tower's contacts want 2 colours (each box touches the one above and below). With
+/// one colour slot every contact goes to the sequential colour, solved one after the other by
+/// one thread: nothing is dropped, the report counts them, and the tower stands for 2 s. With two slots and
+/// `auto_grow`, the first step that runs out of independent colours doubles the slots to 4,
+/// which the tower then fits. Both backends; `colour_slots` outside 1..=32 is refused.
+#[test]
+fn colour_slots_bound_the_sweep_and_grow_on_demand() {
+    for (name, backend) in [("cpu", Backend::Cpu), ("gpu", Backend::Gpu(gpu()))] {
+        let build = |slots: u32, grow: bool| {
+            let mut w = wgphys::rigid::RigidWorld::new(
+                backend.clone(),
+                wgphys::rigid::RigidConfig {
+                    colour_slots: slots,
+                    auto_grow: grow,
+                    ..config(11)
+                },
+            )
+            .expect("world");
+            scenes::add_ground(&mut w).expect("ground");
+            let boxes: Vec<_> = (0..10)
+                .map(|k| {
+                    let at = glam::Vec3::new(0.0, 0.5 + k as f32, 0.0);
+                    scenes::add_box(&mut w, at, glam::Vec3::splat(0.5), glam::Quat::IDENTITY)
+                        .expect("box")
+                })
+                .collect();
+            (w, boxes)
+        };
+        let (mut serial, boxes) = build(1, false);
+        let top0 = positions(&mut serial, &boxes[9..])[0];
+        serial.step(DT).expect("step");
+        let report = serial.read_report().expect("report");
+        assert!(
+            report.uncoloured > 0 && report.uncoloured == report.manifolds,
+            "{name}: one slot puts every contact in the sequential colour: {report:?}"
+        );
+        run(&mut serial, 119, DT);
+        assert_eq!(serial.colour_slots(), 1, "{name}: without auto_grow");
+        let top = positions(&mut serial, &boxes[9..])[0];
+        // Standing, geometrically: a collapsed tower's top drops by a box or more (1 m), and a
+        // top box pushed sideways by half its width (0.5 m) falls off its support. The soft
+        // contacts' settling (millimetres per contact) is far inside half of each.
+        let d = top - top0;
+        assert!(
+            d.y > -0.5 && glam::Vec2::new(d.x, d.z).length() < 0.25,
+            "{name}: the serially solved tower stands: top moved {d:?}"
+        );
+
+        // The GPU learns of the overflow from the step's status, read without blocking a step
+        // or two later; the blocking `read_report` between steps makes that a fixed delay, so
+        // 8 steps is a bound.
+        let (mut grown, _) = build(2, true);
+        for _ in 0..8 {
+            grown.step(DT).expect("step");
+            grown.read_report().expect("report");
+            if grown.colour_slots() > 2 {
+                break;
+            }
+        }
+        assert_eq!(grown.colour_slots(), 4, "{name}: two slots doubled once");
+        grown.step(DT).expect("step");
+        let report = grown.read_report().expect("report");
+        assert_eq!(report.uncoloured, 0, "{name}: four slots hold the tower");
+
+        for bad in [0, 33] {
+            let r = wgphys::rigid::RigidWorld::new(
+                backend.clone(),
+                wgphys::rigid::RigidConfig {
+                    colour_slots: bad,
+                    ..config(11)
+                },
+            );
+            assert!(
+                matches!(
+                    r,
+                    Err(Error::InvalidInput {
+                        what: "colour_slots",
+                        ..
+                    })
+                ),
+                "{name}: colour_slots {bad} refused"
+            );
+        }
+    }
+}

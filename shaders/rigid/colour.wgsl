@@ -128,11 +128,11 @@ fn colour_pick_one(k: u32, r: u32) -> bool {
         return true;
     }
     let free = ~(colour_mask(d.x) | colour_mask(d.y));
-    var c = SEQUENTIAL_COLOUR;
+    var c = sequential_colour();
     if (free != 0u) {
-        c = min(firstTrailingBit(free), SEQUENTIAL_COLOUR);
+        c = min(firstTrailingBit(free), sequential_colour());
     }
-    if (c < SEQUENTIAL_COLOUR) {
+    if (c < sequential_colour()) {
         for (var e = 0u; e < 2u; e++) {
             if (d[e] != NONE) {
                 atomicOr(&claims[colour_mask_word(d[e])], 1u << c);
@@ -206,7 +206,7 @@ fn colour_finish_body(t: u32, n: u32) {
     for (var k = t; k < n; k += RIGID_WG) {
         let m = manifolds[k];
         if (colour_waiting(m)) {
-            manifolds[k].colour = SEQUENTIAL_COLOUR;
+            manifolds[k].colour = sequential_colour();
         }
         if (m.count > 0u) {
             atomicAdd(&colour_manifold_total, 1u);
@@ -249,7 +249,7 @@ fn colour_finish_body(t: u32, n: u32) {
         }
         colour_starts[MAX_COLOURS] = start;
         atomicStore(&counters[COUNTER_COLOURS], used);
-        atomicStore(&counters[COUNTER_UNCOLOURED], colour_totals[SEQUENTIAL_COLOUR]);
+        atomicStore(&counters[COUNTER_UNCOLOURED], colour_totals[sequential_colour()]);
         atomicStore(&counters[COUNTER_MANIFOLDS], atomicLoad(&colour_manifold_total));
         atomicStore(&counters[SOLVE_COUNTER_PREV_PAIRS], n);
     }
@@ -260,7 +260,7 @@ fn colour_finish_body(t: u32, n: u32) {
     if (t < MAX_COLOURS) {
         let total = colour_totals[t];
         var groups = (total + RIGID_WG - 1u) / RIGID_WG;
-        if (t == SEQUENTIAL_COLOUR) {
+        if (t == sequential_colour()) {
             groups = min(total, 1u);
         }
         atomicStore(&counters[COUNTER_INDIRECT + 3u * t], groups);

@@ -30,9 +30,12 @@ const SOLVE_ROWS_PER_POINT: u32 = 3u;
 /// Colouring rounds (solver.rs COLOUR_ROUNDS): manifolds still waiting after them go to the
 /// sequential colour.
 const SOLVE_COLOUR_ROUNDS: u32 = 32u;
-/// The colour solved by one thread in index order: the manifolds no independent colour holds
-/// (solver.rs SEQUENTIAL_COLOUR).
-const SEQUENTIAL_COLOUR: u32 = MAX_COLOURS - 1u;
+/// The colour solved by one thread in index order: the manifolds no independent colour holds,
+/// the last of `params.colour_slots` (colour.rs `sequential_colour`).
+fn sequential_colour() -> u32 {
+    let slots = params.colour_slots;
+    return select(slots, MAX_COLOURS, slots == 0u || slots > MAX_COLOURS) - 1u;
+}
 
 /// A body as the solver sees it (solver.rs SolveBody).
 struct SolveBody {
@@ -532,7 +535,7 @@ fn solve_colour_thread(stage: u32, c: u32, t: u32) {
     }
     let start = atomicLoad(&counters[COUNTER_COLOUR_START + c]);
     let end = atomicLoad(&counters[COUNTER_COLOUR_START + c + 1u]);
-    if (c == SEQUENTIAL_COLOUR) {
+    if (c == sequential_colour()) {
         if (t == 0u) {
             for (var s = start; s < end; s++) {
                 solve_one(stage, order[s]);
@@ -580,7 +583,7 @@ fn solve_fused_colours(stage: u32, t: u32, first: u32, used: u32) {
     for (var c = first; c < used; c++) {
         let start = atomicLoad(&counters[COUNTER_COLOUR_START + c]);
         let end = atomicLoad(&counters[COUNTER_COLOUR_START + c + 1u]);
-        if (c == SEQUENTIAL_COLOUR) {
+        if (c == sequential_colour()) {
             if (t == 0u) {
                 for (var s = start; s < end; s++) {
                     solve_one(stage, order[s]);

@@ -71,7 +71,7 @@ struct RigidParams {
     step: u32,
     warm_start: u32,
     substeps: u32,
-    _pad_colour: u32,
+    colour_slots: u32,
     relax_iterations: u32,
     inv_dt: f32,
     // bias rate, mass scale, impulse scale, maximum push-out speed

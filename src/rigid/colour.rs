@@ -21,9 +21,20 @@ fn is_dynamic(bodies: &[GpuBody], i: u32) -> bool {
 /// `colour_pick` pass pairs of a large scene.
 pub const COLOUR_ROUNDS: u32 = 32;
 
-/// The colour that takes every manifold no independent colour (`0..MAX_COLOURS − 1`) holds; it
-/// is solved by one thread, in index order, so nothing is dropped.
+/// The colour that takes every manifold no independent colour (`0..MAX_COLOURS − 1`) holds
+/// when all [`MAX_COLOURS`] slots are in use; it is solved by one thread, in index order, so
+/// nothing is dropped. With fewer slots it is the last of them ([`sequential_colour`]).
 pub const SEQUENTIAL_COLOUR: u32 = MAX_COLOURS - 1;
+
+/// The sequential colour of a solver with `slots` colour slots (`GpuRigidParams::colour_slots`;
+/// 0 or more than [`MAX_COLOURS`] mean [`MAX_COLOURS`]): the last slot.
+pub fn sequential_colour(slots: u32) -> u32 {
+    if slots == 0 || slots > MAX_COLOURS {
+        SEQUENTIAL_COLOUR
+    } else {
+        slots - 1
+    }
+}
 
 /// Pair capacities up to this colour in one single-workgroup dispatch (`colour_manifolds`);
 /// larger ones run the rounds as passes over every manifold (`colour_init`, the
@@ -100,6 +111,13 @@ pub fn claim_priority(k: u32) -> u32 {
 /// manifold whose first fit is [`SEQUENTIAL_COLOUR`] or above, or that still waits after
 /// [`COLOUR_ROUNDS`] rounds, goes to [`SEQUENTIAL_COLOUR`] and is counted in `uncoloured`.
 pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
+    colour_in(bodies, manifolds, MAX_COLOURS)
+}
+
+/// [`colour`] into `slots` colour slots: first fits at or above [`sequential_colour`]`(slots)`
+/// go to that colour, solved by one thread.
+pub fn colour_in(bodies: &[GpuBody], manifolds: &mut [GpuManifold], slots: u32) -> Colouring {
+    let sequential = sequential_colour(slots);
     let n = manifolds.len();
     let solvable: Vec<bool> = manifolds.iter().map(|m| needs_solve(bodies, m)).collect();
     let dyn_bodies: Vec<[Option<usize>; 2]> = manifolds
@@ -145,8 +163,8 @@ pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
                 .iter()
                 .flatten()
                 .fold(0u32, |acc, &b| acc | masks[b]);
-            let c = (!used).trailing_zeros().min(SEQUENTIAL_COLOUR);
-            if c < SEQUENTIAL_COLOUR {
+            let c = (!used).trailing_zeros().min(sequential);
+            if c < sequential {
                 for &b in dyn_bodies[k].iter().flatten() {
                     masks[b] |= 1 << c;
                 }
@@ -158,9 +176,9 @@ pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
         waiting = still;
     }
     for &k in &waiting {
-        colours[k] = SEQUENTIAL_COLOUR;
+        colours[k] = sequential;
     }
-    let uncoloured = colours.iter().filter(|&&c| c == SEQUENTIAL_COLOUR).count() as u32;
+    let uncoloured = colours.iter().filter(|&&c| c == sequential).count() as u32;
     let colour_count = colours
         .iter()
         .filter(|&&c| c != NONE)

@@ -39,7 +39,8 @@ use super::types::*;
 use glam::{Mat3, Vec2, Vec3, Vec4, Vec4Swizzles};
 
 pub use super::colour::{
-    claim_priority, colour, Colouring, COLOUR_FUSED_MAX_MANIFOLDS, COLOUR_ROUNDS, SEQUENTIAL_COLOUR,
+    claim_priority, colour, colour_in, sequential_colour, Colouring, COLOUR_FUSED_MAX_MANIFOLDS,
+    COLOUR_ROUNDS, SEQUENTIAL_COLOUR,
 };
 
 /// Counters word where the colouring stage leaves this step's pair count, which the next step's
@@ -678,7 +679,7 @@ pub fn solve(
     prev: &[GpuManifold],
 ) -> SolveReport {
     warm_start(params, manifolds, prev);
-    let colouring = colour(bodies, manifolds);
+    let colouring = colour_in(bodies, manifolds, params.colour_slots);
     let mut rows = vec![Vec4::ZERO; manifolds.len() * solver_rows_per_manifold() as usize];
     solve_prepare(params, bodies, manifolds, &mut rows);
     super::step::cpu_solve(params, &colouring, bodies, &[], manifolds, &mut rows);

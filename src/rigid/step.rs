@@ -193,6 +193,8 @@ pub struct StepShape {
     pub position_iterations: u32,
     /// Whether an explosion runs (adds `rigid_forces`).
     pub explosion: bool,
+    /// Colour slots dispatched per sweep (`RigidConfig::colour_slots`, 1..=[`MAX_COLOURS`]).
+    pub colour_slots: u32,
 }
 
 /// The most compute passes (phases) a step records: `rigid_collide`, then `rigid_solve` for
@@ -292,7 +294,7 @@ fn colour_ops(pair_capacity: u32, ops: &mut Vec<StepOp>) {
 }
 
 /// One sweep of a per-colour stage over every colour: on the fused path one dispatch of its
-/// fused entry; else every colour slot `0..MAX_COLOURS` one by one, each sized by the indirect
+/// fused entry; else every colour slot `0..colour_slots` one by one, each sized by the indirect
 /// arguments the colouring wrote (an unused colour launches no workgroup), so no readback
 /// decides what to dispatch and every adapter records the same list.
 fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
@@ -305,7 +307,7 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
         }
         return;
     }
-    for c in 0..MAX_COLOURS {
+    for c in 0..shape.colour_slots.clamp(1, MAX_COLOURS) {
         let word = (counter::INDIRECT + 3 * c as usize) as u32;
         ops.push(kernel(stage, one, PassDispatch::Indirect(word), c));
     }
@@ -487,7 +489,7 @@ pub(crate) fn cpu_step(
     cpu::wake_mark(params, bodies, &c.manifolds, pair_count, &mut c.claims);
     cpu::wake_apply(params, bodies, &c.claims);
     solver::warm_start(params, &mut c.manifolds, &c.prev);
-    let colouring = solver::colour(bodies, &mut c.manifolds);
+    let colouring = solver::colour_in(bodies, &mut c.manifolds, params.colour_slots);
     c.rows.clear();
     c.rows.resize(
         c.manifolds.len() * solver::solver_rows_per_manifold() as usize,

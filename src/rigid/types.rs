@@ -212,8 +212,10 @@ pub struct GpuRigidParams {
     /// Substeps per step (each runs integrate velocities, warm start, the biased contact
     /// iterations, integrate positions, ccd and the relax iterations).
     pub substeps: u32,
-    /// Padding.
-    pub _pad_colour: u32,
+    /// Colour slots the solver dispatches per sweep (`RigidConfig::colour_slots`): colours
+    /// `0..colour_slots − 1` are independent, the last takes what they cannot hold and is solved
+    /// by one thread. 0 means [`MAX_COLOURS`].
+    pub colour_slots: u32,
     /// Relax iterations (biased off) per substep.
     pub relax_iterations: u32,
     /// 1 / dt (the substep's), so the speculative bias is a multiplication on every adapter.

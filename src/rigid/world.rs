@@ -60,6 +60,9 @@ pub struct RigidWorld {
     pair_capacity: u32,
     /// Large shapes the broad phase's scratch is sized for.
     large_capacity: u32,
+    /// Colour slots the solver dispatches per sweep: `RigidConfig::colour_slots`, grown by
+    /// `auto_grow` when the independent colours run out.
+    colour_slots: u32,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -133,6 +136,7 @@ impl RigidWorld {
             })),
         };
         Ok(Self {
+            colour_slots: config.colour_slots,
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             engine,
@@ -173,6 +177,12 @@ impl RigidWorld {
     /// Body slots in use (live or freed), the `n` of [`RigidWorld::read_bodies`].
     pub fn slots(&self) -> u32 {
         self.bodies.len() as u32
+    }
+
+    /// Colour slots the solver dispatches per sweep now (`RigidConfig::colour_slots`, doubled
+    /// by `auto_grow` when a step's contacts ran out of independent colours).
+    pub fn colour_slots(&self) -> u32 {
+        self.colour_slots
     }
 
     /// Steps taken.
@@ -329,6 +339,7 @@ impl RigidWorld {
             warm_start: u32::from(c.warm_start),
             substeps: c.substeps,
             relax_iterations: c.relax_iterations,
+            colour_slots: self.colour_slots,
             inv_dt: 1.0 / sub_dt,
             soft: solver::soft_contact(
                 c.contact_hertz,
@@ -342,7 +353,6 @@ impl RigidWorld {
                 c.max_push_out,
                 sub_dt,
             ),
-            ..Default::default()
         }
     }
 
@@ -465,6 +475,15 @@ impl RigidWorld {
             }
         };
         self.report = report;
+        if self.config.auto_grow
+            && report.uncoloured > 0
+            && report.colours_wanted >= self.colour_slots
+            && self.colour_slots < MAX_COLOURS
+        {
+            // Some contact's first fit was the sequential slot: the independent colours ran
+            // out (not the colouring rounds). Double them for the next steps.
+            self.colour_slots = (2 * self.colour_slots).min(MAX_COLOURS);
+        }
         if report.pairs_wanted > report.pairs && self.config.auto_grow {
             // Half as much again for the pile to settle into, within what the device binds.
             let wanted = report.pairs_wanted;
@@ -487,6 +506,7 @@ impl RigidWorld {
             relax_iterations: c.relax_iterations,
             position_iterations: c.position_iterations,
             explosion: self.explosion.is_some(),
+            colour_slots: self.colour_slots,
         }
     }
 
@@ -502,7 +522,8 @@ impl RigidWorld {
     /// Compute dispatches one [`RigidWorld::step`] records on the GPU, all substeps together,
     /// counted from [`RigidWorld::step_plan`]. Above [`solver::FUSED_MAX_MANIFOLDS`] pair slots
     /// the solver dispatches, per sweep, one indirect dispatch per colour slot
-    /// ([`MAX_COLOURS`]), each sized by the colouring (an empty colour launches no workgroup).
+    /// ([`RigidWorld::colour_slots`]), each sized by the colouring (an empty colour launches no
+    /// workgroup).
     /// Describes the next step at the current sizes; `None` on the CPU.
     pub fn dispatches_per_step(&self) -> Option<u32> {
         self.step_plan().map(|p| p.dispatches())
@@ -659,6 +680,13 @@ fn validate_config(c: &RigidConfig) -> Result<()> {
             what: "substeps / velocity_iterations",
             value: format!("{} / {}", c.substeps, c.velocity_iterations),
             fix: "use at least one substep and one velocity iteration",
+        });
+    }
+    if !(1..=MAX_COLOURS).contains(&c.colour_slots) {
+        return Err(Error::InvalidInput {
+            what: "colour_slots",
+            value: format!("{}", c.colour_slots),
+            fix: "pass 1 to 32 (the wall and box piles use about 10 colours; 16 is the default)",
         });
     }
     positive("contact_hertz", c.contact_hertz)?;
