@@ -205,3 +205,66 @@ fn worlds_on_a_device_with_webgpu_storage_limits_error_instead_of_panicking() {
     let escaped = escaped.lock().map(|v| v.clone()).unwrap_or_default();
     assert!(escaped.is_empty(), "GPU errors escaped: {escaped:?}");
 }
+
+/// A device that is gone (destroyed here; a lost device behaves the same) makes every world's
+/// next step and read an `Error::Gpu` naming the call, never a panic from wgpu's uncaptured-
+/// error handler and never a hang. The particle, aggregate and rigid worlds, each on its own
+/// device.
+#[test]
+fn a_destroyed_device_gives_errors_not_panics() {
+    fn own_device() -> GpuContext {
+        GpuContext::new().expect("a second device on the test adapter")
+    }
+    fn check<T: std::fmt::Debug>(what: &str, r: std::thread::Result<wgphys::Result<T>>) {
+        match r {
+            Ok(Err(wgphys::Error::Gpu(msg))) => assert!(
+                msg.contains("new GpuContext"),
+                "{what}: the message says what to do: {msg}"
+            ),
+            Ok(other) => panic!("{what}: expected Error::Gpu, got {other:?}"),
+            Err(_) => panic!("{what}: panicked"),
+        }
+    }
+    let guard = |f: &mut dyn FnMut() -> wgphys::Result<()>| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+    };
+
+    let ctx = own_device();
+    let mut particles =
+        ParticleWorld::new(Backend::Gpu(ctx.clone()), scenes::fireworks_config(1024, 3))
+            .expect("world");
+    particles.launch(1).expect("launch");
+    particles.step(scenes::DT).expect("step");
+    ctx.device.destroy();
+    check(
+        "particle step",
+        guard(&mut || particles.step(scenes::DT).map(|_| ())),
+    );
+    check(
+        "particle read",
+        guard(&mut || particles.read_snapshot().map(|_| ())),
+    );
+
+    let ctx = own_device();
+    let mut sand =
+        scenes::aggregate::sand(Backend::Gpu(ctx.clone()), 256, 0.05).expect("sand world");
+    scenes::aggregate::sand_pour(&mut sand, 16, 0.05, 0).expect("pour");
+    sand.step(scenes::DT).expect("step");
+    ctx.device.destroy();
+    check("aggregate step", guard(&mut || sand.step(scenes::DT)));
+    check(
+        "aggregate read",
+        guard(&mut || sand.read_snapshot().map(|_| ())),
+    );
+
+    let ctx = own_device();
+    let (mut rigid, _) =
+        scenes::rigid::pyramid(Backend::Gpu(ctx.clone()), 3, 0.5).expect("pyramid");
+    rigid.step(scenes::DT).expect("step");
+    ctx.device.destroy();
+    check(
+        "rigid step",
+        guard(&mut || rigid.step(scenes::DT).map(|_| ())),
+    );
+    check("rigid read", guard(&mut || rigid.read_bodies().map(|_| ())));
+}

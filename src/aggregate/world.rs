@@ -573,6 +573,16 @@ impl AggregateWorld {
     /// # Errors
     /// [`Error::InvalidTimeStep`] (nothing changes); GPU errors.
     pub fn step(&mut self, dt: f32) -> Result<()> {
+        match &self.engine {
+            Engine::Gpu(g) => {
+                let ctx = g.ctx.clone();
+                ctx.guard("an aggregate step", || self.step_unguarded(dt))
+            }
+            Engine::Cpu(_) => self.step_unguarded(dt),
+        }
+    }
+
+    fn step_unguarded(&mut self, dt: f32) -> Result<()> {
         if let Engine::Gpu(g) = &self.engine {
             let mut enc = g
                 .ctx
@@ -580,7 +590,7 @@ impl AggregateWorld {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("wgphys:aggregate_step"),
                 });
-            self.encode_step(dt, &mut enc)?;
+            self.encode_unguarded(dt, &mut enc)?;
             if let Engine::Gpu(g) = &self.engine {
                 g.ctx.queue.submit([enc.finish()]);
             }
@@ -650,9 +660,16 @@ impl AggregateWorld {
     /// # Errors
     /// As [`AggregateWorld::step`]; [`Error::NeedsGpu`] on a CPU world.
     pub fn encode_step(&mut self, dt: f32, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
-        if !matches!(self.engine, Engine::Gpu(_)) {
-            return Err(Error::NeedsGpu("encode_step"));
+        match &self.engine {
+            Engine::Gpu(g) => {
+                let ctx = g.ctx.clone();
+                ctx.guard("an aggregate step", || self.encode_unguarded(dt, encoder))
+            }
+            Engine::Cpu(_) => Err(Error::NeedsGpu("encode_step")),
         }
+    }
+
+    fn encode_unguarded(&mut self, dt: f32, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
         self.prepare(dt)?;
         let params = self.params(dt);
         let collide = self.config.collisions.is_some() || !self.colliders.is_empty();

@@ -51,6 +51,17 @@ pub fn read_bytes(
     src: &wgpu::Buffer,
     bytes: u64,
 ) -> Result<Vec<u8>> {
+    super::context::scoped(device, "a readback", || {
+        read_unscoped(device, queue, src, bytes)
+    })
+}
+
+fn read_unscoped(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    src: &wgpu::Buffer,
+    bytes: u64,
+) -> Result<Vec<u8>> {
     if bytes == 0 {
         return Ok(Vec::new());
     }

@@ -148,6 +148,14 @@ impl GpuContext {
         }
     }
 
+    /// Runs `f` inside validation, out-of-memory and internal error scopes (see [`scoped`]).
+    ///
+    /// # Errors
+    /// What `f` returns, else [`Error::Gpu`] naming `what` and the device's error.
+    pub fn guard<T>(&self, what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        scoped(&self.device, what, f)
+    }
+
     /// Blocks until all submitted work has finished.
     ///
     /// # Errors
@@ -157,5 +165,33 @@ impl GpuContext {
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())
             .map_err(|e| Error::Gpu(e.to_string()))
+    }
+}
+
+/// Runs `f` inside validation, out-of-memory and internal error scopes on `device`, so an error
+/// the device reports while `f` records, submits or reads (a lost or destroyed device, an
+/// allocation that failed) becomes [`Error::Gpu`] naming `what`, instead of reaching wgpu's
+/// uncaptured-error handler, which panics. wgpu reports these errors as the calls are made, so
+/// popping the scopes waits for nothing.
+///
+/// # Errors
+/// What `f` returns, else [`Error::Gpu`].
+pub fn scoped<T>(device: &wgpu::Device, what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let result = f();
+    // Innermost first: scopes pop in the reverse order of their pushes.
+    let errors = [
+        pollster::block_on(validation.pop()),
+        pollster::block_on(memory.pop()),
+        pollster::block_on(internal.pop()),
+    ];
+    match errors.into_iter().flatten().next() {
+        None => result,
+        Some(e) => Err(Error::Gpu(format!(
+            "{what} failed on the device: {e}. A lost or destroyed device stays unusable: build a \
+             new GpuContext and world"
+        ))),
     }
 }

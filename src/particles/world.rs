@@ -463,6 +463,21 @@ impl ParticleWorld {
     /// [`Error::InvalidTimeStep`] for dt <= 0 or non-finite (nothing is changed, queued spawns
     /// stay queued); [`Error::Gpu`] if the device fails.
     pub fn step(&mut self, dt: f32) -> Result<StepReport> {
+        match self.gpu_context() {
+            Some(ctx) => ctx.guard("a particle step", || self.step_unguarded(dt)),
+            None => self.step_unguarded(dt),
+        }
+    }
+
+    /// The device of a GPU world (for error scopes).
+    fn gpu_context(&self) -> Option<GpuContext> {
+        match &self.engine {
+            Engine::Gpu(g) => Some(g.ctx.clone()),
+            Engine::Cpu(_) => None,
+        }
+    }
+
+    fn step_unguarded(&mut self, dt: f32) -> Result<StepReport> {
         let frame_params = self.begin_step(dt)?;
         let grew_to = match &mut self.engine {
             Engine::Cpu(_) => None,
@@ -520,9 +535,17 @@ impl ParticleWorld {
         dt: f32,
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<StepReport> {
-        if !self.is_gpu() {
-            return Err(Error::NeedsGpu("encode_step"));
+        match self.gpu_context() {
+            Some(ctx) => ctx.guard("a particle step", || self.encode_unguarded(dt, encoder)),
+            None => Err(Error::NeedsGpu("encode_step")),
         }
+    }
+
+    fn encode_unguarded(
+        &mut self,
+        dt: f32,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<StepReport> {
         let (params, lifecycle, want_status) = self.begin_step(dt)?;
         if let Engine::Gpu(g) = &mut self.engine {
             let frame = Frame {

@@ -416,6 +416,20 @@ impl RigidWorld {
         dt: f32,
         encoder: Option<&mut wgpu::CommandEncoder>,
     ) -> Result<StepReport> {
+        match &self.engine {
+            Engine::Gpu(g) => {
+                let ctx = g.rigid.ctx.clone();
+                ctx.guard("a rigid step", || self.advance_unguarded(dt, encoder))
+            }
+            Engine::Cpu(_) => self.advance_unguarded(dt, encoder),
+        }
+    }
+
+    fn advance_unguarded(
+        &mut self,
+        dt: f32,
+        encoder: Option<&mut wgpu::CommandEncoder>,
+    ) -> Result<StepReport> {
         if !(dt > 0.0 && dt.is_finite()) {
             return Err(Error::InvalidTimeStep(dt));
         }
