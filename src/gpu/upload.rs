@@ -11,12 +11,16 @@
 //! Each recording takes an upload buffer nobody else uses: the write that fills it lands at the
 //! next submit, and the buffer is handed out again only when the GPU has finished the work
 //! recorded with it (or the encoder was dropped unsubmitted). In steady state the buffers are
-//! reused; the ring only grows while more recordings are in flight than it has buffers.
+//! reused; the ring grows while more recordings are in flight than it has buffers, up to
+//! [`MAX_IN_FLIGHT`], and a recording beyond that waits for the device instead.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::GpuContext;
+
+/// Recordings the host may run ahead of the device before a new one waits for it.
+pub const MAX_IN_FLIGHT: usize = 8;
 
 /// Copies need 4-byte sizes and offsets (`wgpu::COPY_BUFFER_ALIGNMENT`).
 const ALIGN: u64 = wgpu::COPY_BUFFER_ALIGNMENT;
@@ -218,6 +222,14 @@ impl StepUploads {
     /// new one in place of a free one that is too small, else a new one added to the ring.
     fn free_slot(ctx: &GpuContext, label: &'static str, slots: &mut Vec<Slot>, need: u64) -> usize {
         let free = |s: &Slot| !s.busy.load(Ordering::Acquire);
+        if !slots.iter().any(free) && slots.len() >= MAX_IN_FLIGHT {
+            // The host is MAX_IN_FLIGHT recordings ahead of the device: wait for it rather
+            // than grow the ring without bound (the callbacks that free slots run in the poll).
+            // Recordings still in an unsubmitted encoder are not freed by this; the ring grows
+            // for those. Every world's step records uploads, so this also bounds how far steps
+            // (and the particle world's status reads) run ahead of the device.
+            let _ = ctx.device.poll(wgpu::PollType::wait_indefinitely());
+        }
         if let Some(i) = slots
             .iter()
             .position(|s| free(s) && s.buffer.size() >= need)

@@ -256,3 +256,4 @@ pub fn fireworks_busy_tick(world: &mut ParticleWorld, per_step: u32) -> Result<(
 
 pub mod aggregate;
 pub mod rigid;
+pub mod soak;
