@@ -16,6 +16,7 @@
 //! The five lifecycle stages are skipped when nothing can die or spawn (no lifetimes,
 //! fireworks, kill bounds, spawns or removals): then a step is one dispatch.
 
+mod config;
 pub mod cpu;
 pub mod gpu;
 mod ledger;

@@ -1,15 +1,16 @@
 //! The particle world: validation, handles and the host queues in front of the two backends.
 //! `step` checks its input, builds the step's uniform block, then runs the backend's stages.
 
+pub use super::config::{Backend, WorldConfig};
 use super::cpu::{self, CpuState, StepInputs};
 use super::gpu::{Frame, GpuParticles};
 use super::ledger::SpawnLedger;
-use super::model::{Collider, ForceField, KillBounds, Particle, ParticleHandle};
+use super::model::{Collider, ForceField, Particle, ParticleHandle};
 pub use super::report::{Status, StepReport};
 use super::types::*;
 use super::Snapshot;
 use crate::error::{Error, Result};
-use crate::fireworks::{launch_record, FireworkRules};
+use crate::fireworks::launch_record;
 use crate::gpu::GpuContext;
 use crate::rng::hash_u32;
 use std::cmp::Reverse;
@@ -26,57 +27,6 @@ struct ExpiryGroup {
     age: f32,
     /// (lifetime bits, id): positive f32 bits order like the values.
     members: BinaryHeap<Reverse<(u32, u32)>>,
-}
-
-/// How a world is built.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WorldConfig {
-    /// Particles the pool holds (growable with [`ParticleWorld::grow`]).
-    pub capacity: u32,
-    /// Seed of the counter-based random numbers.
-    pub seed: u32,
-    /// Force fields acting on every particle (at most [`MAX_FIELDS`]).
-    pub fields: Vec<ForceField>,
-    /// Static colliders.
-    pub colliders: Vec<Collider>,
-    /// Firework rule table; [`FireworkRules::book`] by default.
-    pub fireworks: FireworkRules,
-    /// Particles leaving this box die.
-    pub kill_bounds: Option<KillBounds>,
-    /// Read the GPU counters back asynchronously every this many steps (0: never). The CPU
-    /// backend always knows them.
-    pub status_interval: u32,
-    /// Grow the pool automatically when a status shows spawns were refused.
-    pub auto_grow: bool,
-    /// Distance (m) within which a collider counts as touching, so resting particles stay put.
-    pub contact_slop: f32,
-}
-
-impl Default for WorldConfig {
-    fn default() -> Self {
-        Self {
-            capacity: 65_536,
-            seed: 1,
-            fields: Vec::new(),
-            colliders: Vec::new(),
-            fireworks: FireworkRules::book(),
-            kill_bounds: None,
-            status_interval: 1,
-            auto_grow: false,
-            contact_slop: 1e-4,
-        }
-    }
-}
-
-/// Which backend runs the stages.
-// Passed once at construction, so the size of the GPU variant does not matter.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug)]
-pub enum Backend {
-    /// The CPU twin.
-    Cpu,
-    /// WGSL compute shaders on this context's device.
-    Gpu(GpuContext),
 }
 
 /// The GPU buffers a renderer binds to draw the particles with no readback.

@@ -1,0 +1,56 @@
+//! How a particle world is built: its configuration and the backend that runs it.
+
+use super::model::{Collider, ForceField, KillBounds};
+use crate::fireworks::FireworkRules;
+use crate::gpu::GpuContext;
+
+/// How a world is built.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorldConfig {
+    /// Particles the pool holds (growable with [`super::ParticleWorld::grow`]).
+    pub capacity: u32,
+    /// Seed of the counter-based random numbers.
+    pub seed: u32,
+    /// Force fields acting on every particle (at most [`super::types::MAX_FIELDS`]).
+    pub fields: Vec<ForceField>,
+    /// Static colliders.
+    pub colliders: Vec<Collider>,
+    /// Firework rule table; [`FireworkRules::book`] by default.
+    pub fireworks: FireworkRules,
+    /// Particles leaving this box die.
+    pub kill_bounds: Option<KillBounds>,
+    /// Read the GPU counters back asynchronously every this many steps (0: never). The CPU
+    /// backend always knows them.
+    pub status_interval: u32,
+    /// Grow the pool automatically when a status shows spawns were refused.
+    pub auto_grow: bool,
+    /// Distance (m) within which a collider counts as touching, so resting particles stay put.
+    pub contact_slop: f32,
+}
+
+impl Default for WorldConfig {
+    fn default() -> Self {
+        Self {
+            capacity: 65_536,
+            seed: 1,
+            fields: Vec::new(),
+            colliders: Vec::new(),
+            fireworks: FireworkRules::book(),
+            kill_bounds: None,
+            status_interval: 1,
+            auto_grow: false,
+            contact_slop: 1e-4,
+        }
+    }
+}
+
+/// Which backend runs the stages.
+// Passed once at construction, so the size of the GPU variant does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub enum Backend {
+    /// The CPU twin.
+    Cpu,
+    /// WGSL compute shaders on this context's device.
+    Gpu(GpuContext),
+}
