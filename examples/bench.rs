@@ -31,12 +31,16 @@ struct Row {
     dispatches: String,
 }
 
-/// (GPU ms from timestamps where the adapter has them, wall ms, dispatches) per step, medians.
+/// GPU ms per stage (a collide iteration is a stage of its own), medians over the steps.
+type StageMs = Vec<(String, f64)>;
+
+/// (GPU ms from timestamps where the adapter has them, wall ms, dispatches, GPU ms per stage
+/// where the adapter writes timestamps inside passes) per step, medians.
 fn measure_agg(
     world: &mut AggregateWorld,
     warm: usize,
     steps: usize,
-) -> wgphys::Result<(Option<f64>, f64, u32)> {
+) -> wgphys::Result<(Option<f64>, f64, u32, Option<StageMs>)> {
     let timed = world.enable_gpu_timing();
     for _ in 0..warm {
         world.step(scenes::DT)?;
@@ -44,6 +48,7 @@ fn measure_agg(
     world.wait()?;
     let mut wall = Vec::with_capacity(steps);
     let mut gpu = Vec::with_capacity(steps);
+    let mut stages: Vec<(String, Vec<f64>)> = Vec::new();
     for _ in 0..steps {
         let t0 = Instant::now();
         world.step(scenes::DT)?;
@@ -51,12 +56,28 @@ fn measure_agg(
         wall.push(t0.elapsed().as_secs_f64() * 1e3);
         if timed {
             gpu.push(world.last_step_gpu_ms()?);
+            if let Ok(per) = world.last_step_stage_ms() {
+                for (k, (stage, i, ms)) in per.into_iter().enumerate() {
+                    let name = if i > 0 {
+                        format!("{stage} {i}")
+                    } else {
+                        stage.to_string()
+                    };
+                    if stages.len() <= k {
+                        stages.push((name, Vec::new()));
+                    }
+                    stages[k].1.push(ms);
+                }
+            }
         }
     }
+    let stages =
+        (!stages.is_empty()).then(|| stages.into_iter().map(|(n, v)| (n, median(v))).collect());
     Ok((
         timed.then(|| median(gpu)),
         median(wall),
         world.last_dispatches(),
+        stages,
     ))
 }
 
@@ -217,11 +238,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             // except in --grains-only runs, which time the same steps at both sizes so the
             // scaling ratio compares the same phase of the scene.
             let few = n >= 1_000_000 && !grains_only;
-            let (g, w, d) = measure_agg(
+            let (g, w, d, per_stage) = measure_agg(
                 &mut world,
                 if few { 1 } else { warm.min(5) },
                 if few { 3 } else { steps / 4 },
             )?;
+            if let Some(per) = per_stage {
+                let list: Vec<String> = per.iter().map(|(s, ms)| format!("{s} {ms:.3}")).collect();
+                println!("GPU ms per stage (grains {n}, {name}): {}", list.join(", "));
+            }
             rows.push(Row {
                 scene: "grains: grid + 16 collide iterations".into(),
                 size: format!("{n}"),
@@ -266,7 +291,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let mut world = agg::cloth(backend, cloth_side)?;
         let springs = 4 * cloth_side * cloth_side - 6 * cloth_side + 2;
-        let (g, w, d) = measure_agg(&mut world, warm, steps)?;
+        let (g, w, d, _) = measure_agg(&mut world, warm, steps)?;
         rows.push(Row {
             scene: format!("cloth: {springs} damped springs"),
             size: format!("{}", cloth_side * cloth_side),

@@ -193,3 +193,43 @@ fn sand_gpu_reruns_are_bit_identical() {
     let (a, b) = (run(), run());
     assert_same_runs("sand", &a, &b);
 }
+
+/// GPU timestamps per stage of an aggregate step (issue 10's bench rows): a sand world with a
+/// grid and 16 collide iterations reports, in step order, `integrate`, `grid_build`,
+/// `near_order`, `collide` 1 to 16 and `near_scatter`, none negative; and since every stage
+/// timestamp is written inside the pass, between the pass's own begin and end timestamps, the
+/// stages cannot add up to more than the step's GPU time. Adapters without timestamps inside
+/// passes report `Unsupported`, and the CPU `NeedsGpu`.
+#[test]
+fn aggregate_stage_timing_names_every_stage_in_order() {
+    let ctx = gpu();
+    let mut w = sc::sand(Backend::Gpu(ctx.clone()), 512, 0.05).expect("sand");
+    sc::sand_pour(&mut w, 64, 0.05, 0).expect("pour");
+    if !w.enable_gpu_timing() {
+        return; // no timestamp queries at all: nothing to time (the CPU case is below)
+    }
+    w.step(1.0 / 60.0).expect("step");
+    w.wait().expect("wait");
+    let stages = match w.last_step_stage_ms() {
+        Ok(s) => s,
+        Err(wgphys::Error::Unsupported(_)) if !ctx.timestamps_inside_passes() => return,
+        Err(e) => panic!("stage timing: {e}"),
+    };
+    let names: Vec<(&str, u32)> = stages.iter().map(|&(s, i, _)| (s, i)).collect();
+    let mut want = vec![("integrate", 0), ("grid_build", 0), ("near_order", 0)];
+    want.extend((1..=16).map(|i| ("collide", i)));
+    want.push(("near_scatter", 0));
+    assert_eq!(names, want, "stages in step order");
+    assert!(stages.iter().all(|&(_, _, ms)| ms >= 0.0), "{stages:?}");
+    let sum: f64 = stages.iter().map(|&(_, _, ms)| ms).sum();
+    let total = w.last_step_gpu_ms().expect("step time");
+    assert!(
+        sum <= total,
+        "stages add to {sum} ms, more than the step's {total} ms"
+    );
+    let cpu = sc::sand(Backend::Cpu, 512, 0.05).expect("sand");
+    assert!(matches!(
+        cpu.last_step_stage_ms(),
+        Err(wgphys::Error::NeedsGpu(_))
+    ));
+}

@@ -10,279 +10,19 @@ use super::types::*;
 use crate::error::Result;
 use crate::gpu::buffer::{self, STATE};
 use crate::gpu::kernel::{Dispatch, Kernel};
-use crate::gpu::shader::{compose, prelude, BindingDecl};
 use crate::gpu::sort::GpuRadixSort;
 use crate::gpu::timing::StepTimer;
 use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
 use crate::grid::gpu::GpuGrid;
 use crate::grid::GridSpec;
-use crate::particles::types::{GpuCollider, MAX_FIELDS, WG};
+use crate::particles::types::{GpuCollider, WG};
 use glam::Vec4;
 use std::mem::size_of;
 use wgpu::BufferUsages as U;
 
-/// Binding indices of the aggregate domain's group 0, named once.
-pub mod binding {
-    #![allow(missing_docs)]
-    pub const PARAMS: u32 = 0;
-    pub const POS_IN: u32 = 1;
-    pub const VEL_IN: u32 = 2;
-    pub const POS_OUT: u32 = 3;
-    pub const VEL_OUT: u32 = 4;
-    pub const ACC: u32 = 5;
-    pub const RADIUS: u32 = 6;
-    pub const GENS: u32 = 7;
-    pub const GEN_OFFSETS: u32 = 8;
-    pub const GEN_REFS: u32 = 9;
-    pub const LINKS: u32 = 10;
-    pub const COLOUR_START: u32 = 11;
-    pub const COLLIDERS: u32 = 12;
-    pub const GRID_SORTED: u32 = 13;
-    pub const GRID_START: u32 = 14;
-    pub const GRID_END: u32 = 15;
-    pub const ORDER_KEYS: u32 = 16;
-    pub const ORDER_IDS: u32 = 17;
-    pub const ORDER: u32 = 18;
-    pub const NEAR_POS_IN: u32 = 19;
-    pub const NEAR_VEL_IN: u32 = 20;
-    pub const NEAR_POS_OUT: u32 = 21;
-    pub const NEAR_VEL_OUT: u32 = 22;
-    pub const NEAR_ACC: u32 = 23;
-    pub const NEAR_ACC_OUT: u32 = 24;
-    pub const NEAR_SLOT: u32 = 25;
-    pub const CELLS: u32 = 26;
-    pub const CELLS_OUT: u32 = 27;
-    pub const CELL_SLOTS: u32 = 28;
-    pub const CELL_SLOTS_OUT: u32 = 29;
-}
-
-/// Bits of the spatial order's sort key (`near_key` in shaders/aggregate/order.wgsl): the
-/// Morton code of a 2×2×2-cell block, 8 bits per axis, so three radix passes.
-pub const NEAR_KEY_BITS: u32 = 24;
-
-/// Bytes per grid key of the collide stage's slot table (`cells`).
-pub const CELL_ENTRY_BYTES: u64 = 8;
-
-/// The most workgroups `near_cells` dispatches; its threads stride over larger tables.
-const MAX_GROUPS: u32 = 65_535;
-
-const RW: &str = "storage, read_write";
-/// Inputs no aggregate kernel writes: declared read-only so the compiler may keep them in
-/// registers and reorder loads around the output stores.
-const RO: &str = "storage, read";
-
-/// The aggregate domain's bindings, emitted into the WGSL prelude.
-pub const BINDINGS: &[BindingDecl] = &[
-    BindingDecl {
-        index: binding::PARAMS,
-        name: "params",
-        space: "uniform",
-        ty: "AggParams",
-    },
-    BindingDecl {
-        index: binding::POS_IN,
-        name: "pos_in",
-        space: RO,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::VEL_IN,
-        name: "vel_in",
-        space: RO,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::POS_OUT,
-        name: "pos_out",
-        space: RW,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::VEL_OUT,
-        name: "vel_out",
-        space: RW,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::ACC,
-        name: "acc",
-        space: RO,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::RADIUS,
-        name: "radius",
-        space: RO,
-        ty: "array<f32>",
-    },
-    BindingDecl {
-        index: binding::GENS,
-        name: "gens",
-        space: RO,
-        ty: "array<Gen>",
-    },
-    BindingDecl {
-        index: binding::GEN_OFFSETS,
-        name: "gen_offsets",
-        space: RO,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::GEN_REFS,
-        name: "gen_refs",
-        space: RO,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::LINKS,
-        name: "links",
-        space: RO,
-        ty: "array<Link>",
-    },
-    BindingDecl {
-        index: binding::COLOUR_START,
-        name: "colour_start",
-        space: RO,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::COLLIDERS,
-        name: "colliders",
-        space: RO,
-        ty: "array<Collider>",
-    },
-    BindingDecl {
-        index: binding::GRID_SORTED,
-        name: "grid_sorted",
-        space: RO,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::GRID_START,
-        name: "grid_start",
-        space: RO,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::GRID_END,
-        name: "grid_end",
-        space: RO,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::ORDER_KEYS,
-        name: "order_keys",
-        space: RW,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::ORDER_IDS,
-        name: "order_ids",
-        space: RW,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::ORDER,
-        name: "order",
-        space: RO,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::NEAR_POS_IN,
-        name: "near_pos_in",
-        space: RO,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::NEAR_VEL_IN,
-        name: "near_vel_in",
-        space: RO,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::NEAR_POS_OUT,
-        name: "near_pos_out",
-        space: RW,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::NEAR_VEL_OUT,
-        name: "near_vel_out",
-        space: RW,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::NEAR_ACC,
-        name: "near_acc",
-        space: RO,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::NEAR_ACC_OUT,
-        name: "near_acc_out",
-        space: RW,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::NEAR_SLOT,
-        name: "near_slot",
-        space: RW,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::CELLS,
-        name: "cells",
-        space: RO,
-        ty: "array<vec2<u32>>",
-    },
-    BindingDecl {
-        index: binding::CELLS_OUT,
-        name: "cells_out",
-        space: RW,
-        ty: "array<vec2<u32>>",
-    },
-    BindingDecl {
-        index: binding::CELL_SLOTS,
-        name: "cell_slots",
-        space: RO,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::CELL_SLOTS_OUT,
-        name: "cell_slots_out",
-        space: RW,
-        ty: "array<u32>",
-    },
-];
-
-/// The composed WGSL module of the aggregate domain.
-pub fn shader_source() -> String {
-    let consts = [
-        ("WG", WG),
-        ("MAX_FIELDS", MAX_FIELDS),
-        ("NONE", NONE),
-        ("CELL_LISTED", CELL_LISTED),
-    ];
-    // The collide stage's float constants, defined once in model.rs.
-    let relaxation = format!(
-        "const RELAXATION: f32 = {:?};\nconst REST_DEPTH: f32 = {:?};\n",
-        super::model::COLLIDE_RELAXATION,
-        super::model::COLLIDE_REST_DEPTH
-    );
-    compose(
-        &(prelude(&consts, BINDINGS) + &relaxation),
-        &[
-            include_str!("../../shaders/aggregate/types.wgsl"),
-            include_str!("../../shaders/common/forces.wgsl"),
-            &crate::grid::gpu::common_source(),
-            include_str!("../../shaders/aggregate/integrate.wgsl"),
-            include_str!("../../shaders/aggregate/links.wgsl"),
-            include_str!("../../shaders/aggregate/collide.wgsl"),
-            include_str!("../../shaders/aggregate/order.wgsl"),
-        ],
-    )
-}
+use super::shader::MAX_GROUPS;
+pub use super::shader::{binding, shader_source, BINDINGS, CELL_ENTRY_BYTES, NEAR_KEY_BITS};
 
 /// The spatial order of a step, read back by [`GpuAggregate::read_near`].
 #[derive(Clone, Debug, PartialEq)]
@@ -428,8 +168,51 @@ pub struct GpuAggregate {
     kernels: Kernels,
     /// The step's GPU time (see [`GpuAggregate::enable_timing`]).
     timing: Option<StepTimer>,
+    /// Timestamps between the stages inside the passes (timing on, and an adapter with
+    /// `TIMESTAMP_QUERY_INSIDE_PASSES`).
+    stages: Option<StageMarks>,
     /// Edits and step parameters, recorded in order into the next step's encoder.
     uploads: StepUploads,
+}
+
+/// The most timestamps one step writes between its stages (a step with more collide
+/// iterations than fit leaves the rest unmarked).
+const MAX_MARKS: u32 = 128;
+
+/// Stage timestamps: a query set written inside the passes, and what each span measured.
+struct StageMarks {
+    queries: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    /// Queries written by the last step.
+    written: u32,
+    /// (first query, second query, stage name, collide iteration or 0) of each span.
+    spans: Vec<(u32, u32, &'static str, u32)>,
+}
+
+impl StageMarks {
+    /// Writes a timestamp into `pass` and returns its index (`None` when the set is full).
+    fn mark(&mut self, pass: &mut wgpu::ComputePass<'_>) -> Option<u32> {
+        (self.written < MAX_MARKS).then(|| {
+            pass.write_timestamp(&self.queries, self.written);
+            self.written += 1;
+            self.written - 1
+        })
+    }
+
+    /// Closes the span that began at `start` with a new timestamp, naming it.
+    fn span(
+        &mut self,
+        pass: &mut wgpu::ComputePass<'_>,
+        start: Option<u32>,
+        stage: &'static str,
+        iteration: u32,
+    ) -> Option<u32> {
+        let end = self.mark(pass);
+        if let (Some(a), Some(b)) = (start, end) {
+            self.spans.push((a, b, stage, iteration));
+        }
+        end
+    }
 }
 
 fn table(ctx: &GpuContext, name: &str, data: &[u8]) -> wgpu::Buffer {
@@ -511,6 +294,7 @@ impl GpuAggregate {
                 solve_links: Kernel::new(device, &module, "solve_links"),
             },
             timing: None,
+            stages: None,
             uploads: StepUploads::new(ctx, "wgphys:upload:aggregate"),
         };
         me.bind_all();
@@ -764,15 +548,29 @@ impl GpuAggregate {
         }
         let mut dispatches = 1;
         let mut in_b = true;
+        let mut marks = self.stages.take();
+        if let Some(m) = &mut marks {
+            m.written = 0;
+            m.spans.clear();
+        }
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("wgphys:pass:aggregate_step"),
                 timestamp_writes: self.timing.as_ref().map(|t| t.writes(0, true, !links)),
             });
+            // Each stage's span closes with a timestamp after its dispatches (`span`).
+            let mut at = marks.as_mut().and_then(|m| m.mark(&mut pass));
+            let mut span = |pass: &mut wgpu::ComputePass<'_>, at: &mut Option<u32>, stage, i| {
+                if let Some(m) = &mut marks {
+                    *at = m.span(pass, *at, stage, i);
+                }
+            };
             self.kernels.integrate.dispatch_in(&mut pass, groups);
+            span(&mut pass, &mut at, "integrate", 0);
             if let (true, Some(grid), Some(k)) = (gridded, &self.grid, &self.near) {
                 grid.dispatch_build_in(&mut pass, n);
                 dispatches += grid.dispatches();
+                span(&mut pass, &mut at, "grid_build", 0);
                 if n > 0 {
                     let table = params.table_mask.wrapping_add(1).max(n);
                     k.keys.dispatch_in(&mut pass, groups);
@@ -781,23 +579,27 @@ impl GpuAggregate {
                     let cell_groups = table.div_ceil(WG).clamp(1, MAX_GROUPS);
                     k.cells_kernel
                         .dispatch_in(&mut pass, Dispatch::Direct(cell_groups));
+                    span(&mut pass, &mut at, "near_order", 0);
                     let mut cur = 0;
-                    for _ in 0..iterations {
+                    for i in 0..iterations {
                         k.collide[cur].dispatch_in(&mut pass, groups);
+                        span(&mut pass, &mut at, "collide", i + 1);
                         cur = 1 - cur;
                     }
                     k.scatter[cur].dispatch_in(&mut pass, groups);
+                    span(&mut pass, &mut at, "near_scatter", 0);
                     dispatches += k.dispatches(iterations);
                     in_b = false;
                 }
             } else if collide {
-                for _ in 0..iterations {
+                for i in 0..iterations {
                     let k = if in_b {
                         &self.kernels.collide_b_to_a
                     } else {
                         &self.kernels.collide_a_to_b
                     };
                     k.dispatch_in(&mut pass, groups);
+                    span(&mut pass, &mut at, "collide", i + 1);
                     dispatches += 1;
                     in_b = !in_b;
                 }
@@ -813,14 +615,24 @@ impl GpuAggregate {
                 label: Some("wgphys:pass:aggregate_links"),
                 timestamp_writes: self.timing.as_ref().map(|t| t.writes(0, false, true)),
             });
+            let at = marks.as_mut().and_then(|m| m.mark(&mut pass));
             self.kernels
                 .solve_links
                 .dispatch_in(&mut pass, Dispatch::Direct(1));
+            if let Some(m) = &mut marks {
+                m.span(&mut pass, at, "links", 0);
+            }
             dispatches += 1;
         }
         if let Some(t) = &self.timing {
             t.resolve(encoder);
         }
+        if let Some(m) = &marks {
+            if m.written > 0 {
+                encoder.resolve_query_set(&m.queries, 0..m.written, &m.resolve, 0);
+            }
+        }
+        self.stages = marks;
         Ok(dispatches)
     }
 
@@ -828,7 +640,56 @@ impl GpuAggregate {
     /// timestamp queries; returns whether timing is on.
     pub fn enable_timing(&mut self) -> bool {
         self.timing = StepTimer::new(&self.ctx, "aggregate_step", 1);
+        self.stages =
+            (self.timing.is_some() && self.ctx.timestamps_inside_passes()).then(|| StageMarks {
+                queries: self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("wgphys:queries:aggregate_stages"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count: MAX_MARKS,
+                }),
+                resolve: buffer::zeroed(
+                    &self.ctx.device,
+                    "aggregate_stage_timestamps",
+                    8 * u64::from(MAX_MARKS),
+                    U::QUERY_RESOLVE | U::COPY_SRC,
+                ),
+                written: 0,
+                spans: Vec::new(),
+            });
         self.timing.is_some()
+    }
+
+    /// GPU milliseconds of each stage of the last step recorded with timing on, in step
+    /// order: `integrate`, `grid_build`, `near_order` (keys, sort, gather, cell lists),
+    /// `collide` once per iteration (numbered from 1), `near_scatter`, `links`; each from a
+    /// timestamp written inside the pass after the stage's dispatches (approximate where a GPU
+    /// overlaps dispatches). Needs `TIMESTAMP_QUERY_INSIDE_PASSES`.
+    ///
+    /// # Errors
+    /// [`crate::Error::Unsupported`] when timing is off or the adapter cannot write
+    /// timestamps inside passes; [`crate::Error::Gpu`] when the readback fails.
+    pub fn last_step_stage_ms(&self) -> Result<Vec<(&'static str, u32, f64)>> {
+        let m = self.stages.as_ref().ok_or_else(|| {
+            crate::Error::Unsupported(
+                "aggregate stage timing needs timing on (enable_timing) and an adapter with \
+                 TIMESTAMP_QUERY_INSIDE_PASSES"
+                    .into(),
+            )
+        })?;
+        let ts: Vec<u64> = buffer::read_vec(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &m.resolve,
+            m.written as usize,
+        )?;
+        let period = f64::from(self.ctx.queue.get_timestamp_period());
+        Ok(m.spans
+            .iter()
+            .filter_map(|&(a, b, stage, i)| {
+                let (ta, tb) = (ts.get(a as usize)?, ts.get(b as usize)?);
+                Some((stage, i, tb.wrapping_sub(*ta) as f64 * period / 1e6))
+            })
+            .collect())
     }
 
     /// GPU milliseconds of the last step recorded with timing on (blocking readback;

@@ -20,6 +20,7 @@
 pub mod cpu;
 pub mod gpu;
 mod model;
+mod shader;
 pub mod types;
 mod world;
 

@@ -717,6 +717,20 @@ impl AggregateWorld {
         }
     }
 
+    /// GPU milliseconds of each stage of the last step recorded with timing on, in step order
+    /// (`integrate`, `grid_build`, `near_order`, `collide` per iteration numbered from 1,
+    /// `near_scatter`, `links`; see [`GpuAggregate::last_step_stage_ms`]).
+    ///
+    /// # Errors
+    /// [`Error::NeedsGpu`] on the CPU, [`Error::Unsupported`] without timing or without
+    /// timestamps inside passes, [`Error::Gpu`].
+    pub fn last_step_stage_ms(&self) -> Result<Vec<(&'static str, u32, f64)>> {
+        match &self.engine {
+            Engine::Gpu(g) => g.last_step_stage_ms(),
+            Engine::Cpu(_) => Err(Error::NeedsGpu("last_step_stage_ms")),
+        }
+    }
+
     /// Blocks until the GPU is idle (no-op on the CPU).
     ///
     /// # Errors

@@ -1,0 +1,268 @@
+//! The aggregate domain's WGSL module: its group-0 bindings, named once, and the composition
+//! of its stage files.
+
+use super::types::*;
+use crate::gpu::shader::{compose, prelude, BindingDecl};
+use crate::particles::types::{MAX_FIELDS, WG};
+
+/// Binding indices of the aggregate domain's group 0, named once.
+pub mod binding {
+    #![allow(missing_docs)]
+    pub const PARAMS: u32 = 0;
+    pub const POS_IN: u32 = 1;
+    pub const VEL_IN: u32 = 2;
+    pub const POS_OUT: u32 = 3;
+    pub const VEL_OUT: u32 = 4;
+    pub const ACC: u32 = 5;
+    pub const RADIUS: u32 = 6;
+    pub const GENS: u32 = 7;
+    pub const GEN_OFFSETS: u32 = 8;
+    pub const GEN_REFS: u32 = 9;
+    pub const LINKS: u32 = 10;
+    pub const COLOUR_START: u32 = 11;
+    pub const COLLIDERS: u32 = 12;
+    pub const GRID_SORTED: u32 = 13;
+    pub const GRID_START: u32 = 14;
+    pub const GRID_END: u32 = 15;
+    pub const ORDER_KEYS: u32 = 16;
+    pub const ORDER_IDS: u32 = 17;
+    pub const ORDER: u32 = 18;
+    pub const NEAR_POS_IN: u32 = 19;
+    pub const NEAR_VEL_IN: u32 = 20;
+    pub const NEAR_POS_OUT: u32 = 21;
+    pub const NEAR_VEL_OUT: u32 = 22;
+    pub const NEAR_ACC: u32 = 23;
+    pub const NEAR_ACC_OUT: u32 = 24;
+    pub const NEAR_SLOT: u32 = 25;
+    pub const CELLS: u32 = 26;
+    pub const CELLS_OUT: u32 = 27;
+    pub const CELL_SLOTS: u32 = 28;
+    pub const CELL_SLOTS_OUT: u32 = 29;
+}
+
+/// Bits of the spatial order's sort key (`near_key` in shaders/aggregate/order.wgsl): the
+/// Morton code of a 2×2×2-cell block, 8 bits per axis, so three radix passes.
+pub const NEAR_KEY_BITS: u32 = 24;
+
+/// Bytes per grid key of the collide stage's slot table (`cells`).
+pub const CELL_ENTRY_BYTES: u64 = 8;
+
+/// The most workgroups `near_cells` dispatches; its threads stride over larger tables.
+pub(crate) const MAX_GROUPS: u32 = 65_535;
+
+const RW: &str = "storage, read_write";
+/// Inputs no aggregate kernel writes: declared read-only so the compiler may keep them in
+/// registers and reorder loads around the output stores.
+const RO: &str = "storage, read";
+
+/// The aggregate domain's bindings, emitted into the WGSL prelude.
+pub const BINDINGS: &[BindingDecl] = &[
+    BindingDecl {
+        index: binding::PARAMS,
+        name: "params",
+        space: "uniform",
+        ty: "AggParams",
+    },
+    BindingDecl {
+        index: binding::POS_IN,
+        name: "pos_in",
+        space: RO,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::VEL_IN,
+        name: "vel_in",
+        space: RO,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::POS_OUT,
+        name: "pos_out",
+        space: RW,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::VEL_OUT,
+        name: "vel_out",
+        space: RW,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::ACC,
+        name: "acc",
+        space: RO,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::RADIUS,
+        name: "radius",
+        space: RO,
+        ty: "array<f32>",
+    },
+    BindingDecl {
+        index: binding::GENS,
+        name: "gens",
+        space: RO,
+        ty: "array<Gen>",
+    },
+    BindingDecl {
+        index: binding::GEN_OFFSETS,
+        name: "gen_offsets",
+        space: RO,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::GEN_REFS,
+        name: "gen_refs",
+        space: RO,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::LINKS,
+        name: "links",
+        space: RO,
+        ty: "array<Link>",
+    },
+    BindingDecl {
+        index: binding::COLOUR_START,
+        name: "colour_start",
+        space: RO,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::COLLIDERS,
+        name: "colliders",
+        space: RO,
+        ty: "array<Collider>",
+    },
+    BindingDecl {
+        index: binding::GRID_SORTED,
+        name: "grid_sorted",
+        space: RO,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::GRID_START,
+        name: "grid_start",
+        space: RO,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::GRID_END,
+        name: "grid_end",
+        space: RO,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::ORDER_KEYS,
+        name: "order_keys",
+        space: RW,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::ORDER_IDS,
+        name: "order_ids",
+        space: RW,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::ORDER,
+        name: "order",
+        space: RO,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::NEAR_POS_IN,
+        name: "near_pos_in",
+        space: RO,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::NEAR_VEL_IN,
+        name: "near_vel_in",
+        space: RO,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::NEAR_POS_OUT,
+        name: "near_pos_out",
+        space: RW,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::NEAR_VEL_OUT,
+        name: "near_vel_out",
+        space: RW,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::NEAR_ACC,
+        name: "near_acc",
+        space: RO,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::NEAR_ACC_OUT,
+        name: "near_acc_out",
+        space: RW,
+        ty: "array<vec4<f32>>",
+    },
+    BindingDecl {
+        index: binding::NEAR_SLOT,
+        name: "near_slot",
+        space: RW,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::CELLS,
+        name: "cells",
+        space: RO,
+        ty: "array<vec2<u32>>",
+    },
+    BindingDecl {
+        index: binding::CELLS_OUT,
+        name: "cells_out",
+        space: RW,
+        ty: "array<vec2<u32>>",
+    },
+    BindingDecl {
+        index: binding::CELL_SLOTS,
+        name: "cell_slots",
+        space: RO,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::CELL_SLOTS_OUT,
+        name: "cell_slots_out",
+        space: RW,
+        ty: "array<u32>",
+    },
+];
+
+/// The composed WGSL module of the aggregate domain.
+pub fn shader_source() -> String {
+    let consts = [
+        ("WG", WG),
+        ("MAX_FIELDS", MAX_FIELDS),
+        ("NONE", NONE),
+        ("CELL_LISTED", CELL_LISTED),
+    ];
+    // The collide stage's float constants, defined once in model.rs.
+    let relaxation = format!(
+        "const RELAXATION: f32 = {:?};\nconst REST_DEPTH: f32 = {:?};\n",
+        super::model::COLLIDE_RELAXATION,
+        super::model::COLLIDE_REST_DEPTH
+    );
+    compose(
+        &(prelude(&consts, BINDINGS) + &relaxation),
+        &[
+            include_str!("../../shaders/aggregate/types.wgsl"),
+            include_str!("../../shaders/common/forces.wgsl"),
+            &crate::grid::gpu::common_source(),
+            include_str!("../../shaders/aggregate/integrate.wgsl"),
+            include_str!("../../shaders/aggregate/links.wgsl"),
+            include_str!("../../shaders/aggregate/collide.wgsl"),
+            include_str!("../../shaders/aggregate/order.wgsl"),
+        ],
+    )
+}
