@@ -119,6 +119,23 @@ pub enum Error {
     /// A GPU operation failed (device lost, map failure, validation error).
     #[error("GPU operation failed: {0}")]
     Gpu(String),
+    /// The device's limits are below what a world's kernels need, found before anything is
+    /// built.
+    #[error(
+        "the device cannot run {what}: it needs {limit} >= {need}, the device has {have}. \
+         Create the device with the adapter's limits (wgpu::Adapter::limits(), as \
+         GpuContext::new does) or at least {limit} = {need}"
+    )]
+    DeviceLimit {
+        /// The world (or component) that needs it.
+        what: &'static str,
+        /// The `wgpu::Limits` field.
+        limit: &'static str,
+        /// The value the kernels need.
+        need: u32,
+        /// The device's value.
+        have: u32,
+    },
 }
 
 /// Shorthand for results in this crate.

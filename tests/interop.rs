@@ -183,20 +183,45 @@ fn worlds_on_a_device_with_webgpu_storage_limits_error_instead_of_panicking() {
         ]
     }));
     let outcome = outcome.expect("building worlds on a limited device must not panic");
-    for (world, err) in &outcome {
-        println!("{world} world: {err:?}");
+    let needs = [
+        wgphys::particles::gpu::storage_buffers_per_stage().expect("particle shader"),
+        wgphys::aggregate::gpu::storage_buffers_per_stage(false).expect("aggregate shader"),
+        wgphys::rigid::gpu::storage_buffers_per_stage().expect("rigid shader"),
+    ];
+    for ((world, err), need) in outcome.iter().zip(needs) {
+        println!("{world} world (needs {need}): {err:?}");
         match err {
-            None => {}
-            Some(Error::Gpu(msg)) => {
+            None => assert!(need <= webgpu, "{world}: built although it needs {need}"),
+            Some(
+                e @ Error::DeviceLimit {
+                    limit,
+                    need: n,
+                    have,
+                    ..
+                },
+            ) => {
+                assert_eq!(
+                    (*limit, *n, *have),
+                    ("max_storage_buffers_per_shader_stage", need, webgpu),
+                    "{world}: {e}"
+                );
+                let msg = e.to_string();
                 assert!(
-                    msg.contains(&format!("{world} world"))
-                        && msg.contains("max_storage_buffers_per_shader_stage"),
-                    "{world}: the error should name the world and the limit: {msg}"
+                    msg.contains(&format!("{world} world")) && msg.contains("Adapter::limits"),
+                    "{world}: the message names the world and the fix: {msg}"
                 );
             }
             Some(other) => panic!("{world}: unexpected error {other}"),
         }
     }
+    // With a grid, the aggregate world's spatial-order kernels need one more: refused up front.
+    let gridded = wgphys::aggregate::gpu::storage_buffers_per_stage(true).expect("shader");
+    let sand = wgphys::scenes::aggregate::sand(Backend::Gpu(ctx.clone()), 256, 0.05).err();
+    assert!(
+        gridded <= webgpu
+            || matches!(sand, Some(Error::DeviceLimit { need, have, .. }) if need == gridded && have == webgpu),
+        "a gridded aggregate world needs {gridded}: {sand:?}"
+    );
     // The rigid shader binds 16 storage buffers in one stage: it cannot build here.
     assert!(
         outcome[2].1.is_some(),

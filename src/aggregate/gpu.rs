@@ -22,7 +22,9 @@ use std::mem::size_of;
 use wgpu::BufferUsages as U;
 
 use super::shader::MAX_GROUPS;
-pub use super::shader::{binding, shader_source, BINDINGS, CELL_ENTRY_BYTES, NEAR_KEY_BITS};
+pub use super::shader::{
+    binding, shader_source, storage_buffers_per_stage, BINDINGS, CELL_ENTRY_BYTES, NEAR_KEY_BITS,
+};
 
 /// The spatial order of a step, read back by [`GpuAggregate::read_near`].
 #[derive(Clone, Debug, PartialEq)]

@@ -239,6 +239,32 @@ pub const BINDINGS: &[BindingDecl] = &[
     },
 ];
 
+/// The most storage buffers one of the aggregate kernels a world builds binds in a shader stage
+/// (layouts are derived per entry point): the integrate, collide and link kernels, and with
+/// `gridded` the spatial-order kernels too. Checked against the device before a world is
+/// built.
+///
+/// # Errors
+/// [`crate::Error::Gpu`] if the module does not validate (an engine bug).
+pub fn storage_buffers_per_stage(gridded: bool) -> crate::error::Result<u32> {
+    static FOUND: std::sync::OnceLock<crate::gpu::shader::StorageBuffers> =
+        std::sync::OnceLock::new();
+    let found = crate::gpu::shader::storage_buffers_once(&FOUND, shader_source)?;
+    let base = found.most(&["agg_integrate", "collide", "solve_links"]);
+    let near = [
+        "near_keys",
+        "near_gather",
+        "near_cells",
+        "collide_near",
+        "near_scatter",
+    ];
+    Ok(if gridded {
+        base.max(found.most(&near))
+    } else {
+        base
+    })
+}
+
 /// The composed WGSL module of the aggregate domain.
 pub fn shader_source() -> String {
     let consts = [

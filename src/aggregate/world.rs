@@ -147,6 +147,8 @@ impl AggregateWorld {
                     colliders: &me.colliders,
                 };
                 Engine::Gpu(Box::new(ctx.checked("an aggregate world", || {
+                    let need = super::shader::storage_buffers_per_stage(me.grid_spec.is_some())?;
+                    ctx.require_storage_buffers("an aggregate world", need)?;
                     GpuAggregate::new(&ctx, me.config.capacity, me.grid_spec, &t)
                 })?))
             }

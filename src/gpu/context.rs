@@ -148,6 +148,24 @@ impl GpuContext {
         }
     }
 
+    /// Refuses, before anything is built, a world whose kernels bind more storage buffers in
+    /// one shader stage than the device allows (WebGPU's default is 8).
+    ///
+    /// # Errors
+    /// [`Error::DeviceLimit`] naming `what`, the limit, the need and the device's value.
+    pub fn require_storage_buffers(&self, what: &'static str, need: u32) -> Result<()> {
+        let have = self.device.limits().max_storage_buffers_per_shader_stage;
+        if need > have {
+            return Err(Error::DeviceLimit {
+                what,
+                limit: "max_storage_buffers_per_shader_stage",
+                need,
+                have,
+            });
+        }
+        Ok(())
+    }
+
     /// Runs `f` inside validation, out-of-memory and internal error scopes (see [`scoped`]).
     ///
     /// # Errors

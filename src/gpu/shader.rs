@@ -4,6 +4,8 @@
 //! Every shader the engine compiles is listed by [`all_shaders`], which the naga validation test
 //! walks without a GPU.
 
+use crate::error::{Error, Result};
+
 /// One binding of a domain's group 0, declared once here and emitted into WGSL by [`prelude`].
 #[derive(Clone, Copy, Debug)]
 pub struct BindingDecl {
@@ -53,4 +55,79 @@ pub fn all_shaders() -> Vec<(&'static str, String)> {
         ("aggregate", crate::aggregate::gpu::shader_source()),
         ("rigid", crate::rigid::gpu::shader_source()),
     ]
+}
+
+/// How many storage buffers the WGSL module `source` declares, and how many each entry point
+/// uses (as the device counts them against `max_storage_buffers_per_shader_stage` when a
+/// kernel's layout is derived from its entry point), in declaration order.
+///
+/// # Errors
+/// [`Error::Gpu`] when the module does not parse or validate (an engine bug).
+pub fn storage_buffers(source: &str) -> Result<StorageBuffers> {
+    use wgpu::naga;
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| Error::Gpu(format!("engine WGSL does not parse: {e}")))?;
+    let storage: Vec<_> = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| matches!(g.space, naga::AddressSpace::Storage { .. }))
+        .map(|(h, _)| h)
+        .collect();
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::empty(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| Error::Gpu(format!("engine WGSL does not validate: {e}")))?;
+    let per_entry = module
+        .entry_points
+        .iter()
+        .enumerate()
+        .map(|(i, ep)| {
+            let uses = info.get_entry_point(i);
+            let n = storage.iter().filter(|&&h| !uses[h].is_empty()).count() as u32;
+            (ep.name.clone(), n)
+        })
+        .collect();
+    Ok(StorageBuffers {
+        declared: storage.len() as u32,
+        per_entry,
+    })
+}
+
+/// What [`storage_buffers`] found in a module.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StorageBuffers {
+    /// Storage buffers the module declares (what one layout shared by every kernel binds).
+    pub declared: u32,
+    /// (entry point, storage buffers it uses).
+    pub per_entry: Vec<(String, u32)>,
+}
+
+impl StorageBuffers {
+    /// The most any of `entries` uses (every entry point when `entries` is empty).
+    pub fn most(&self, entries: &[&str]) -> u32 {
+        self.per_entry
+            .iter()
+            .filter(|(name, _)| entries.is_empty() || entries.contains(&name.as_str()))
+            .map(|&(_, n)| n)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// [`storage_buffers`] of a module, computed once per `cell` (parsing and validating a module
+/// takes milliseconds; worlds are built often in tests).
+///
+/// # Errors
+/// As [`storage_buffers`].
+pub fn storage_buffers_once(
+    cell: &'static std::sync::OnceLock<StorageBuffers>,
+    source: impl FnOnce() -> String,
+) -> Result<&'static StorageBuffers> {
+    if let Some(found) = cell.get() {
+        return Ok(found);
+    }
+    let found = storage_buffers(&source())?;
+    Ok(cell.get_or_init(|| found))
 }

@@ -158,6 +158,17 @@ pub const BINDINGS: &[BindingDecl] = &[
     },
 ];
 
+/// The most storage buffers one of the particle kernels binds in a shader stage (layouts are
+/// derived per entry point), checked against the device before a world is built.
+///
+/// # Errors
+/// [`crate::Error::Gpu`] if the module does not validate (an engine bug).
+pub fn storage_buffers_per_stage() -> crate::error::Result<u32> {
+    static FOUND: std::sync::OnceLock<crate::gpu::shader::StorageBuffers> =
+        std::sync::OnceLock::new();
+    Ok(crate::gpu::shader::storage_buffers_once(&FOUND, shader_source)?.most(&[]))
+}
+
 /// The composed WGSL module of the particle domain.
 pub fn shader_source() -> String {
     let consts = [

@@ -121,6 +121,8 @@ impl ParticleWorld {
         let engine = match backend {
             Backend::Cpu => Engine::Cpu(Box::new(CpuState::new(config.capacity)?)),
             Backend::Gpu(ctx) => Engine::Gpu(Box::new(ctx.checked("a particle world", || {
+                let need = super::gpu::storage_buffers_per_stage()?;
+                ctx.require_storage_buffers("a particle world", need)?;
                 GpuParticles::new(&ctx, config.capacity, &colliders, &rules, &payloads)
             })?)),
         };

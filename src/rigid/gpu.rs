@@ -87,6 +87,18 @@ pub const BINDINGS: &[BindingDecl] = &[
 const PASS_DECL: &str = "@group(1) @binding(0) var<uniform> pass_info: Pass;\n\
                          @group(1) @binding(1) var<uniform> explosion: Explosion;\n";
 
+/// The storage buffers every rigid kernel binds in a shader stage (one explicit layout shared
+/// by all of them: every storage buffer the module declares), checked against the device
+/// before a world is built.
+///
+/// # Errors
+/// [`crate::Error::Gpu`] if the module does not validate (an engine bug).
+pub fn storage_buffers_per_stage() -> crate::error::Result<u32> {
+    static FOUND: std::sync::OnceLock<crate::gpu::shader::StorageBuffers> =
+        std::sync::OnceLock::new();
+    Ok(crate::gpu::shader::storage_buffers_once(&FOUND, shader_source)?.declared)
+}
+
 /// The composed WGSL module of the rigid domain.
 pub fn shader_source() -> String {
     let consts = [

@@ -121,6 +121,8 @@ impl RigidWorld {
             Backend::Cpu => Engine::Cpu(Box::default()),
             Backend::Gpu(ctx) => Engine::Gpu(Box::new(GpuEngine {
                 rigid: ctx.checked("a rigid world", || {
+                    let need = super::gpu::storage_buffers_per_stage()?;
+                    ctx.require_storage_buffers("a rigid world", need)?;
                     GpuRigid::new(
                         &ctx,
                         sizes(
