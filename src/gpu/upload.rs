@@ -44,15 +44,6 @@ enum Pending {
     Adopted(Box<StepUploads>),
 }
 
-impl Pending {
-    fn targets(&self, buffer: &wgpu::Buffer) -> bool {
-        match self {
-            Pending::Write { dst, .. } | Pending::Copy { dst, .. } => dst == buffer,
-            Pending::Adopted(_) => false,
-        }
-    }
-}
-
 /// An upload buffer and whether a recording that is not finished yet holds it.
 struct Slot {
     buffer: wgpu::Buffer,
@@ -160,16 +151,6 @@ impl StepUploads {
         self.queue().pending.is_empty()
     }
 
-    /// Forgets the queued writes into `dst` (a buffer about to be replaced whose contents are
-    /// written again in full).
-    pub fn discard_for(&self, dst: &wgpu::Buffer) {
-        let mut q = self.queue();
-        q.pending.retain(|p| !p.targets(dst));
-        if q.pending.is_empty() {
-            q.bytes.clear();
-        }
-    }
-
     /// Records the queued operations into `encoder` in the order they were queued: writes as
     /// copies from an upload buffer, copies as copies, adopted queues where they were adopted.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
@@ -271,10 +252,5 @@ impl StepUploads {
             });
         self.record(&mut encoder);
         self.ctx.queue.submit([encoder.finish()]);
-    }
-
-    /// Upload buffers made so far (in flight or free).
-    pub fn buffers(&self) -> usize {
-        self.queue().slots.len()
     }
 }
