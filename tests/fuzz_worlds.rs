@@ -16,7 +16,6 @@ mod common;
 use glam::Vec3;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use std::sync::OnceLock;
 use wgphys::aggregate::{AggregateConfig, AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{
@@ -26,10 +25,16 @@ use wgphys::rigid::{BodyHandle, Collider, RigidBody, RigidConfig, RigidWorld};
 
 const DT: f32 = 1.0 / 60.0;
 
-/// One device for every case (a device per case would cost more than the cases).
+thread_local! {
+    /// One device per test (a device per case would cost more than the cases). It lives in the
+    /// test's thread and is dropped when that test ends: a device kept in a process-wide static
+    /// is still alive when the process exits, and lavapipe's exit handlers then tear down its
+    /// worker threads under it (a SIGSEGV after every test had passed, seen on CI).
+    static CTX: GpuContext = common::gpu();
+}
+
 fn ctx() -> GpuContext {
-    static CTX: OnceLock<GpuContext> = OnceLock::new();
-    CTX.get_or_init(common::gpu).clone()
+    CTX.with(GpuContext::clone)
 }
 
 fn config() -> ProptestConfig {
