@@ -89,6 +89,18 @@ pub enum Error {
         /// Pool capacity.
         capacity: u32,
     },
+    /// More colliders, firework rules or payload entries than a uniform table holds.
+    #[error("{count} {what} given but at most {max} fit; {fix}")]
+    TooMany {
+        /// What there are too many of.
+        what: &'static str,
+        /// How many were given.
+        count: usize,
+        /// How many fit.
+        max: u32,
+        /// What to do instead.
+        fix: &'static str,
+    },
     /// More force fields than the uniform block holds.
     #[error("{count} force fields given but at most {max} fit; combine fields (gravity adds up)")]
     TooManyFields {

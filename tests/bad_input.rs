@@ -606,3 +606,101 @@ fn zero_capacity_is_rejected() {
         );
     }
 }
+
+/// The collider, firework-rule and payload tables are uniform arrays of fixed size (so the
+/// kernels fit WebGPU's 8 storage buffers per stage): one entry too many is `Error::TooMany`
+/// naming the table and its size, and the old table stays; a table filled to the last entry
+/// works, the last entry included.
+#[test]
+fn tables_beyond_their_uniform_size_are_rejected() {
+    use wgphys::fireworks::{FireworkRule, FireworkRules};
+    use wgphys::particles::types::{MAX_COLLIDERS, MAX_PAYLOADS, MAX_RULES};
+    let far = Collider {
+        shape: ColliderShape::Sphere {
+            centre: Vec3::new(0.0, 1000.0, 0.0),
+            radius: 0.5,
+        },
+        ..Collider::ground(0.0, 0.0)
+    };
+    let too_many = MAX_COLLIDERS as usize + 1;
+    for mut t in twins() {
+        t.rejects(
+            "one collider too many",
+            |w| w.set_colliders(vec![far; too_many]),
+            |e| {
+                matches!(e, Error::TooMany { what: "particle colliders", count, max, .. }
+                    if *count == too_many && *max == MAX_COLLIDERS)
+            },
+        );
+    }
+    // A full table: MAX_COLLIDERS - 1 spheres out of reach, then the ground in the last slot. A
+    // particle dropped from 1 m comes to rest on the ground (restitution 0), on both backends.
+    for (name, backend) in backends() {
+        let mut colliders = vec![far; MAX_COLLIDERS as usize - 1];
+        colliders.push(Collider::ground(0.0, 0.5));
+        let mut w = ParticleWorld::new(
+            backend,
+            WorldConfig {
+                colliders,
+                ..config()
+            },
+        )
+        .expect("a full collider table is accepted");
+        let radius = 0.1;
+        w.spawn(Particle {
+            size: radius,
+            ..Particle::new(Vec3::new(0.0, 1.0, 0.0))
+        })
+        .expect("spawn");
+        for _ in 0..120 {
+            w.step(DT).expect("step");
+        }
+        let s = w.read_snapshot().expect("snapshot");
+        let y = s.pos[0].y;
+        // At rest the centre sits one radius above the plane: each step's contact puts it back
+        // on the surface (p + n·(r − p·n): two roundings of half an ulp of 0.1 ≈ 7.5e-9 each)
+        // and restitution 0 leaves no normal speed to carry it off again.
+        assert!(
+            (y - radius).abs() <= 1e-6,
+            "{name}: the ground in the last collider slot holds the particle at y = {y}"
+        );
+    }
+    // Rules and payload entries.
+    let rule = |payload: Vec<(u32, u32)>| FireworkRule {
+        payload,
+        ..FireworkRules::book().rules[0].clone()
+    };
+    let many_rules = FireworkRules {
+        rules: vec![rule(Vec::new()); MAX_RULES as usize + 1],
+    };
+    let e = ParticleWorld::new(
+        Backend::Cpu,
+        WorldConfig {
+            fireworks: many_rules,
+            ..config()
+        },
+    )
+    .err();
+    assert!(
+        matches!(&e, Some(Error::TooMany { what: "firework rules", count, max, .. })
+            if *count == MAX_RULES as usize + 1 && *max == MAX_RULES),
+        "{e:?}"
+    );
+    let entries = MAX_PAYLOADS as usize / 2 + 1;
+    let many_entries = FireworkRules {
+        rules: vec![rule(vec![(1, 0); entries]), rule(vec![(1, 0); entries])],
+    };
+    let e = ParticleWorld::new(
+        Backend::Cpu,
+        WorldConfig {
+            fireworks: many_entries,
+            ..config()
+        },
+    )
+    .err();
+    assert!(
+        matches!(&e, Some(Error::TooMany { count, max, .. })
+            if *count == 2 * entries && *max == MAX_PAYLOADS),
+        "{e:?}"
+    );
+}

@@ -272,6 +272,9 @@ fn counters_layout() {
         overflow_steps,
         host_dropped_total,
         _pad,
+        step_args,
+        draw_args,
+        _pad2,
     });
     check(&m, &layouter(&m), "Counters", r);
 }
@@ -322,18 +325,14 @@ fn binding_strides_match_rust_elements() {
         ("life", size_of::<GpuLife>()),
         ("colour", size_of::<Vec4>()),
         ("size", size_of::<f32>()),
-        ("flags", size_of::<u32>()),
         ("counters", size_of::<GpuCounters>()),
+        ("scratch", size_of::<u32>()),
         ("colliders", size_of::<GpuCollider>()),
         ("rules", size_of::<GpuRule>()),
-        ("payloads", size_of::<GpuPayload>()),
-        ("removals", size_of::<u32>()),
-        ("block_sums", size_of::<[u32; 2]>()),
-        ("hole_slot", size_of::<u32>()),
+        // Two 8-byte payload entries per 16-byte element of the uniform array.
+        ("payloads", 2 * size_of::<GpuPayload>()),
         ("staging", size_of::<GpuSpawnRecord>()),
-        ("args_step", size_of::<u32>()),
         ("args_append", size_of::<u32>()),
-        ("draw_args", size_of::<u32>()),
     ]
     .into_iter()
     .collect();

@@ -1,7 +1,9 @@
 // Stage `integrate`: forces, the book's integrator, static colliders, ageing and death, in one
 // fused kernel so particle state is read once and written once per step.
-// Reads: params, pos, vel, acc, life, size, colliders, rules, removals, counters.live.
-// Writes: pos, vel, life, colour (fireworks only), flags (dead bit | payload count << 1).
+// Reads: params, pos, vel, acc, life, size, colliders, rules, the removals in scratch,
+// counters.live.
+// Writes: pos, vel, life, colour (fireworks only), the flags in scratch (dead bit | payload
+// count << 1).
 // CPU twin: src/particles/cpu.rs `integrate`, same operation order.
 
 /// Acceleration from the world's force fields, summed in table order.
@@ -19,7 +21,7 @@ fn is_removed(id: u32) -> bool {
     var hi = params.removal_count;
     while (lo < hi) {
         let mid = (lo + hi) / 2u;
-        let x = removals[mid];
+        let x = scratch[removal_base() + mid];
         if (x == id) {
             return true;
         }
@@ -98,6 +100,6 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
     life[i] = life_i;
     // Only the lifecycle stages read the flags: skip the store when they do not run.
     if (params.lifecycle != 0u) {
-        flags[i] = select(0u, 1u | (payload << 1u), dead);
+        scratch[i] = select(0u, 1u | (payload << 1u), dead);
     }
 }

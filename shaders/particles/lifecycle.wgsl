@@ -10,7 +10,10 @@
 //                write its children to staging[host_spawn + payload rank]
 //   compact      per live slot at or above `survivors`: move it into the matching hole
 //   append       staging[0..accepted) -> slots [survivors, survivors + accepted); publish the
-//                new live count, the indirect dispatch and the indirect draw arguments
+//                new live count, the indirect dispatch and the indirect draw arguments (in
+//                `counters`; the host copies them to the indirect buffers after the pass)
+//
+// flags, block_sums, hole_slot and removals live in the one `scratch` binding (types.wgsl).
 //
 // Holes and movers pair up by rank: the k-th dead slot below `survivors` receives the k-th live
 // particle at or above it. Both ranks come from the same prefix, so no search is needed.
@@ -23,7 +26,7 @@ fn flag_pair(i: u32, live: u32) -> vec2<u32> {
     if (i >= live) {
         return vec2<u32>(0u);
     }
-    let f = flags[i];
+    let f = scratch[i];
     return vec2<u32>(f & 1u, f >> 1u);
 }
 
@@ -55,7 +58,7 @@ fn scan_reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     }
     let excl = workgroup_exclusive_scan(lid.x, s);
     if (lid.x == WG - 1u) {
-        block_sums[wid.x] = excl + s;
+        set_block_sum(wid.x, excl + s);
     }
 }
 
@@ -74,7 +77,7 @@ fn scan_blocks(@builtin(local_invocation_id) lid: vec3<u32>) {
             let b = base + lid.x * ITEMS + k;
             var v = vec2<u32>(0u);
             if (b < n_blocks) {
-                v = block_sums[b];
+                v = block_sum(b);
             }
             vals[k] = v;
             s = s + v;
@@ -85,7 +88,7 @@ fn scan_blocks(@builtin(local_invocation_id) lid: vec3<u32>) {
         for (var k = 0u; k < ITEMS; k = k + 1u) {
             let b = base + lid.x * ITEMS + k;
             if (b < n_blocks) {
-                block_sums[b] = run;
+                set_block_sum(b, run);
             }
             run = run + vals[k];
         }
@@ -127,7 +130,7 @@ fn emit_children(i: u32, first_slot: u32, accepted: u32, first_serial: u32) {
     let rule = rules[life[i].kind - 1u];
     var n = 0u;
     for (var e = 0u; e < rule.payload_len; e = e + 1u) {
-        let payload = payloads[rule.payload_start + e];
+        let payload = payload_at(rule.payload_start + e);
         let cr = rules[payload.ty - 1u];
         for (var c = 0u; c < payload.count; c = c + 1u) {
             let slot = first_slot + n;
@@ -163,7 +166,7 @@ fn block_prefix(block: u32, lid: u32, live: u32, vals: ptr<function, array<vec2<
         (*vals)[k] = flag_pair(first + k, live);
         s = s + (*vals)[k];
     }
-    return block_sums[block] + workgroup_exclusive_scan(lid, s);
+    return block_sum(block) + workgroup_exclusive_scan(lid, s);
 }
 
 @compute @workgroup_size(WG)
@@ -180,7 +183,7 @@ fn emit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         if (i < live) {
             if (vals[k].x == 1u) {
                 if (i < survivors) {
-                    hole_slot[run.x] = i;
+                    scratch[hole_base() + run.x] = i;
                 }
                 if (vals[k].y > 0u) {
                     emit_children(i, params.host_spawn + run.y, accepted, serial0 + run.y);
@@ -206,7 +209,7 @@ fn compact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) 
         let i = first + k;
         if (i < live && i >= survivors && vals[k].x == 0u) {
             let rank = (i - survivors) - (run.x - movers);
-            let dst = hole_slot[rank];
+            let dst = scratch[hole_base() + rank];
             pos[dst] = pos[i];
             vel[dst] = vel[i];
             acc[dst] = acc[i];
@@ -238,15 +241,15 @@ fn append(@builtin(global_invocation_id) gid: vec3<u32>) {
         counters.live = live;
         counters.next_serial = counters.next_serial + counters.children_wanted;
         counters.step = counters.step + 1u;
-        args_step[0] = (live + WG - 1u) / WG;
-        args_step[1] = 1u;
-        args_step[2] = 1u;
-        args_step[3] = (live + BLOCK - 1u) / BLOCK;
-        args_step[4] = 1u;
-        args_step[5] = 1u;
-        draw_args[0] = 6u;
-        draw_args[1] = live;
-        draw_args[2] = 0u;
-        draw_args[3] = 0u;
+        counters.step_args[0] = (live + WG - 1u) / WG;
+        counters.step_args[1] = 1u;
+        counters.step_args[2] = 1u;
+        counters.step_args[3] = (live + BLOCK - 1u) / BLOCK;
+        counters.step_args[4] = 1u;
+        counters.step_args[5] = 1u;
+        counters.draw_args[0] = 6u;
+        counters.draw_args[1] = live;
+        counters.draw_args[2] = 0u;
+        counters.draw_args[3] = 0u;
     }
 }

@@ -67,7 +67,7 @@ struct SpawnRecord {
     _pad2: u32,
 }
 
-/// Pool counters, written by the lifecycle stages, read back asynchronously: 64 bytes.
+/// Pool counters, written by the lifecycle stages, read back asynchronously: 112 bytes.
 struct Counters {
     live: u32,
     dead: u32,
@@ -85,4 +85,53 @@ struct Counters {
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,
+    /// The step's indirect dispatch arguments, written by `append` and copied after the pass
+    /// into the indirect buffer (a buffer cannot be both the indirect source and a storage
+    /// binding of one dispatch): live particles in groups of WG, then in blocks of BLOCK.
+    step_args: array<u32, 6>,
+    /// The indirect draw arguments (6 vertices, `live` instances), copied the same way into the
+    /// renderer's `draw_args` buffer.
+    draw_args: array<u32, 4>,
+    _pad3: u32,
+    _pad4: u32,
+}
+
+// The `scratch` binding holds four per-step arrays of u32 back to back, so the fused kernels
+// fit WebGPU's default of 8 storage buffers per stage. Its layout is a function of the pool's
+// capacity alone (src/particles/gpu.rs `ScratchLayout` computes the same offsets):
+//   [0, capacity)                      flags: dead bit | payload count << 1, per slot
+//   [block_base, + 2 * blocks)         block_sums: (dead, payload) prefix per block of BLOCK
+//   [hole_base, + capacity)            hole_slot: the k-th dead slot below `survivors`
+//   [removal_base, + removal_count)    removals: the host's sorted ids to remove this step
+fn block_base() -> u32 {
+    return params.capacity;
+}
+
+fn hole_base() -> u32 {
+    return block_base() + 2u * ((params.capacity + BLOCK - 1u) / BLOCK);
+}
+
+fn removal_base() -> u32 {
+    return hole_base() + params.capacity;
+}
+
+fn block_sum(b: u32) -> vec2<u32> {
+    let at = block_base() + 2u * b;
+    return vec2<u32>(scratch[at], scratch[at + 1u]);
+}
+
+fn set_block_sum(b: u32, v: vec2<u32>) {
+    let at = block_base() + 2u * b;
+    scratch[at] = v.x;
+    scratch[at + 1u] = v.y;
+}
+
+/// Payload entry `k` of the uniform payload table (two 8-byte entries per 16-byte element, as
+/// a uniform array's stride is a multiple of 16).
+fn payload_at(k: u32) -> Payload {
+    let q = payloads[k / 2u];
+    if ((k & 1u) == 0u) {
+        return Payload(q.x, q.y);
+    }
+    return Payload(q.z, q.w);
 }

@@ -5,7 +5,9 @@
 //! slots from a prefix sum, never from atomic races.
 
 use crate::error::{Error, Result};
-use crate::particles::types::{GpuLife, GpuPayload, GpuRule, GpuSpawnRecord};
+use crate::particles::types::{
+    GpuLife, GpuPayload, GpuRule, GpuSpawnRecord, MAX_PAYLOADS, MAX_RULES,
+};
 use crate::rng::rng_unit;
 use glam::{Vec3, Vec4};
 
@@ -166,6 +168,25 @@ impl FireworkRules {
             value,
             fix,
         };
+        if self.rules.len() > MAX_RULES as usize {
+            return Err(Error::TooMany {
+                what: "firework rules",
+                count: self.rules.len(),
+                max: MAX_RULES,
+                fix: "a particle world's rule table is a uniform array of MAX_RULES entries: \
+                      share rules between types or split the show across worlds",
+            });
+        }
+        let entries: usize = self.rules.iter().map(|r| r.payload.len()).sum();
+        if entries > MAX_PAYLOADS as usize {
+            return Err(Error::TooMany {
+                what: "firework payload entries (over all rules)",
+                count: entries,
+                max: MAX_PAYLOADS,
+                fix: "the payload table is a uniform array of MAX_PAYLOADS entries: merge \
+                      entries of the same type within a rule, or share rules",
+            });
+        }
         let mut rules = Vec::with_capacity(self.rules.len());
         let mut payloads = Vec::new();
         for (i, r) in self.rules.iter().enumerate() {

@@ -449,7 +449,10 @@ pub fn append(s: &mut CpuState) {
         s.size[dst] = rec.size;
     }
     let c = &mut s.counters;
-    c.live = (survivors + accepted) as u32;
+    let live = (survivors + accepted) as u32;
+    c.live = live;
     c.next_serial = c.next_serial.wrapping_add(c.children_wanted);
     c.step += 1;
+    c.step_args = [live.div_ceil(WG), 1, 1, live.div_ceil(BLOCK), 1, 1];
+    c.draw_args = [6, live, 0, 0];
 }

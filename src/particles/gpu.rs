@@ -24,139 +24,92 @@ pub mod binding {
     pub const LIFE: u32 = 4;
     pub const COLOUR: u32 = 5;
     pub const SIZE: u32 = 6;
-    pub const FLAGS: u32 = 7;
-    pub const COUNTERS: u32 = 8;
-    pub const COLLIDERS: u32 = 9;
-    pub const RULES: u32 = 10;
-    pub const PAYLOADS: u32 = 11;
-    pub const REMOVALS: u32 = 12;
-    pub const BLOCK_SUMS: u32 = 13;
-    pub const HOLE_SLOT: u32 = 14;
-    pub const STAGING: u32 = 15;
-    pub const ARGS_STEP: u32 = 16;
-    pub const ARGS_APPEND: u32 = 17;
-    pub const DRAW_ARGS: u32 = 18;
+    pub const COUNTERS: u32 = 7;
+    pub const SCRATCH: u32 = 8;
+    pub const STAGING: u32 = 9;
+    pub const ARGS_APPEND: u32 = 10;
+    pub const COLLIDERS: u32 = 11;
+    pub const RULES: u32 = 12;
+    pub const PAYLOADS: u32 = 13;
 }
 
 const RW: &str = "storage, read_write";
 
+macro_rules! decl {
+    ($index:expr, $name:literal, $space:expr, $ty:literal) => {
+        BindingDecl {
+            index: $index,
+            name: $name,
+            space: $space,
+            ty: $ty,
+        }
+    };
+}
+
 /// The particle domain's bindings, emitted into the WGSL prelude.
+///
+/// Every kernel binds at most 8 storage buffers (WebGPU's default per stage): the static tables
+/// (colliders, firework rules and payloads) are uniform arrays of fixed size
+/// ([`MAX_COLLIDERS`], [`MAX_RULES`], [`MAX_PAYLOADS`]), and the per-step arrays of u32 (flags,
+/// block sums, holes, removals) share the `scratch` binding ([`ScratchLayout`]).
 pub const BINDINGS: &[BindingDecl] = &[
-    BindingDecl {
-        index: binding::PARAMS,
-        name: "params",
-        space: "uniform",
-        ty: "Params",
-    },
-    BindingDecl {
-        index: binding::POS,
-        name: "pos",
-        space: RW,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::VEL,
-        name: "vel",
-        space: RW,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::ACC,
-        name: "acc",
-        space: RW,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::LIFE,
-        name: "life",
-        space: RW,
-        ty: "array<Life>",
-    },
-    BindingDecl {
-        index: binding::COLOUR,
-        name: "colour",
-        space: RW,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::SIZE,
-        name: "size",
-        space: RW,
-        ty: "array<f32>",
-    },
-    BindingDecl {
-        index: binding::FLAGS,
-        name: "flags",
-        space: RW,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::COUNTERS,
-        name: "counters",
-        space: RW,
-        ty: "Counters",
-    },
-    BindingDecl {
-        index: binding::COLLIDERS,
-        name: "colliders",
-        space: RW,
-        ty: "array<Collider>",
-    },
-    BindingDecl {
-        index: binding::RULES,
-        name: "rules",
-        space: RW,
-        ty: "array<Rule>",
-    },
-    BindingDecl {
-        index: binding::PAYLOADS,
-        name: "payloads",
-        space: RW,
-        ty: "array<Payload>",
-    },
-    BindingDecl {
-        index: binding::REMOVALS,
-        name: "removals",
-        space: RW,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::BLOCK_SUMS,
-        name: "block_sums",
-        space: RW,
-        ty: "array<vec2<u32>>",
-    },
-    BindingDecl {
-        index: binding::HOLE_SLOT,
-        name: "hole_slot",
-        space: RW,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::STAGING,
-        name: "staging",
-        space: RW,
-        ty: "array<SpawnRecord>",
-    },
-    BindingDecl {
-        index: binding::ARGS_STEP,
-        name: "args_step",
-        space: RW,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::ARGS_APPEND,
-        name: "args_append",
-        space: RW,
-        ty: "array<u32>",
-    },
-    BindingDecl {
-        index: binding::DRAW_ARGS,
-        name: "draw_args",
-        space: RW,
-        ty: "array<u32>",
-    },
+    decl!(binding::PARAMS, "params", "uniform", "Params"),
+    decl!(binding::POS, "pos", RW, "array<vec4<f32>>"),
+    decl!(binding::VEL, "vel", RW, "array<vec4<f32>>"),
+    decl!(binding::ACC, "acc", RW, "array<vec4<f32>>"),
+    decl!(binding::LIFE, "life", RW, "array<Life>"),
+    decl!(binding::COLOUR, "colour", RW, "array<vec4<f32>>"),
+    decl!(binding::SIZE, "size", RW, "array<f32>"),
+    decl!(binding::COUNTERS, "counters", RW, "Counters"),
+    decl!(binding::SCRATCH, "scratch", RW, "array<u32>"),
+    decl!(binding::STAGING, "staging", RW, "array<SpawnRecord>"),
+    decl!(binding::ARGS_APPEND, "args_append", RW, "array<u32>"),
+    decl!(
+        binding::COLLIDERS,
+        "colliders",
+        "uniform",
+        "array<Collider, MAX_COLLIDERS>"
+    ),
+    decl!(binding::RULES, "rules", "uniform", "array<Rule, MAX_RULES>"),
+    decl!(
+        binding::PAYLOADS,
+        "payloads",
+        "uniform",
+        "array<vec4<u32>, PAYLOAD_QUADS>"
+    ),
 ];
+
+/// Where the per-step arrays sit in the `scratch` binding, in u32 words; a function of the
+/// capacity alone, computed the same way by `block_base`, `hole_base` and `removal_base` in
+/// `shaders/particles/types.wgsl`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScratchLayout {
+    /// First word of the block sums (the flags take `[0, capacity)`).
+    pub block_base: u64,
+    /// First word of the hole slots.
+    pub hole_base: u64,
+    /// First word of the step's removals.
+    pub removal_base: u64,
+}
+
+impl ScratchLayout {
+    /// The layout for a pool of `capacity` particles.
+    pub fn new(capacity: u32) -> Self {
+        let n = u64::from(capacity);
+        let block_base = n;
+        let hole_base = block_base + 2 * n.div_ceil(u64::from(BLOCK));
+        Self {
+            block_base,
+            hole_base,
+            removal_base: hole_base + n,
+        }
+    }
+
+    /// Bytes of a scratch buffer with room for `removals` ids.
+    pub fn bytes(&self, removals: u32) -> u64 {
+        4 * (self.removal_base + u64::from(removals))
+    }
+}
 
 /// The most storage buffers one of the particle kernels binds in a shader stage (layouts are
 /// derived per entry point), checked against the device before a world is built.
@@ -176,6 +129,9 @@ pub fn shader_source() -> String {
         ("ITEMS", ITEMS),
         ("BLOCK", BLOCK),
         ("MAX_FIELDS", MAX_FIELDS),
+        ("MAX_COLLIDERS", MAX_COLLIDERS),
+        ("MAX_RULES", MAX_RULES),
+        ("PAYLOAD_QUADS", MAX_PAYLOADS / 2),
         ("GPU_ID_BIT", GPU_ID_BIT),
     ];
     // WGSL resolves module-scope names in any order, so the prelude may name structs declared
@@ -203,14 +159,11 @@ pub struct Buffers {
     pub(crate) life: wgpu::Buffer,
     pub(crate) colour: wgpu::Buffer,
     pub(crate) size: wgpu::Buffer,
-    pub(crate) flags: wgpu::Buffer,
     pub(crate) counters: wgpu::Buffer,
+    pub(crate) scratch: wgpu::Buffer,
     pub(crate) colliders: wgpu::Buffer,
     pub(crate) rules: wgpu::Buffer,
     pub(crate) payloads: wgpu::Buffer,
-    pub(crate) removals: wgpu::Buffer,
-    pub(crate) block_sums: wgpu::Buffer,
-    pub(crate) hole_slot: wgpu::Buffer,
     pub(crate) staging: wgpu::Buffer,
     pub(crate) args_step: wgpu::Buffer,
     pub(crate) args_append: wgpu::Buffer,
@@ -295,6 +248,26 @@ fn storage(ctx: &GpuContext, name: &str, bytes: u64, extra: U) -> wgpu::Buffer {
     buffer::zeroed(&ctx.device, name, bytes, STATE | extra)
 }
 
+/// A uniform table of `max` entries, `items` first and zeroes after (the world checks that
+/// `items` fits; any excess would be left out here rather than overrun the buffer).
+fn table<T: bytemuck::Pod + Default>(
+    d: &wgpu::Device,
+    name: &str,
+    items: &[T],
+    max: u32,
+) -> wgpu::Buffer {
+    let mut all = vec![T::default(); max as usize];
+    for (slot, item) in all.iter_mut().zip(items) {
+        *slot = *item;
+    }
+    buffer::with_data(
+        d,
+        name,
+        bytemuck::cast_slice(&all),
+        U::UNIFORM | U::COPY_DST,
+    )
+}
+
 impl GpuParticles {
     /// Creates the buffers and kernels for `capacity` particles with the given static tables.
     ///
@@ -347,6 +320,7 @@ impl GpuParticles {
         let n = u64::from(capacity);
         let d = &ctx.device;
         let v4 = 16 * n;
+        let scratch = ScratchLayout::new(capacity).bytes(removal_capacity);
         Buffers {
             params: buffer::zeroed(
                 d,
@@ -360,19 +334,11 @@ impl GpuParticles {
             life: storage(ctx, "life", n * size_of::<GpuLife>() as u64, U::empty()),
             colour: storage(ctx, "colour", v4, U::VERTEX),
             size: storage(ctx, "size", 4 * n, U::VERTEX),
-            flags: storage(ctx, "flags", 4 * n, U::empty()),
             counters: storage(ctx, "counters", size_of::<GpuCounters>() as u64, U::empty()),
-            colliders: buffer::with_data(d, "colliders", bytemuck::cast_slice(colliders), STATE),
-            rules: buffer::with_data(d, "rules", bytemuck::cast_slice(rules), STATE),
-            payloads: buffer::with_data(d, "payloads", bytemuck::cast_slice(payloads), STATE),
-            removals: storage(ctx, "removals", 4 * u64::from(removal_capacity), U::empty()),
-            block_sums: storage(
-                ctx,
-                "block_sums",
-                8 * n.div_ceil(u64::from(BLOCK)).max(1),
-                U::empty(),
-            ),
-            hole_slot: storage(ctx, "hole_slot", 4 * n, U::empty()),
+            scratch: storage(ctx, "scratch", scratch, U::empty()),
+            colliders: table(d, "colliders", colliders, MAX_COLLIDERS),
+            rules: table(d, "rules", rules, MAX_RULES),
+            payloads: table(d, "payloads", payloads, MAX_PAYLOADS),
             staging: storage(ctx, "staging", largest_buffer_bytes(capacity), U::empty()),
             args_step: storage(ctx, "args_step", 24, U::INDIRECT),
             args_append: storage(ctx, "args_append", 12, U::INDIRECT),
@@ -385,29 +351,39 @@ impl GpuParticles {
         let b = &self.bufs;
         let d = &self.ctx.device;
         let k = &mut self.kernels;
+        let state = [
+            (POS, &b.pos),
+            (VEL, &b.vel),
+            (ACC, &b.acc),
+            (LIFE, &b.life),
+            (COLOUR, &b.colour),
+            (SIZE, &b.size),
+        ];
+        fn join<'a>(
+            a: &[(u32, &'a wgpu::Buffer)],
+            b: &[(u32, &'a wgpu::Buffer)],
+        ) -> Vec<(u32, &'a wgpu::Buffer)> {
+            a.iter().chain(b).copied().collect()
+        }
         k.integrate.bind(
             d,
-            &[
-                (PARAMS, &b.params),
-                (POS, &b.pos),
-                (VEL, &b.vel),
-                (ACC, &b.acc),
-                (LIFE, &b.life),
-                (COLOUR, &b.colour),
-                (SIZE, &b.size),
-                (FLAGS, &b.flags),
-                (COUNTERS, &b.counters),
-                (COLLIDERS, &b.colliders),
-                (RULES, &b.rules),
-                (REMOVALS, &b.removals),
-            ],
+            &join(
+                &state,
+                &[
+                    (PARAMS, &b.params),
+                    (COUNTERS, &b.counters),
+                    (SCRATCH, &b.scratch),
+                    (COLLIDERS, &b.colliders),
+                    (RULES, &b.rules),
+                ],
+            ),
         );
         k.scan_reduce.bind(
             d,
             &[
-                (FLAGS, &b.flags),
+                (PARAMS, &b.params),
                 (COUNTERS, &b.counters),
-                (BLOCK_SUMS, &b.block_sums),
+                (SCRATCH, &b.scratch),
             ],
         );
         k.scan_blocks.bind(
@@ -415,7 +391,7 @@ impl GpuParticles {
             &[
                 (PARAMS, &b.params),
                 (COUNTERS, &b.counters),
-                (BLOCK_SUMS, &b.block_sums),
+                (SCRATCH, &b.scratch),
                 (ARGS_APPEND, &b.args_append),
             ],
         );
@@ -426,10 +402,8 @@ impl GpuParticles {
                 (POS, &b.pos),
                 (VEL, &b.vel),
                 (LIFE, &b.life),
-                (FLAGS, &b.flags),
                 (COUNTERS, &b.counters),
-                (BLOCK_SUMS, &b.block_sums),
-                (HOLE_SLOT, &b.hole_slot),
+                (SCRATCH, &b.scratch),
                 (STAGING, &b.staging),
                 (RULES, &b.rules),
                 (PAYLOADS, &b.payloads),
@@ -437,45 +411,28 @@ impl GpuParticles {
         );
         k.compact.bind(
             d,
-            &[
-                (POS, &b.pos),
-                (VEL, &b.vel),
-                (ACC, &b.acc),
-                (LIFE, &b.life),
-                (COLOUR, &b.colour),
-                (SIZE, &b.size),
-                (FLAGS, &b.flags),
-                (COUNTERS, &b.counters),
-                (BLOCK_SUMS, &b.block_sums),
-                (HOLE_SLOT, &b.hole_slot),
-            ],
+            &join(
+                &state,
+                &[
+                    (PARAMS, &b.params),
+                    (COUNTERS, &b.counters),
+                    (SCRATCH, &b.scratch),
+                ],
+            ),
         );
         k.append.bind(
             d,
-            &[
-                (STAGING, &b.staging),
-                (POS, &b.pos),
-                (VEL, &b.vel),
-                (ACC, &b.acc),
-                (LIFE, &b.life),
-                (COLOUR, &b.colour),
-                (SIZE, &b.size),
-                (COUNTERS, &b.counters),
-                (ARGS_STEP, &b.args_step),
-                (DRAW_ARGS, &b.draw_args),
-            ],
+            &join(&state, &[(STAGING, &b.staging), (COUNTERS, &b.counters)]),
         );
     }
 
-    /// Replaces the collider table.
+    /// Replaces the collider table (at most [`MAX_COLLIDERS`]; the world checks), in order with
+    /// the steps recorded around it.
     pub fn set_colliders(&mut self, colliders: &[GpuCollider]) {
-        self.bufs.colliders = buffer::with_data(
-            &self.ctx.device,
-            "colliders",
-            bytemuck::cast_slice(colliders),
-            STATE,
-        );
-        self.bind_all();
+        let n = colliders.len().min(MAX_COLLIDERS as usize);
+        if let Some(head) = colliders.get(..n) {
+            self.uploads.write(&self.bufs.colliders, 0, head);
+        }
     }
 
     /// Grows every per-particle buffer to `capacity`, keeping the live particles and counters.
@@ -511,7 +468,6 @@ impl GpuParticles {
             colliders: old.colliders.clone(),
             rules: old.rules.clone(),
             payloads: old.payloads.clone(),
-            removals: old.removals.clone(),
             ..new
         };
         self.bufs = keep;
@@ -571,6 +527,25 @@ impl GpuParticles {
                     .dispatch_in(&mut pass, Dispatch::Indirect(&b.args_append, 0));
             }
         }
+        if frame.lifecycle {
+            // `append` left the next step's indirect arguments in the counters; the indirect
+            // buffers take them here, outside the pass (one buffer cannot be a dispatch's
+            // indirect source and one of its storage bindings).
+            encoder.copy_buffer_to_buffer(
+                &b.counters,
+                std::mem::offset_of!(GpuCounters, step_args) as u64,
+                &b.args_step,
+                0,
+                24,
+            );
+            encoder.copy_buffer_to_buffer(
+                &b.counters,
+                std::mem::offset_of!(GpuCounters, draw_args) as u64,
+                &b.draw_args,
+                0,
+                16,
+            );
+        }
         if let Some(t) = &self.timing {
             t.resolve(encoder);
         }
@@ -619,17 +594,21 @@ impl GpuParticles {
         self.uploads.write(&self.bufs.params, 0, &[frame.params]);
         self.uploads.write(&self.bufs.staging, 0, frame.spawns);
         if !frame.removals.is_empty() {
+            let layout = ScratchLayout::new(self.capacity);
             if frame.removals.len() as u32 > self.removal_capacity {
+                // The scratch words hold nothing from one step to the next: a larger buffer
+                // replaces it without a copy.
                 self.removal_capacity = (frame.removals.len() as u32).next_power_of_two();
-                self.bufs.removals = buffer::zeroed(
+                self.bufs.scratch = buffer::zeroed(
                     &self.ctx.device,
-                    "removals",
-                    4 * u64::from(self.removal_capacity),
+                    "scratch",
+                    layout.bytes(self.removal_capacity),
                     STATE,
                 );
                 self.bind_all();
             }
-            self.uploads.write(&self.bufs.removals, 0, frame.removals);
+            self.uploads
+                .write(&self.bufs.scratch, 4 * layout.removal_base, frame.removals);
         }
         self.uploads.record(encoder);
     }

@@ -13,6 +13,17 @@ pub const ITEMS: u32 = 4;
 pub const BLOCK: u32 = WG * ITEMS;
 /// Force fields a world can hold (uniform array length).
 pub const MAX_FIELDS: u32 = 16;
+
+/// Most static colliders a particle world holds (a uniform table of 48-byte entries: 12 KiB,
+/// inside the 16 KiB a uniform binding may take on every wgpu backend).
+pub const MAX_COLLIDERS: u32 = 256;
+
+/// Most firework rules (types) a particle world holds (a uniform table of 96-byte entries: 12
+/// KiB).
+pub const MAX_RULES: u32 = 128;
+
+/// Most payload entries over all firework rules (a uniform table of 8-byte entries: 8 KiB).
+pub const MAX_PAYLOADS: u32 = 1024;
 /// Bit 31 marks ids made by the GPU (firework children); host handles keep it clear.
 pub const GPU_ID_BIT: u32 = 0x8000_0000;
 
@@ -162,7 +173,7 @@ pub struct GpuSpawnRecord {
     pub _pad: [u32; 3],
 }
 
-/// Pool counters. 64 bytes.
+/// Pool counters. 112 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct GpuCounters {
@@ -194,4 +205,11 @@ pub struct GpuCounters {
     pub host_dropped_total: u32,
     /// Padding.
     pub _pad: [u32; 3],
+    /// The next step's indirect dispatch arguments (groups of WG, then blocks of BLOCK), as
+    /// `append` publishes them; the host copies them into the indirect buffer after the pass.
+    pub step_args: [u32; 6],
+    /// The indirect draw arguments (6 vertices, `live` instances), copied into `draw_args`.
+    pub draw_args: [u32; 4],
+    /// Padding.
+    pub _pad2: [u32; 2],
 }

@@ -767,5 +767,14 @@ fn fields_to_gpu(fields: &[ForceField]) -> Result<[GpuField; MAX_FIELDS as usize
 }
 
 fn colliders_to_gpu(colliders: &[Collider]) -> Result<Vec<GpuCollider>> {
+    if colliders.len() > MAX_COLLIDERS as usize {
+        return Err(Error::TooMany {
+            what: "particle colliders",
+            count: colliders.len(),
+            max: MAX_COLLIDERS,
+            fix: "the collider table is a uniform array of MAX_COLLIDERS entries: merge \
+                  colliders (one box for a row of them), or use rigid bodies for large scenes",
+        });
+    }
     colliders.iter().map(|c| c.to_gpu()).collect()
 }
