@@ -95,6 +95,42 @@ pub fn storage_buffers(source: &str) -> Result<StorageBuffers> {
     })
 }
 
+/// The group-0 binding indices each entry point of the WGSL module `source` uses (directly or
+/// through the functions it calls), ascending, as (entry point, bindings) in declaration
+/// order: what a kernel's own bind-group layout must hold, and all it needs to hold.
+///
+/// # Errors
+/// [`Error::Gpu`] when the module does not parse or validate (an engine bug).
+pub fn entry_bindings(source: &str) -> Result<Vec<(String, Vec<u32>)>> {
+    use wgpu::naga;
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| Error::Gpu(format!("engine WGSL does not parse: {e}")))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::empty(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| Error::Gpu(format!("engine WGSL does not validate: {e}")))?;
+    Ok(module
+        .entry_points
+        .iter()
+        .enumerate()
+        .map(|(i, ep)| {
+            let uses = info.get_entry_point(i);
+            let mut bindings: Vec<u32> = module
+                .global_variables
+                .iter()
+                .filter(|(h, _)| !uses[*h].is_empty())
+                .filter_map(|(_, g)| g.binding.as_ref())
+                .filter(|b| b.group == 0)
+                .map(|b| b.binding)
+                .collect();
+            bindings.sort_unstable();
+            (ep.name.clone(), bindings)
+        })
+        .collect())
+}
+
 /// What [`storage_buffers`] found in a module.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StorageBuffers {

@@ -1,7 +1,7 @@
-//! GPU host code of the rigid domain: one explicit bind-group layout shared by every rigid
-//! kernel (group 0: the world's buffers; group 1: the per-colour [`GpuPass`] uniform with a
-//! dynamic offset), the composed shader, and the step recorder. The stages and their order
-//! match `RigidWorld::step` on the CPU.
+//! GPU host code of the rigid domain: a bind-group layout per kernel holding the group-0
+//! bindings that kernel uses (so none binds more than WebGPU's 8 storage buffers per stage;
+//! group 1: the per-colour [`GpuPass`] uniform with a dynamic offset), the composed shader, and
+//! the step recorder. The stages and their order match `RigidWorld::step` on the CPU.
 
 use super::types::*;
 use crate::gpu::shader::{compose, prelude, BindingDecl};
@@ -42,8 +42,8 @@ macro_rules! decl {
     };
 }
 
-/// The rigid domain's group-0 bindings, emitted into the WGSL prelude. Every rigid kernel sees
-/// all of them (one explicit layout; 16 storage buffers, the most GL adapters allow per stage).
+/// The rigid domain's group-0 bindings, emitted into the WGSL prelude. Each kernel's layout
+/// holds only the ones its entry point uses ([`crate::gpu::shader::entry_bindings`]).
 ///
 /// | binding | holds |
 /// |---|---|
@@ -87,16 +87,26 @@ pub const BINDINGS: &[BindingDecl] = &[
 const PASS_DECL: &str = "@group(1) @binding(0) var<uniform> pass_info: Pass;\n\
                          @group(1) @binding(1) var<uniform> explosion: Explosion;\n";
 
-/// The storage buffers every rigid kernel binds in a shader stage (one explicit layout shared
-/// by all of them: every storage buffer the module declares), checked against the device
-/// before a world is built.
+/// The most storage buffers one rigid kernel binds in a shader stage (each kernel's layout
+/// holds the bindings its entry point uses), checked against the device before a world is
+/// built.
 ///
 /// # Errors
 /// [`crate::Error::Gpu`] if the module does not validate (an engine bug).
 pub fn storage_buffers_per_stage() -> crate::error::Result<u32> {
     static FOUND: std::sync::OnceLock<crate::gpu::shader::StorageBuffers> =
         std::sync::OnceLock::new();
-    Ok(crate::gpu::shader::storage_buffers_once(&FOUND, shader_source)?.declared)
+    Ok(crate::gpu::shader::storage_buffers_once(&FOUND, shader_source)?.most(&[]))
+}
+
+/// The group-0 bindings of each rigid entry point (parsed once per process).
+fn entry_bindings() -> Result<&'static [(String, Vec<u32>)]> {
+    static FOUND: std::sync::OnceLock<Vec<(String, Vec<u32>)>> = std::sync::OnceLock::new();
+    if let Some(found) = FOUND.get() {
+        return Ok(found);
+    }
+    let found = crate::gpu::shader::entry_bindings(&shader_source())?;
+    Ok(FOUND.get_or_init(|| found))
 }
 
 /// The composed WGSL module of the rigid domain.
@@ -223,42 +233,51 @@ pub struct GpuRigidSizes {
 /// adapters a compile costs up to a second).
 pub struct RigidProgram {
     module: wgpu::ShaderModule,
-    layout0: wgpu::BindGroupLayout,
     layout1: wgpu::BindGroupLayout,
-    pipeline_layout: wgpu::PipelineLayout,
+    /// One per distinct set of group-0 bindings among the entry points.
+    classes: Vec<LayoutClass>,
+    /// Entry point -> index into `classes`.
+    class_of: HashMap<&'static str, usize>,
     pipelines: std::sync::Mutex<HashMap<&'static str, wgpu::ComputePipeline>>,
 }
 
+/// The group-0 layout shared by the kernels that use exactly these bindings.
+struct LayoutClass {
+    bindings: Vec<u32>,
+    layout0: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+}
+
+fn layout_entry(b: &BindingDecl) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding: b.index,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: if b.space == "uniform" {
+                wgpu::BufferBindingType::Uniform
+            } else {
+                wgpu::BufferBindingType::Storage {
+                    read_only: b.space == RO,
+                }
+            },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
 impl RigidProgram {
-    /// Parses the rigid shader and creates the layouts.
-    pub fn new(ctx: &GpuContext) -> Self {
+    /// Parses the rigid shader and creates a group-0 layout per distinct set of bindings its
+    /// entry points use.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] if the engine's WGSL does not validate (an engine bug).
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
         let device = &ctx.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("wgphys:shader:rigid"),
             source: wgpu::ShaderSource::Wgsl(shader_source().into()),
-        });
-        let entries: Vec<wgpu::BindGroupLayoutEntry> = BINDINGS
-            .iter()
-            .map(|b| wgpu::BindGroupLayoutEntry {
-                binding: b.index,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: if b.space == "uniform" {
-                        wgpu::BufferBindingType::Uniform
-                    } else {
-                        wgpu::BufferBindingType::Storage {
-                            read_only: b.space == RO,
-                        }
-                    },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            })
-            .collect();
-        let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("wgphys:bind_group_layout:rigid"),
-            entries: &entries,
         });
         let layout1 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("wgphys:bind_group_layout:rigid_pass"),
@@ -285,18 +304,50 @@ impl RigidProgram {
                 },
             ],
         });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("wgphys:pipeline_layout:rigid"),
-            bind_group_layouts: &[Some(&layout0), Some(&layout1)],
-            immediate_size: 0,
-        });
-        Self {
-            module,
-            layout0,
-            layout1,
-            pipeline_layout,
-            pipelines: std::sync::Mutex::new(HashMap::new()),
+        let mut classes: Vec<LayoutClass> = Vec::new();
+        let mut class_of = HashMap::new();
+        for (entry, bindings) in entry_bindings()? {
+            let class = match classes.iter().position(|c| c.bindings == *bindings) {
+                Some(c) => c,
+                None => {
+                    let entries: Vec<wgpu::BindGroupLayoutEntry> = BINDINGS
+                        .iter()
+                        .filter(|b| bindings.contains(&b.index))
+                        .map(layout_entry)
+                        .collect();
+                    let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                        label: Some("wgphys:bind_group_layout:rigid"),
+                        entries: &entries,
+                    });
+                    let pipeline_layout =
+                        device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                            label: Some("wgphys:pipeline_layout:rigid"),
+                            bind_group_layouts: &[Some(&layout0), Some(&layout1)],
+                            immediate_size: 0,
+                        });
+                    classes.push(LayoutClass {
+                        bindings: bindings.clone(),
+                        layout0,
+                        pipeline_layout,
+                    });
+                    classes.len() - 1
+                }
+            };
+            class_of.insert(entry.as_str(), class);
         }
+        Ok(Self {
+            module,
+            layout1,
+            classes,
+            class_of,
+            pipelines: std::sync::Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The layout class of `entry` (0 for a name the shader does not have; creating its
+    /// pipeline then fails inside the world's error scope, naming the entry point).
+    fn class(&self, entry: &str) -> usize {
+        self.class_of.get(entry).copied().unwrap_or(0)
     }
 
     fn pipeline(&self, device: &wgpu::Device, entry: &'static str) -> wgpu::ComputePipeline {
@@ -304,11 +355,12 @@ impl RigidProgram {
             Ok(m) => m,
             Err(poisoned) => poisoned.into_inner(),
         };
+        let class = self.class(entry);
         map.entry(entry)
             .or_insert_with(|| {
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(&format!("wgphys:pipeline:{entry}")),
-                    layout: Some(&self.pipeline_layout),
+                    layout: self.classes.get(class).map(|c| &c.pipeline_layout),
                     module: &self.module,
                     entry_point: Some(entry),
                     compilation_options: Default::default(),
@@ -319,17 +371,17 @@ impl RigidProgram {
     }
 }
 
-/// The GPU backend of a rigid world: every buffer of [`BINDINGS`], the shape-centre grid, one
-/// bind group over all of them, and pipelines compiled on first use from the one rigid module.
+/// The GPU backend of a rigid world: every buffer of [`BINDINGS`], the shape-centre grid, a
+/// bind group per kernel layout, and pipelines compiled on first use from the one rigid module.
 pub struct GpuRigid {
     /// The device this backend runs on.
     pub ctx: GpuContext,
     sizes: GpuRigidSizes,
     program: std::sync::Arc<RigidProgram>,
     pipelines: HashMap<&'static str, wgpu::ComputePipeline>,
-    /// Group 0 twice: [0] binds `manifolds` / `manifolds_prev` as named, [1] swapped, so the
-    /// warm-start source of a step is the previous step's output without a copy.
-    bind0: [wgpu::BindGroup; 2],
+    /// Group 0 per layout class, twice: [0] binds `manifolds` / `manifolds_prev` as named, [1]
+    /// swapped, so the warm-start source of a step is the previous step's output without a copy.
+    bind0: Vec<[wgpu::BindGroup; 2]>,
     flip: usize,
     bind1: wgpu::BindGroup,
     /// The per-step uniform block.
@@ -401,7 +453,7 @@ impl GpuRigid {
     /// [`Error::InvalidInput`] when a buffer would exceed the device's binding limit or the grid
     /// spec is invalid.
     pub fn new(ctx: &GpuContext, sizes: GpuRigidSizes) -> Result<Self> {
-        Self::with_program(ctx, sizes, std::sync::Arc::new(RigidProgram::new(ctx)))
+        Self::with_program(ctx, sizes, std::sync::Arc::new(RigidProgram::new(ctx)?))
     }
 
     /// A backend of new sizes that shares this one's compiled pipelines (the state is not
@@ -448,7 +500,7 @@ impl GpuRigid {
             4,
         )?;
         let grid = GpuGrid::new(ctx, sizes.shapes.max(1), sizes.grid)?;
-        let (layout0, layout1) = (&program.layout0, &program.layout1);
+        let layout1 = &program.layout1;
         let params = buffer::zeroed(
             device,
             "rigid_params",
@@ -511,36 +563,42 @@ impl GpuRigid {
             4 * counter::LEN as u64,
             STATE | U::INDIRECT,
         );
-        let bind0 = [false, true].map(|swap| {
-            let (m, prev) = if swap {
-                (&manifolds_prev, &manifolds)
-            } else {
-                (&manifolds, &manifolds_prev)
-            };
-            Self::make_bind0(
-                device,
-                layout0,
-                &[
-                    &params,
-                    &bodies,
-                    &shapes,
-                    &shape_pos,
-                    &shape_xf,
-                    &large,
-                    &pairs,
-                    &counters,
-                    m,
-                    prev,
-                    &solver,
-                    &claims,
-                    &order,
-                    grid.sorted_index(),
-                    grid.cell_start(),
-                    grid.cell_end(),
-                    &pair_scratch,
-                ],
-            )
-        });
+        let bind0 = program
+            .classes
+            .iter()
+            .map(|class| {
+                [false, true].map(|swap| {
+                    let (m, prev) = if swap {
+                        (&manifolds_prev, &manifolds)
+                    } else {
+                        (&manifolds, &manifolds_prev)
+                    };
+                    Self::make_bind0(
+                        device,
+                        class,
+                        &[
+                            &params,
+                            &bodies,
+                            &shapes,
+                            &shape_pos,
+                            &shape_xf,
+                            &large,
+                            &pairs,
+                            &counters,
+                            m,
+                            prev,
+                            &solver,
+                            &claims,
+                            &order,
+                            grid.sorted_index(),
+                            grid.cell_start(),
+                            grid.cell_end(),
+                            &pair_scratch,
+                        ],
+                    )
+                })
+            })
+            .collect();
         Ok(Self {
             ctx: ctx.clone(),
             sizes,
@@ -574,14 +632,17 @@ impl GpuRigid {
         })
     }
 
+    /// Group 0 of one layout class: the buffers of `buffers` (in [`BINDINGS`] order) whose
+    /// bindings the class holds.
     fn make_bind0(
         device: &wgpu::Device,
-        layout: &wgpu::BindGroupLayout,
+        class: &LayoutClass,
         buffers: &[&wgpu::Buffer],
     ) -> wgpu::BindGroup {
         let entries: Vec<wgpu::BindGroupEntry> = BINDINGS
             .iter()
             .zip(buffers)
+            .filter(|(b, _)| class.bindings.contains(&b.index))
             .map(|(b, buf)| wgpu::BindGroupEntry {
                 binding: b.index,
                 resource: buf.as_entire_binding(),
@@ -589,9 +650,16 @@ impl GpuRigid {
             .collect();
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgphys:bind_group:rigid"),
-            layout,
+            layout: &class.layout0,
             entries: &entries,
         })
+    }
+
+    /// Group 0 for `entry` as the passes recorded next see it.
+    fn group0(&self, entry: &str) -> Option<&wgpu::BindGroup> {
+        self.bind0
+            .get(self.program.class(entry))
+            .map(|pair| &pair[self.flip])
     }
 
     /// The sizes this backend was built with.
@@ -602,11 +670,6 @@ impl GpuRigid {
     /// The grid over shape centres.
     pub fn grid(&self) -> &GpuGrid {
         &self.grid
-    }
-
-    /// The layout of group 0, for callers that bind the rigid buffers in their own pipelines.
-    pub fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
-        &self.program.layout0
     }
 
     fn pipeline(&mut self, entry: &'static str) {
@@ -633,7 +696,7 @@ impl GpuRigid {
                 timestamp_writes: None,
             });
             pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &self.bind0[self.flip], &[]);
+            pass.set_bind_group(0, self.group0(p.entry), &[]);
             let offset = (p.colour.min(MAX_COLOURS - 1) as u64 * PASS_STRIDE) as u32;
             pass.set_bind_group(1, &self.bind1, &[offset]);
             match p.dispatch {

@@ -33,6 +33,8 @@ pub(super) struct StageTimer {
 pub(super) enum CompiledOp {
     Kernel {
         pipeline: usize,
+        /// The kernel's group-0 layout class (index into `GpuRigid::bind0`).
+        class: usize,
         dispatch: PassDispatch,
         offset: u32,
     },
@@ -91,10 +93,10 @@ impl GpuRigid {
                 label: Some(phase.label),
                 timestamp_writes: self.timing.as_ref().map(|t| t.writes(i as u32, true, true)),
             });
-            // What the pass has bound, so a run of dispatches of one pipeline and colour sets
-            // nothing twice (the grid's kernels bind their own group 0).
+            // What the pass has bound, so a run of dispatches of one pipeline, layout class and
+            // colour sets nothing twice (the grid's kernels bind their own group 0).
             let mut bound_pipeline = usize::MAX;
-            let mut bound_group0 = false;
+            let mut bound_class = usize::MAX;
             let mut bound_offset = u32::MAX;
             let mut next_mark = 0;
             for (j, op) in phase.ops.iter().enumerate() {
@@ -109,10 +111,11 @@ impl GpuRigid {
                     CompiledOp::Grid { shapes } => {
                         self.grid.dispatch_build_in(&mut pass, *shapes);
                         bound_pipeline = usize::MAX;
-                        bound_group0 = false;
+                        bound_class = usize::MAX;
                     }
                     CompiledOp::Kernel {
                         pipeline,
+                        class,
                         dispatch,
                         offset,
                     } => {
@@ -123,9 +126,11 @@ impl GpuRigid {
                             pass.set_pipeline(&compiled.pipelines[*pipeline]);
                             bound_pipeline = *pipeline;
                         }
-                        if !bound_group0 {
-                            pass.set_bind_group(0, &self.bind0[self.flip], &[]);
-                            bound_group0 = true;
+                        if bound_class != *class {
+                            if let Some(group) = self.bind0.get(*class) {
+                                pass.set_bind_group(0, &group[self.flip], &[]);
+                            }
+                            bound_class = *class;
                         }
                         if bound_offset != *offset {
                             pass.set_bind_group(1, &self.bind1, &[*offset]);
@@ -261,6 +266,7 @@ impl GpuRigid {
                             };
                             CompiledOp::Kernel {
                                 pipeline,
+                                class: self.program.class(entry),
                                 dispatch,
                                 offset: (record.min(MAX_COLOURS - 1) as u64 * PASS_STRIDE) as u32,
                             }
