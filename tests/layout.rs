@@ -636,7 +636,6 @@ fn rigid_binding_strides_match_rust_elements() {
         ("shapes", size_of::<GpuShape>()),
         ("shape_pos", size_of::<Vec4>()),
         ("shape_xf", size_of::<Vec4>()),
-        ("large", size_of::<u32>()),
         ("pairs", 2 * size_of::<u32>()),
         ("counters", size_of::<u32>()),
         ("manifolds", size_of::<GpuManifold>()),

@@ -132,26 +132,27 @@ fn run_gpu(ctx: &GpuContext, s: &Scene, c: &Cpu) -> GpuRun {
     let shapes = buffer::with_data(dev, "shapes", bytemuck::cast_slice(&s.shapes), STATE);
     let shape_pos = buffer::zeroed(dev, "shape_pos", 16 * u64::from(n), STATE);
     let shape_xf = buffer::zeroed(dev, "shape_xf", 48 * u64::from(n), STATE);
-    let large = buffer::with_data(dev, "large", bytemuck::cast_slice(&c.plan.large), STATE);
     let pairs = buffer::zeroed(dev, "pairs", 8 * u64::from(c.params.pair_capacity), STATE);
     let counters = buffer::zeroed(dev, "counters", 4 * counter::LEN as u64, STATE);
-    let scratch = buffer::zeroed(
+    // The large list heads the scratch (see shaders/rigid/broad.wgsl).
+    let mut scratch_words = c.plan.large.clone();
+    scratch_words.resize(pair_scratch_words(n, c.plan.large.len() as u32) as usize, 0);
+    let scratch = buffer::with_data(
         dev,
         "pair_scratch",
-        4 * pair_scratch_words(n, c.plan.large.len() as u32),
+        bytemuck::cast_slice(&scratch_words),
         STATE,
     );
     let mut grid = GpuGrid::new(ctx, n.max(1), c.spec).expect("GPU grid");
     let uses = used_bindings();
     let kernel = |entry: &'static str, grid: &GpuGrid| {
         let mut k = Kernel::new(dev, &module, entry);
-        let all: [(u32, &wgpu::Buffer); 12] = [
+        let all: [(u32, &wgpu::Buffer); 11] = [
             (b::PARAMS, &params),
             (b::BODIES, &bodies),
             (b::SHAPES, &shapes),
             (b::SHAPE_POS, &shape_pos),
             (b::SHAPE_XF, &shape_xf),
-            (b::LARGE, &large),
             (b::PAIRS, &pairs),
             (b::COUNTERS, &counters),
             (b::GRID_SORTED, grid.sorted_index()),
@@ -303,13 +304,26 @@ fn gpu_broad_phase_matches_the_cpu() {
             let blocks = items.div_ceil(SCAN_BLOCK as usize);
             let mut offsets = counts.clone();
             broad_scan(&mut offsets);
+            // pair_scratch: the large list, the item offsets, the block offsets, the
+            // truncation flag, the total.
+            let base = c.plan.large.len();
             let gpu_off: Vec<u32> = (0..items)
-                .map(|t| g.scratch[t] + g.scratch[items + t / SCAN_BLOCK as usize])
+                .map(|t| g.scratch[base + t] + g.scratch[base + items + t / SCAN_BLOCK as usize])
                 .collect();
             assert_eq!(
                 g.scratch.len(),
-                items + blocks + 1,
+                base + items + blocks + 2,
                 "{what}: scratch length"
+            );
+            assert_eq!(
+                &g.scratch[..base],
+                &c.plan.large[..],
+                "{what}: the large list at the head of the scratch is left as written"
+            );
+            assert_eq!(
+                g.scratch[base + items + blocks + 1],
+                wanted,
+                "{what}: the total after the flag"
             );
             if let Some(t) = (0..items).find(|&t| gpu_off[t] != offsets[t]) {
                 panic!(
@@ -405,7 +419,7 @@ fn gpu_rigid_host_broad_phase_matches_the_cpu() {
         g.write(&g.params, &[c.params]);
         g.write(&g.bodies, &s.bodies);
         g.write(&g.shapes, &s.shapes);
-        g.write(&g.large, &c.plan.large);
+        g.write(&g.pair_scratch, &c.plan.large);
         let (entry, groups) = shape_aabbs_pass(n);
         g.run(&[Pass::direct(entry, groups)]).expect("shape_aabbs");
         let mut enc = ctx.device.create_command_encoder(&Default::default());

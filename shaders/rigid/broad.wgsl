@@ -1,10 +1,18 @@
 // Broad phase: stages `shape_aabbs`, `broad_count`, `broad_scan`, `broad_scan_sums`,
 // `broad_write`. CPU twin and the full rationale: src/rigid/broad.rs (read its opening comment).
 //
-// Reads `params`, `bodies`, `shapes`, `large` (ascending large-shape indices, host-written) and
-// the grid (`grid_sorted/grid_start/grid_end`, built over `shape_pos` after `shape_aabbs`);
-// writes `shape_pos`, `shape_xf`, `pair_scratch` (item counts, then offsets, then block sums),
-// `pairs` and `counters[COUNTER_PAIRS, COUNTER_PAIRS_WANTED]`.
+// Reads `params`, `bodies` (shape_aabbs only), `shapes`, the large list and the grid
+// (`grid_sorted/grid_start/grid_end`, built over `shape_pos` after `shape_aabbs`); writes
+// `shape_pos`, `shape_xf`, `pair_scratch`, `pairs` and `counters[COUNTER_PAIRS,
+// COUNTER_PAIRS_WANTED]`.
+//
+// `pair_scratch` holds, so that broad_write binds 8 storage buffers (WebGPU's default):
+//   [0, large_count)            the large list: ascending large-shape indices, host-written
+//   [base, base + items)        per item: its pair count, then (broad_scan) its offset
+//   [base + items, + blocks)    per scan block: its sum, then its offset
+//   base + items + blocks       the truncation flag; + 1: the pairs wanted (the total)
+// with base = large_count. And `shape_aabbs` leaves in the AABB max's w what the pair rule needs
+// of the shape's body (1: dynamic, + 2: awake and not static), so the pair kernels read no body.
 //
 // Work is split into items laid out in output order: one per small shape (partners among the 27
 // grid cells and the large list), and per large shape one item per BROAD_CHUNK-wide chunk of
@@ -70,7 +78,7 @@ fn broad_large_after(i: u32) -> u32 {
     var hi = params.large_count;
     while (lo < hi) {
         let mid = (lo + hi) / 2u;
-        if (large[mid] <= i) {
+        if (pair_scratch[mid] <= i) {
             lo = mid + 1u;
         } else {
             hi = mid;
@@ -81,7 +89,7 @@ fn broad_large_after(i: u32) -> u32 {
 
 fn broad_in_large(i: u32) -> bool {
     let k = broad_large_after(i);
-    return k > 0u && large[k - 1u] == i;
+    return k > 0u && pair_scratch[k - 1u] == i;
 }
 
 @compute @workgroup_size(RIGID_WG)
@@ -100,18 +108,21 @@ fn shape_aabbs(
             shape_xf[3u * i + 2u] = vec4<f32>(BROAD_FAR, BROAD_FAR, BROAD_FAR, 0.0);
             continue;
         }
-        let bq = bodies[s.body].orient;
+        let body = bodies[s.body];
+        let bq = body.orient;
         let q = quat_mul(bq, s.offset_rot);
-        let c = bodies[s.body].pos.xyz + quat_rotate(bq, s.offset_pos.xyz);
+        let c = body.pos.xyz + quat_rotate(bq, s.offset_pos.xyz);
+        let motion = f32(select(0u, 1u, body.kind == BODY_DYNAMIC)
+            + select(0u, 2u, body.awake != 0u && body.kind != BODY_STATIC));
         shape_pos[i] = vec4<f32>(c, broad_bounding_radius(s.kind, s.dims));
         shape_xf[3u * i] = q;
         if (broad_is_plane(s.kind)) {
             shape_xf[3u * i + 1u] = vec4<f32>(-BROAD_FAR, -BROAD_FAR, -BROAD_FAR, flag);
-            shape_xf[3u * i + 2u] = vec4<f32>(BROAD_FAR, BROAD_FAR, BROAD_FAR, 0.0);
+            shape_xf[3u * i + 2u] = vec4<f32>(BROAD_FAR, BROAD_FAR, BROAD_FAR, motion);
         } else {
             let e = broad_half_extent(s.kind, s.dims, q) + vec3<f32>(params.contact_margin);
             shape_xf[3u * i + 1u] = vec4<f32>(c - e, flag);
-            shape_xf[3u * i + 2u] = vec4<f32>(c + e, 0.0);
+            shape_xf[3u * i + 2u] = vec4<f32>(c + e, motion);
         }
     }
 }
@@ -126,13 +137,13 @@ fn broad_side(i: u32) -> BroadSide {
     if (!broad_valid_kind(kind) || body >= params.body_count) {
         return side;
     }
-    let bk = bodies[body].kind;
+    let motion = u32(shape_xf[3u * i + 2u].w);
     side.kind = kind;
     side.body = body;
     side.group = shapes[i].group;
     side.mask = shapes[i].mask;
-    side.dynamic = bk == BODY_DYNAMIC;
-    side.moving = bodies[body].awake != 0u && bk != BODY_STATIC;
+    side.dynamic = (motion & 1u) != 0u;
+    side.moving = (motion & 2u) != 0u;
     return side;
 }
 
@@ -270,7 +281,7 @@ fn broad_small_search(
         }
     }
     for (var i = broad_large_after(after); i < params.large_count; i = i + 1u) {
-        let b = large[i];
+        let b = pair_scratch[i];
         if (collect && len == BROAD_BATCH && b >= broad_batch[last]) {
             break;
         }
@@ -294,6 +305,11 @@ fn broad_chunks() -> u32 {
     return (params.shape_count + BROAD_CHUNK - 1u) / BROAD_CHUNK;
 }
 
+/// First word of the item counts in `pair_scratch` (after the large list).
+fn broad_base() -> u32 {
+    return params.large_count;
+}
+
 /// Items: one per small shape, broad_chunks() per large shape.
 fn broad_items() -> u32 {
     let k = min(params.large_count, params.shape_count);
@@ -308,7 +324,7 @@ fn broad_item(t: u32) -> vec2<u32> {
     var hi = params.large_count;
     while (lo < hi) {
         let mid = (lo + hi) / 2u;
-        if (large[mid] + mid * m1 <= t) {
+        if (pair_scratch[mid] + mid * m1 <= t) {
             lo = mid + 1u;
         } else {
             hi = mid;
@@ -317,9 +333,9 @@ fn broad_item(t: u32) -> vec2<u32> {
     if (lo == 0u) {
         return vec2<u32>(t, NONE);
     }
-    let start = large[lo - 1u] + (lo - 1u) * m1;
+    let start = pair_scratch[lo - 1u] + (lo - 1u) * m1;
     if (t - start <= m1) {
-        return vec2<u32>(large[lo - 1u], t - start);
+        return vec2<u32>(pair_scratch[lo - 1u], t - start);
     }
     return vec2<u32>(t - lo * m1, NONE);
 }
@@ -357,7 +373,7 @@ fn broad_count(
                 }
             }
         }
-        pair_scratch[t] = n;
+        pair_scratch[broad_base() + t] = n;
     }
 }
 
@@ -389,14 +405,15 @@ fn broad_scan(
 ) {
     let items = broad_items();
     let blocks = (items + BROAD_SCAN_BLOCK - 1u) / BROAD_SCAN_BLOCK;
+    let at = broad_base();
     for (var blk = wid.x; blk < blocks; blk = blk + nwg.x) {
         let base = blk * BROAD_SCAN_BLOCK + lid.x * BROAD_SCAN_PER_THREAD;
         var run = 0u;
         for (var i = 0u; i < BROAD_SCAN_PER_THREAD; i = i + 1u) {
             let t = base + i;
             if (t < items) {
-                let c = pair_scratch[t];
-                pair_scratch[t] = run;
+                let c = pair_scratch[at + t];
+                pair_scratch[at + t] = run;
                 run = run + c;
             }
         }
@@ -404,11 +421,11 @@ fn broad_scan(
         for (var i = 0u; i < BROAD_SCAN_PER_THREAD; i = i + 1u) {
             let t = base + i;
             if (t < items) {
-                pair_scratch[t] = pair_scratch[t] + prefix;
+                pair_scratch[at + t] = pair_scratch[at + t] + prefix;
             }
         }
         if (lid.x == RIGID_WG - 1u) {
-            pair_scratch[items + blk] = broad_wg[RIGID_WG - 1u];
+            pair_scratch[at + items + blk] = broad_wg[RIGID_WG - 1u];
         }
         workgroupBarrier();
     }
@@ -423,21 +440,23 @@ fn broad_scan_sums(@builtin(local_invocation_id) lid: vec3<u32>) {
     let per = (blocks + RIGID_WG - 1u) / RIGID_WG;
     let lo = min(lid.x * per, blocks);
     let hi = min(lo + per, blocks);
+    let sums = broad_base() + items;
     var run = 0u;
     for (var b = lo; b < hi; b = b + 1u) {
-        let c = pair_scratch[items + b];
-        pair_scratch[items + b] = run;
+        let c = pair_scratch[sums + b];
+        pair_scratch[sums + b] = run;
         run = run + c;
     }
     let prefix = broad_wg_scan(lid.x, run);
     for (var b = lo; b < hi; b = b + 1u) {
-        pair_scratch[items + b] = pair_scratch[items + b] + prefix;
+        pair_scratch[sums + b] = pair_scratch[sums + b] + prefix;
     }
     if (lid.x == 0u) {
-        pair_scratch[items + blocks] = 0u; // the truncation flag, set by broad_write
+        pair_scratch[sums + blocks] = 0u; // the truncation flag, set by broad_write
     }
     if (lid.x == RIGID_WG - 1u) {
         let wanted = broad_wg[RIGID_WG - 1u];
+        pair_scratch[sums + blocks + 1u] = wanted; // the total, for broad_write's last item
         atomicStore(&counters[COUNTER_PAIRS_WANTED], wanted);
         atomicStore(&counters[COUNTER_PAIRS], min(wanted, params.pair_capacity));
     }
@@ -452,10 +471,12 @@ fn broad_emit(o: u32, a: u32, b: u32) {
 
 /// Item t's first pair slot; the total for t == items.
 fn broad_offset(t: u32, items: u32) -> u32 {
+    let base = broad_base();
+    let blocks = (items + BROAD_SCAN_BLOCK - 1u) / BROAD_SCAN_BLOCK;
     if (t >= items) {
-        return atomicLoad(&counters[COUNTER_PAIRS_WANTED]);
+        return pair_scratch[base + items + blocks + 1u];
     }
-    return pair_scratch[t] + pair_scratch[items + t / BROAD_SCAN_BLOCK];
+    return pair_scratch[base + t] + pair_scratch[base + items + t / BROAD_SCAN_BLOCK];
 }
 
 @compute @workgroup_size(RIGID_WG)
@@ -466,7 +487,7 @@ fn broad_write(
 ) {
     let items = broad_items();
     let stride = nwg.x * RIGID_WG;
-    let flag = items + (items + BROAD_SCAN_BLOCK - 1u) / BROAD_SCAN_BLOCK;
+    let flag = broad_base() + items + (items + BROAD_SCAN_BLOCK - 1u) / BROAD_SCAN_BLOCK;
     for (var t = gid.x; t < items; t = t + stride) {
         var o = broad_offset(t, items);
         if (o >= params.pair_capacity) {

@@ -73,8 +73,8 @@
 //! truncation flag at [`truncated_word`] in `pair_scratch` (never set on real GPUs).
 //!
 //! # Host sequence (GPU)
-//! 1. [`plan_grid`] on the shapes with `params.contact_margin`; upload `plan.large` to `large`,
-//!    set `params.large_count = plan.large.len()`, build a [`GridSpec`] with
+//! 1. [`plan_grid`] on the shapes with `params.contact_margin`; upload `plan.large` to the
+//!    head of `pair_scratch`, set `params.large_count = plan.large.len()`, build a [`GridSpec`] with
 //!    [`BroadPlan::grid_spec`] (or any table size) and set `params.inv_cell_size =
 //!    spec.inv_cell_size()`, `params.table_mask = spec.table_mask()`.
 //! 2. [`shape_aabbs_pass`]: `shape_aabbs` over `params.shape_count` shapes.
@@ -91,7 +91,7 @@
 //! # Limits
 //! - Small pairs are exact while the float error of the centres stays below the cell slack
 //!   (1/64 of a cell): centres within about 60 000 cells of the origin.
-//! - The plan is static: re-run [`plan_grid`] (and rewrite `large`) when shapes are added,
+//! - The plan is static: re-run [`plan_grid`] (and rewrite the large list) when shapes are added,
 //!   removed or resized, with the same margin as `params.contact_margin`.
 //! - Counts and offsets are u32; more than `u32::MAX` candidate pairs wraps.
 
@@ -133,8 +133,8 @@ pub struct BroadPlan {
     /// Edge of a grid cell. Build the grid over `shape_pos` with this cell size, and set
     /// `params.inv_cell_size` to `1 / cell_size` (as [`GridSpec::inv_cell_size`] computes it).
     pub cell_size: f32,
-    /// Large shapes (planes, half-spaces, shapes bigger than a cell), ascending. Upload as the
-    /// `large` buffer and set `params.large_count` to its length.
+    /// Large shapes (planes, half-spaces, shapes bigger than a cell), ascending. Upload to the
+    /// head of `pair_scratch` and set `params.large_count` to its length.
     pub large: Vec<u32>,
 }
 
@@ -274,7 +274,8 @@ fn in_large(large: &[u32], i: u32) -> bool {
 
 /// Stage `shape_aabbs`: for every shape `i < params.shape_count`, writes `shape_pos[i]` (world
 /// centre, bounding radius) and `shape_xf[3i..3i+3]` (world rotation; AABB min with w = 1 when
-/// `i` is in the ascending `large` list; AABB max), the AABB grown by `params.contact_margin`.
+/// `i` is in the ascending `large` list; AABB max with w = [`motion`] of its body), the AABB
+/// grown by `params.contact_margin`.
 /// Removed shapes (kind 0 or an unknown kind, or a body index `>= params.body_count`) get a
 /// centre and AABB at [`FAR`] and radius 0. Stops at the end of the shortest slice.
 pub fn shape_aabbs(
@@ -305,17 +306,28 @@ pub fn shape_aabbs(
         let b = &bodies[body];
         let q = quat_mul(b.orient, s.offset_rot);
         let c = b.pos.xyz() + quat_rotate(b.orient, s.offset_pos.xyz());
+        let m = motion(b);
         shape_pos[i] = c.extend(bounding_radius(s));
         shape_xf[3 * i] = q;
         if is_plane(s.kind) {
             shape_xf[3 * i + 1] = Vec4::new(-FAR, -FAR, -FAR, flag);
-            shape_xf[3 * i + 2] = Vec4::new(FAR, FAR, FAR, 0.0);
+            shape_xf[3 * i + 2] = Vec4::new(FAR, FAR, FAR, m);
         } else {
             let e = half_extent(s.kind, s.dims, q) + Vec3::splat(margin);
             shape_xf[3 * i + 1] = (c - e).extend(flag);
-            shape_xf[3 * i + 2] = (c + e).extend(0.0);
+            shape_xf[3 * i + 2] = (c + e).extend(m);
         }
     }
+}
+
+/// What the pair rule needs of a shape's body, as `shape_aabbs` stores it in the AABB max's w
+/// (a small integer, exact in f32): 1 when the body is dynamic, plus 2 when it is awake and not
+/// static (it can move this step). The pair kernels read it there instead of binding `bodies`,
+/// which keeps `broad_write` within WebGPU's 8 storage buffers per stage.
+pub fn motion(b: &GpuBody) -> f32 {
+    let dynamic = u32::from(b.kind == body_kind::DYNAMIC);
+    let moving = u32::from(b.awake != 0 && b.kind != body_kind::STATIC);
+    (dynamic + 2 * moving) as f32
 }
 
 /// What the pair test needs of one shape (WGSL `BroadSide`).
@@ -334,7 +346,8 @@ struct Side {
 /// The broad phase's view of the world after `shape_aabbs`: everything a pair test reads.
 #[derive(Clone, Copy, Debug)]
 pub struct BroadInput<'a> {
-    /// Bodies (kind and awake flag are read).
+    /// Bodies (only their count: `shape_aabbs` left each shape's body [`motion`] in
+    /// `shape_xf`).
     pub bodies: &'a [GpuBody],
     /// Shapes.
     pub shapes: &'a [GpuShape],
@@ -378,21 +391,21 @@ impl<'a> BroadInput<'a> {
         let Some(s) = self.shapes.get(i as usize) else {
             return Side::default();
         };
-        let body = if s.body < self.body_count {
-            self.bodies.get(s.body as usize)
-        } else {
-            None
-        };
-        match body {
-            Some(b) if valid_kind(s.kind) && i < self.shape_count => Side {
-                kind: s.kind,
-                body: s.body,
-                group: s.group,
-                mask: s.mask,
-                dynamic: b.kind == body_kind::DYNAMIC,
-                moving: b.awake != 0 && b.kind != body_kind::STATIC,
-            },
-            _ => Side::default(),
+        if !(s.body < self.body_count && valid_kind(s.kind) && i < self.shape_count) {
+            return Side::default();
+        }
+        // The body's motion as `shape_aabbs` left it in the AABB max's w (see [`motion`]).
+        let m = self
+            .shape_xf
+            .get(3 * i as usize + 2)
+            .map_or(0, |hi| hi.w as u32);
+        Side {
+            kind: s.kind,
+            body: s.body,
+            group: s.group,
+            mask: s.mask,
+            dynamic: m & 1 != 0,
+            moving: m & 2 != 0,
         }
     }
 
@@ -712,10 +725,12 @@ pub fn broad_gpu_passes(shape_count: u32, large_count: u32) -> Vec<(&'static str
 }
 
 /// Words (u32) the `pair_scratch` buffer needs for up to `shape_capacity` shapes of which up to
-/// `large_capacity` are large: one count/offset per item, one sum per scan block, and the
-/// truncation flag (see [`truncated_word`]).
+/// `large_capacity` are large: the large list, one count/offset per item, one sum per scan
+/// block, the truncation flag (see [`truncated_word`]) and the total. Every part grows with the
+/// large count (an item per small shape becomes at least one per large shape), so the words
+/// for the capacities hold any smaller count.
 pub fn pair_scratch_words(shape_capacity: u32, large_capacity: u32) -> u64 {
-    truncated_word(shape_capacity, large_capacity) + 1
+    truncated_word(shape_capacity, large_capacity) + 2
 }
 
 /// Planes, half-spaces and unbounded shapes [`large_capacity_hint`] allows for.
@@ -740,5 +755,5 @@ pub fn large_capacity_hint(shape_capacity: u32) -> u32 {
 /// crowded grid cell can reach. A test on a software adapter should read it and expect 0.
 pub fn truncated_word(shape_count: u32, large_count: u32) -> u64 {
     let items = u64::from(broad_items(shape_count, large_count));
-    items + items.div_ceil(u64::from(SCAN_BLOCK))
+    u64::from(large_count) + items + items.div_ceil(u64::from(SCAN_BLOCK))
 }

@@ -14,7 +14,6 @@ pub mod binding {
     pub const SHAPES: u32 = 2;
     pub const SHAPE_POS: u32 = 3;
     pub const SHAPE_XF: u32 = 4;
-    pub const LARGE: u32 = 5;
     pub const PAIRS: u32 = 6;
     pub const COUNTERS: u32 = 7;
     pub const MANIFOLDS: u32 = 8;
@@ -49,7 +48,6 @@ macro_rules! decl {
 /// |---|---|
 /// | `shape_pos` | per shape: world centre (xyz), bounding-sphere radius (w); the grid's input |
 /// | `shape_xf` | per shape, 3 words: world rotation quaternion, AABB min (w: 1 large), AABB max |
-/// | `large` | host-written indices of large shapes (planes, half-spaces, bigger than a cell) |
 /// | `pairs` | shape pairs (a < b), sorted by a then b |
 /// | `counters` | see [`counter`] |
 /// | `manifolds` | one per pair slot |
@@ -57,14 +55,13 @@ macro_rules! decl {
 /// | `solver` | per-manifold solver rows (layout owned by `solve.wgsl` / `solver.rs`) |
 /// | `claims` | 4 words per body: the wake stages' word, two colouring claim words, the colour mask |
 /// | `order` | manifold indices sorted by colour |
-/// | `pair_scratch` | per shape pair counts, then offsets (broad phase) |
+/// | `pair_scratch` | the host-written large list (planes, half-spaces, shapes bigger than a cell), then the broad phase's per-item counts and offsets (see `shaders/rigid/broad.wgsl`) |
 pub const BINDINGS: &[BindingDecl] = &[
     decl!(binding::PARAMS, "params", "uniform", "RigidParams"),
     decl!(binding::BODIES, "bodies", RW, "array<Body>"),
     decl!(binding::SHAPES, "shapes", RO, "array<Shape>"),
     decl!(binding::SHAPE_POS, "shape_pos", RW, "array<vec4<f32>>"),
     decl!(binding::SHAPE_XF, "shape_xf", RW, "array<vec4<f32>>"),
-    decl!(binding::LARGE, "large", RO, "array<u32>"),
     decl!(binding::PAIRS, "pairs", RW, "array<vec2<u32>>"),
     decl!(binding::COUNTERS, "counters", RW, "array<atomic<u32>>"),
     decl!(binding::MANIFOLDS, "manifolds", RW, "array<Manifold>"),
@@ -315,10 +312,11 @@ impl RigidProgram {
                         .filter(|b| bindings.contains(&b.index))
                         .map(layout_entry)
                         .collect();
-                    let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                        label: Some("wgphys:bind_group_layout:rigid"),
-                        entries: &entries,
-                    });
+                    let layout0 =
+                        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                            label: Some("wgphys:bind_group_layout:rigid"),
+                            entries: &entries,
+                        });
                     let pipeline_layout =
                         device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                             label: Some("wgphys:pipeline_layout:rigid"),
@@ -394,8 +392,6 @@ pub struct GpuRigid {
     pub shape_pos: wgpu::Buffer,
     /// Per shape world rotation, AABB min, AABB max.
     pub shape_xf: wgpu::Buffer,
-    /// Large shapes.
-    pub large: wgpu::Buffer,
     /// Shape pairs.
     pub pairs: wgpu::Buffer,
     /// Counters (see [`counter`]); also the indirect-dispatch arguments of the solver passes.
@@ -410,7 +406,7 @@ pub struct GpuRigid {
     pub claims: wgpu::Buffer,
     /// Manifold indices sorted by colour.
     pub order: wgpu::Buffer,
-    /// Broad-phase scratch.
+    /// The large list (host-written, at the head), then the broad phase's scratch.
     pub pair_scratch: wgpu::Buffer,
     /// The indirect arguments of the solver passes, copied from `counters` after colouring (a
     /// dispatch may not read its arguments from a buffer bound as writable storage).
@@ -548,7 +544,6 @@ impl GpuRigid {
         let shapes = z("rigid_shapes", shape_bytes);
         let shape_pos = z("rigid_shape_pos", 16 * u64::from(sizes.shapes));
         let shape_xf = z("rigid_shape_xf", xf_bytes);
-        let large = z("rigid_large", 4 * u64::from(sizes.shapes));
         let pairs = z("rigid_pairs", pair_bytes);
         let counters = z("rigid_counters", 4 * counter::LEN as u64);
         let manifolds = z("rigid_manifolds", manifold_bytes);
@@ -582,7 +577,6 @@ impl GpuRigid {
                             &shapes,
                             &shape_pos,
                             &shape_xf,
-                            &large,
                             &pairs,
                             &counters,
                             m,
@@ -612,7 +606,6 @@ impl GpuRigid {
             shapes,
             shape_pos,
             shape_xf,
-            large,
             pairs,
             counters,
             manifolds,

@@ -381,7 +381,8 @@ impl RigidWorld {
                 )?;
                 capacity::rebuild(g, self.bodies.len(), &self.shapes, at)?;
             }
-            g.rigid.write(&g.rigid.large, &self.plan.large);
+            // The large list heads `pair_scratch` (see shaders/rigid/broad.wgsl).
+            g.rigid.write(&g.rigid.pair_scratch, &self.plan.large);
         }
         Ok(())
     }

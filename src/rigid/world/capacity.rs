@@ -44,7 +44,7 @@ impl RigidWorld {
                 shape_capacity,
                 pair_capacity,
                 self.plan.cell_size,
-                self.plan.large.len() as u32,
+                self.large_capacity,
             )?;
             rebuild(g, self.bodies.len(), &self.shapes, at)?;
             self.plan_dirty = true;
