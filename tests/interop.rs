@@ -129,34 +129,43 @@ fn encode_step_needs_a_gpu_world() {
     assert!(err.to_string().contains("needs a GPU world"), "{err}");
 }
 
-/// A renderer's device made with WebGPU's default of 8 storage buffers per shader stage (the
-/// rest of its limits the adapter's): every world either builds and steps on it or returns
-/// `Error::Gpu` naming the world and the limit to raise. Nothing panics, and no GPU error escapes to the
-/// device's uncaptured-error handler (whose default is a panic).
-#[test]
-fn worlds_on_a_device_with_webgpu_storage_limits_error_instead_of_panicking() {
-    use std::panic::{catch_unwind, AssertUnwindSafe};
-    use std::sync::{Arc, Mutex};
-    use wgphys::aggregate::{AggregateConfig, AggregateWorld};
-    use wgphys::rigid::{RigidConfig, RigidWorld};
-    use wgphys::Error;
-
+/// A device a renderer made on the test adapter, with the adapter's limits as `limits` changes
+/// them, and the adapter's info.
+fn device_with(
+    limits: impl FnOnce(wgpu::Limits) -> wgpu::Limits,
+) -> (wgpu::Device, wgpu::Queue, wgpu::AdapterInfo) {
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(
         &instance, None,
     ))
     .expect("an adapter (see tests/common/mod.rs)");
-    let webgpu = wgpu::Limits::default().max_storage_buffers_per_shader_stage;
-    let limits = wgpu::Limits {
-        max_storage_buffers_per_shader_stage: webgpu,
-        ..adapter.limits()
-    };
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_limits: limits,
+        required_limits: limits(adapter.limits()),
         ..Default::default()
     }))
-    .expect("a device with WebGPU's storage-buffer limit");
+    .expect("a device with the limits asked for");
+    (device, queue, adapter.get_info())
+}
+
+/// A renderer's device made with WebGPU's default of 8 storage buffers per shader stage (the
+/// rest of its limits the adapter's): every world either builds and steps on it or returns
+/// `Error::DeviceLimit` naming the world and the limit to raise; the aggregate world, with or
+/// without a grid, builds and steps. Nothing panics, and no GPU error escapes to the
+/// device's uncaptured-error handler (whose default is a panic).
+#[test]
+fn worlds_on_a_device_with_webgpu_storage_limits_error_instead_of_panicking() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::{Arc, Mutex};
+    use wgphys::aggregate::{AggSnapshot, AggregateConfig, AggregateWorld};
+    use wgphys::rigid::{RigidConfig, RigidWorld};
+    use wgphys::Error;
+
+    let webgpu = wgpu::Limits::default().max_storage_buffers_per_shader_stage;
+    let (device, queue, info) = device_with(|adapter| wgpu::Limits {
+        max_storage_buffers_per_shader_stage: webgpu,
+        ..adapter
+    });
     let escaped = Arc::new(Mutex::new(Vec::<String>::new()));
     let sink = escaped.clone();
     device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -164,7 +173,7 @@ fn worlds_on_a_device_with_webgpu_storage_limits_error_instead_of_panicking() {
             v.push(e.to_string());
         }
     }));
-    let ctx = GpuContext::from_device(device, queue, adapter.get_info());
+    let ctx = GpuContext::from_device(device, queue, info);
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let particles = ParticleWorld::new(Backend::Gpu(ctx.clone()), WorldConfig::default())
             .map(|_| ())
@@ -214,13 +223,40 @@ fn worlds_on_a_device_with_webgpu_storage_limits_error_instead_of_panicking() {
             Some(other) => panic!("{world}: unexpected error {other}"),
         }
     }
-    // With a grid, the aggregate world's spatial-order kernels need one more: refused up front.
+    // With a grid too: the spatial-order kernels bind at most 8 (positions and velocities of
+    // the packed state share one binding), so a gridded world builds and steps here, grains
+    // landing and stacking, and gives the bits it gives on a device with the adapter's limits.
     let gridded = wgphys::aggregate::gpu::storage_buffers_per_stage(true).expect("shader");
-    let sand = wgphys::scenes::aggregate::sand(Backend::Gpu(ctx.clone()), 256, 0.05).err();
     assert!(
-        gridded <= webgpu
-            || matches!(sand, Some(Error::DeviceLimit { need, have, .. }) if need == gridded && have == webgpu),
-        "a gridded aggregate world needs {gridded}: {sand:?}"
+        gridded <= webgpu,
+        "a gridded aggregate world needs {gridded} storage buffers per stage, over {webgpu}"
+    );
+    let sand = |backend: Backend| -> wgphys::Result<AggSnapshot> {
+        let mut w = scenes::aggregate::sand(backend, 256, 0.05)?;
+        for step in 0..80 {
+            if step % 5 == 0 && step < 40 {
+                scenes::aggregate::sand_pour(&mut w, 32, 0.05, step)?;
+            }
+            w.step(1.0 / 60.0)?;
+        }
+        w.read_snapshot()
+    };
+    let limited = catch_unwind(AssertUnwindSafe(|| sand(Backend::Gpu(ctx.clone()))))
+        .expect("a gridded aggregate world on a limited device must not panic")
+        .expect("a gridded aggregate world builds and steps with WebGPU's 8 storage buffers");
+    let full = sand(Backend::Gpu(common::gpu())).expect("the same world with the adapter's limits");
+    assert_eq!(limited.pos.len(), 256);
+    // The pours land in columns: grains rest on the ground (centre at one radius) and on each
+    // other (the gridded grain-grain contacts), none sinks through the ground.
+    let heights: Vec<f32> = limited.pos.iter().map(|p| p.y).collect();
+    assert!(
+        heights.iter().all(|&y| y > 0.04) && heights.iter().filter(|&&y| y > 0.14).count() >= 32,
+        "grains rest on the ground and on each other: heights {heights:?}"
+    );
+    assert_eq!(
+        common::hash_agg(&limited),
+        common::hash_agg(&full),
+        "the gridded world on the limited device differs from the same world on the adapter's limits"
     );
     // The rigid shader binds 16 storage buffers in one stage: it cannot build here.
     assert!(
@@ -229,6 +265,63 @@ fn worlds_on_a_device_with_webgpu_storage_limits_error_instead_of_panicking() {
     );
     let escaped = escaped.lock().map(|v| v.clone()).unwrap_or_default();
     assert!(escaped.is_empty(), "GPU errors escaped: {escaped:?}");
+}
+
+/// With a grid, the aggregate world's spatial order keeps positions and velocities as the two
+/// halves of one binding, 32 bytes per particle slot (so that its kernels bind at most 8
+/// storage buffers per stage). On a device whose storage binding cannot hold that, the
+/// capacity is refused when the world is built, naming the most that fits; that capacity
+/// builds and steps, and so does the refused one without a grid (16 bytes per slot).
+#[test]
+fn an_aggregate_capacity_beyond_the_devices_binding_size_is_refused() {
+    use wgphys::aggregate::{AggregateConfig, AggregateWorld, Collisions};
+    use wgphys::Error;
+
+    const BINDING: u64 = 1 << 20;
+    let (device, queue, info) = device_with(|adapter| wgpu::Limits {
+        max_storage_buffer_binding_size: BINDING,
+        ..adapter
+    });
+    let ctx = GpuContext::from_device(device, queue, info);
+    let most = (BINDING / wgphys::aggregate::gpu::NEAR_STATE_BYTES) as u32;
+    let build = |capacity: u32, grid: bool| {
+        AggregateWorld::new(
+            Backend::Gpu(ctx.clone()),
+            AggregateConfig {
+                capacity,
+                collisions: grid.then(|| Collisions {
+                    cell_size: 0.2,
+                    table_size: 64,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+        )
+    };
+    match build(most + 1, true) {
+        Err(
+            e @ Error::CapacityTooLarge {
+                capacity,
+                needed_bytes,
+                max_bytes,
+                max_capacity,
+            },
+        ) => {
+            assert_eq!(
+                (capacity, needed_bytes, max_bytes, max_capacity),
+                (most + 1, 32 * u64::from(most + 1), BINDING, most),
+                "{e}"
+            );
+            assert!(e.to_string().contains(&most.to_string()), "{e}");
+        }
+        other => panic!("capacity {} gave {:?}", most + 1, other.map(|_| ())),
+    }
+    build(most, true)
+        .and_then(|mut w| w.step(1.0 / 60.0))
+        .expect("the most that fits, with a grid");
+    build(most + 1, false)
+        .and_then(|mut w| w.step(1.0 / 60.0))
+        .expect("the same capacity without a grid");
 }
 
 /// A device that is gone (destroyed here; a lost device behaves the same) makes every world's

@@ -479,10 +479,9 @@ fn agg_binding_strides_match_rust_elements() {
         ("order_keys", size_of::<u32>()),
         ("order_ids", size_of::<u32>()),
         ("order", size_of::<u32>()),
-        ("near_pos_in", size_of::<Vec4>()),
-        ("near_vel_in", size_of::<Vec4>()),
-        ("near_pos_out", size_of::<Vec4>()),
-        ("near_vel_out", size_of::<Vec4>()),
+        // Positions then velocities, two halves of one binding (NEAR_STATE_BYTES per slot).
+        ("near_in", size_of::<Vec4>()),
+        ("near_out", size_of::<Vec4>()),
         ("near_acc", size_of::<Vec4>()),
         ("near_acc_out", size_of::<Vec4>()),
         ("near_slot", size_of::<u32>()),
@@ -494,6 +493,33 @@ fn agg_binding_strides_match_rust_elements() {
     .into_iter()
     .collect();
     check_binding_strides(&m, "aggregate", AGG_BINDINGS, &rust_elem);
+}
+
+/// Every aggregate kernel binds at most WebGPU's default of 8 storage buffers per shader stage
+/// (the spatial order's positions and velocities share one binding), so an aggregate world,
+/// with or without a grid, builds on a device made with the default limits.
+#[test]
+fn every_aggregate_kernel_binds_at_most_webgpus_8_storage_buffers() {
+    use wgphys::aggregate::gpu::{shader_source, storage_buffers_per_stage};
+    let webgpu = wgpu::Limits::default().max_storage_buffers_per_shader_stage;
+    let found = wgphys::gpu::shader::storage_buffers(&shader_source()).expect("validates");
+    println!("aggregate kernels' storage buffers: {:?}", found.per_entry);
+    for name in ["collide_near", "near_gather", "agg_integrate"] {
+        assert!(
+            found.per_entry.iter().any(|(e, _)| e == name),
+            "{name} is an entry point"
+        );
+    }
+    for (entry, n) in &found.per_entry {
+        assert!(
+            *n <= webgpu,
+            "{entry} binds {n} storage buffers, over {webgpu}"
+        );
+    }
+    for gridded in [false, true] {
+        let need = storage_buffers_per_stage(gridded).expect("validates");
+        assert!(need <= webgpu, "gridded {gridded}: {need}");
+    }
 }
 
 // ---- The rigid shader (src/rigid/types.rs vs shaders/rigid/types.wgsl) ----

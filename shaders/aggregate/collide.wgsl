@@ -30,13 +30,13 @@
 // so walls stay hard. RELAXATION and REST_DEPTH come from src/aggregate/model.rs.
 //
 // With the grid (`collide_near`), the iterations run in the spatial order of order.wgsl: slot
-// s holds particle order[s], its state packed into near_pos (position, radius or -1 when
-// removed), near_vel (velocity, inverse mass) and near_acc (acceleration), and a grid key's
-// particles are listed by slot in `cells` / `cell_slots`. Thread s handles slot s, so a
-// thread's neighbours sit in nearby slots, read by nearby threads. The arithmetic, the visiting
-// order and the tie-break on particle indices are those of the particle-order loop: only where
-// the values are read from changes. Without a grid (`collide`: colliders only) thread i handles
-// particle i in place.
+// s holds particle order[s], its state packed into near_in (position and radius, or -1 when
+// removed, at [s]; velocity and inverse mass at [n + s], the second half of the same binding:
+// see order.wgsl) and near_acc (acceleration), and a grid key's particles are listed by slot
+// in `cells` / `cell_slots`. Thread s handles slot s, so a thread's neighbours sit in nearby
+// slots, read by nearby threads. The arithmetic, the visiting order and the tie-break on
+// particle indices are those of the particle-order loop: only where the values are read from
+// changes. Without a grid (`collide`: colliders only) thread i handles particle i in place.
 // CPU twin: src/aggregate/cpu.rs `collide` (particle order; the same arithmetic).
 
 /// (1 + x/16)^16 with x clamped to [-16, 16]: close to e^x for the small arguments stack
@@ -124,8 +124,8 @@ fn collide_near(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let dt = params.dt;
-    let pv = near_pos_in[s];
-    let vv = near_vel_in[s];
+    let pv = near_in[s];
+    let vv = near_in[params.n + s];
     let w = vv.w;
     let r = pv.w;
     var p = pv.xyz;
@@ -155,7 +155,7 @@ fn collide_near(@builtin(global_invocation_id) gid: vec3<u32>) {
                 if (listed) {
                     t = cell_slots[cell.x + e];
                 }
-                let pj = near_pos_in[t];
+                let pj = near_in[t];
                 // pj.w: the radius, -1 for a removed particle.
                 if (t == s || pj.w < 0.0) {
                     continue;
@@ -174,7 +174,7 @@ fn collide_near(@builtin(global_invocation_id) gid: vec3<u32>) {
                 } else {
                     n = vec3<f32>(0.0, select(-1.0, 1.0, i < order[t]), 0.0);
                 }
-                let vj = near_vel_in[t];
+                let vj = near_in[params.n + t];
                 let acc_j = near_acc[t].xyz;
                 // Stack scaling: the lower grain counts as heavier by about e^(k dy).
                 let wj = vj.w * stack_weight(params.stack_scaling * (pj.y - p.y));
@@ -237,6 +237,6 @@ fn collide_near(@builtin(global_invocation_id) gid: vec3<u32>) {
         p = b.p;
         v = b.v;
     }
-    near_pos_out[s] = vec4<f32>(p, pv.w);
-    near_vel_out[s] = vec4<f32>(v, w);
+    near_out[s] = vec4<f32>(p, pv.w);
+    near_out[params.n + s] = vec4<f32>(v, w);
 }

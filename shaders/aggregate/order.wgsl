@@ -6,16 +6,28 @@
 //    (key, particle) gives `order`: slot s holds particle order[s], nearby particles in nearby
 //    slots, in particle order within a block.
 // 2. `near_gather`: slot s gets its particle's state, packed as the collide loop reads a
-//    neighbour: near_pos (position, radius; -1 for a removed particle), near_vel (velocity,
-//    inverse mass), near_acc (own acceleration); and near_slot[i] = s.
+//    neighbour: near_out[s] (position, radius; -1 for a removed particle), near_out[n + s]
+//    (velocity, inverse mass), near_acc_out[s] (own acceleration); and near_slot[i] = s.
 // 3. `near_cells`: per grid key, the slots of its particles in the grid's order, in one 8-byte
 //    entry: inline for a key holding one or two particles, (a, a) or (a, b), else
 //    (first, CELL_LISTED + count), the slots being cell_slots[first..first + count], where
 //    cell_slots[k] is the slot of the grid's k-th sorted particle. A neighbour cell then costs
 //    the collide loop one read at a random place (the key's entry) instead of three (the
 //    range's start and end, and the particle index in the grid's order).
-// 4. the collide iterations (`collide_near` in collide.wgsl), ping-ponging near_pos/near_vel;
+// 4. the collide iterations (`collide_near` in collide.wgsl), ping-ponging near_in/near_out;
 // 5. `near_scatter`: each particle's position and velocity back into its own slot of pos/vel.
+//
+// Why positions and velocities share one binding (near_in / near_out, each 2n vec4s, the
+// velocities in the second half): WebGPU's default limits allow 8 storage buffers per shader
+// stage, and with separate arrays `near_gather` and `collide_near` bound 9. Halves keep the
+// layout the collide loop reads (positions contiguous, 16 bytes per neighbour test; the
+// velocity read only for a neighbour in reach) and cost one add of the uniform n per velocity
+// index, and one change fixes both kernels. The alternatives cost more: the colliders in a
+// uniform free a binding in `collide_near` only and cap the colliders; `order` and `near_slot`
+// as halves of one binding need a copy out of the sort (which owns `order`); positions and
+// velocities interleaved would read twice the bytes per rejected neighbour. The price is one
+// binding of 32 bytes per particle slot, checked against the device when the world is built
+// (Error::CapacityTooLarge).
 //
 // Why not the grid's own order: it is hashed, so a cell's 26 neighbours lie at random places
 // in it and threads in that order would read every neighbour from memory (particles shuffled
@@ -61,8 +73,8 @@ fn near_gather(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = order[s];
     let pv = pos_in[i];
     let av = acc[i];
-    near_pos_out[s] = vec4<f32>(pv.xyz, select(-1.0, radius[i], pv.w != 0.0));
-    near_vel_out[s] = vec4<f32>(vel_in[i].xyz, av.w);
+    near_out[s] = vec4<f32>(pv.xyz, select(-1.0, radius[i], pv.w != 0.0));
+    near_out[params.n + s] = vec4<f32>(vel_in[i].xyz, av.w);
     near_acc_out[s] = vec4<f32>(av.xyz, 0.0);
     near_slot[i] = s;
 }
@@ -102,6 +114,6 @@ fn near_scatter(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let i = order[s];
-    pos_out[i] = vec4<f32>(near_pos_in[s].xyz, pos_in[i].w);
-    vel_out[i] = vec4<f32>(near_vel_in[s].xyz, vel_in[i].w);
+    pos_out[i] = vec4<f32>(near_in[s].xyz, pos_in[i].w);
+    vel_out[i] = vec4<f32>(near_in[params.n + s].xyz, vel_in[i].w);
 }

@@ -24,6 +24,7 @@ use wgpu::BufferUsages as U;
 use super::shader::MAX_GROUPS;
 pub use super::shader::{
     binding, shader_source, storage_buffers_per_stage, BINDINGS, CELL_ENTRY_BYTES, NEAR_KEY_BITS,
+    NEAR_STATE_BYTES,
 };
 
 /// The spatial order of a step, read back by [`GpuAggregate::read_near`].
@@ -64,10 +65,10 @@ struct Kernels {
 /// grid keys' slot table, and the kernels that use them (see shaders/aggregate/order.wgsl).
 struct Near {
     sort: GpuRadixSort,
-    /// Position and radius (-1: removed), ping-pong.
-    pos: [wgpu::Buffer; 2],
-    /// Velocity and inverse mass, ping-pong.
-    vel: [wgpu::Buffer; 2],
+    /// The packed state, ping-pong: `2 × capacity` vec4s, slot s's position and radius (-1:
+    /// removed) at `[s]` and its velocity and inverse mass at `[n + s]` (one binding for both,
+    /// so every aggregate kernel binds at most 8 storage buffers; see order.wgsl).
+    state: [wgpu::Buffer; 2],
     /// Own acceleration.
     acc: wgpu::Buffer,
     /// Per particle, its slot.
@@ -79,9 +80,9 @@ struct Near {
     keys: Kernel,
     gather: Kernel,
     cells_kernel: Kernel,
-    /// `collide[k]` reads `pos[k]`/`vel[k]` and writes the other pair.
+    /// `collide[k]` reads `state[k]` and writes the other.
     collide: [Kernel; 2],
-    /// `scatter[k]` reads `pos[k]`/`vel[k]`.
+    /// `scatter[k]` reads `state[k]`.
     scatter: [Kernel; 2],
 }
 
@@ -95,11 +96,11 @@ impl Near {
         let device = &ctx.device;
         let n = u64::from(capacity);
         let v4 = |name: &str| buffer::zeroed(device, name, 16 * n, STATE);
+        let state = |name: &str| buffer::zeroed(device, name, NEAR_STATE_BYTES * n, STATE);
         let u32s = |name: &str| buffer::zeroed(device, name, 4 * n, STATE);
         Ok(Self {
             sort: GpuRadixSort::new(ctx, capacity, NEAR_KEY_BITS)?,
-            pos: [v4("agg_near_pos"), v4("agg_near_pos_next")],
-            vel: [v4("agg_near_vel"), v4("agg_near_vel_next")],
+            state: [state("agg_near_state"), state("agg_near_state_next")],
             acc: v4("agg_near_acc"),
             slot: u32s("agg_near_slot"),
             cells: cells_buffer(ctx, spec)?,
@@ -225,8 +226,9 @@ impl GpuAggregate {
     /// Creates buffers and kernels for `capacity` particles.
     ///
     /// # Errors
-    /// [`crate::Error::InvalidCapacity`] beyond one dispatch's workgroups; grid-creation
-    /// errors.
+    /// [`crate::Error::InvalidCapacity`] beyond one dispatch's workgroups;
+    /// [`crate::Error::CapacityTooLarge`] when a binding would exceed the device's limit (with
+    /// a grid, [`NEAR_STATE_BYTES`] per slot); grid-creation errors.
     pub fn new(
         ctx: &GpuContext,
         capacity: u32,
@@ -244,6 +246,19 @@ impl GpuAggregate {
                      device allows {groups} workgroups per dispatch: use at most {} particles",
                     u64::from(groups) * u64::from(WG)
                 ),
+            });
+        }
+        // The largest binding per particle slot: with a grid the spatial order's packed state
+        // (positions and velocities as the halves of one binding), else a vec4 array. Checked
+        // before anything is allocated.
+        let per_slot = if grid.is_some() { NEAR_STATE_BYTES } else { 16 };
+        let (needed, max) = (per_slot * u64::from(capacity), ctx.max_binding_bytes());
+        if needed > max {
+            return Err(crate::Error::CapacityTooLarge {
+                capacity,
+                needed_bytes: needed,
+                max_bytes: max,
+                max_capacity: u32::try_from(max / per_slot).unwrap_or(u32::MAX),
             });
         }
         let device = &ctx.device;
@@ -365,8 +380,7 @@ impl GpuAggregate {
                     (VEL_IN, &self.vel_b),
                     (ACC, &self.acc),
                     (RADIUS, &self.radius),
-                    (NEAR_POS_OUT, &near.pos[0]),
-                    (NEAR_VEL_OUT, &near.vel[0]),
+                    (NEAR_OUT, &near.state[0]),
                     (NEAR_ACC_OUT, &near.acc),
                     (NEAR_SLOT, &near.slot),
                 ],
@@ -388,10 +402,8 @@ impl GpuAggregate {
                     d,
                     &[
                         (PARAMS, &self.params),
-                        (NEAR_POS_IN, &near.pos[k]),
-                        (NEAR_VEL_IN, &near.vel[k]),
-                        (NEAR_POS_OUT, &near.pos[1 - k]),
-                        (NEAR_VEL_OUT, &near.vel[1 - k]),
+                        (NEAR_IN, &near.state[k]),
+                        (NEAR_OUT, &near.state[1 - k]),
                         (NEAR_ACC, &near.acc),
                         (ORDER, order),
                         (COLLIDERS, &self.colliders),
@@ -404,8 +416,7 @@ impl GpuAggregate {
                     &[
                         (PARAMS, &self.params),
                         (ORDER, order),
-                        (NEAR_POS_IN, &near.pos[k]),
-                        (NEAR_VEL_IN, &near.vel[k]),
+                        (NEAR_IN, &near.state[k]),
                         (POS_IN, &self.pos_b),
                         (VEL_IN, &self.vel_b),
                         (POS_OUT, &self.pos_a),

@@ -27,17 +27,15 @@ pub mod binding {
     pub const ORDER_KEYS: u32 = 16;
     pub const ORDER_IDS: u32 = 17;
     pub const ORDER: u32 = 18;
-    pub const NEAR_POS_IN: u32 = 19;
-    pub const NEAR_VEL_IN: u32 = 20;
-    pub const NEAR_POS_OUT: u32 = 21;
-    pub const NEAR_VEL_OUT: u32 = 22;
-    pub const NEAR_ACC: u32 = 23;
-    pub const NEAR_ACC_OUT: u32 = 24;
-    pub const NEAR_SLOT: u32 = 25;
-    pub const CELLS: u32 = 26;
-    pub const CELLS_OUT: u32 = 27;
-    pub const CELL_SLOTS: u32 = 28;
-    pub const CELL_SLOTS_OUT: u32 = 29;
+    pub const NEAR_IN: u32 = 19;
+    pub const NEAR_OUT: u32 = 20;
+    pub const NEAR_ACC: u32 = 21;
+    pub const NEAR_ACC_OUT: u32 = 22;
+    pub const NEAR_SLOT: u32 = 23;
+    pub const CELLS: u32 = 24;
+    pub const CELLS_OUT: u32 = 25;
+    pub const CELL_SLOTS: u32 = 26;
+    pub const CELL_SLOTS_OUT: u32 = 27;
 }
 
 /// Bits of the spatial order's sort key (`near_key` in shaders/aggregate/order.wgsl): the
@@ -46,6 +44,13 @@ pub const NEAR_KEY_BITS: u32 = 24;
 
 /// Bytes per grid key of the collide stage's slot table (`cells`).
 pub const CELL_ENTRY_BYTES: u64 = 8;
+
+/// Bytes per particle slot of each of the spatial order's state buffers (`near_in`,
+/// `near_out`): slot s's position and radius at vec4 `[s]`, its velocity and inverse mass at
+/// `[n + s]`. Positions and velocities are the two halves of one binding so that
+/// `near_gather` and `collide_near` bind 8 storage buffers, WebGPU's default limit per stage,
+/// instead of 9 (see shaders/aggregate/order.wgsl for why this packing over the others).
+pub const NEAR_STATE_BYTES: u64 = 32;
 
 /// The most workgroups `near_cells` dispatches; its threads stride over larger tables.
 pub(crate) const MAX_GROUPS: u32 = 65_535;
@@ -171,27 +176,17 @@ pub const BINDINGS: &[BindingDecl] = &[
         space: RO,
         ty: "array<u32>",
     },
+    // The spatial order's packed state, positions and velocities as the two halves of one
+    // binding (see NEAR_STATE_VEC4S).
     BindingDecl {
-        index: binding::NEAR_POS_IN,
-        name: "near_pos_in",
+        index: binding::NEAR_IN,
+        name: "near_in",
         space: RO,
         ty: "array<vec4<f32>>",
     },
     BindingDecl {
-        index: binding::NEAR_VEL_IN,
-        name: "near_vel_in",
-        space: RO,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::NEAR_POS_OUT,
-        name: "near_pos_out",
-        space: RW,
-        ty: "array<vec4<f32>>",
-    },
-    BindingDecl {
-        index: binding::NEAR_VEL_OUT,
-        name: "near_vel_out",
+        index: binding::NEAR_OUT,
+        name: "near_out",
         space: RW,
         ty: "array<vec4<f32>>",
     },
@@ -243,6 +238,12 @@ pub const BINDINGS: &[BindingDecl] = &[
 /// (layouts are derived per entry point): the integrate, collide and link kernels, and with
 /// `gridded` the spatial-order kernels too. Checked against the device before a world is
 /// built.
+///
+/// 8 either way, WebGPU's default `max_storage_buffers_per_shader_stage`, so an aggregate
+/// world, gridded or not, builds on a renderer's device made with the default limits:
+/// `agg_integrate` and `near_gather` bind 8, `collide` and `collide_near` 7, `near_cells` and
+/// `near_scatter` 6, `solve_links` 5, `near_keys` 3 (the spatial-order kernels with positions
+/// and velocities in one binding, see [`NEAR_STATE_BYTES`]).
 ///
 /// # Errors
 /// [`crate::Error::Gpu`] if the module does not validate (an engine bug).
