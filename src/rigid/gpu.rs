@@ -665,6 +665,16 @@ impl GpuRigid {
         &self.grid
     }
 
+    /// Compiles the pipeline of every entry point of the rigid shader now (see
+    /// [`crate::rigid::RigidWorld::precompile`]).
+    pub fn compile_all(&mut self) {
+        let mut entries: Vec<&'static str> = self.program.class_of.keys().copied().collect();
+        entries.sort_unstable();
+        for entry in entries {
+            self.pipeline(entry);
+        }
+    }
+
     fn pipeline(&mut self, entry: &'static str) {
         if !self.pipelines.contains_key(entry) {
             let p = self.program.pipeline(&self.ctx.device, entry);

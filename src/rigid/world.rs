@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 mod capacity;
 mod control;
+mod device;
 
 static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
 

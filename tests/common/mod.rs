@@ -21,6 +21,25 @@ pub fn gpu() -> GpuContext {
     )
 }
 
+/// A device a renderer made on the test adapter, with the adapter's limits as `limits` changes
+/// them, and the adapter's info.
+pub fn device_with(
+    limits: impl FnOnce(wgpu::Limits) -> wgpu::Limits,
+) -> (wgpu::Device, wgpu::Queue, wgpu::AdapterInfo) {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(
+        &instance, None,
+    ))
+    .expect("an adapter (see gpu())");
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: limits(adapter.limits()),
+        ..Default::default()
+    }))
+    .expect("a device with the limits asked for");
+    (device, queue, adapter.get_info())
+}
+
 /// The same configuration on the GPU and on the CPU twin, as (gpu, cpu).
 pub fn pair(config: &WorldConfig) -> (ParticleWorld, ParticleWorld) {
     let g = ParticleWorld::new(Backend::Gpu(gpu()), config.clone()).expect("GPU world");

@@ -1,0 +1,201 @@
+//! Every world runs inside a device a renderer made with WebGPU's default limits
+//! (`wgpu::Limits::default()`: 8 storage buffers per shader stage, 128 MiB per storage binding,
+//! 16 KiB of workgroup memory, 256 invocations per workgroup), and gives there the bits it gives
+//! on a device with the adapter's own limits: the kernels are the same, only the device's
+//! validation differs. A device below what a world needs is a typed error naming the limit,
+//! never a panic. No GPU error may escape to the device's uncaptured-error handler (whose
+//! default is a panic): the tests install one that records them and expect none.
+
+mod common;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+use wgphys::aggregate::AggSnapshot;
+use wgphys::gpu::GpuContext;
+use wgphys::particles::{Backend, ParticleWorld};
+use wgphys::rigid::{Explosion, RigidWorld};
+use wgphys::{scenes, Error};
+
+const DT: f32 = 1.0 / 60.0;
+
+/// A renderer's device with `limits` (clamped to what the adapter allows), and the list the
+/// device's uncaptured GPU errors go to.
+fn renderer_device(limits: wgpu::Limits) -> (GpuContext, Arc<Mutex<Vec<String>>>) {
+    let (device, queue, info) =
+        common::device_with(|adapter| limits.or_worse_values_from(&adapter));
+    let escaped = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = escaped.clone();
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        if let Ok(mut v) = sink.lock() {
+            v.push(e.to_string());
+        }
+    }));
+    (GpuContext::from_device(device, queue, info), escaped)
+}
+
+fn none_escaped(escaped: &Arc<Mutex<Vec<String>>>) {
+    let escaped = escaped.lock().map(|v| v.clone()).unwrap_or_default();
+    assert!(escaped.is_empty(), "GPU errors escaped: {escaped:?}");
+}
+
+/// 150 steps of the fireworks show (launches, bursts into payloads, deaths, compaction): the
+/// hash of every live particle's state.
+fn fireworks(backend: Backend) -> wgphys::Result<u64> {
+    let mut w = ParticleWorld::new(backend, scenes::fireworks_config(4096, 7))?;
+    for _ in 0..150 {
+        scenes::fireworks_tick(&mut w)?;
+        w.step(DT)?;
+    }
+    let s = w.read_snapshot()?;
+    let mut h = common::Fnv::new();
+    common::hash_snapshot(&mut h, &s);
+    Ok(h.finish())
+}
+
+/// 80 steps of sand poured onto the ground with the grain grid on (the spatial-order kernels).
+fn sand(backend: Backend) -> wgphys::Result<AggSnapshot> {
+    let mut w = scenes::aggregate::sand(backend, 256, 0.05)?;
+    for step in 0..80 {
+        if step % 5 == 0 && step < 40 {
+            scenes::aggregate::sand_pour(&mut w, 32, 0.05, step)?;
+        }
+        w.step(DT)?;
+    }
+    w.read_snapshot()
+}
+
+/// The explosion scene, every rigid kernel compiled up front, 50 steps with the blast set off
+/// at step 10: the hash of every body slot.
+fn explosion(backend: Backend) -> wgphys::Result<u64> {
+    let (mut w, _) = scenes::rigid::explosion_scene(backend)?;
+    w.precompile()?;
+    for step in 0..50 {
+        if step == 10 {
+            w.set_explosion(Some(Explosion::at(glam::Vec3::new(0.0, 0.3, 0.0))))?;
+        }
+        w.step(DT)?;
+    }
+    Ok(common::rigid::hash_bodies(&w.read_bodies()?))
+}
+
+#[test]
+fn every_world_runs_on_a_device_with_webgpus_default_limits() {
+    let webgpu = wgpu::Limits::default();
+    let (ctx, escaped) = renderer_device(webgpu.clone());
+    let have = ctx.device.limits();
+    println!(
+        "device: {} storage buffers per stage, {} bytes per storage binding, {} bytes of \
+         workgroup memory, {} invocations per workgroup",
+        have.max_storage_buffers_per_shader_stage,
+        have.max_storage_buffer_binding_size,
+        have.max_compute_workgroup_storage_size,
+        have.max_compute_invocations_per_workgroup
+    );
+    assert!(
+        have.max_storage_buffers_per_shader_stage <= webgpu.max_storage_buffers_per_shader_stage,
+        "the device keeps WebGPU's storage-buffer limit"
+    );
+    let full = common::gpu();
+    let limited = Backend::Gpu(ctx.clone());
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        (
+            fireworks(limited.clone()),
+            sand(limited.clone()),
+            explosion(limited.clone()),
+        )
+    }))
+    .expect("no world may panic on a device with WebGPU's default limits");
+    let (f, s, e) = outcome;
+    let f = f.expect("the particle world builds and steps with WebGPU's default limits");
+    let s = s.expect("the gridded aggregate world builds and steps with WebGPU's default limits");
+    let e = e.expect("the rigid world builds and steps with WebGPU's default limits");
+    none_escaped(&escaped);
+    assert_eq!(
+        f,
+        fireworks(Backend::Gpu(full.clone())).expect("fireworks, adapter limits"),
+        "fireworks: the limited device gives other bits than the adapter's limits"
+    );
+    let s_full = sand(Backend::Gpu(full.clone())).expect("sand, adapter limits");
+    assert_eq!(
+        common::hash_agg(&s),
+        common::hash_agg(&s_full),
+        "sand: the limited device gives other bits than the adapter's limits"
+    );
+    // The pours land in columns: grains rest on the ground (centre at one radius) and on each
+    // other (the gridded grain-grain contacts); none sinks through the ground.
+    assert!(
+        s.pos.iter().all(|p| p.y > 0.04) && s.pos.iter().filter(|p| p.y > 0.14).count() >= 32,
+        "grains rest on the ground and on each other"
+    );
+    assert_eq!(
+        e,
+        explosion(Backend::Gpu(full)).expect("explosion, adapter limits"),
+        "explosion: the limited device gives other bits than the adapter's limits"
+    );
+}
+
+/// Below what the engine needs (4 storage buffers per stage, under every world's 8), each
+/// world is refused when built with `Error::DeviceLimit` naming the world, the limit, the
+/// need, the device's value and the fix.
+#[test]
+fn a_device_below_the_engines_needs_is_a_typed_error() {
+    use wgphys::aggregate::{AggregateConfig, AggregateWorld};
+    use wgphys::particles::WorldConfig;
+    use wgphys::rigid::RigidConfig;
+    const HAVE: u32 = 4;
+    let (ctx, escaped) = renderer_device(wgpu::Limits {
+        max_storage_buffers_per_shader_stage: HAVE,
+        ..wgpu::Limits::default()
+    });
+    let backend = || Backend::Gpu(ctx.clone());
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        [
+            (
+                "particle",
+                ParticleWorld::new(backend(), WorldConfig::default()).err(),
+                wgphys::particles::gpu::storage_buffers_per_stage(),
+            ),
+            (
+                "aggregate",
+                AggregateWorld::new(backend(), AggregateConfig::default()).err(),
+                wgphys::aggregate::gpu::storage_buffers_per_stage(false),
+            ),
+            (
+                "rigid",
+                RigidWorld::new(backend(), RigidConfig::default()).err(),
+                wgphys::rigid::gpu::storage_buffers_per_stage(),
+            ),
+        ]
+    }))
+    .expect("building worlds on a device below their needs must not panic");
+    for (world, err, need) in outcome {
+        let need = need.expect("the engine's WGSL validates");
+        assert!(
+            need > HAVE && need <= 8,
+            "{world}: needs {need} storage buffers per stage"
+        );
+        match err {
+            Some(
+                e @ Error::DeviceLimit {
+                    limit,
+                    need: n,
+                    have,
+                    ..
+                },
+            ) => {
+                assert_eq!(
+                    (limit, n, have),
+                    ("max_storage_buffers_per_shader_stage", need, HAVE),
+                    "{world}: {e}"
+                );
+                let msg = e.to_string();
+                assert!(
+                    msg.contains(&format!("{world} world")) && msg.contains("Adapter::limits"),
+                    "{world}: the message names the world and the fix: {msg}"
+                );
+            }
+            other => panic!("{world}: expected Error::DeviceLimit, got {other:?}"),
+        }
+    }
+    none_escaped(&escaped);
+}
