@@ -333,6 +333,7 @@ fn binding_strides_match_rust_elements() {
         ("payloads", 2 * size_of::<GpuPayload>()),
         ("staging", size_of::<GpuSpawnRecord>()),
         ("args_append", size_of::<u32>()),
+        ("deaths", size_of::<u32>()),
     ]
     .into_iter()
     .collect();

@@ -474,3 +474,88 @@ fn auto_grow_grows_after_an_overflow() {
         );
     }
 }
+
+/// A particle the kill bounds kill ends its handle, and the step's report names it: on the CPU
+/// at the end of that step, on the GPU when that step's counters come back. With dt = 1/64 s
+/// and speeds of 8 m/s, x after j steps is exactly j/8 (each position step adds 0.125, no
+/// rounding), so the crossing step is known: A (+x) and C (−x) cross |x| = 1 at step 9. D
+/// crosses at step 3, the step its lifetime (3/64 s) runs out: the host knew that death, so it
+/// is not reported as a bounds kill. B stays at rest inside.
+#[test]
+fn a_particle_the_kill_bounds_kill_ends_its_handle_and_is_reported() {
+    use wgphys::particles::KillBounds;
+    let dt = 1.0f32 / 64.0;
+    for (name, backend) in backends() {
+        let gpu = name == "gpu";
+        let mut w = ParticleWorld::new(
+            backend,
+            WorldConfig {
+                capacity: 16,
+                kill_bounds: Some(KillBounds {
+                    min: Vec3::new(-1.0, -10.0, -10.0),
+                    max: Vec3::new(1.0, 10.0, 10.0),
+                }),
+                ..WorldConfig::default()
+            },
+        )
+        .expect("world");
+        let at_rest = Particle::new(Vec3::ZERO);
+        let a = w
+            .spawn(at_rest.with_velocity(Vec3::new(8.0, 0.0, 0.0)))
+            .expect("A");
+        let b = w.spawn(at_rest).expect("B");
+        let c = w
+            .spawn(at_rest.with_velocity(Vec3::new(-8.0, 0.0, 0.0)))
+            .expect("C");
+        let d = w
+            .spawn(Particle {
+                lifetime: Some(3.0 * dt),
+                ..at_rest.with_velocity(Vec3::new(32.0, 0.0, 0.0))
+            })
+            .expect("D");
+        // The spawns join at the end of step 1; their first move is in step 2, so "j steps of
+        // motion" is step j + 1.
+        let mut killed: Vec<(u64, ParticleHandle)> = Vec::new();
+        for _ in 0..14 {
+            let report = w.step(dt).expect("step");
+            let names = w.killed_by_bounds().to_vec();
+            assert_eq!(report.killed_by_bounds as usize, names.len(), "{name}");
+            killed.extend(names.iter().map(|&h| (report.step, h)));
+            if gpu {
+                // Waits for the device, so this step's counters are back by the next call.
+                w.read_counters().expect("counters");
+            }
+            let step = report.step;
+            let crossed = step >= 10;
+            for (label, h) in [("A", a), ("C", c)] {
+                let reported = killed.iter().any(|&(_, k)| k == h);
+                assert_eq!(w.contains(h), !reported, "{name} step {step}: {label}");
+                assert!(
+                    !reported || crossed,
+                    "{name} step {step}: {label} reported before it crossed"
+                );
+            }
+            assert!(w.contains(b), "{name} step {step}: B is inside");
+            assert_eq!(w.contains(d), step < 4, "{name} step {step}: D's lifetime");
+        }
+        let mut want = vec![a, c];
+        want.sort_by_key(|h| format!("{h:?}"));
+        let mut got: Vec<ParticleHandle> = killed.iter().map(|&(_, h)| h).collect();
+        got.sort_by_key(|h| format!("{h:?}"));
+        assert_eq!(got, want, "{name}: A and C are reported once each, D never");
+        let steps: HashSet<u64> = killed.iter().map(|&(s, _)| s).collect();
+        // The CPU reports in the crossing step; the GPU once that step's counters are back (the
+        // next call, after the blocking read above).
+        let expect = if gpu { 11 } else { 10 };
+        assert_eq!(
+            steps,
+            HashSet::from([expect]),
+            "{name}: reported at step {expect}"
+        );
+        assert_eq!(
+            w.read_snapshot().expect("snapshot").len(),
+            1,
+            "{name}: B alone is left"
+        );
+    }
+}

@@ -2,8 +2,8 @@
 // fused kernel so particle state is read once and written once per step.
 // Reads: params, pos, vel, acc, life, size, colliders, rules, the removals in scratch,
 // counters.live.
-// Writes: pos, vel, life, colour (fireworks only), the flags in scratch (dead bit | payload
-// count << 1).
+// Writes: pos, vel, life, colour (fireworks only), the flags in scratch (dead bit | killed by
+// the bounds << 1 | payload count << 2).
 // CPU twin: src/particles/cpu.rs `integrate`, same operation order.
 
 /// Acceleration from the world's force fields, summed in table order.
@@ -77,7 +77,12 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
 
+    // A particle the host holds a handle for (a plain particle with a host id) that only the
+    // bounds kill is flagged, so `emit` lists it for the host: no other death of it is news to
+    // the host (removals and lifetimes it knows itself).
+    var bounds = false;
     if (params.kill_bounds != 0u && (any(p < params.kill_min.xyz) || any(p > params.kill_max.xyz))) {
+        bounds = !dead && life_i.kind == 0u && (life_i.id & GPU_ID_BIT) == 0u;
         dead = true;
     }
     var payload = 0u;
@@ -100,6 +105,6 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
     life[i] = life_i;
     // Only the lifecycle stages read the flags: skip the store when they do not run.
     if (params.lifecycle != 0u) {
-        scratch[i] = select(0u, 1u | (payload << 1u), dead);
+        scratch[i] = select(0u, 1u | (select(0u, 2u, bounds)) | (payload << 2u), dead);
     }
 }

@@ -1,13 +1,16 @@
 // Lifecycle stages: remove the dead, spawn firework payloads and host spawns, keep the live
 // particles packed in [0, live) so a renderer can draw `live` instances straight from the state
-// buffers. Nothing here uses atomics: every slot comes from an exclusive prefix sum over the
+// buffers. The pool uses no atomics: every slot comes from an exclusive prefix sum over the
 // per-particle flags written by `integrate`, so the layout is a pure function of the input.
+// (Only the list of handle deaths for the host takes an atomic count; its order is not state.)
 //
 //   scan_reduce  per block of BLOCK flags: (dead, payload) totals  -> block_sums
 //   scan_blocks  one workgroup: exclusive scan of block_sums; plan the pool (survivors, spawns
 //                accepted, overflow) -> counters, args_append
 //   emit         per dead slot below `survivors`: record it as a hole; per bursting firework:
-//                write its children to staging[host_spawn + payload rank]
+//                write its children to staging[host_spawn + payload rank]; per particle with a
+//                host handle killed by the bounds: append its id to `deaths` (count, then ids;
+//                the order is the device's, the host sorts them)
 //   compact      per live slot at or above `survivors`: move it into the matching hole
 //   append       staging[0..accepted) -> slots [survivors, survivors + accepted); publish the
 //                new live count, the indirect dispatch and the indirect draw arguments (in
@@ -27,7 +30,7 @@ fn flag_pair(i: u32, live: u32) -> vec2<u32> {
         return vec2<u32>(0u);
     }
     let f = scratch[i];
-    return vec2<u32>(f & 1u, f >> 1u);
+    return vec2<u32>(f & 1u, f >> 2u);
 }
 
 /// Exclusive scan of one value per thread across the workgroup (Hillis-Steele). After it
@@ -113,6 +116,7 @@ fn plan_pool(live: u32, total: vec2<u32>) {
     counters.children_wanted = total.y;
     counters.spawn_wanted = wanted;
     counters.spawn_accepted = accepted;
+    atomicStore(&deaths[0], 0u);
     if (accepted < wanted) {
         counters.dropped_total = counters.dropped_total + (wanted - accepted);
         counters.host_dropped_total = counters.host_dropped_total + (host - min(host, accepted));
@@ -182,6 +186,11 @@ fn emit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         let i = first + k;
         if (i < live) {
             if (vals[k].x == 1u) {
+                if ((scratch[i] & 2u) != 0u) {
+                    // Killed by the bounds while the host holds its handle: list its id.
+                    let at = atomicAdd(&deaths[0], 1u);
+                    atomicStore(&deaths[1u + at], life[i].id);
+                }
                 if (i < survivors) {
                     scratch[hole_base() + run.x] = i;
                 }

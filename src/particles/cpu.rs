@@ -21,7 +21,8 @@ pub struct CpuState {
     pub colour: Vec<Vec4>,
     /// Radius.
     pub size: Vec<f32>,
-    /// Per-particle flags from `integrate`: dead bit | payload count << 1.
+    /// Per-particle flags from `integrate`: dead bit | killed by the bounds << 1 | payload
+    /// count << 2.
     pub flags: Vec<u32>,
     /// Per-block (dead, payload) totals, then their exclusive scan.
     pub block_sums: Vec<[u32; 2]>,
@@ -31,6 +32,9 @@ pub struct CpuState {
     pub staging: Vec<GpuSpawnRecord>,
     /// Pool counters.
     pub counters: GpuCounters,
+    /// Host ids of the particles with handles the bounds killed in the last step (`emit`
+    /// appends them in slot order; the GPU's order is the device's).
+    pub deaths: Vec<u32>,
 }
 
 impl CpuState {
@@ -241,9 +245,11 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
             }
         }
 
+        let mut bounds = false;
         if params.kill_bounds != 0
             && (p.cmplt(params.kill_min.xyz()).any() || p.cmpgt(params.kill_max.xyz()).any())
         {
+            bounds = !dead && life_i.kind == 0 && life_i.id & GPU_ID_BIT == 0;
             dead = true;
         }
         let mut payload = 0;
@@ -264,7 +270,11 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
         s.vel[i] = v.extend(vv.w);
         s.life[i] = life_i;
         if params.lifecycle != 0 {
-            s.flags[i] = if dead { 1 | (payload << 1) } else { 0 };
+            s.flags[i] = if dead {
+                1 | (u32::from(bounds) << 1) | (payload << 2)
+            } else {
+                0
+            };
         }
     }
 }
@@ -274,7 +284,7 @@ fn flag_pair(s: &CpuState, i: usize) -> [u32; 2] {
         return [0, 0];
     }
     let f = s.flags[i];
-    [f & 1, f >> 1]
+    [f & 1, f >> 2]
 }
 
 fn add(a: [u32; 2], b: [u32; 2]) -> [u32; 2] {
@@ -303,6 +313,7 @@ pub fn scan_blocks(s: &mut CpuState, params: &GpuParams) {
         run = add(run, v);
     }
     plan_pool(&mut s.counters, params, run);
+    s.deaths.clear();
 }
 
 fn plan_pool(c: &mut GpuCounters, params: &GpuParams, total: [u32; 2]) {
@@ -386,7 +397,8 @@ fn emit_children(
     }
 }
 
-/// Stage `emit`: record holes and write firework children to staging.
+/// Stage `emit`: record holes, write firework children to staging, and list the handle deaths
+/// by the bounds.
 pub fn emit(s: &mut CpuState, inp: &StepInputs) {
     let pre = prefixes(s);
     let survivors = s.counters.survivors as usize;
@@ -395,6 +407,10 @@ pub fn emit(s: &mut CpuState, inp: &StepInputs) {
     for (i, run) in pre.iter().enumerate() {
         let f = flag_pair(s, i);
         if f[0] == 1 {
+            if s.flags[i] & 2 != 0 {
+                // Killed by the bounds while the host holds its handle: list its id.
+                s.deaths.push(s.life[i].id);
+            }
             if i < survivors {
                 s.hole_slot[run[0] as usize] = i as u32;
             }

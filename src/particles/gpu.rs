@@ -31,6 +31,7 @@ pub mod binding {
     pub const COLLIDERS: u32 = 11;
     pub const RULES: u32 = 12;
     pub const PAYLOADS: u32 = 13;
+    pub const DEATHS: u32 = 14;
 }
 
 const RW: &str = "storage, read_write";
@@ -71,6 +72,7 @@ pub const BINDINGS: &[BindingDecl] = &[
         "array<Collider, MAX_COLLIDERS>"
     ),
     decl!(binding::RULES, "rules", "uniform", "array<Rule, MAX_RULES>"),
+    decl!(binding::DEATHS, "deaths", RW, "array<atomic<u32>>"),
     decl!(
         binding::PAYLOADS,
         "payloads",
@@ -167,6 +169,8 @@ pub struct Buffers {
     pub(crate) staging: wgpu::Buffer,
     pub(crate) args_step: wgpu::Buffer,
     pub(crate) args_append: wgpu::Buffer,
+    /// The step's handle deaths by the bounds: a count, then that many host ids.
+    pub(crate) deaths: wgpu::Buffer,
     pub(crate) draw_args: wgpu::Buffer,
 }
 
@@ -196,7 +200,8 @@ struct StatusSlot {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum SlotState {
     Free,
-    Mapping(u64),
+    /// (host step, handle deaths the copy has room for).
+    Mapping(u64, u32),
 }
 
 /// `StatusSlot::map` values.
@@ -242,6 +247,19 @@ pub struct Frame<'a> {
     pub step: u64,
     /// Whether to copy the counters for an asynchronous status read this step.
     pub want_status: bool,
+    /// Handle deaths by the bounds the status copy makes room for (the host handles that may
+    /// be in the pool; 0 without kill bounds).
+    pub deaths_room: u32,
+}
+
+/// What one asynchronous status read brings back.
+pub struct Landed {
+    /// The host step it describes.
+    pub step: u64,
+    /// The counters after that step.
+    pub counters: GpuCounters,
+    /// Host ids of the particles with handles the bounds killed in that step, ascending.
+    pub deaths: Vec<u32>,
 }
 
 fn storage(ctx: &GpuContext, name: &str, bytes: u64, extra: U) -> wgpu::Buffer {
@@ -343,6 +361,7 @@ impl GpuParticles {
             args_step: storage(ctx, "args_step", 24, U::INDIRECT),
             args_append: storage(ctx, "args_append", 12, U::INDIRECT),
             draw_args: storage(ctx, "draw_args", 16, U::INDIRECT),
+            deaths: storage(ctx, "deaths", 4 * (n + 1), U::empty()),
         }
     }
 
@@ -393,6 +412,7 @@ impl GpuParticles {
                 (COUNTERS, &b.counters),
                 (SCRATCH, &b.scratch),
                 (ARGS_APPEND, &b.args_append),
+                (DEATHS, &b.deaths),
             ],
         );
         k.emit.bind(
@@ -407,6 +427,7 @@ impl GpuParticles {
                 (STAGING, &b.staging),
                 (RULES, &b.rules),
                 (PAYLOADS, &b.payloads),
+                (DEATHS, &b.deaths),
             ],
         );
         k.compact.bind(
@@ -550,43 +571,58 @@ impl GpuParticles {
             t.resolve(encoder);
         }
         if frame.want_status {
-            let slot = self.free_status_slot();
+            let room = if frame.lifecycle {
+                frame.deaths_room.min(self.capacity)
+            } else {
+                0
+            };
+            let slot = self.free_status_slot(room);
             if let Some(slot) = self.status.get_mut(slot) {
-                encoder.copy_buffer_to_buffer(
-                    &self.bufs.counters,
-                    0,
-                    &slot.buffer,
-                    0,
-                    size_of::<GpuCounters>() as u64,
-                );
+                let counters = size_of::<GpuCounters>() as u64;
+                encoder.copy_buffer_to_buffer(&self.bufs.counters, 0, &slot.buffer, 0, counters);
+                if room > 0 {
+                    encoder.copy_buffer_to_buffer(
+                        &self.bufs.deaths,
+                        0,
+                        &slot.buffer,
+                        counters,
+                        4 * (1 + u64::from(room)),
+                    );
+                }
                 slot.map.store(MAP_PENDING, Ordering::Release);
                 let guard = MapGuard(slot.map.clone());
                 encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |r| {
                     let state = if r.is_ok() { MAP_READY } else { MAP_GONE };
                     guard.0.store(state, Ordering::Release);
                 });
-                slot.state = SlotState::Mapping(frame.step);
+                slot.state = SlotState::Mapping(frame.step, room);
             }
         }
     }
 
-    /// A free status slot, adding one when all are in flight (the ring grows to the number of
-    /// steps in flight and is reused from then on, so no step's counters are skipped).
-    fn free_status_slot(&mut self) -> usize {
-        if let Some(i) = self.status.iter().position(|s| s.state == SlotState::Free) {
-            return i;
-        }
-        self.status.push(StatusSlot {
-            buffer: buffer::zeroed(
-                &self.ctx.device,
-                "status",
-                size_of::<GpuCounters>() as u64,
-                U::MAP_READ | U::COPY_DST,
-            ),
+    /// A free status slot with room for the counters and `deaths` handle deaths, adding one
+    /// when all are in flight (the ring grows to the number of steps in flight and is reused
+    /// from then on, so no step's counters are skipped); a free slot too small is replaced.
+    fn free_status_slot(&mut self, deaths: u32) -> usize {
+        let bytes = size_of::<GpuCounters>() as u64 + 4 * (1 + u64::from(deaths));
+        let fresh = |ctx: &GpuContext| StatusSlot {
+            buffer: buffer::zeroed(&ctx.device, "status", bytes, U::MAP_READ | U::COPY_DST),
             state: SlotState::Free,
             map: Arc::new(AtomicU8::new(MAP_GONE)),
-        });
-        self.status.len() - 1
+        };
+        let free = self.status.iter().position(|s| s.state == SlotState::Free);
+        match free {
+            Some(i) => {
+                if self.status[i].buffer.size() < bytes {
+                    self.status[i] = fresh(&self.ctx);
+                }
+                i
+            }
+            None => {
+                self.status.push(fresh(&self.ctx));
+                self.status.len() - 1
+            }
+        }
     }
 
     /// Records the step's uploads into `encoder` ahead of its pass (see [`StepUploads`]).
@@ -613,23 +649,37 @@ impl GpuParticles {
         self.uploads.record(encoder);
     }
 
-    /// Advances the asynchronous status reads without blocking; returns every one that landed
-    /// as (host step it describes, counters), oldest first.
-    pub fn poll_status(&mut self) -> Vec<(u64, GpuCounters)> {
+    /// Advances the asynchronous status reads without blocking; returns every one that landed,
+    /// oldest first.
+    pub fn poll_status(&mut self) -> Vec<Landed> {
         let _ = self.ctx.device.poll(wgpu::PollType::Poll);
-        let mut landed: Vec<(u64, GpuCounters)> = Vec::new();
+        let mut landed: Vec<Landed> = Vec::new();
         for slot in &mut self.status {
-            let SlotState::Mapping(step) = slot.state else {
+            let SlotState::Mapping(step, room) = slot.state else {
                 continue;
             };
             match slot.map.load(Ordering::Acquire) {
                 MAP_GONE => slot.state = SlotState::Free,
                 MAP_READY => {
                     if let Ok(view) = slot.buffer.get_mapped_range(..) {
-                        let c: GpuCounters =
-                            bytemuck::pod_read_unaligned(&view[..size_of::<GpuCounters>()]);
+                        let at = size_of::<GpuCounters>();
+                        let counters: GpuCounters = bytemuck::pod_read_unaligned(&view[..at]);
+                        let word = |k: usize| -> u32 {
+                            view.get(at + 4 * k..at + 4 * k + 4)
+                                .map_or(0, bytemuck::pod_read_unaligned)
+                        };
+                        let mut deaths = Vec::new();
+                        if room > 0 {
+                            let n = word(0).min(room) as usize;
+                            deaths = (1..=n).map(word).collect();
+                            deaths.sort_unstable();
+                        }
                         drop(view);
-                        landed.push((step, c));
+                        landed.push(Landed {
+                            step,
+                            counters,
+                            deaths,
+                        });
                     }
                     slot.buffer.unmap();
                     slot.state = SlotState::Free;
@@ -637,7 +687,7 @@ impl GpuParticles {
                 _ => {}
             }
         }
-        landed.sort_by_key(|&(step, _)| step);
+        landed.sort_by_key(|l| l.step);
         landed
     }
 

@@ -69,4 +69,8 @@ pub struct StepReport {
     /// longer valid; [`super::ParticleWorld::refused_spawns`] names them). On the CPU they are the
     /// refusals of this step; on the GPU of the steps whose status landed since the last call.
     pub refused_spawns: u32,
+    /// Particles with host handles the kill bounds were found to have killed during this call
+    /// (their handles are no longer valid; [`super::ParticleWorld::killed_by_bounds`] names
+    /// them), found as the refusals are.
+    pub killed_by_bounds: u32,
 }

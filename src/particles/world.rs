@@ -13,6 +13,8 @@ use crate::error::{Error, Result};
 use crate::fireworks::launch_record;
 use crate::gpu::GpuContext;
 use crate::rng::hash_u32;
+
+mod handles;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -78,6 +80,9 @@ pub struct ParticleWorld {
     ledger: SpawnLedger,
     /// Host handles found refused during the last `step` / `encode_step` call.
     refused: Vec<ParticleHandle>,
+    /// Host handles whose particles the kill bounds were found to have killed during the last
+    /// `step` / `encode_step` call.
+    killed: Vec<ParticleHandle>,
     /// Queued spawns without a handle (launches, `spawn_firework`).
     queued_launches: u32,
 }
@@ -148,6 +153,7 @@ impl ParticleWorld {
             seen_dropped: 0,
             ledger: SpawnLedger::default(),
             refused: Vec::new(),
+            killed: Vec::new(),
             queued_launches: 0,
         })
     }
@@ -227,12 +233,6 @@ impl ParticleWorld {
             self.removals.push(handle.id);
         }
         Ok(())
-    }
-
-    /// Whether a handle's particle is alive: from this world, not removed, not past its
-    /// lifetime (known exactly, without a readback).
-    pub fn contains(&self, handle: ParticleHandle) -> bool {
-        handle.world == self.world_tag && self.outstanding.contains(&handle.id)
     }
 
     /// Launches a firework of type `ty` (1-based) from the ground, as the book does.
@@ -330,26 +330,6 @@ impl ParticleWorld {
         self.grow(want)
     }
 
-    /// The host handles found refused for lack of room during the last `step` or
-    /// `encode_step` call (see [`ParticleWorld::spawn`]).
-    pub fn refused_spawns(&self) -> &[ParticleHandle] {
-        &self.refused
-    }
-
-    /// Host spawns whose step's counters have not come back yet (GPU; 0 on the CPU after a
-    /// step).
-    pub fn spawns_unconfirmed(&self) -> usize {
-        self.ledger.waiting()
-    }
-
-    /// Takes the refusals the counters of `step` show into `refused`.
-    fn settle(&mut self, step: u64, accepted: u32) {
-        let tag = self.world_tag;
-        let ids = self.ledger.resolve(step, accepted, &mut self.outstanding);
-        self.refused
-            .extend(ids.into_iter().map(|id| ParticleHandle { id, world: tag }));
-    }
-
     fn check_queue(&self, more: u32) -> Result<()> {
         let queued = self.spawns.len() as u32;
         if queued + more > self.capacity {
@@ -431,6 +411,7 @@ impl ParticleWorld {
 
     fn step_unguarded(&mut self, dt: f32) -> Result<StepReport> {
         let frame_params = self.begin_step(dt)?;
+        let deaths_room = self.deaths_room();
         let grew_to = match &mut self.engine {
             Engine::Cpu(_) => None,
             Engine::Gpu(g) => {
@@ -447,12 +428,14 @@ impl ParticleWorld {
                     lifecycle: frame_params.1,
                     step: self.step + 1,
                     want_status: frame_params.2,
+                    deaths_room,
                 };
                 g.encode(&mut enc, &frame);
                 g.ctx.queue.submit([enc.finish()]);
                 None
             }
         };
+        let mut deaths = Vec::new();
         if let Engine::Cpu(s) = &mut self.engine {
             run_cpu_step(
                 s,
@@ -464,7 +447,10 @@ impl ParticleWorld {
                 &self.rules,
                 &self.payloads,
             );
+            deaths = std::mem::take(&mut s.deaths);
+            deaths.sort_unstable();
         }
+        self.bury(&deaths);
         self.finish_step(dt);
         let grew_to = grew_to.or(self.maybe_grow()?);
         Ok(StepReport {
@@ -472,6 +458,7 @@ impl ParticleWorld {
             status: self.latest,
             grew_to,
             refused_spawns: self.refused.len() as u32,
+            killed_by_bounds: self.killed.len() as u32,
         })
     }
 
@@ -499,6 +486,7 @@ impl ParticleWorld {
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<StepReport> {
         let (params, lifecycle, want_status) = self.begin_step(dt)?;
+        let deaths_room = self.deaths_room();
         if let Engine::Gpu(g) = &mut self.engine {
             let frame = Frame {
                 params,
@@ -507,6 +495,7 @@ impl ParticleWorld {
                 lifecycle,
                 step: self.step + 1,
                 want_status,
+                deaths_room,
             };
             g.encode(encoder, &frame);
         }
@@ -517,6 +506,7 @@ impl ParticleWorld {
             status: self.latest,
             grew_to,
             refused_spawns: self.refused.len() as u32,
+            killed_by_bounds: self.killed.len() as u32,
         })
     }
 
@@ -526,14 +516,16 @@ impl ParticleWorld {
             return Err(Error::InvalidTimeStep(dt));
         }
         self.refused.clear();
+        self.killed.clear();
         let landed = match &mut self.engine {
             Engine::Gpu(g) => g.poll_status(),
             Engine::Cpu(_) => Vec::new(),
         };
-        for (step, c) in landed {
-            self.settle(step, c.spawn_accepted);
-            if self.latest.is_none_or(|s| step > s.step) {
-                self.latest = Some(Status::from_counters(step, self.capacity, &c));
+        for l in landed {
+            self.settle(l.step, l.counters.spawn_accepted);
+            self.bury(&l.deaths);
+            if self.latest.is_none_or(|s| l.step > s.step) {
+                self.latest = Some(Status::from_counters(l.step, self.capacity, &l.counters));
             }
         }
         self.removals.sort_unstable();
@@ -560,9 +552,11 @@ impl ParticleWorld {
             fields: self.fields,
         };
         let interval = u64::from(self.config.status_interval);
-        // A step with host spawns always copies its counters: they say which spawns fit.
-        let want_status =
-            (interval > 0 && (self.step + 1).is_multiple_of(interval)) || !self.spawns.is_empty();
+        // A step with host spawns always copies its counters: they say which spawns fit; and
+        // with kill bounds and handles out, its handle deaths.
+        let want_status = (interval > 0 && (self.step + 1).is_multiple_of(interval))
+            || !self.spawns.is_empty()
+            || self.deaths_room() > 0;
         Ok((params, lifecycle, want_status))
     }
 

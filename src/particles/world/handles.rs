@@ -1,0 +1,64 @@
+//! Host handles: which are alive, and the reports that end them where only the device can
+//! tell (a spawn refused for lack of room, a particle killed by the bounds).
+
+use super::*;
+
+impl ParticleWorld {
+    /// Whether a handle's particle is alive: from this world, not removed, not past its
+    /// lifetime (known exactly, without a readback). Two deaths only the step itself can see
+    /// end a handle when the step reports them, at the end of that step on the CPU and when
+    /// its counters come back on the GPU (a frame or two later): a spawn refused for lack of
+    /// room ([`ParticleWorld::refused_spawns`]) and a particle killed by the kill bounds
+    /// ([`ParticleWorld::killed_by_bounds`]).
+    pub fn contains(&self, handle: ParticleHandle) -> bool {
+        handle.world == self.world_tag && self.outstanding.contains(&handle.id)
+    }
+
+    /// The host handles found refused for lack of room during the last `step` or
+    /// `encode_step` call (see [`ParticleWorld::spawn`]).
+    pub fn refused_spawns(&self) -> &[ParticleHandle] {
+        &self.refused
+    }
+
+    /// The host handles whose particles the kill bounds ([`super::WorldConfig::kill_bounds`])
+    /// were found to have killed during the last `step` or `encode_step` call, ascending: on
+    /// the CPU in that step, on the GPU in the steps whose counters came back since the last
+    /// call. Their handles are no longer valid.
+    pub fn killed_by_bounds(&self) -> &[ParticleHandle] {
+        &self.killed
+    }
+
+    /// Host spawns whose step's counters have not come back yet (GPU; 0 on the CPU after a
+    /// step).
+    pub fn spawns_unconfirmed(&self) -> usize {
+        self.ledger.waiting()
+    }
+
+    /// Takes the refusals the counters of `step` show into `refused`.
+    pub(super) fn settle(&mut self, step: u64, accepted: u32) {
+        let tag = self.world_tag;
+        let ids = self.ledger.resolve(step, accepted, &mut self.outstanding);
+        self.refused
+            .extend(ids.into_iter().map(|id| ParticleHandle { id, world: tag }));
+    }
+
+    /// Ends the handles of the ids a step's bounds killed (ascending) into `killed`.
+    pub(super) fn bury(&mut self, ids: &[u32]) {
+        let tag = self.world_tag;
+        for &id in ids {
+            if self.outstanding.remove(&id) {
+                self.killed.push(ParticleHandle { id, world: tag });
+            }
+        }
+    }
+
+    /// Handle deaths a step's status copy must make room for: every outstanding handle when
+    /// kill bounds are on (any of them may be in the pool and cross them), else none.
+    pub(super) fn deaths_room(&self) -> u32 {
+        if self.config.kill_bounds.is_some() {
+            u32::try_from(self.outstanding.len()).unwrap_or(u32::MAX)
+        } else {
+            0
+        }
+    }
+}
