@@ -13,6 +13,7 @@ fn caller_device() -> GpuContext {
     // A device the "renderer" made for itself; the engine only borrows it.
     let ctx = common::gpu();
     GpuContext::from_device(ctx.device.clone(), ctx.queue.clone(), ctx.info.clone())
+        .expect("the test device has the adapter's limits")
 }
 
 /// `encode_step` into the caller's encoder, submitted by the caller, gives bit-identical state
@@ -144,7 +145,8 @@ fn an_aggregate_capacity_beyond_the_devices_binding_size_is_refused() {
         max_storage_buffer_binding_size: BINDING,
         ..adapter
     });
-    let ctx = GpuContext::from_device(device, queue, info);
+    let ctx =
+        GpuContext::from_device(device, queue, info).expect("limits above the engine's needs");
     let most = (BINDING / wgphys::aggregate::gpu::NEAR_STATE_BYTES) as u32;
     let build = |capacity: u32, grid: bool| {
         AggregateWorld::new(

@@ -18,9 +18,13 @@ use wgphys::{scenes, Error};
 
 const DT: f32 = 1.0 / 60.0;
 
-/// A renderer's device with `limits` (clamped to what the adapter allows), and the list the
-/// device's uncaptured GPU errors go to.
-fn renderer_device(limits: wgpu::Limits) -> (GpuContext, Arc<Mutex<Vec<String>>>) {
+type Escaped = Arc<Mutex<Vec<String>>>;
+
+/// A renderer's device with `limits` (clamped to what the adapter allows), its queue and
+/// adapter info, and the list the device's uncaptured GPU errors go to.
+fn renderer_device(
+    limits: wgpu::Limits,
+) -> (wgpu::Device, wgpu::Queue, wgpu::AdapterInfo, Escaped) {
     let (device, queue, info) =
         common::device_with(|adapter| limits.or_worse_values_from(&adapter));
     let escaped = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -30,10 +34,10 @@ fn renderer_device(limits: wgpu::Limits) -> (GpuContext, Arc<Mutex<Vec<String>>>
             v.push(e.to_string());
         }
     }));
-    (GpuContext::from_device(device, queue, info), escaped)
+    (device, queue, info, escaped)
 }
 
-fn none_escaped(escaped: &Arc<Mutex<Vec<String>>>) {
+fn none_escaped(escaped: &Escaped) {
     let escaped = escaped.lock().map(|v| v.clone()).unwrap_or_default();
     assert!(escaped.is_empty(), "GPU errors escaped: {escaped:?}");
 }
@@ -81,7 +85,15 @@ fn explosion(backend: Backend) -> wgphys::Result<u64> {
 #[test]
 fn every_world_runs_on_a_device_with_webgpus_default_limits() {
     let webgpu = wgpu::Limits::default();
-    let (ctx, escaped) = renderer_device(webgpu.clone());
+    // What the kernels need, read from their WGSL, against WebGPU's defaults.
+    let needs = wgphys::gpu::shader::engine_needs().expect("the engine's WGSL validates");
+    for (limit, need, default) in needs.against(&webgpu) {
+        println!("{limit}: the engine needs {need}, WebGPU's default is {default}");
+        assert!(need <= default, "{limit}: the engine needs {need}, WebGPU gives {default}");
+    }
+    let (device, queue, info, escaped) = renderer_device(webgpu.clone());
+    let ctx = GpuContext::from_device(device, queue, info)
+        .expect("WebGPU's default limits are enough for every kernel of the engine");
     let have = ctx.device.limits();
     println!(
         "device: {} storage buffers per stage, {} bytes per storage binding, {} bytes of \
@@ -134,19 +146,57 @@ fn every_world_runs_on_a_device_with_webgpus_default_limits() {
     );
 }
 
-/// Below what the engine needs (4 storage buffers per stage, under every world's 8), each
-/// world is refused when built with `Error::DeviceLimit` naming the world, the limit, the
-/// need, the device's value and the fix.
+/// Below what the engine needs (4 storage buffers per stage, under the kernels' 8):
+/// `GpuContext::from_device` refuses the device with `Error::DeviceLimit` naming the limit, the
+/// need and the device's value; and a context assembled by hand around it (its fields are
+/// public) gets each world refused when built, naming the world too. Never a panic.
 #[test]
 fn a_device_below_the_engines_needs_is_a_typed_error() {
     use wgphys::aggregate::{AggregateConfig, AggregateWorld};
     use wgphys::particles::WorldConfig;
     use wgphys::rigid::RigidConfig;
     const HAVE: u32 = 4;
-    let (ctx, escaped) = renderer_device(wgpu::Limits {
+    let (device, queue, info, escaped) = renderer_device(wgpu::Limits {
         max_storage_buffers_per_shader_stage: HAVE,
         ..wgpu::Limits::default()
     });
+    let need = wgphys::gpu::shader::engine_needs()
+        .expect("the engine's WGSL validates")
+        .storage_buffers;
+    assert_eq!(
+        need, 8,
+        "the kernels bind at most WebGPU's 8 storage buffers, and some 8"
+    );
+    match GpuContext::from_device(device.clone(), queue.clone(), info.clone()) {
+        Err(
+            e @ Error::DeviceLimit {
+                limit,
+                need: n,
+                have,
+                ..
+            },
+        ) => {
+            assert_eq!(
+                (limit, n, have),
+                ("max_storage_buffers_per_shader_stage", need, HAVE),
+                "{e}"
+            );
+            assert!(
+                e.to_string().contains("Adapter::limits"),
+                "names the fix: {e}"
+            );
+        }
+        other => panic!(
+            "from_device on a 4-storage-buffer device gave {:?}",
+            other.map(|_| ())
+        ),
+    }
+    let ctx = GpuContext {
+        device,
+        queue,
+        info,
+        timestamps: false,
+    };
     let backend = || Backend::Gpu(ctx.clone());
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         [

@@ -1165,7 +1165,7 @@ fn device(adapter: &wgpu::Adapter) -> Result<GpuContext, BoxError> {
         trace: wgpu::Trace::Off,
     }))
     .map_err(|e| format!("the adapter could not create a device: {e}"))?;
-    Ok(GpuContext::from_device(device, queue, adapter.get_info()))
+    Ok(GpuContext::from_device(device, queue, adapter.get_info())?)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 //! The GPU context: a device and queue, created headless or borrowed from the caller.
 
 use crate::error::{Error, Result};
+use crate::gpu::shader::engine_needs;
 
 /// A wgpu device and queue with the adapter facts the engine needs.
 ///
@@ -79,6 +80,22 @@ impl GpuContext {
             })
             .await
             .map_err(|e| Error::RequestDevice(e.to_string()))?;
+        Self::from_device(device, queue, info)
+    }
+
+    /// Wraps a caller's device and queue, so the engine's buffers live beside the caller's
+    /// render resources. `info` is only used for reporting. The device's limits are checked
+    /// against what the engine's kernels need first (WebGPU's defaults, `wgpu::Limits::default()`,
+    /// are enough; see [`check_limits`]).
+    ///
+    /// # Errors
+    /// [`Error::DeviceLimit`] naming the first limit below the engine's need.
+    pub fn from_device(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+    ) -> Result<Self> {
+        check_limits(&device.limits())?;
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         Ok(Self {
             device,
@@ -86,18 +103,6 @@ impl GpuContext {
             info,
             timestamps,
         })
-    }
-
-    /// Wraps a caller's device and queue, so the engine's buffers live beside the caller's
-    /// render resources. `info` is only used for reporting.
-    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
-        let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        Self {
-            device,
-            queue,
-            info,
-            timestamps,
-        }
     }
 
     /// One line naming the adapter, backend and device type, for logs and benchmark headers.
@@ -212,4 +217,24 @@ pub fn scoped<T>(device: &wgpu::Device, what: &str, f: impl FnOnce() -> Result<T
              new GpuContext and world"
         ))),
     }
+}
+
+/// Checks `limits` against what every kernel of the engine needs
+/// ([`crate::gpu::shader::engine_needs`]): the first limit below it is an
+/// [`Error::DeviceLimit`] naming the field, the need and the value.
+///
+/// # Errors
+/// [`Error::DeviceLimit`]; [`Error::Gpu`] if the engine's WGSL does not validate (a bug).
+pub fn check_limits(limits: &wgpu::Limits) -> Result<()> {
+    for (limit, need, have) in engine_needs()?.against(limits) {
+        if need > have {
+            return Err(Error::DeviceLimit {
+                what: "the engine's kernels",
+                limit,
+                need,
+                have,
+            });
+        }
+    }
+    Ok(())
 }

@@ -131,6 +131,129 @@ pub fn entry_bindings(source: &str) -> Result<Vec<(String, Vec<u32>)>> {
         .collect())
 }
 
+/// What the engine's kernels need of a device, the most over every kernel of every world
+/// ([`all_shaders`]), found by parsing the WGSL (see [`engine_needs`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EngineNeeds {
+    /// Storage buffers one kernel binds (`max_storage_buffers_per_shader_stage`).
+    pub storage_buffers: u32,
+    /// Bytes of workgroup memory one kernel uses (`max_compute_workgroup_storage_size`).
+    pub workgroup_bytes: u32,
+    /// Invocations per workgroup (`max_compute_invocations_per_workgroup`).
+    pub invocations: u32,
+    /// Workgroup size in x (`max_compute_workgroup_size_x`).
+    pub workgroup_x: u32,
+    /// The largest uniform binding (`max_uniform_buffer_binding_size`).
+    pub uniform_bytes: u32,
+}
+
+impl EngineNeeds {
+    /// Each need as (the `wgpu::Limits` field, what the engine needs, what `limits` has).
+    pub fn against(&self, limits: &wgpu::Limits) -> [(&'static str, u32, u32); 7] {
+        [
+            (
+                "max_storage_buffers_per_shader_stage",
+                self.storage_buffers,
+                limits.max_storage_buffers_per_shader_stage,
+            ),
+            (
+                "max_compute_workgroup_storage_size",
+                self.workgroup_bytes,
+                limits.max_compute_workgroup_storage_size,
+            ),
+            (
+                "max_compute_invocations_per_workgroup",
+                self.invocations,
+                limits.max_compute_invocations_per_workgroup,
+            ),
+            (
+                "max_compute_workgroup_size_x",
+                self.workgroup_x,
+                limits.max_compute_workgroup_size_x,
+            ),
+            (
+                "max_uniform_buffer_binding_size",
+                self.uniform_bytes,
+                u32::try_from(limits.max_uniform_buffer_binding_size).unwrap_or(u32::MAX),
+            ),
+            // The rigid kernels: group 0 (the world) and group 1 (the pass record).
+            ("max_bind_groups", 2, limits.max_bind_groups),
+            (
+                "max_dynamic_uniform_buffers_per_pipeline_layout",
+                1,
+                limits.max_dynamic_uniform_buffers_per_pipeline_layout,
+            ),
+        ]
+    }
+}
+
+/// What every kernel of the engine needs of a device (parsed once per process).
+///
+/// # Errors
+/// [`Error::Gpu`] when a module does not parse or validate (an engine bug).
+pub fn engine_needs() -> Result<EngineNeeds> {
+    static FOUND: std::sync::OnceLock<EngineNeeds> = std::sync::OnceLock::new();
+    if let Some(found) = FOUND.get() {
+        return Ok(*found);
+    }
+    let mut needs = EngineNeeds::default();
+    for (_, source) in all_shaders() {
+        needs = needs.max(&module_needs(&source)?);
+    }
+    Ok(*FOUND.get_or_init(|| needs))
+}
+
+impl EngineNeeds {
+    fn max(&self, o: &Self) -> Self {
+        Self {
+            storage_buffers: self.storage_buffers.max(o.storage_buffers),
+            workgroup_bytes: self.workgroup_bytes.max(o.workgroup_bytes),
+            invocations: self.invocations.max(o.invocations),
+            workgroup_x: self.workgroup_x.max(o.workgroup_x),
+            uniform_bytes: self.uniform_bytes.max(o.uniform_bytes),
+        }
+    }
+}
+
+fn module_needs(source: &str) -> Result<EngineNeeds> {
+    use wgpu::naga;
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| Error::Gpu(format!("engine WGSL does not parse: {e}")))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::empty(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| Error::Gpu(format!("engine WGSL does not validate: {e}")))?;
+    let mut layouter = naga::proc::Layouter::default();
+    layouter
+        .update(module.to_ctx())
+        .map_err(|e| Error::Gpu(format!("engine WGSL has no layout: {e}")))?;
+    let mut needs = EngineNeeds::default();
+    for (i, ep) in module.entry_points.iter().enumerate() {
+        let uses = info.get_entry_point(i);
+        let used = |space: fn(&naga::AddressSpace) -> bool| {
+            module
+                .global_variables
+                .iter()
+                .filter(move |(h, g)| space(&g.space) && !uses[*h].is_empty())
+                .map(|(_, g)| layouter[g.ty].size)
+        };
+        let [x, y, z] = ep.workgroup_size;
+        needs = needs.max(&EngineNeeds {
+            storage_buffers: used(|s| matches!(s, naga::AddressSpace::Storage { .. })).count()
+                as u32,
+            workgroup_bytes: used(|s| matches!(s, naga::AddressSpace::WorkGroup)).sum(),
+            invocations: x * y * z,
+            workgroup_x: x,
+            uniform_bytes: used(|s| matches!(s, naga::AddressSpace::Uniform))
+                .max()
+                .unwrap_or(0),
+        });
+    }
+    Ok(needs)
+}
+
 /// What [`storage_buffers`] found in a module.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StorageBuffers {
