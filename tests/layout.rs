@@ -178,11 +178,36 @@ fn params_layout() {
         kill_bounds,
         contact_slop,
         lifecycle,
+        emitted,
+        emitter_count,
+        _pad,
         kill_min,
         kill_max,
         fields,
+        emit_first,
     });
     check(&m, &layouter(&m), "Params", r);
+}
+
+#[test]
+fn emitter_layout() {
+    let m = module();
+    let r = rust_layout!(GpuEmitter {
+        shape,
+        velocity,
+        _pad,
+        position,
+        rotation,
+        dir_q,
+        shape_a,
+        shape_b,
+        speed_life,
+        size_mass,
+        colour_min,
+        colour_max,
+        accel,
+    });
+    check(&m, &layouter(&m), "Emitter", r);
 }
 
 #[test]
@@ -271,6 +296,7 @@ fn counters_layout() {
         step,
         overflow_steps,
         host_dropped_total,
+        emitted,
         _pad,
         step_args,
         draw_args,
@@ -334,6 +360,7 @@ fn binding_strides_match_rust_elements() {
         ("staging", size_of::<GpuSpawnRecord>()),
         ("args_append", size_of::<u32>()),
         ("deaths", size_of::<u32>()),
+        ("emitters", size_of::<GpuEmitter>()),
     ]
     .into_iter()
     .collect();

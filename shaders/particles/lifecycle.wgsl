@@ -11,6 +11,8 @@
 //                write its children to staging[host_spawn + payload rank]; per particle with a
 //                host handle killed by the bounds: append its id to `deaths` (count, then ids;
 //                the order is the device's, the host sorts them)
+//   spawn_emitted per particle the emitters want (host-counted, direct dispatch): draw it into
+//                staging[host_spawn + children + k] (emitter.wgsl)
 //   compact      per live slot at or above `survivors`: move it into the matching hole
 //   append       staging[0..accepted) -> slots [survivors, survivors + accepted); publish the
 //                new live count, the indirect dispatch and the indirect draw arguments (in
@@ -107,7 +109,7 @@ fn scan_blocks(@builtin(local_invocation_id) lid: vec3<u32>) {
 fn plan_pool(live: u32, total: vec2<u32>) {
     let survivors = live - total.x;
     let host = params.host_spawn;
-    let wanted = host + total.y;
+    let wanted = host + total.y + params.emitted;
     let room = params.capacity - survivors;
     let accepted = min(wanted, room);
     counters.dead = total.x;
@@ -116,6 +118,7 @@ fn plan_pool(live: u32, total: vec2<u32>) {
     counters.children_wanted = total.y;
     counters.spawn_wanted = wanted;
     counters.spawn_accepted = accepted;
+    counters.emitted = params.emitted;
     atomicStore(&deaths[0], 0u);
     if (accepted < wanted) {
         counters.dropped_total = counters.dropped_total + (wanted - accepted);
@@ -248,7 +251,7 @@ fn append(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (j == 0u) {
         let live = survivors + accepted;
         counters.live = live;
-        counters.next_serial = counters.next_serial + counters.children_wanted;
+        counters.next_serial = counters.next_serial + counters.children_wanted + params.emitted;
         counters.step = counters.step + 1u;
         counters.step_args[0] = (live + WG - 1u) / WG;
         counters.step_args[1] = 1u;

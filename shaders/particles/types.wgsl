@@ -13,7 +13,7 @@ struct Life {
     id: u32,
 }
 
-/// Per-step uniform block: 592 bytes.
+/// Per-step uniform block: 864 bytes.
 struct Params {
     dt: f32,
     step: u32,
@@ -27,9 +27,32 @@ struct Params {
     kill_bounds: u32,
     contact_slop: f32,
     lifecycle: u32,
+    emitted: u32,
+    emitter_count: u32,
+    _pad0: u32,
+    _pad1: u32,
     kill_min: vec4<f32>,
     kill_max: vec4<f32>,
     fields: array<Field, MAX_FIELDS>,
+    emit_first: array<vec4<u32>, EMIT_FIRST_QUADS>,
+}
+
+/// An emitter (src/particles/emitter.rs): 176 bytes.
+struct Emitter {
+    shape: u32,
+    velocity: u32,
+    _pad0: u32,
+    _pad1: u32,
+    position: vec4<f32>,
+    rotation: vec4<f32>,
+    dir_q: vec4<f32>,
+    shape_a: vec4<f32>,
+    shape_b: vec4<f32>,
+    speed_life: vec4<f32>,
+    size_mass: vec4<f32>,
+    colour_min: vec4<f32>,
+    colour_max: vec4<f32>,
+    accel: vec4<f32>,
 }
 
 /// A firework rule: 96 bytes.
@@ -82,7 +105,7 @@ struct Counters {
     step: u32,
     overflow_steps: u32,
     host_dropped_total: u32,
-    _pad0: u32,
+    emitted: u32,
     _pad1: u32,
     _pad2: u32,
     /// The step's indirect dispatch arguments, written by `append` and copied after the pass

@@ -103,6 +103,8 @@ pub struct StepInputs<'a> {
     pub payloads: &'a [GpuPayload],
     /// Sorted ids to remove.
     pub removals: &'a [u32],
+    /// The emitter table.
+    pub emitters: &'a [GpuEmitter],
 }
 
 fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
@@ -319,7 +321,7 @@ pub fn scan_blocks(s: &mut CpuState, params: &GpuParams) {
 fn plan_pool(c: &mut GpuCounters, params: &GpuParams, total: [u32; 2]) {
     let survivors = c.live - total[0];
     let host = params.host_spawn;
-    let wanted = host + total[1];
+    let wanted = host + total[1] + params.emitted;
     let room = params.capacity - survivors;
     let accepted = wanted.min(room);
     c.dead = total[0];
@@ -328,6 +330,7 @@ fn plan_pool(c: &mut GpuCounters, params: &GpuParams, total: [u32; 2]) {
     c.children_wanted = total[1];
     c.spawn_wanted = wanted;
     c.spawn_accepted = accepted;
+    c.emitted = params.emitted;
     if accepted < wanted {
         c.dropped_total += wanted - accepted;
         c.host_dropped_total += host - host.min(accepted);
@@ -450,6 +453,35 @@ pub fn compact(s: &mut CpuState) {
     }
 }
 
+/// Stage `spawn_emitted`: the particles the emitters want this step, drawn into
+/// `staging[host_spawn + children + k]` while the slot fits, emitter by emitter (see
+/// [`super::emitter::emitted_record`]).
+pub fn spawn_emitted(s: &mut CpuState, inp: &StepInputs) {
+    let params = inp.params;
+    let c = s.counters;
+    let n = inp.emitters.len().min(params.emitter_count as usize);
+    let first = |e: usize| params.emit_first[e / 4][e % 4];
+    for e in 0..n {
+        let end = if e + 1 < n {
+            first(e + 1)
+        } else {
+            params.emitted
+        };
+        for k in first(e)..end {
+            let slot = params.host_spawn + c.children_wanted + k;
+            if slot >= c.spawn_accepted {
+                return;
+            }
+            let serial = c
+                .next_serial
+                .wrapping_add(c.children_wanted)
+                .wrapping_add(k);
+            s.staging[slot as usize] =
+                super::emitter::emitted_record(&inp.emitters[e], params.seed, serial, params.step);
+        }
+    }
+}
+
 /// Stage `append`: copy accepted spawns behind the survivors and publish the live count.
 pub fn append(s: &mut CpuState) {
     let accepted = s.counters.spawn_accepted as usize;
@@ -467,7 +499,10 @@ pub fn append(s: &mut CpuState) {
     let c = &mut s.counters;
     let live = (survivors + accepted) as u32;
     c.live = live;
-    c.next_serial = c.next_serial.wrapping_add(c.children_wanted);
+    c.next_serial = c
+        .next_serial
+        .wrapping_add(c.children_wanted)
+        .wrapping_add(c.emitted);
     c.step += 1;
     c.step_args = [live.div_ceil(WG), 1, 1, live.div_ceil(BLOCK), 1, 1];
     c.draw_args = [6, live, 0, 0];

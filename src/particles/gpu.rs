@@ -32,6 +32,7 @@ pub mod binding {
     pub const RULES: u32 = 12;
     pub const PAYLOADS: u32 = 13;
     pub const DEATHS: u32 = 14;
+    pub const EMITTERS: u32 = 15;
 }
 
 const RW: &str = "storage, read_write";
@@ -73,6 +74,12 @@ pub const BINDINGS: &[BindingDecl] = &[
     ),
     decl!(binding::RULES, "rules", "uniform", "array<Rule, MAX_RULES>"),
     decl!(binding::DEATHS, "deaths", RW, "array<atomic<u32>>"),
+    decl!(
+        binding::EMITTERS,
+        "emitters",
+        "uniform",
+        "array<Emitter, MAX_EMITTERS>"
+    ),
     decl!(
         binding::PAYLOADS,
         "payloads",
@@ -134,6 +141,8 @@ pub fn shader_source() -> String {
         ("MAX_COLLIDERS", MAX_COLLIDERS),
         ("MAX_RULES", MAX_RULES),
         ("PAYLOAD_QUADS", MAX_PAYLOADS / 2),
+        ("MAX_EMITTERS", MAX_EMITTERS),
+        ("EMIT_FIRST_QUADS", MAX_EMITTERS / 4),
         ("GPU_ID_BIT", GPU_ID_BIT),
     ];
     // WGSL resolves module-scope names in any order, so the prelude may name structs declared
@@ -146,6 +155,7 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/common/forces.wgsl"),
             include_str!("../../shaders/particles/integrate.wgsl"),
             include_str!("../../shaders/particles/lifecycle.wgsl"),
+            include_str!("../../shaders/particles/emitter.wgsl"),
         ],
     )
 }
@@ -166,6 +176,7 @@ pub struct Buffers {
     pub(crate) colliders: wgpu::Buffer,
     pub(crate) rules: wgpu::Buffer,
     pub(crate) payloads: wgpu::Buffer,
+    pub(crate) emitters: wgpu::Buffer,
     pub(crate) staging: wgpu::Buffer,
     pub(crate) args_step: wgpu::Buffer,
     pub(crate) args_append: wgpu::Buffer,
@@ -184,6 +195,7 @@ struct Kernels {
     scan_reduce: Kernel,
     scan_blocks: Kernel,
     emit: Kernel,
+    spawn_emitted: Kernel,
     compact: Kernel,
     append: Kernel,
 }
@@ -309,6 +321,7 @@ impl GpuParticles {
             scan_reduce: Kernel::new(device, &module, "scan_reduce"),
             scan_blocks: Kernel::new(device, &module, "scan_blocks"),
             emit: Kernel::new(device, &module, "emit"),
+            spawn_emitted: Kernel::new(device, &module, "spawn_emitted"),
             compact: Kernel::new(device, &module, "compact"),
             append: Kernel::new(device, &module, "append"),
         };
@@ -357,6 +370,7 @@ impl GpuParticles {
             colliders: table(d, "colliders", colliders, MAX_COLLIDERS),
             rules: table(d, "rules", rules, MAX_RULES),
             payloads: table(d, "payloads", payloads, MAX_PAYLOADS),
+            emitters: table::<GpuEmitter>(d, "emitters", &[], MAX_EMITTERS),
             staging: storage(ctx, "staging", largest_buffer_bytes(capacity), U::empty()),
             args_step: storage(ctx, "args_step", 24, U::INDIRECT),
             args_append: storage(ctx, "args_append", 12, U::INDIRECT),
@@ -430,6 +444,15 @@ impl GpuParticles {
                 (DEATHS, &b.deaths),
             ],
         );
+        k.spawn_emitted.bind(
+            d,
+            &[
+                (PARAMS, &b.params),
+                (COUNTERS, &b.counters),
+                (STAGING, &b.staging),
+                (EMITTERS, &b.emitters),
+            ],
+        );
         k.compact.bind(
             d,
             &join(
@@ -443,8 +466,24 @@ impl GpuParticles {
         );
         k.append.bind(
             d,
-            &join(&state, &[(STAGING, &b.staging), (COUNTERS, &b.counters)]),
+            &join(
+                &state,
+                &[
+                    (PARAMS, &b.params),
+                    (STAGING, &b.staging),
+                    (COUNTERS, &b.counters),
+                ],
+            ),
         );
+    }
+
+    /// Replaces the emitter table (at most [`MAX_EMITTERS`]; the world checks), in order with
+    /// the steps recorded around it.
+    pub fn set_emitters(&mut self, emitters: &[GpuEmitter]) {
+        let n = emitters.len().min(MAX_EMITTERS as usize);
+        if let Some(head) = emitters.get(..n) {
+            self.uploads.write(&self.bufs.emitters, 0, head);
+        }
     }
 
     /// Replaces the collider table (at most [`MAX_COLLIDERS`]; the world checks), in order with
@@ -489,6 +528,7 @@ impl GpuParticles {
             colliders: old.colliders.clone(),
             rules: old.rules.clone(),
             payloads: old.payloads.clone(),
+            emitters: old.emitters.clone(),
             ..new
         };
         self.bufs = keep;
@@ -524,7 +564,8 @@ impl GpuParticles {
 
     /// Uploads the frame's inputs and records the step into `encoder` as one compute pass
     /// (`wgphys:pass:particle_step`) holding its dispatches in stage order: `integrate`, then
-    /// with the lifecycle `scan_reduce`, `scan_blocks`, `emit`, `compact` and `append`. wgpu
+    /// with the lifecycle `scan_reduce`, `scan_blocks`, `emit`, `spawn_emitted` (when the
+    /// emitters want particles), `compact` and `append`. wgpu
     /// keeps the order of dispatches inside a pass and makes each see the writes of the ones
     /// before it (the indirect arguments `scan_blocks` writes included).
     pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, frame: &Frame) {
@@ -543,6 +584,12 @@ impl GpuParticles {
                 k.scan_reduce.dispatch_in(&mut pass, blocks);
                 k.scan_blocks.dispatch_in(&mut pass, Dispatch::Direct(1));
                 k.emit.dispatch_in(&mut pass, blocks);
+                if frame.params.emitted > 0 {
+                    // Only slots below the capacity can be accepted: no more threads than that.
+                    let threads = frame.params.emitted.min(self.capacity);
+                    k.spawn_emitted
+                        .dispatch_in(&mut pass, Dispatch::Direct(threads.div_ceil(WG)));
+                }
                 k.compact.dispatch_in(&mut pass, blocks);
                 k.append
                     .dispatch_in(&mut pass, Dispatch::Indirect(&b.args_append, 0));

@@ -19,12 +19,14 @@
 mod config;
 pub mod cpu;
 pub mod gpu;
+pub mod emitter;
 mod ledger;
 mod model;
 mod report;
 pub mod types;
 mod world;
 
+pub use emitter::{Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle};
 pub use model::{Collider, ColliderShape, ForceField, KillBounds, Particle, ParticleHandle};
 pub use world::{Backend, ParticleWorld, RenderBuffers, Status, StepReport, WorldConfig};
 

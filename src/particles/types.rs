@@ -24,6 +24,8 @@ pub const MAX_RULES: u32 = 128;
 
 /// Most payload entries over all firework rules (a uniform table of 8-byte entries: 8 KiB).
 pub const MAX_PAYLOADS: u32 = 1024;
+/// Most emitters a particle world holds (a uniform table of 176-byte entries: 11 KiB).
+pub const MAX_EMITTERS: u32 = 64;
 /// Bit 31 marks ids made by the GPU (firework children); host handles keep it clear.
 pub const GPU_ID_BIT: u32 = 0x8000_0000;
 
@@ -57,7 +59,7 @@ pub struct GpuField {
     pub v: Vec4,
 }
 
-/// The per-step uniform block. 592 bytes.
+/// The per-step uniform block. 864 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct GpuParams {
@@ -85,12 +87,21 @@ pub struct GpuParams {
     pub contact_slop: f32,
     /// 1 when the lifecycle stages run this step (then `integrate` writes the flags they read).
     pub lifecycle: u32,
+    /// Particles the emitters want this step (staged after the firework children).
+    pub emitted: u32,
+    /// Emitters in the emitter table.
+    pub emitter_count: u32,
+    /// Padding.
+    pub _pad: [u32; 2],
     /// Lower corner of the kill box.
     pub kill_min: Vec4,
     /// Upper corner of the kill box.
     pub kill_max: Vec4,
     /// Force fields.
     pub fields: [GpuField; MAX_FIELDS as usize],
+    /// Where each emitter's particles start among this step's emitted ones (an exclusive
+    /// prefix of the counts; emitter e at `emit_first[e / 4][e % 4]`).
+    pub emit_first: [[u32; 4]; (MAX_EMITTERS / 4) as usize],
 }
 
 /// A static collider. 64 bytes. `kind`: 1 half-space, 2 sphere, 3 box.
@@ -203,8 +214,10 @@ pub struct GpuCounters {
     pub overflow_steps: u32,
     /// Host spawns refused for lack of room, since creation.
     pub host_dropped_total: u32,
+    /// Particles the emitters wanted in the last step.
+    pub emitted: u32,
     /// Padding.
-    pub _pad: [u32; 3],
+    pub _pad: [u32; 2],
     /// The next step's indirect dispatch arguments (groups of WG, then blocks of BLOCK), as
     /// `append` publishes them; the host copies them into the indirect buffer after the pass.
     pub step_args: [u32; 6],
@@ -212,4 +225,39 @@ pub struct GpuCounters {
     pub draw_args: [u32; 4],
     /// Padding.
     pub _pad2: [u32; 2],
+}
+
+/// An emitter's record in the uniform emitter table. 176 bytes. See
+/// [`crate::particles::Emitter`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuEmitter {
+    /// Shape code ([`crate::particles::emitter::shape_code`]).
+    pub shape: u32,
+    /// Velocity mode ([`crate::particles::emitter::velocity_code`]).
+    pub velocity: u32,
+    /// Padding.
+    pub _pad: [u32; 2],
+    /// Position (xyz); w: the cosine of the directional spread.
+    pub position: Vec4,
+    /// Orientation (x, y, z, w).
+    pub rotation: Vec4,
+    /// The rotation from +y to the world direction of a directional emitter (the orientation
+    /// for a radial one).
+    pub dir_q: Vec4,
+    /// Shape size: radius (x) for sphere, shell and disc; base radius and height for the cone;
+    /// half extents for the box; one end for the segment.
+    pub shape_a: Vec4,
+    /// The segment's other end.
+    pub shape_b: Vec4,
+    /// Speed range (x, y) and lifetime range (z, w).
+    pub speed_life: Vec4,
+    /// Size range (x, y) and inverse-mass range (z, w).
+    pub size_mass: Vec4,
+    /// One end of the colour range.
+    pub colour_min: Vec4,
+    /// The other end.
+    pub colour_max: Vec4,
+    /// Acceleration (xyz) and damping (w).
+    pub accel: Vec4,
 }

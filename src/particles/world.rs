@@ -5,6 +5,7 @@ pub use super::config::{Backend, WorldConfig};
 use super::cpu::{self, CpuState, StepInputs};
 use super::gpu::{Frame, GpuParticles};
 use super::ledger::SpawnLedger;
+use super::emitter::{Emitter, EmitterHandle, EmitterState};
 use super::model::{Collider, ForceField, Particle, ParticleHandle};
 pub use super::report::{Status, StepReport};
 use super::types::*;
@@ -14,6 +15,7 @@ use crate::fireworks::launch_record;
 use crate::gpu::GpuContext;
 use crate::rng::hash_u32;
 
+mod emitters;
 mod handles;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
@@ -85,6 +87,12 @@ pub struct ParticleWorld {
     killed: Vec<ParticleHandle>,
     /// Queued spawns without a handle (launches, `spawn_firework`).
     queued_launches: u32,
+    /// The emitters, in table order.
+    emitters: Vec<EmitterState>,
+    /// Their GPU records, in the same order (the CPU twin's table).
+    emitter_table: Vec<GpuEmitter>,
+    /// The next emitter handle id.
+    next_emitter: u32,
 }
 
 const LAUNCH_ID: u32 = super::ledger::NO_HANDLE;
@@ -154,6 +162,9 @@ impl ParticleWorld {
             ledger: SpawnLedger::default(),
             refused: Vec::new(),
             killed: Vec::new(),
+            emitters: Vec::new(),
+            emitter_table: Vec::new(),
+            next_emitter: 0,
             queued_launches: 0,
         })
     }
@@ -446,6 +457,7 @@ impl ParticleWorld {
                 &self.colliders,
                 &self.rules,
                 &self.payloads,
+                &self.emitter_table,
             );
             deaths = std::mem::take(&mut s.deaths);
             deaths.sort_unstable();
@@ -529,10 +541,12 @@ impl ParticleWorld {
             }
         }
         self.removals.sort_unstable();
+        let (emitted, emit_first) = self.emission(dt);
         let lifecycle = self.mortal
             || self.config.kill_bounds.is_some()
             || !self.spawns.is_empty()
-            || !self.removals.is_empty();
+            || !self.removals.is_empty()
+            || emitted > 0;
         let kill = self.config.kill_bounds;
         let params = GpuParams {
             dt,
@@ -550,6 +564,10 @@ impl ParticleWorld {
             kill_min: kill.map_or(glam::Vec4::ZERO, |k| k.min.extend(0.0)),
             kill_max: kill.map_or(glam::Vec4::ZERO, |k| k.max.extend(0.0)),
             fields: self.fields,
+            emitted,
+            emitter_count: self.emitter_table.len() as u32,
+            _pad: [0; 2],
+            emit_first,
         };
         let interval = u64::from(self.config.status_interval);
         // A step with host spawns always copies its counters: they say which spawns fit; and
@@ -727,6 +745,7 @@ fn run_cpu_step(
     colliders: &[GpuCollider],
     rules: &[GpuRule],
     payloads: &[GpuPayload],
+    emitters: &[GpuEmitter],
 ) {
     s.staging[..spawns.len()].copy_from_slice(spawns);
     let inp = StepInputs {
@@ -735,12 +754,14 @@ fn run_cpu_step(
         rules,
         payloads,
         removals,
+        emitters,
     };
     cpu::integrate(s, &inp);
     if lifecycle {
         cpu::scan_reduce(s);
         cpu::scan_blocks(s, params);
         cpu::emit(s, &inp);
+        cpu::spawn_emitted(s, &inp);
         cpu::compact(s);
         cpu::append(s);
     }
