@@ -89,7 +89,10 @@ fn every_world_runs_on_a_device_with_webgpus_default_limits() {
     let needs = wgphys::gpu::shader::engine_needs().expect("the engine's WGSL validates");
     for (limit, need, default) in needs.against(&webgpu) {
         println!("{limit}: the engine needs {need}, WebGPU's default is {default}");
-        assert!(need <= default, "{limit}: the engine needs {need}, WebGPU gives {default}");
+        assert!(
+            need <= default,
+            "{limit}: the engine needs {need}, WebGPU gives {default}"
+        );
     }
     let (device, queue, info, escaped) = renderer_device(webgpu.clone());
     let ctx = GpuContext::from_device(device, queue, info)

@@ -208,15 +208,27 @@ impl Emitter {
             EmitShape::Point => (shape_code::POINT, Vec4::ZERO, Vec4::ZERO),
             EmitShape::Sphere { radius } => {
                 non_negative("emitter.shape.radius", radius)?;
-                (shape_code::SPHERE, Vec4::new(radius, 0.0, 0.0, 0.0), Vec4::ZERO)
+                (
+                    shape_code::SPHERE,
+                    Vec4::new(radius, 0.0, 0.0, 0.0),
+                    Vec4::ZERO,
+                )
             }
             EmitShape::Shell { radius } => {
                 non_negative("emitter.shape.radius", radius)?;
-                (shape_code::SHELL, Vec4::new(radius, 0.0, 0.0, 0.0), Vec4::ZERO)
+                (
+                    shape_code::SHELL,
+                    Vec4::new(radius, 0.0, 0.0, 0.0),
+                    Vec4::ZERO,
+                )
             }
             EmitShape::Disc { radius } => {
                 non_negative("emitter.shape.radius", radius)?;
-                (shape_code::DISC, Vec4::new(radius, 0.0, 0.0, 0.0), Vec4::ZERO)
+                (
+                    shape_code::DISC,
+                    Vec4::new(radius, 0.0, 0.0, 0.0),
+                    Vec4::ZERO,
+                )
             }
             EmitShape::Cone { half_angle, height } => {
                 non_negative("emitter.shape.height", height)?;
@@ -277,8 +289,16 @@ impl Emitter {
             }
             EmitVelocity::Radial { speed } => (velocity_code::RADIAL, rotation, 0.0, speed),
         };
-        range("emitter.velocity.speed", speed, "pass finite speeds, min <= max")?;
-        range("emitter.lifetime", self.lifetime, "pass finite seconds, min <= max")?;
+        range(
+            "emitter.velocity.speed",
+            speed,
+            "pass finite speeds, min <= max",
+        )?;
+        range(
+            "emitter.lifetime",
+            self.lifetime,
+            "pass finite seconds, min <= max",
+        )?;
         positive("emitter.lifetime", self.lifetime.0)?;
         range("emitter.size", self.size, "pass finite radii, min <= max")?;
         non_negative("emitter.size", self.size.0)?;
@@ -327,6 +347,14 @@ impl Emitter {
     }
 }
 
+/// The record a world uploads for `e` (checked): the input of [`emitted_record`].
+///
+/// # Errors
+/// As [`Emitter::validate`].
+pub fn record(e: &Emitter) -> Result<GpuEmitter> {
+    e.to_gpu()
+}
+
 /// `v` turned by the unit quaternion `q` (x, y, z, w): v + 2 q.xyz × (q.xyz × v + w v), the same
 /// operations as `emit_rotate` in the WGSL.
 fn rotate(q: Vec4, v: Vec3) -> Vec3 {
@@ -367,9 +395,7 @@ pub fn shape_point(e: &GpuEmitter, u0: f32, u1: f32, u2: f32) -> Vec3 {
             let phi = std::f32::consts::PI * (2.0 * u2 - 1.0);
             Vec3::new(r * phi.cos(), a.y * t, r * phi.sin())
         }
-        shape_code::BOX => {
-            a.truncate() * (Vec3::new(u0, u1, u2) * 2.0 - Vec3::ONE)
-        }
+        shape_code::BOX => a.truncate() * (Vec3::new(u0, u1, u2) * 2.0 - Vec3::ONE),
         shape_code::SEGMENT => {
             let b = e.shape_b.truncate();
             a.truncate() + (b - a.truncate()) * u0

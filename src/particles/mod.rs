@@ -18,8 +18,8 @@
 
 mod config;
 pub mod cpu;
-pub mod gpu;
 pub mod emitter;
+pub mod gpu;
 mod ledger;
 mod model;
 mod report;

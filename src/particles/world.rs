@@ -3,9 +3,9 @@
 
 pub use super::config::{Backend, WorldConfig};
 use super::cpu::{self, CpuState, StepInputs};
+use super::emitter::{Emitter, EmitterHandle, EmitterState};
 use super::gpu::{Frame, GpuParticles};
 use super::ledger::SpawnLedger;
-use super::emitter::{Emitter, EmitterHandle, EmitterState};
 use super::model::{Collider, ForceField, Particle, ParticleHandle};
 pub use super::report::{Status, StepReport};
 use super::types::*;
