@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use wgphys::particles::{Backend, ParticleWorld, WorldConfig};
+use wgphys::particles::{Backend, ParticleWorld};
 use wgphys::scenes;
 
 const STEPS: u64 = 300;
@@ -17,19 +17,23 @@ const STEPS: u64 = 300;
 enum Scene {
     Fireworks,
     Fountain,
+    Emitters,
 }
 
 impl Scene {
-    fn config(self) -> WorldConfig {
+    fn world(self, backend: Backend) -> ParticleWorld {
         match self {
-            Scene::Fireworks => scenes::fireworks_config(20_000, 3),
-            Scene::Fountain => scenes::fountain_config(8192, 5),
+            Scene::Fireworks => ParticleWorld::new(backend, scenes::fireworks_config(20_000, 3)),
+            Scene::Fountain => ParticleWorld::new(backend, scenes::fountain_config(8192, 5)),
+            Scene::Emitters => scenes::emitter_scene(backend, 8192, 7),
         }
+        .expect("world")
     }
     fn tick(self, w: &mut ParticleWorld) {
         match self {
             Scene::Fireworks => scenes::fireworks_tick(w).expect("launch"),
             Scene::Fountain => scenes::fountain_tick(w, 20).expect("spawn"),
+            Scene::Emitters => {}
         }
     }
 }
@@ -37,7 +41,7 @@ impl Scene {
 /// Runs a scene for `STEPS` steps and returns the hash of the final state, plus the hashes at
 /// every 50th step (so a mismatch says when the runs parted).
 fn run_hashes(scene: Scene, backend: Backend) -> Vec<(u64, u64)> {
-    let mut w = ParticleWorld::new(backend, scene.config()).expect("world");
+    let mut w = scene.world(backend);
     let mut out = Vec::new();
     for s in 1..=STEPS {
         scene.tick(&mut w);
@@ -67,6 +71,13 @@ fn fireworks_gpu_runs_are_bitwise_identical() {
 }
 
 #[test]
+fn emitters_gpu_runs_are_bitwise_identical() {
+    let a = run_hashes(Scene::Emitters, Backend::Gpu(gpu()));
+    let b = run_hashes(Scene::Emitters, Backend::Gpu(gpu()));
+    assert_runs_identical("emitters", &a, &b);
+}
+
+#[test]
 fn fountain_gpu_runs_are_bitwise_identical() {
     let a = run_hashes(Scene::Fountain, Backend::Gpu(gpu()));
     let b = run_hashes(Scene::Fountain, Backend::Gpu(gpu()));
@@ -82,6 +93,8 @@ fn fountain_gpu_runs_are_bitwise_identical() {
 /// (x86_64 Linux, as CI runs); another libm may legitimately mint different values.
 const GOLDEN_FIREWORKS: u64 = 0x62a0_fad5_48c7_96d5;
 const GOLDEN_FOUNTAIN: u64 = 0xf1fe_88d9_6b18_8497;
+/// Minted with the emitters (`scenes::emitter_scene`), when they were added.
+const GOLDEN_EMITTERS: u64 = 0x10aa_538b_43c9_2a49;
 
 fn check_golden(name: &str, scene: Scene, golden: u64) {
     let got = run_hashes(scene, Backend::Cpu).last().expect("hashes").1;
@@ -100,4 +113,9 @@ fn fireworks_cpu_golden_hash() {
 #[test]
 fn fountain_cpu_golden_hash() {
     check_golden("fountain", Scene::Fountain, GOLDEN_FOUNTAIN);
+}
+
+#[test]
+fn emitters_cpu_golden_hash() {
+    check_golden("emitters", Scene::Emitters, GOLDEN_EMITTERS);
 }

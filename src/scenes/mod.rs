@@ -257,3 +257,75 @@ pub fn fireworks_busy_tick(world: &mut ParticleWorld, per_step: u32) -> Result<(
 pub mod aggregate;
 pub mod rigid;
 pub mod soak;
+
+/// Three GPU emitters over a ground plane: a spark fountain (a cone throwing 600 sparks a
+/// second upwards within 20°, bouncing), a puff of slow smoke (a ball emitting radially, 60 a
+/// second, light and damped), and a ring of embers (a shell) bursting every half second for 3
+/// s. Nothing is spawned from the host: every particle is drawn on the device.
+///
+/// # Errors
+/// As [`ParticleWorld::new`] and [`ParticleWorld::add_emitter`].
+pub fn emitter_scene(
+    backend: crate::particles::Backend,
+    capacity: u32,
+    seed: u32,
+) -> Result<ParticleWorld> {
+    use crate::particles::{Burst, EmitShape, EmitVelocity, Emitter};
+    let mut world = ParticleWorld::new(
+        backend,
+        WorldConfig {
+            capacity,
+            seed,
+            colliders: vec![Collider::ground(0.4, 0.2)],
+            ..WorldConfig::default()
+        },
+    )?;
+    world.add_emitter(Emitter {
+        rate: 600.0,
+        shape: EmitShape::Cone {
+            half_angle: 0.2,
+            height: 0.1,
+        },
+        velocity: EmitVelocity::Directional {
+            direction: Vec3::Y,
+            spread: 20f32.to_radians(),
+            speed: (4.0, 7.0),
+        },
+        lifetime: (1.0, 2.5),
+        size: (0.01, 0.02),
+        colour: (Vec4::new(1.0, 0.8, 0.3, 1.0), Vec4::new(1.0, 0.4, 0.1, 1.0)),
+        position: Vec3::new(0.0, 0.05, 0.0),
+        ..crate::particles::Emitter::default()
+    })?;
+    world.add_emitter(Emitter {
+        rate: 60.0,
+        shape: EmitShape::Sphere { radius: 0.3 },
+        velocity: EmitVelocity::Radial { speed: (0.1, 0.4) },
+        lifetime: (2.0, 4.0),
+        size: (0.08, 0.15),
+        colour: (Vec4::new(0.5, 0.5, 0.5, 0.4), Vec4::new(0.3, 0.3, 0.3, 0.2)),
+        inverse_mass: (20.0, 40.0),
+        damping: 0.3,
+        acceleration: Vec3::new(0.2, 0.6, 0.0),
+        position: Vec3::new(-1.5, 0.5, 0.0),
+        ..crate::particles::Emitter::default()
+    })?;
+    world.add_emitter(Emitter {
+        rate: 0.0,
+        bursts: (0..6)
+            .map(|k| Burst {
+                time: 0.5 * k as f32,
+                count: 120,
+            })
+            .collect(),
+        shape: EmitShape::Shell { radius: 0.2 },
+        velocity: EmitVelocity::Radial { speed: (2.0, 2.5) },
+        lifetime: (0.8, 1.2),
+        size: (0.015, 0.025),
+        colour: (Vec4::new(0.3, 0.8, 1.0, 1.0), Vec4::new(0.8, 0.3, 1.0, 1.0)),
+        position: Vec3::new(1.5, 2.0, 0.0),
+        rotation: Quat::from_rotation_x(0.5),
+        ..crate::particles::Emitter::default()
+    })?;
+    Ok(world)
+}
