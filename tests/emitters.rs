@@ -277,7 +277,7 @@ fn velocities_follow_their_mode() {
     let axis = rotation * direction;
     let mut cos_sum = 0.0f64;
     for k in 0..N {
-        let rec = emitted_record(&e, 5, k, 9);
+        let rec = emitted_record(&e, None, 5, k, 9);
         let v = rec.vel.truncate();
         let speed = v.length();
         assert!(
@@ -313,7 +313,7 @@ fn velocities_follow_their_mode() {
         ..Emitter::default()
     });
     for k in 0..1000 {
-        let rec = emitted_record(&radial, 5, k, 9);
+        let rec = emitted_record(&radial, None, 5, k, 9);
         let out = rec.pos.truncate() - Vec3::new(5.0, 1.0, 0.0);
         let v = rec.vel.truncate();
         assert!(
@@ -527,5 +527,201 @@ fn bad_emitters_are_refused_and_nothing_changes() {
         assert_eq!(w.emitter_count(), MAX_EMITTERS as usize);
         // A removed emitter's particles live on; the world still steps.
         w.step(DT).expect("step");
+    }
+}
+
+/// The piecewise-linear value of `keys` at `t`, held outside them; with two keys at one time
+/// the later holds from that time (the definition, in f64).
+fn piecewise(keys: &[(f32, f64)], t: f64) -> f64 {
+    let mut out = keys[0].1;
+    for w in keys.windows(2) {
+        let ((t0, v0), (t1, v1)) = ((f64::from(w[0].0), w[0].1), (f64::from(w[1].0), w[1].1));
+        if t >= t0 && t < t1 {
+            out = v0 + (v1 - v0) * (t - t0) / (t1 - t0);
+        }
+    }
+    if t >= f64::from(keys[keys.len() - 1].0) {
+        out = keys[keys.len() - 1].1;
+    }
+    out
+}
+
+/// Life curves: a particle's colour and size follow its emitter's keys from spawn to death.
+/// With dt = 1/64 s and a lifetime of exactly 1 s the life fraction after j steps is exactly
+/// j/64, so at a key's time the value is the key, bit for bit (the interpolation adds
+/// (next − key)·0); between keys it is linear: a subtraction, a division, a multiplication and
+/// an addition of values at most 1, each rounding by half an ulp (6e-8), so 4e-7 covers it
+/// with or without fused multiply-adds. Two keys at 0.5 make a step: the later holds from 0.5.
+/// A fade to alpha 0 is the last key. Both backends; the particles die at the end of their
+/// 64th step of life.
+#[test]
+fn life_curves_hit_their_keys_and_are_linear_between() {
+    let dt = 1.0f32 / 64.0;
+    let red = Vec4::new(1.0, 0.0, 0.0, 1.0);
+    let green = Vec4::new(0.0, 1.0, 0.0, 1.0);
+    let blue = Vec4::new(0.0, 0.0, 1.0, 0.5);
+    let white = Vec4::ONE;
+    let clear = Vec4::new(0.2, 0.1, 0.0, 0.0);
+    let colour_keys = vec![
+        (0.0, red),
+        (0.25, green),
+        (0.5, blue),
+        (0.5, white),
+        (1.0, clear),
+    ];
+    let size_keys = vec![(0.0, 0.1), (0.75, 0.5), (1.0, 0.3)];
+    let emitter = Emitter {
+        rate: 0.0,
+        bursts: vec![Burst {
+            time: 0.0,
+            count: 10,
+        }],
+        lifetime: (1.0, 1.0),
+        acceleration: Vec3::ZERO,
+        colour_over_life: Some(colour_keys.clone()),
+        size_over_life: Some(size_keys.clone()),
+        ..Emitter::default()
+    };
+    for (name, backend) in backends() {
+        let mut w = world(backend, 64);
+        w.add_emitter(emitter.clone()).expect("emitter");
+        for s in 1..=65u32 {
+            w.step(dt).expect("step");
+            let snap = w.read_snapshot().expect("snapshot");
+            if s == 65 {
+                assert_eq!(snap.len(), 0, "{name}: the particles die at a life of 1 s");
+                break;
+            }
+            assert_eq!(snap.len(), 10, "{name} step {s}");
+            let t = f64::from(s - 1) / 64.0;
+            let at_key = |keys: &[(f32, f64)]| keys.iter().any(|k| f64::from(k.0) == t);
+            for i in 0..snap.len() {
+                assert_eq!(snap.life[i].age, t as f32, "{name} step {s}: age");
+                for ch in 0..4 {
+                    let keys: Vec<(f32, f64)> = colour_keys
+                        .iter()
+                        .map(|(kt, c)| (*kt, f64::from(c[ch])))
+                        .collect();
+                    let want = piecewise(&keys, t);
+                    let got = f64::from(snap.colour[i][ch]);
+                    let tol = if at_key(&keys) { 0.0 } else { 4e-7 };
+                    assert!(
+                        (got - want).abs() <= tol,
+                        "{name} step {s} (t = {t}): colour channel {ch} {got} vs {want}"
+                    );
+                }
+                let keys: Vec<(f32, f64)> = size_keys
+                    .iter()
+                    .map(|(kt, v)| (*kt, f64::from(*v)))
+                    .collect();
+                let want = piecewise(&keys, t);
+                let got = f64::from(snap.size[i]);
+                let tol = if at_key(&keys) { 0.0 } else { 4e-7 };
+                assert!(
+                    (got - want).abs() <= tol,
+                    "{name} step {s} (t = {t}): size {got} vs {want}"
+                );
+            }
+        }
+    }
+}
+
+/// Bad curves are refused naming the field: no keys, too many, times out of order or outside
+/// [0, 1], a NaN colour, a negative size.
+#[test]
+fn bad_curves_are_refused() {
+    let with = |colour: Option<Vec<(f32, Vec4)>>, size: Option<Vec<(f32, f32)>>| Emitter {
+        colour_over_life: colour,
+        size_over_life: size,
+        ..Emitter::default()
+    };
+    let cases = [
+        (with(Some(vec![]), None), "emitter.colour_over_life"),
+        (
+            with(Some(vec![(0.0, Vec4::ONE); 9]), None),
+            "emitter.colour_over_life",
+        ),
+        (
+            with(Some(vec![(0.5, Vec4::ONE), (0.2, Vec4::ONE)]), None),
+            "emitter.colour_over_life",
+        ),
+        (
+            with(Some(vec![(1.5, Vec4::ONE)]), None),
+            "emitter.colour_over_life",
+        ),
+        (
+            with(Some(vec![(0.0, Vec4::splat(f32::NAN))]), None),
+            "emitter.colour_over_life",
+        ),
+        (with(None, Some(vec![])), "emitter.size_over_life"),
+        (
+            with(None, Some(vec![(0.0, -1.0)])),
+            "emitter.size_over_life",
+        ),
+        (
+            with(None, Some(vec![(f32::NAN, 1.0)])),
+            "emitter.size_over_life",
+        ),
+    ];
+    let mut w = world(Backend::Cpu, 16);
+    for (e, what) in cases {
+        let r = w.add_emitter(e);
+        assert!(
+            matches!(&r, Err(Error::InvalidInput { what: w, .. }) if *w == what),
+            "{what}: {r:?}"
+        );
+    }
+    assert_eq!(w.emitter_count(), 0);
+}
+
+/// A removed emitter's particles keep following its life curves, even when another emitter
+/// with curves is added after it (the new one does not take its slot while they live).
+#[test]
+fn a_removed_emitters_particles_keep_its_curves() {
+    let dt = 1.0f32 / 64.0;
+    let (red, blue, green) = (
+        Vec4::new(1.0, 0.0, 0.0, 1.0),
+        Vec4::new(0.0, 0.0, 1.0, 1.0),
+        Vec4::new(0.0, 1.0, 0.0, 1.0),
+    );
+    let burst = |colour: Vec<(f32, Vec4)>| Emitter {
+        rate: 0.0,
+        bursts: vec![Burst {
+            time: 0.0,
+            count: 4,
+        }],
+        lifetime: (1.0, 1.0),
+        acceleration: Vec3::ZERO,
+        colour_over_life: Some(colour),
+        ..Emitter::default()
+    };
+    for (name, backend) in backends() {
+        let mut w = world(backend, 64);
+        let a = w
+            .add_emitter(burst(vec![(0.0, red), (1.0, blue)]))
+            .expect("a");
+        w.step(dt).expect("step");
+        w.remove_emitter(a).expect("remove a");
+        w.add_emitter(burst(vec![(0.0, green), (1.0, green)]))
+            .expect("b");
+        // 32 more steps: A's particles at t = 0.5 (exactly half way, so (red + blue) / 2, which
+        // rounds exactly), B's at t = 31/64, all green.
+        for _ in 0..32 {
+            w.step(dt).expect("step");
+        }
+        let snap = w.read_snapshot().expect("snapshot");
+        assert_eq!(snap.len(), 8, "{name}: four of each");
+        let half = Vec4::new(0.5, 0.0, 0.5, 1.0);
+        let (mut from_a, mut from_b) = (0, 0);
+        for (i, c) in snap.colour.iter().enumerate() {
+            if snap.life[i].age == 0.5 {
+                assert_eq!(*c, half, "{name}: A's particle {i} follows A's gradient");
+                from_a += 1;
+            } else {
+                assert_eq!(*c, green, "{name}: B's particle {i} follows B's gradient");
+                from_b += 1;
+            }
+        }
+        assert_eq!((from_a, from_b), (4, 4), "{name}");
     }
 }

@@ -195,6 +195,7 @@ fn emitter_layout() {
     let r = rust_layout!(GpuEmitter {
         shape,
         velocity,
+        kind,
         _pad,
         position,
         rotation,
@@ -208,6 +209,19 @@ fn emitter_layout() {
         accel,
     });
     check(&m, &layouter(&m), "Emitter", r);
+}
+
+#[test]
+fn curves_layout() {
+    let m = module();
+    let r = rust_layout!(GpuCurves {
+        colour,
+        colour_t,
+        size,
+        size_t,
+        counts,
+    });
+    check(&m, &layouter(&m), "Curves", r);
 }
 
 #[test]
@@ -361,6 +375,7 @@ fn binding_strides_match_rust_elements() {
         ("args_append", size_of::<u32>()),
         ("deaths", size_of::<u32>()),
         ("emitters", size_of::<GpuEmitter>()),
+        ("curves", size_of::<GpuCurves>()),
     ]
     .into_iter()
     .collect();

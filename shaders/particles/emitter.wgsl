@@ -96,10 +96,21 @@ fn emitted_record(e: Emitter, serial: u32) -> SpawnRecord {
     rec.life = Life(
         0.0,
         emit_lerp(e.speed_life.z, e.speed_life.w, rng_unit(seed, serial, step, 6u)),
-        0u,
+        e.kind,
         GPU_ID_BIT | (serial & ~GPU_ID_BIT),
     );
     rec.size = emit_lerp(e.size_mass.x, e.size_mass.y, rng_unit(seed, serial, step, 7u));
+    // Life curves from the first moment: the colour and size at life fraction 0.
+    let curve_set = e.kind >> KIND_CURVES_SHIFT;
+    if (curve_set != 0u) {
+        let cs = curve_set - 1u;
+        if (curves[cs].counts.x != 0u) {
+            rec.colour = curve_colour(cs, 0.0);
+        }
+        if (curves[cs].counts.y != 0u) {
+            rec.size = curve_size(cs, 0.0);
+        }
+    }
     return rec;
 }
 

@@ -86,10 +86,11 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
         dead = true;
     }
     var payload = 0u;
-    if (life_i.kind != 0u) {
+    let firework = life_i.kind & KIND_FIREWORK_MASK;
+    if (firework != 0u) {
         // Book 4.2: a firework also bursts when it falls below the ground.
         dead = dead || p.y < 0.0;
-        let rule = rules[life_i.kind - 1u];
+        let rule = rules[firework - 1u];
         if (dead && !removed) {
             payload = rule.children;
         }
@@ -98,6 +99,19 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
             t = clamp(1.0 - life_i.age / life_i.lifetime, 0.0, 1.0);
         }
         colour[i] = rule.colour * t;
+    }
+
+    // Life curves (an emitter's colour gradient and size curve), at the new age.
+    let curve_set = life_i.kind >> KIND_CURVES_SHIFT;
+    if (curve_set != 0u) {
+        let cs = curve_set - 1u;
+        let t = clamp(life_i.age / life_i.lifetime, 0.0, 1.0);
+        if (curves[cs].counts.x != 0u) {
+            colour[i] = curve_colour(cs, t);
+        }
+        if (curves[cs].counts.y != 0u) {
+            size[i] = curve_size(cs, t);
+        }
     }
 
     pos[i] = vec4<f32>(p, pv.w);

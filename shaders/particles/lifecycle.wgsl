@@ -134,7 +134,7 @@ fn plan_pool(live: u32, total: vec2<u32>) {
 fn emit_children(i: u32, first_slot: u32, accepted: u32, first_serial: u32) {
     let parent_p = pos[i].xyz;
     let parent_v = vel[i].xyz;
-    let rule = rules[life[i].kind - 1u];
+    let rule = rules[(life[i].kind & KIND_FIREWORK_MASK) - 1u];
     var n = 0u;
     for (var e = 0u; e < rule.payload_len; e = e + 1u) {
         let payload = payload_at(rule.payload_start + e);

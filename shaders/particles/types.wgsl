@@ -41,8 +41,8 @@ struct Params {
 struct Emitter {
     shape: u32,
     velocity: u32,
+    kind: u32,
     _pad0: u32,
-    _pad1: u32,
     position: vec4<f32>,
     rotation: vec4<f32>,
     dir_q: vec4<f32>,
@@ -157,4 +157,54 @@ fn payload_at(k: u32) -> Payload {
         return Payload(q.x, q.y);
     }
     return Payload(q.z, q.w);
+}
+
+/// Life curves of an emitter's particles (src/particles/types.rs `GpuCurves`): 240 bytes.
+struct Curves {
+    colour: array<vec4<f32>, MAX_CURVE_KEYS>,
+    colour_t: array<vec4<f32>, CURVE_QUADS>,
+    size: array<vec4<f32>, CURVE_QUADS>,
+    size_t: array<vec4<f32>, CURVE_QUADS>,
+    counts: vec4<u32>,
+}
+
+// The curve helpers read the `curves` table through references (index `cs`), so the keys
+// are indexed in place rather than copied into a local array.
+
+/// The colour of emitter slot `cs`'s gradient at life fraction `t`: linear between keys, held
+/// before the first and after the last.
+fn curve_colour(cs: u32, t: f32) -> vec4<f32> {
+    let n = curves[cs].counts.x;
+    var out = curves[cs].colour[0];
+    for (var k = 0u; k + 1u < n; k = k + 1u) {
+        let t0 = curves[cs].colour_t[k / 4u][k % 4u];
+        let t1 = curves[cs].colour_t[(k + 1u) / 4u][(k + 1u) % 4u];
+        if (t >= t0 && t < t1) {
+            let c0 = curves[cs].colour[k];
+            out = c0 + (curves[cs].colour[k + 1u] - c0) * ((t - t0) / (t1 - t0));
+        }
+    }
+    if (t >= curves[cs].colour_t[(n - 1u) / 4u][(n - 1u) % 4u]) {
+        out = curves[cs].colour[n - 1u];
+    }
+    return out;
+}
+
+/// The size of emitter slot `cs`'s curve at life fraction `t`, as `curve_colour`.
+fn curve_size(cs: u32, t: f32) -> f32 {
+    let n = curves[cs].counts.y;
+    var out = curves[cs].size[0].x;
+    for (var k = 0u; k + 1u < n; k = k + 1u) {
+        let t0 = curves[cs].size_t[k / 4u][k % 4u];
+        let t1 = curves[cs].size_t[(k + 1u) / 4u][(k + 1u) % 4u];
+        if (t >= t0 && t < t1) {
+            let s0 = curves[cs].size[k / 4u][k % 4u];
+            let s1 = curves[cs].size[(k + 1u) / 4u][(k + 1u) % 4u];
+            out = s0 + (s1 - s0) * ((t - t0) / (t1 - t0));
+        }
+    }
+    if (t >= curves[cs].size_t[(n - 1u) / 4u][(n - 1u) % 4u]) {
+        out = curves[cs].size[(n - 1u) / 4u][(n - 1u) % 4u];
+    }
+    return out;
 }

@@ -105,6 +105,8 @@ pub struct StepInputs<'a> {
     pub removals: &'a [u32],
     /// The emitter table.
     pub emitters: &'a [GpuEmitter],
+    /// The life curves, one per emitter slot.
+    pub curves: &'a [GpuCurves],
 }
 
 fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
@@ -255,9 +257,10 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
             dead = true;
         }
         let mut payload = 0;
-        if life_i.kind != 0 {
+        let firework = life_i.kind & KIND_FIREWORK_MASK;
+        if firework != 0 {
             dead = dead || p.y < 0.0;
-            let rule = &inp.rules[life_i.kind as usize - 1];
+            let rule = &inp.rules[firework as usize - 1];
             if dead && !removed {
                 payload = rule.children;
             }
@@ -268,6 +271,20 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
             s.colour[i] = rule.colour * t;
         }
 
+        // Life curves (an emitter's colour gradient and size curve), at the new age.
+        let curve_set = life_i.kind >> KIND_CURVES_SHIFT;
+        if let Some(c) = (curve_set as usize)
+            .checked_sub(1)
+            .and_then(|set| inp.curves.get(set))
+        {
+            let t = (life_i.age / life_i.lifetime).clamp(0.0, 1.0);
+            if c.counts[0] != 0 {
+                s.colour[i] = super::emitter::curve_colour(c, t);
+            }
+            if c.counts[1] != 0 {
+                s.size[i] = super::emitter::curve_size(c, t);
+            }
+        }
         s.pos[i] = p.extend(pv.w);
         s.vel[i] = v.extend(vv.w);
         s.life[i] = life_i;
@@ -365,7 +382,7 @@ fn emit_children(
     let params = inp.params;
     let parent_p = s.pos[i].xyz();
     let parent_v = s.vel[i].xyz();
-    let rule = &inp.rules[s.life[i].kind as usize - 1];
+    let rule = &inp.rules[(s.life[i].kind & KIND_FIREWORK_MASK) as usize - 1];
     let mut n = 0u32;
     for e in 0..rule.payload_len {
         let payload = inp.payloads[(rule.payload_start + e) as usize];
@@ -476,8 +493,13 @@ pub fn spawn_emitted(s: &mut CpuState, inp: &StepInputs) {
                 .next_serial
                 .wrapping_add(c.children_wanted)
                 .wrapping_add(k);
-            s.staging[slot as usize] =
-                super::emitter::emitted_record(&inp.emitters[e], params.seed, serial, params.step);
+            s.staging[slot as usize] = super::emitter::emitted_record(
+                &inp.emitters[e],
+                inp.curves.get(e),
+                params.seed,
+                serial,
+                params.step,
+            );
         }
     }
 }

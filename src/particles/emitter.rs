@@ -6,7 +6,9 @@
 //! file holds the description, its checks, its GPU record and the CPU twin of the sampling
 //! (`shaders/particles/emitter.wgsl` is the WGSL twin, operation for operation).
 
-use super::types::{GpuEmitter, GpuLife, GpuSpawnRecord, GPU_ID_BIT};
+use super::types::{
+    GpuCurves, GpuEmitter, GpuLife, GpuSpawnRecord, GPU_ID_BIT, KIND_CURVES_SHIFT, MAX_CURVE_KEYS,
+};
 use crate::error::{finite, finite3, non_negative, positive, Error, Result};
 use crate::rng::rng_unit;
 use glam::{Quat, Vec3, Vec4};
@@ -111,6 +113,14 @@ pub struct Emitter {
     pub position: Vec3,
     /// The emitter's orientation in the world (normalised for you).
     pub rotation: Quat,
+    /// The colour over each particle's life, as keys (life fraction in [0, 1], ascending;
+    /// linear RGBA), linear between keys and held outside them; it replaces the colour range.
+    /// `None`: the colour drawn from the range stays. At most [`MAX_CURVE_KEYS`] keys; a fade is
+    /// a key with alpha 0 at 1.
+    pub colour_over_life: Option<Vec<(f32, Vec4)>>,
+    /// The radius over each particle's life, as keys (life fraction, metres), like
+    /// `colour_over_life`; it replaces the size range.
+    pub size_over_life: Option<Vec<(f32, f32)>>,
 }
 
 impl Default for Emitter {
@@ -134,6 +144,8 @@ impl Default for Emitter {
             acceleration: Vec3::new(0.0, -9.81, 0.0),
             position: Vec3::ZERO,
             rotation: Quat::IDENTITY,
+            colour_over_life: None,
+            size_over_life: None,
         }
     }
 }
@@ -324,10 +336,12 @@ impl Emitter {
         }
         finite3("emitter.acceleration", self.acceleration)?;
         finite3("emitter.position", self.position)?;
+        self.curves()?;
         Ok(GpuEmitter {
             shape,
             velocity,
-            _pad: [0; 2],
+            kind: 0,
+            _pad: 0,
             position: self.position.extend(spread.cos()),
             rotation: Vec4::from(rotation),
             dir_q: Vec4::from(dir_q),
@@ -344,6 +358,112 @@ impl Emitter {
             colour_max: self.colour.1,
             accel: self.acceleration.extend(self.damping),
         })
+    }
+}
+
+/// Checks a curve's keys: at least one, at most [`MAX_CURVE_KEYS`], times finite, ascending and
+/// in [0, 1].
+fn check_keys(what: &'static str, times: impl Iterator<Item = f32> + Clone) -> Result<()> {
+    let n = times.clone().count();
+    if n == 0 || n > MAX_CURVE_KEYS as usize {
+        return Err(Error::InvalidInput {
+            what,
+            value: format!("{n} keys"),
+            fix: "give 1 to MAX_CURVE_KEYS (8) keys, or None for no curve",
+        });
+    }
+    let mut last = 0.0f32;
+    for t in times {
+        if !(t.is_finite() && (last..=1.0).contains(&t)) {
+            return Err(Error::InvalidInput {
+                what,
+                value: format!("key time {t}"),
+                fix: "give key times in [0, 1] (fractions of the lifetime), ascending",
+            });
+        }
+        last = t;
+    }
+    Ok(())
+}
+
+impl Emitter {
+    /// The life curves' record, or `None` when the emitter has none (checked).
+    pub(crate) fn curves(&self) -> Result<Option<GpuCurves>> {
+        if self.colour_over_life.is_none() && self.size_over_life.is_none() {
+            return Ok(None);
+        }
+        let mut c = GpuCurves::default();
+        if let Some(keys) = &self.colour_over_life {
+            check_keys("emitter.colour_over_life", keys.iter().map(|k| k.0))?;
+            for (k, &(t, colour)) in keys.iter().enumerate() {
+                if !colour.is_finite() {
+                    return Err(Error::InvalidInput {
+                        what: "emitter.colour_over_life",
+                        value: format!("{colour}"),
+                        fix: "give finite colours",
+                    });
+                }
+                c.colour[k] = colour;
+                c.colour_t[k / 4][k % 4] = t;
+            }
+            c.counts[0] = keys.len() as u32;
+        }
+        if let Some(keys) = &self.size_over_life {
+            check_keys("emitter.size_over_life", keys.iter().map(|k| k.0))?;
+            for (k, &(t, size)) in keys.iter().enumerate() {
+                non_negative("emitter.size_over_life", size)?;
+                c.size[k / 4][k % 4] = size;
+                c.size_t[k / 4][k % 4] = t;
+            }
+            c.counts[1] = keys.len() as u32;
+        }
+        Ok(Some(c))
+    }
+}
+
+/// The colour of gradient `c` at life fraction `t` (the CPU twin of `curve_colour`).
+pub fn curve_colour(c: &GpuCurves, t: f32) -> Vec4 {
+    let n = c.counts[0] as usize;
+    let time = |k: usize| c.colour_t[k / 4][k % 4];
+    let mut out = c.colour[0];
+    for k in 0..n.saturating_sub(1) {
+        let (t0, t1) = (time(k), time(k + 1));
+        if t >= t0 && t < t1 {
+            out = c.colour[k] + (c.colour[k + 1] - c.colour[k]) * ((t - t0) / (t1 - t0));
+        }
+    }
+    if n > 0 && t >= time(n - 1) {
+        out = c.colour[n - 1];
+    }
+    out
+}
+
+/// The size of curve `c` at life fraction `t` (the CPU twin of `curve_size`).
+pub fn curve_size(c: &GpuCurves, t: f32) -> f32 {
+    let n = c.counts[1] as usize;
+    let time = |k: usize| c.size_t[k / 4][k % 4];
+    let value = |k: usize| c.size[k / 4][k % 4];
+    let mut out = value(0);
+    for k in 0..n.saturating_sub(1) {
+        let (t0, t1) = (time(k), time(k + 1));
+        if t >= t0 && t < t1 {
+            let s0 = value(k);
+            out = s0 + (value(k + 1) - s0) * ((t - t0) / (t1 - t0));
+        }
+    }
+    if n > 0 && t >= time(n - 1) {
+        out = value(n - 1);
+    }
+    out
+}
+
+/// The `kind` the particles of the emitter in table slot `slot` carry: its life curves' set
+/// when it has curves, else 0 (see [`KIND_CURVES_SHIFT`]).
+pub(crate) fn curve_kind(slot: usize, has_curves: bool) -> u32 {
+    if has_curves {
+        (slot as u32 + 1) << KIND_CURVES_SHIFT
+    } else {
+        0
     }
 }
 
@@ -405,9 +525,15 @@ pub fn shape_point(e: &GpuEmitter, u0: f32, u1: f32, u2: f32) -> Vec3 {
 }
 
 /// Stage `spawn_emitted` for one particle: emitter `e`'s particle with GPU serial `serial` at
-/// `step`, drawn from `(seed, serial, step, k)` for k = 0..10 (the CPU twin of
-/// `emitted_record`).
-pub fn emitted_record(e: &GpuEmitter, seed: u32, serial: u32, step: u32) -> GpuSpawnRecord {
+/// `step`, drawn from `(seed, serial, step, k)` for k = 0..10, its colour and size taken from
+/// `curves` at life fraction 0 where they have keys (the CPU twin of `emitted_record`).
+pub fn emitted_record(
+    e: &GpuEmitter,
+    curves: Option<&GpuCurves>,
+    seed: u32,
+    serial: u32,
+    step: u32,
+) -> GpuSpawnRecord {
     let u = |k: u32| rng_unit(seed, serial, step, k);
     let local = shape_point(e, u(0), u(1), u(2));
     let pos = e.position.truncate() + rotate(e.rotation, local);
@@ -427,7 +553,16 @@ pub fn emitted_record(e: &GpuEmitter, seed: u32, serial: u32, step: u32) -> GpuS
         let phi = std::f32::consts::PI * (2.0 * u(4) - 1.0);
         rotate(e.dir_q, Vec3::new(s * phi.cos(), c, s * phi.sin()))
     };
-    let colour = e.colour_min + (e.colour_max - e.colour_min) * u(8);
+    let mut colour = e.colour_min + (e.colour_max - e.colour_min) * u(8);
+    let mut size = lerp(e.size_mass.x, e.size_mass.y, u(7));
+    if let Some(c) = curves.filter(|_| e.kind >> KIND_CURVES_SHIFT != 0) {
+        if c.counts[0] != 0 {
+            colour = curve_colour(c, 0.0);
+        }
+        if c.counts[1] != 0 {
+            size = curve_size(c, 0.0);
+        }
+    }
     GpuSpawnRecord {
         pos: pos.extend(1.0),
         vel: (dir * speed).extend(e.accel.w),
@@ -439,12 +574,26 @@ pub fn emitted_record(e: &GpuEmitter, seed: u32, serial: u32, step: u32) -> GpuS
         life: GpuLife {
             age: 0.0,
             lifetime: lerp(e.speed_life.z, e.speed_life.w, u(6)),
-            kind: 0,
+            kind: e.kind,
             id: GPU_ID_BIT | (serial & !GPU_ID_BIT),
         },
-        size: lerp(e.size_mass.x, e.size_mass.y, u(7)),
+        size,
         _pad: [0; 3],
     }
+}
+
+/// A slot of a world's emitter table. Slots never move, since a particle names its emitter's
+/// life curves by slot; a removed emitter with curves keeps its slot (retired) until its last
+/// particle must have died.
+#[derive(Clone, Debug)]
+pub(crate) enum EmitterSlot {
+    Free,
+    Used(Box<EmitterState>),
+    /// Removed; its curves stay for its particles until the world's clock passes `until`.
+    Retired {
+        until: f64,
+        curves: GpuCurves,
+    },
 }
 
 /// An emitter in a world: its record, clock and what its rate has emitted so far.
@@ -453,6 +602,7 @@ pub(crate) struct EmitterState {
     pub id: u32,
     pub desc: Emitter,
     pub gpu: GpuEmitter,
+    pub curves: Option<GpuCurves>,
     pub active: bool,
     /// Seconds on the emitter's clock (f64, so thousands of steps add no drift).
     pub time: f64,

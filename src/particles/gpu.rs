@@ -33,6 +33,7 @@ pub mod binding {
     pub const PAYLOADS: u32 = 13;
     pub const DEATHS: u32 = 14;
     pub const EMITTERS: u32 = 15;
+    pub const CURVES: u32 = 16;
 }
 
 const RW: &str = "storage, read_write";
@@ -79,6 +80,12 @@ pub const BINDINGS: &[BindingDecl] = &[
         "emitters",
         "uniform",
         "array<Emitter, MAX_EMITTERS>"
+    ),
+    decl!(
+        binding::CURVES,
+        "curves",
+        "uniform",
+        "array<Curves, MAX_EMITTERS>"
     ),
     decl!(
         binding::PAYLOADS,
@@ -143,6 +150,10 @@ pub fn shader_source() -> String {
         ("PAYLOAD_QUADS", MAX_PAYLOADS / 2),
         ("MAX_EMITTERS", MAX_EMITTERS),
         ("EMIT_FIRST_QUADS", MAX_EMITTERS / 4),
+        ("MAX_CURVE_KEYS", MAX_CURVE_KEYS),
+        ("CURVE_QUADS", MAX_CURVE_KEYS / 4),
+        ("KIND_CURVES_SHIFT", KIND_CURVES_SHIFT),
+        ("KIND_FIREWORK_MASK", KIND_FIREWORK_MASK),
         ("GPU_ID_BIT", GPU_ID_BIT),
     ];
     // WGSL resolves module-scope names in any order, so the prelude may name structs declared
@@ -177,6 +188,7 @@ pub struct Buffers {
     pub(crate) rules: wgpu::Buffer,
     pub(crate) payloads: wgpu::Buffer,
     pub(crate) emitters: wgpu::Buffer,
+    pub(crate) curves: wgpu::Buffer,
     pub(crate) staging: wgpu::Buffer,
     pub(crate) args_step: wgpu::Buffer,
     pub(crate) args_append: wgpu::Buffer,
@@ -371,6 +383,7 @@ impl GpuParticles {
             rules: table(d, "rules", rules, MAX_RULES),
             payloads: table(d, "payloads", payloads, MAX_PAYLOADS),
             emitters: table::<GpuEmitter>(d, "emitters", &[], MAX_EMITTERS),
+            curves: table::<GpuCurves>(d, "curves", &[], MAX_EMITTERS),
             staging: storage(ctx, "staging", largest_buffer_bytes(capacity), U::empty()),
             args_step: storage(ctx, "args_step", 24, U::INDIRECT),
             args_append: storage(ctx, "args_append", 12, U::INDIRECT),
@@ -408,6 +421,7 @@ impl GpuParticles {
                     (SCRATCH, &b.scratch),
                     (COLLIDERS, &b.colliders),
                     (RULES, &b.rules),
+                    (CURVES, &b.curves),
                 ],
             ),
         );
@@ -451,6 +465,7 @@ impl GpuParticles {
                 (COUNTERS, &b.counters),
                 (STAGING, &b.staging),
                 (EMITTERS, &b.emitters),
+                (CURVES, &b.curves),
             ],
         );
         k.compact.bind(
@@ -479,10 +494,14 @@ impl GpuParticles {
 
     /// Replaces the emitter table (at most [`MAX_EMITTERS`]; the world checks), in order with
     /// the steps recorded around it.
-    pub fn set_emitters(&mut self, emitters: &[GpuEmitter]) {
+    pub fn set_emitters(&mut self, emitters: &[GpuEmitter], curves: &[GpuCurves]) {
         let n = emitters.len().min(MAX_EMITTERS as usize);
         if let Some(head) = emitters.get(..n) {
             self.uploads.write(&self.bufs.emitters, 0, head);
+        }
+        let n = curves.len().min(MAX_EMITTERS as usize);
+        if let Some(head) = curves.get(..n) {
+            self.uploads.write(&self.bufs.curves, 0, head);
         }
     }
 
@@ -529,6 +548,7 @@ impl GpuParticles {
             rules: old.rules.clone(),
             payloads: old.payloads.clone(),
             emitters: old.emitters.clone(),
+            curves: old.curves.clone(),
             ..new
         };
         self.bufs = keep;

@@ -26,6 +26,13 @@ pub const MAX_RULES: u32 = 128;
 pub const MAX_PAYLOADS: u32 = 1024;
 /// Most emitters a particle world holds (a uniform table of 176-byte entries: 11 KiB).
 pub const MAX_EMITTERS: u32 = 64;
+/// Keys a colour gradient or size curve over a particle's life may have.
+pub const MAX_CURVE_KEYS: u32 = 8;
+/// `GpuLife::kind` holds the firework type in its low 16 bits and, above them, 1 + the emitter
+/// slot whose life curves the particle follows (0: none).
+pub const KIND_CURVES_SHIFT: u32 = 16;
+/// The firework type's bits of `GpuLife::kind`.
+pub const KIND_FIREWORK_MASK: u32 = (1 << KIND_CURVES_SHIFT) - 1;
 /// Bit 31 marks ids made by the GPU (firework children); host handles keep it clear.
 pub const GPU_ID_BIT: u32 = 0x8000_0000;
 
@@ -236,8 +243,11 @@ pub struct GpuEmitter {
     pub shape: u32,
     /// Velocity mode ([`crate::particles::emitter::velocity_code`]).
     pub velocity: u32,
+    /// The `kind` its particles get: 0, or (1 + its slot) << [`KIND_CURVES_SHIFT`] when it has
+    /// life curves.
+    pub kind: u32,
     /// Padding.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
     /// Position (xyz); w: the cosine of the directional spread.
     pub position: Vec4,
     /// Orientation (x, y, z, w).
@@ -260,4 +270,22 @@ pub struct GpuEmitter {
     pub colour_max: Vec4,
     /// Acceleration (xyz) and damping (w).
     pub accel: Vec4,
+}
+
+/// The life curves of an emitter's particles (uniform table, one per emitter slot). 240 bytes.
+/// Times are fractions of the particle's lifetime, ascending, in [0, 1]; values are linear
+/// between keys and held before the first key and after the last.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuCurves {
+    /// Colour keys (linear RGBA).
+    pub colour: [Vec4; MAX_CURVE_KEYS as usize],
+    /// Their times, four per vector.
+    pub colour_t: [Vec4; (MAX_CURVE_KEYS / 4) as usize],
+    /// Size (radius) keys, four per vector.
+    pub size: [Vec4; (MAX_CURVE_KEYS / 4) as usize],
+    /// Their times, four per vector.
+    pub size_t: [Vec4; (MAX_CURVE_KEYS / 4) as usize],
+    /// Colour keys in use (0: colour untouched), size keys in use (0: size untouched), padding.
+    pub counts: [u32; 4],
 }

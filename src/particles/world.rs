@@ -4,6 +4,7 @@
 pub use super::config::{Backend, WorldConfig};
 use super::cpu::{self, CpuState, StepInputs};
 use super::emitter::{Emitter, EmitterHandle, EmitterState};
+
 use super::gpu::{Frame, GpuParticles};
 use super::ledger::SpawnLedger;
 use super::model::{Collider, ForceField, Particle, ParticleHandle};
@@ -87,10 +88,14 @@ pub struct ParticleWorld {
     killed: Vec<ParticleHandle>,
     /// Queued spawns without a handle (launches, `spawn_firework`).
     queued_launches: u32,
-    /// The emitters, in table order.
-    emitters: Vec<EmitterState>,
-    /// Their GPU records, in the same order (the CPU twin's table).
+    /// The emitter table's slots.
+    emitters: Vec<super::emitter::EmitterSlot>,
+    /// Their GPU records, slot by slot (the CPU twin's table).
     emitter_table: Vec<GpuEmitter>,
+    /// Their life curves, slot by slot.
+    curve_table: Vec<GpuCurves>,
+    /// Seconds of world time (the sum of the steps), for retiring emitter slots.
+    clock: f64,
     /// The next emitter handle id.
     next_emitter: u32,
 }
@@ -164,6 +169,8 @@ impl ParticleWorld {
             killed: Vec::new(),
             emitters: Vec::new(),
             emitter_table: Vec::new(),
+            curve_table: Vec::new(),
+            clock: 0.0,
             next_emitter: 0,
             queued_launches: 0,
         })
@@ -458,6 +465,7 @@ impl ParticleWorld {
                 &self.rules,
                 &self.payloads,
                 &self.emitter_table,
+                &self.curve_table,
             );
             deaths = std::mem::take(&mut s.deaths);
             deaths.sort_unstable();
@@ -746,6 +754,7 @@ fn run_cpu_step(
     rules: &[GpuRule],
     payloads: &[GpuPayload],
     emitters: &[GpuEmitter],
+    curves: &[GpuCurves],
 ) {
     s.staging[..spawns.len()].copy_from_slice(spawns);
     let inp = StepInputs {
@@ -755,6 +764,7 @@ fn run_cpu_step(
         payloads,
         removals,
         emitters,
+        curves,
     };
     cpu::integrate(s, &inp);
     if lifecycle {

@@ -2,6 +2,7 @@
 //! emits in a step (the host's part of the `spawn_emitted` stage).
 
 use super::*;
+use crate::particles::emitter::{curve_kind, EmitterSlot};
 
 impl ParticleWorld {
     /// Adds an emitter; it starts emitting in the next step (its clock starts at 0 then).
@@ -9,29 +10,46 @@ impl ParticleWorld {
     /// them counts them as refused in the pool's status.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] naming the bad field; [`Error::TooMany`] beyond
-    /// [`MAX_EMITTERS`]. The world is unchanged then.
+    /// [`Error::InvalidInput`] naming the bad field; [`Error::TooMany`] when all
+    /// [`MAX_EMITTERS`] slots are taken (a removed emitter with life curves holds its slot until
+    /// its particles have died). The world is unchanged then.
     pub fn add_emitter(&mut self, emitter: Emitter) -> Result<EmitterHandle> {
         let gpu = emitter.to_gpu()?;
-        if self.emitters.len() >= MAX_EMITTERS as usize {
-            return Err(Error::TooMany {
-                what: "emitters",
-                count: self.emitters.len() + 1,
-                max: MAX_EMITTERS,
-                fix: "the emitter table is a uniform array of MAX_EMITTERS entries: remove an \
-                      emitter first, or move one emitter between places",
-            });
-        }
+        let curves = emitter.curves()?;
+        let clock = self.clock;
+        let free = self.emitters.iter().position(|s| match s {
+            EmitterSlot::Free => true,
+            EmitterSlot::Retired { until, .. } => clock > *until,
+            EmitterSlot::Used(_) => false,
+        });
+        let slot = match free {
+            Some(slot) => slot,
+            None if self.emitters.len() < MAX_EMITTERS as usize => {
+                self.emitters.push(EmitterSlot::Free);
+                self.emitters.len() - 1
+            }
+            None => {
+                return Err(Error::TooMany {
+                    what: "emitters",
+                    count: self.emitter_count() + 1,
+                    max: MAX_EMITTERS,
+                    fix: "the emitter table is a uniform array of MAX_EMITTERS entries: remove \
+                          an emitter first (one with life curves frees its slot once its \
+                          particles have died), or move one emitter between places",
+                });
+            }
+        };
         let id = self.next_emitter;
         self.next_emitter = self.next_emitter.wrapping_add(1);
-        self.emitters.push(EmitterState {
+        self.emitters[slot] = EmitterSlot::Used(Box::new(EmitterState {
             id,
             desc: emitter,
             gpu,
+            curves,
             active: true,
             time: 0.0,
             from_rate: 0,
-        });
+        }));
         // Emitted particles die of age: the lifecycle runs from now on.
         self.mortal = true;
         self.upload_emitters();
@@ -42,20 +60,24 @@ impl ParticleWorld {
     }
 
     /// Replaces an emitter's description, keeping its clock (a rate change takes effect from
-    /// the next step; bursts already past do not go off again).
+    /// the next step; bursts already past do not go off again). Particles it emitted before
+    /// follow its new life curves.
     ///
     /// # Errors
     /// [`Error::StaleHandle`]; [`Error::InvalidInput`] naming the bad field (the old
     /// description stays).
     pub fn set_emitter(&mut self, handle: EmitterHandle, emitter: Emitter) -> Result<()> {
-        let i = self.emitter_index(handle)?;
+        let slot = self.emitter_slot(handle)?;
         let gpu = emitter.to_gpu()?;
-        let e = &mut self.emitters[i];
-        // The rate's count restarts from the clock so a new rate does not owe the old one's
-        // particles.
-        e.from_rate = (f64::from(emitter.rate) * e.time).floor().max(0.0) as u64;
-        e.desc = emitter;
-        e.gpu = gpu;
+        let curves = emitter.curves()?;
+        if let EmitterSlot::Used(e) = &mut self.emitters[slot] {
+            // The rate's count restarts from the clock so a new rate does not owe the old
+            // one's particles.
+            e.from_rate = (f64::from(emitter.rate) * e.time).floor().max(0.0) as u64;
+            e.desc = emitter;
+            e.gpu = gpu;
+            e.curves = curves;
+        }
         self.upload_emitters();
         Ok(())
     }
@@ -70,11 +92,13 @@ impl ParticleWorld {
         position: glam::Vec3,
         rotation: glam::Quat,
     ) -> Result<()> {
-        let i = self.emitter_index(handle)?;
-        let desc = Emitter {
-            position,
-            rotation,
-            ..self.emitters[i].desc.clone()
+        let desc = match &self.emitters[self.emitter_slot(handle)?] {
+            EmitterSlot::Used(e) => Emitter {
+                position,
+                rotation,
+                ..e.desc.clone()
+            },
+            _ => return Err(Error::StaleHandle(handle.id)),
         };
         self.set_emitter(handle, desc)
     }
@@ -85,60 +109,97 @@ impl ParticleWorld {
     /// # Errors
     /// [`Error::StaleHandle`].
     pub fn set_emitter_active(&mut self, handle: EmitterHandle, active: bool) -> Result<()> {
-        let i = self.emitter_index(handle)?;
-        self.emitters[i].active = active;
+        let slot = self.emitter_slot(handle)?;
+        if let EmitterSlot::Used(e) = &mut self.emitters[slot] {
+            e.active = active;
+        }
         Ok(())
     }
 
-    /// Removes an emitter; the particles it emitted live on.
+    /// Removes an emitter; the particles it emitted live on (with its life curves).
     ///
     /// # Errors
     /// [`Error::StaleHandle`] for a handle already removed or from another world.
     pub fn remove_emitter(&mut self, handle: EmitterHandle) -> Result<()> {
-        let i = self.emitter_index(handle)?;
-        self.emitters.remove(i);
+        let slot = self.emitter_slot(handle)?;
+        let next = match &self.emitters[slot] {
+            EmitterSlot::Used(e) => match e.curves {
+                // Its particles live at most the longest lifetime; the ages are f32 sums of
+                // the steps, so a margin covers their rounding against this f64 clock.
+                Some(curves) => EmitterSlot::Retired {
+                    until: self.clock + f64::from(e.desc.lifetime.1) * 1.01 + 0.1,
+                    curves,
+                },
+                None => EmitterSlot::Free,
+            },
+            _ => return Err(Error::StaleHandle(handle.id)),
+        };
+        self.emitters[slot] = next;
         self.upload_emitters();
         Ok(())
     }
 
     /// Whether an emitter handle is valid here.
     pub fn contains_emitter(&self, handle: EmitterHandle) -> bool {
-        self.emitter_index(handle).is_ok()
+        self.emitter_slot(handle).is_ok()
     }
 
-    /// The emitters, in table order.
+    /// The emitters in the world.
     pub fn emitter_count(&self) -> usize {
-        self.emitters.len()
+        self.emitters
+            .iter()
+            .filter(|s| matches!(s, EmitterSlot::Used(_)))
+            .count()
     }
 
-    fn emitter_index(&self, handle: EmitterHandle) -> Result<usize> {
+    fn emitter_slot(&self, handle: EmitterHandle) -> Result<usize> {
         if handle.world != self.world_tag {
             return Err(Error::StaleHandle(handle.id));
         }
         self.emitters
             .iter()
-            .position(|e| e.id == handle.id)
+            .position(|s| matches!(s, EmitterSlot::Used(e) if e.id == handle.id))
             .ok_or(Error::StaleHandle(handle.id))
     }
 
     fn upload_emitters(&mut self) {
-        self.emitter_table = self.emitters.iter().map(|e| e.gpu).collect();
+        self.emitter_table.clear();
+        self.curve_table.clear();
+        for (slot, s) in self.emitters.iter().enumerate() {
+            let (gpu, curves) = match s {
+                EmitterSlot::Used(e) => (
+                    GpuEmitter {
+                        kind: curve_kind(slot, e.curves.is_some()),
+                        ..e.gpu
+                    },
+                    e.curves.unwrap_or_default(),
+                ),
+                EmitterSlot::Retired { curves, .. } => (GpuEmitter::default(), *curves),
+                EmitterSlot::Free => (GpuEmitter::default(), GpuCurves::default()),
+            };
+            self.emitter_table.push(gpu);
+            self.curve_table.push(curves);
+        }
         if let Engine::Gpu(g) = &mut self.engine {
-            g.set_emitters(&self.emitter_table);
+            g.set_emitters(&self.emitter_table, &self.curve_table);
         }
     }
 
-    /// Advances every emitter's clock by `dt` and returns the particles wanted this step and
-    /// the exclusive prefix of the counts per emitter (for `GpuParams::emit_first`). The total
-    /// is held below 2^30 so the device's sums of spawns cannot wrap (a step can accept at
-    /// most the capacity anyway; the rest are counted as refused).
+    /// Advances the world's and every emitter's clock by `dt` and returns the particles wanted
+    /// this step and the exclusive prefix of the counts per slot (for
+    /// `GpuParams::emit_first`). The total is held below 2^30 so the device's sums of spawns
+    /// cannot wrap (a step can accept at most the capacity anyway; the rest are counted as
+    /// refused).
     pub(super) fn emission(&mut self, dt: f32) -> (u32, [[u32; 4]; (MAX_EMITTERS / 4) as usize]) {
         const MOST: u64 = 1 << 30;
+        self.clock += f64::from(dt);
         let mut first = [[0u32; 4]; (MAX_EMITTERS / 4) as usize];
         let mut total = 0u64;
-        for (e, state) in self.emitters.iter_mut().enumerate() {
-            first[e / 4][e % 4] = total as u32;
-            total = (total + state.advance(dt)).min(MOST);
+        for (slot, s) in self.emitters.iter_mut().enumerate() {
+            first[slot / 4][slot % 4] = total as u32;
+            if let EmitterSlot::Used(e) = s {
+                total = (total + e.advance(dt)).min(MOST);
+            }
         }
         (total as u32, first)
     }
