@@ -592,7 +592,7 @@ pub(crate) enum EmitterSlot {
     /// Removed; its curves stay for its particles until the world's clock passes `until`.
     Retired {
         until: f64,
-        curves: GpuCurves,
+        curves: Box<GpuCurves>,
     },
 }
 

@@ -128,7 +128,7 @@ impl ParticleWorld {
                 // the steps, so a margin covers their rounding against this f64 clock.
                 Some(curves) => EmitterSlot::Retired {
                     until: self.clock + f64::from(e.desc.lifetime.1) * 1.01 + 0.1,
-                    curves,
+                    curves: Box::new(curves),
                 },
                 None => EmitterSlot::Free,
             },
@@ -174,7 +174,7 @@ impl ParticleWorld {
                     },
                     e.curves.unwrap_or_default(),
                 ),
-                EmitterSlot::Retired { curves, .. } => (GpuEmitter::default(), *curves),
+                EmitterSlot::Retired { curves, .. } => (GpuEmitter::default(), **curves),
                 EmitterSlot::Free => (GpuEmitter::default(), GpuCurves::default()),
             };
             self.emitter_table.push(gpu);
