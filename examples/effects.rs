@@ -11,7 +11,7 @@
 //! The scene: a grinder's sparks (a cone spraying 1,500 sparks a second along a turning
 //! direction, white-hot fading to red, bouncing off the ground), a smoke column (a disc,
 //! drifting up, growing and fading), and a ring of embers bursting every half second (a shell,
-//! radial). In the window: space pauses and resumes the grinder, drag orbits, the wheel zooms,
+//! radial), all stirred by a curl-noise turbulence field. In the window: space pauses and resumes the grinder, drag orbits, the wheel zooms,
 //! Esc quits.
 
 mod common;
@@ -20,8 +20,8 @@ use common::{segment, BoxError, Demo, LineVertex, OrbitCamera, Style};
 use glam::{Quat, Vec3, Vec4};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{
-    Backend, Burst, Collider, EmitShape, EmitVelocity, Emitter, EmitterHandle, ParticleWorld,
-    StepReport, WorldConfig,
+    Backend, Burst, Collider, EmitShape, EmitVelocity, Emitter, EmitterHandle, ForceField,
+    ParticleWorld, StepReport, WorldConfig,
 };
 use wgphys::scenes;
 use winit::keyboard::{Key, NamedKey};
@@ -71,6 +71,12 @@ impl Demo for Effects {
                 status_interval: 30,
                 auto_grow: true,
                 colliders: vec![Collider::ground(0.35, 0.3)],
+                // Curl-noise turbulence stirs the smoke (and nudges the sparks), drifting up.
+                fields: vec![ForceField::Turbulence {
+                    scale: 0.8,
+                    strength: 1.5,
+                    scroll: Vec3::new(0.0, 0.4, 0.0),
+                }],
                 ..WorldConfig::default()
             },
         )?;

@@ -32,6 +32,7 @@ pub mod error;
 pub mod fireworks;
 pub mod gpu;
 pub mod grid;
+pub mod noise;
 pub mod particles;
 pub mod rigid;
 pub mod rng;

@@ -157,7 +157,8 @@ fn field_layout() {
             k1,
             k2,
             radius,
-            v
+            v,
+            w
         }),
     );
 }
@@ -476,7 +477,8 @@ fn agg_shared_structs_layout() {
             k1,
             k2,
             radius,
-            v
+            v,
+            w
         }),
     );
     check(

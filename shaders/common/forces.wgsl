@@ -2,14 +2,19 @@
 // them. Functions only (no bindings); each domain loops over its own tables. CPU twin:
 // src/particles/cpu.rs (field_accel_one, collider_contact, resolve_contact).
 
-/// A force field: 32 bytes. kind: 1 gravity, 2 drag, 3 wind, 4 attractor.
+/// A force field: 48 bytes. kind: 1 gravity, 2 drag, 3 wind, 4 attractor, 5 turbulence,
+/// 6 vortex.
 struct Field {
     kind: u32,
     k1: f32,
     k2: f32,
     radius: f32,
-    /// gravity: acceleration; wind: air velocity; attractor: centre (xyz) and strength (w).
+    /// gravity: acceleration; wind: air velocity; attractor and vortex: centre (xyz) and
+    /// strength (w); turbulence: scroll velocity.
     v: vec4<f32>,
+    /// vortex: unit axis (xyz); turbulence: the scroll's offset at this step (xyz), set by
+    /// the host each step.
+    w: vec4<f32>,
 }
 
 /// A static collider: 64 bytes. kind: 1 half-space, 2 sphere, 3 box.
@@ -55,6 +60,18 @@ fn field_accel_one(fld: Field, p: vec3<f32>, v: vec3<f32>, inv_mass: f32) -> vec
         let d = fld.v.xyz - p;
         let r2 = dot(d, d) + fld.radius * fld.radius;
         return d * (fld.v.w / (r2 * sqrt(r2)));
+    }
+    if (fld.kind == 5u) {
+        // Curl-noise turbulence: k1 = 1 / scale, k2 = strength; the noise drifts with the
+        // scroll velocity (w.xyz is its offset now). Divergence free, so it stirs without
+        // bunching particles up.
+        return curl_noise((p - fld.w.xyz) * fld.k1) * fld.k2;
+    }
+    if (fld.kind == 6u) {
+        // Vortex: around the axis w.xyz through v.xyz, tangential, strength v.w at distances
+        // well beyond the softening radius, falling to zero on the axis.
+        let t = cross(fld.w.xyz, p - fld.v.xyz);
+        return t * (fld.v.w / sqrt(dot(t, t) + fld.radius * fld.radius));
     }
     return vec3<f32>(0.0);
 }

@@ -13,7 +13,7 @@ struct Life {
     id: u32,
 }
 
-/// Per-step uniform block: 864 bytes.
+/// Per-step uniform block: 1120 bytes.
 struct Params {
     dt: f32,
     step: u32,

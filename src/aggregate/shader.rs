@@ -284,6 +284,8 @@ pub fn shader_source() -> String {
         &(prelude(&consts, BINDINGS) + &relaxation),
         &[
             include_str!("../../shaders/aggregate/types.wgsl"),
+            include_str!("../../shaders/common/rng.wgsl"),
+            include_str!("../../shaders/common/noise.wgsl"),
             include_str!("../../shaders/common/forces.wgsl"),
             &crate::grid::gpu::common_source(),
             include_str!("../../shaders/aggregate/integrate.wgsl"),

@@ -47,6 +47,8 @@ pub struct AggregateWorld {
     dirty: bool,
     grid_cpu: CpuGrid,
     last_dispatches: u32,
+    /// Seconds stepped (turbulence fields drift with it).
+    time: f64,
 }
 
 impl AggregateWorld {
@@ -107,6 +109,7 @@ impl AggregateWorld {
         };
         let n = config.capacity as usize;
         let mut me = Self {
+            time: 0.0,
             fields,
             colliders,
             grid_spec,
@@ -566,7 +569,7 @@ impl AggregateWorld {
             integrator: u32::from(self.config.integrator == Integrator::SemiImplicit),
             collisions: u32::from(coll.is_some()),
             stack_scaling: coll.map_or(0.0, |c| c.stack_scaling),
-            fields: self.fields,
+            fields: crate::particles::types::fields_at(&self.fields, self.time as f32),
         }
     }
 
@@ -600,6 +603,7 @@ impl AggregateWorld {
         }
         self.prepare(dt)?;
         let params = self.params(dt);
+        self.time += f64::from(dt);
         let collide = self.config.collisions.is_some() || !self.colliders.is_empty();
         let Engine::Cpu(s) = &mut self.engine else {
             return Ok(());
@@ -674,6 +678,7 @@ impl AggregateWorld {
     fn encode_unguarded(&mut self, dt: f32, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
         self.prepare(dt)?;
         let params = self.params(dt);
+        self.time += f64::from(dt);
         let collide = self.config.collisions.is_some() || !self.colliders.is_empty();
         if let Engine::Gpu(g) = &mut self.engine {
             self.last_dispatches = g.encode(encoder, &params, collide)?;

@@ -136,6 +136,13 @@ pub fn field_accel_one(fld: &GpuField, p: Vec3, v: Vec3, inv_mass: f32) -> Vec3 
         let r2 = d.dot(d) + fld.radius * fld.radius;
         return d * (fld.v.w / (r2 * r2.sqrt()));
     }
+    if fld.kind == 5 {
+        return crate::noise::curl_noise((p - fld.w.xyz()) * fld.k1) * fld.k2;
+    }
+    if fld.kind == 6 {
+        let t = fld.w.xyz().cross(p - fld.v.xyz());
+        return t * (fld.v.w / (t.dot(t) + fld.radius * fld.radius).sqrt());
+    }
     Vec3::ZERO
 }
 

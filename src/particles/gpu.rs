@@ -163,6 +163,7 @@ pub fn shader_source() -> String {
         &[
             include_str!("../../shaders/particles/types.wgsl"),
             include_str!("../../shaders/common/rng.wgsl"),
+            include_str!("../../shaders/common/noise.wgsl"),
             include_str!("../../shaders/common/forces.wgsl"),
             include_str!("../../shaders/particles/integrate.wgsl"),
             include_str!("../../shaders/particles/lifecycle.wgsl"),

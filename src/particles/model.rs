@@ -216,6 +216,29 @@ pub enum ForceField {
         /// Softening radius r, metres (> 0 keeps the pull finite at the centre).
         softening: f32,
     },
+    /// Curl-noise turbulence: a = strength · curl N((p − scroll·t) / scale), N three value-noise
+    /// potentials on a lattice of spacing `scale`. Divergence free (it stirs without bunching
+    /// particles), deterministic (a function of position and time), mass independent.
+    Turbulence {
+        /// Size of the eddies (the lattice spacing), metres (> 0).
+        scale: f32,
+        /// Acceleration scale, m/s² (the curl's typical size is a few units).
+        strength: f32,
+        /// Velocity the pattern drifts with, m/s.
+        scroll: Vec3,
+    },
+    /// A vortex around the line through `centre` along `axis`: tangential acceleration
+    /// a = s·(n × d)/sqrt(|n × d|² + r²), d = p − centre: s far from the axis, 0 on it.
+    Vortex {
+        /// A point on the axis, metres.
+        centre: Vec3,
+        /// Axis direction (normalised for you; turns counter-clockwise about it for s > 0).
+        axis: Vec3,
+        /// Strength s, m/s².
+        strength: f32,
+        /// Softening radius r, metres (> 0 keeps it finite near the axis).
+        softening: f32,
+    },
 }
 
 impl ForceField {
@@ -269,6 +292,54 @@ impl ForceField {
                     kind: 4,
                     radius: softening,
                     v: centre.extend(strength),
+                    ..Default::default()
+                }
+            }
+            Self::Turbulence {
+                scale,
+                strength,
+                scroll,
+            } => {
+                positive("field.turbulence.scale", scale)?;
+                finite("field.turbulence.strength", strength)?;
+                finite3("field.turbulence.scroll", scroll)?;
+                GpuField {
+                    kind: 5,
+                    k1: 1.0 / scale,
+                    k2: strength,
+                    v: scroll.extend(0.0),
+                    ..Default::default()
+                }
+            }
+            Self::Vortex {
+                centre,
+                axis,
+                strength,
+                softening,
+            } => {
+                finite3("field.vortex.centre", centre)?;
+                finite3("field.vortex.axis", axis)?;
+                finite("field.vortex.strength", strength)?;
+                let n = axis.normalize_or_zero();
+                if n == Vec3::ZERO {
+                    return Err(Error::InvalidInput {
+                        what: "field.vortex.axis",
+                        value: format!("{axis}"),
+                        fix: "pass a non-zero axis direction",
+                    });
+                }
+                if !(softening > 0.0 && softening.is_finite()) {
+                    return Err(Error::InvalidInput {
+                        what: "field.vortex.softening",
+                        value: format!("{softening}"),
+                        fix: "pass a positive softening radius so it stays finite on the axis",
+                    });
+                }
+                GpuField {
+                    kind: 6,
+                    radius: softening,
+                    v: centre.extend(strength),
+                    w: n.extend(0.0),
                     ..Default::default()
                 }
             }

@@ -50,7 +50,8 @@ pub struct GpuLife {
     pub id: u32,
 }
 
-/// A force field. 32 bytes. `kind`: 1 gravity, 2 drag, 3 wind, 4 attractor.
+/// A force field. 48 bytes. `kind`: 1 gravity, 2 drag, 3 wind, 4 attractor, 5 turbulence,
+/// 6 vortex.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuField {
@@ -62,11 +63,28 @@ pub struct GpuField {
     pub k2: f32,
     /// Softening radius (attractor).
     pub radius: f32,
-    /// Gravity: acceleration; wind: air velocity; attractor: centre and strength (w).
+    /// Gravity: acceleration; wind: air velocity; attractor and vortex: centre and strength
+    /// (w); turbulence: scroll velocity.
     pub v: Vec4,
+    /// Vortex: unit axis; turbulence: the scroll's offset at the step (set each step, see
+    /// [`fields_at`]).
+    pub w: Vec4,
 }
 
-/// The per-step uniform block. 864 bytes.
+/// `fields` as a step starting at `time` seconds sees them: each turbulence field's noise
+/// offset is its scroll velocity times the time (the rest are unchanged).
+pub fn fields_at(
+    fields: &[GpuField; MAX_FIELDS as usize],
+    time: f32,
+) -> [GpuField; MAX_FIELDS as usize] {
+    let mut out = *fields;
+    for f in out.iter_mut().filter(|f| f.kind == 5) {
+        f.w = (f.v.truncate() * time).extend(0.0);
+    }
+    out
+}
+
+/// The per-step uniform block. 1120 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct GpuParams {

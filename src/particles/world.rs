@@ -549,6 +549,8 @@ impl ParticleWorld {
             }
         }
         self.removals.sort_unstable();
+        // Turbulence drifts with the time at the start of the step.
+        let time = self.clock as f32;
         let (emitted, emit_first) = self.emission(dt);
         let lifecycle = self.mortal
             || self.config.kill_bounds.is_some()
@@ -571,7 +573,7 @@ impl ParticleWorld {
             lifecycle: u32::from(lifecycle),
             kill_min: kill.map_or(glam::Vec4::ZERO, |k| k.min.extend(0.0)),
             kill_max: kill.map_or(glam::Vec4::ZERO, |k| k.max.extend(0.0)),
-            fields: self.fields,
+            fields: fields_at(&self.fields, time),
             emitted,
             emitter_count: self.emitter_table.len() as u32,
             _pad: [0; 2],
