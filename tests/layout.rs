@@ -377,6 +377,9 @@ fn binding_strides_match_rust_elements() {
         ("deaths", size_of::<u32>()),
         ("emitters", size_of::<GpuEmitter>()),
         ("curves", size_of::<GpuCurves>()),
+        ("view", size_of::<wgphys::particles::view_sort::GpuView>()),
+        ("sort_keys", size_of::<u32>()),
+        ("sort_values", size_of::<u32>()),
     ]
     .into_iter()
     .collect();

@@ -758,6 +758,7 @@ impl AggregateWorld {
                 colours: &g.colour,
                 sizes: &g.radius,
                 draw_args: &g.draw_args,
+                order: None,
             }),
             Engine::Cpu(_) => None,
         }

@@ -2,10 +2,12 @@
 //! their order match src/particles/cpu.rs; the WGSL lives in shaders/particles/.
 
 use super::types::*;
+use super::view_sort::{GpuView, GpuViewSort};
 use crate::error::{Error, Result};
 use crate::gpu::buffer::{self, STATE};
 use crate::gpu::kernel::{Dispatch, Kernel};
 use crate::gpu::shader::{compose, prelude, BindingDecl};
+use crate::gpu::sort::GpuRadixSort;
 use crate::gpu::timing::StepTimer;
 use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
@@ -34,6 +36,9 @@ pub mod binding {
     pub const DEATHS: u32 = 14;
     pub const EMITTERS: u32 = 15;
     pub const CURVES: u32 = 16;
+    pub const VIEW: u32 = 17;
+    pub const SORT_KEYS: u32 = 18;
+    pub const SORT_VALUES: u32 = 19;
 }
 
 const RW: &str = "storage, read_write";
@@ -87,6 +92,9 @@ pub const BINDINGS: &[BindingDecl] = &[
         "uniform",
         "array<Curves, MAX_EMITTERS>"
     ),
+    decl!(binding::VIEW, "view", "uniform", "View"),
+    decl!(binding::SORT_KEYS, "sort_keys", RW, "array<u32>"),
+    decl!(binding::SORT_VALUES, "sort_values", RW, "array<u32>"),
     decl!(
         binding::PAYLOADS,
         "payloads",
@@ -168,6 +176,7 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/particles/integrate.wgsl"),
             include_str!("../../shaders/particles/lifecycle.wgsl"),
             include_str!("../../shaders/particles/emitter.wgsl"),
+            include_str!("../../shaders/particles/view_sort.wgsl"),
         ],
     )
 }
@@ -211,6 +220,7 @@ struct Kernels {
     spawn_emitted: Kernel,
     compact: Kernel,
     append: Kernel,
+    depth_keys: Kernel,
 }
 
 /// An asynchronous counters read: copied at one step and mapped when the submission that holds
@@ -256,6 +266,8 @@ pub struct GpuParticles {
     status: Vec<StatusSlot>,
     timing: Option<StepTimer>,
     uploads: StepUploads,
+    /// The back-to-front order, when on.
+    view_sort: Option<GpuViewSort>,
 }
 
 /// What one step hands to the GPU.
@@ -335,6 +347,7 @@ impl GpuParticles {
             scan_blocks: Kernel::new(device, &module, "scan_blocks"),
             emit: Kernel::new(device, &module, "emit"),
             spawn_emitted: Kernel::new(device, &module, "spawn_emitted"),
+            depth_keys: Kernel::new(device, &module, "depth_keys"),
             compact: Kernel::new(device, &module, "compact"),
             append: Kernel::new(device, &module, "append"),
         };
@@ -348,6 +361,7 @@ impl GpuParticles {
             status: Vec::new(),
             timing: None,
             uploads: StepUploads::new(ctx, "wgphys:upload:particles"),
+            view_sort: None,
         };
         me.bind_all();
         Ok(me)
@@ -480,6 +494,19 @@ impl GpuParticles {
                 ],
             ),
         );
+        if let Some(vs) = &self.view_sort {
+            k.depth_keys.bind(
+                d,
+                &[
+                    (PARAMS, &b.params),
+                    (POS, &b.pos),
+                    (COUNTERS, &b.counters),
+                    (VIEW, &vs.view),
+                    (SORT_KEYS, &vs.sort.keys),
+                    (SORT_VALUES, &vs.sort.values),
+                ],
+            );
+        }
         k.append.bind(
             d,
             &join(
@@ -554,8 +581,58 @@ impl GpuParticles {
         };
         self.bufs = keep;
         self.capacity = capacity;
+        if let Some(vs) = &mut self.view_sort {
+            vs.sort = GpuRadixSort::new(&self.ctx, capacity, 32)?;
+        }
         self.bind_all();
         Ok(())
+    }
+
+    /// Turns the back-to-front order on (with this camera) or off; see
+    /// [`crate::particles::ParticleWorld::set_view_sort`].
+    ///
+    /// # Errors
+    /// As [`GpuRadixSort::new`] for the pool's capacity.
+    pub fn set_view_sort(&mut self, view: Option<GpuView>) -> Result<()> {
+        match view {
+            None => self.view_sort = None,
+            Some(v) => {
+                if self.view_sort.is_none() {
+                    self.view_sort = Some(GpuViewSort {
+                        view: buffer::zeroed(
+                            &self.ctx.device,
+                            "view",
+                            size_of::<GpuView>() as u64,
+                            U::UNIFORM | U::COPY_DST,
+                        ),
+                        sort: GpuRadixSort::new(&self.ctx, self.capacity, 32)?,
+                    });
+                    self.bind_all();
+                }
+                if let Some(vs) = &self.view_sort {
+                    self.uploads.write(&vs.view, 0, &[v]);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The slots of the first `n` particles of the back-to-front order (blocking; `None` when
+    /// the order is off).
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] on readback failure.
+    pub fn read_order(&self, n: u32) -> Result<Option<Vec<u32>>> {
+        self.flush_uploads();
+        match &self.view_sort {
+            None => Ok(None),
+            Some(vs) => Ok(Some(vs.sort.read(n)?.1)),
+        }
+    }
+
+    /// The buffer of the back-to-front order, when on.
+    pub fn order_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.view_sort.as_ref().map(|vs| vs.sort.sorted_values())
     }
 
     /// Submits the uploads not yet recorded into a step (a grow's copies), so a readback sees
@@ -615,6 +692,10 @@ impl GpuParticles {
                 k.append
                     .dispatch_in(&mut pass, Dispatch::Indirect(&b.args_append, 0));
             }
+            if self.view_sort.is_some() {
+                k.depth_keys
+                    .dispatch_in(&mut pass, Dispatch::Direct(self.capacity.div_ceil(WG)));
+            }
         }
         if frame.lifecycle {
             // `append` left the next step's indirect arguments in the counters; the indirect
@@ -634,6 +715,12 @@ impl GpuParticles {
                 0,
                 16,
             );
+        }
+        if let Some(vs) = &self.view_sort {
+            // The pairs `depth_keys` wrote, sorted over the whole pool (slots past the live ones
+            // carry the largest key). The count is the sort's own capacity, which it never
+            // refuses.
+            let _ = vs.sort.encode(encoder, self.capacity);
         }
         if let Some(t) = &self.timing {
             t.resolve(encoder);

@@ -18,6 +18,8 @@ use crate::rng::hash_u32;
 
 mod emitters;
 mod handles;
+mod read;
+mod view;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -50,6 +52,10 @@ pub struct RenderBuffers<'a> {
     /// `DrawIndirectArgs` { vertex_count: 6, instance_count: live, first_vertex: 0,
     /// first_instance: 0 }. Usage: STORAGE | INDIRECT | COPY_SRC | COPY_DST.
     pub draw_args: &'a wgpu::Buffer,
+    /// With [`ParticleWorld::set_view_sort`] on: `array<u32>`, the slots of the live particles
+    /// back to front (the first `live` entries); draw instance k from slot `order[k]` for
+    /// alpha blending. Usage: STORAGE | COPY_SRC | COPY_DST.
+    pub order: Option<&'a wgpu::Buffer>,
 }
 
 enum Engine {
@@ -96,6 +102,10 @@ pub struct ParticleWorld {
     curve_table: Vec<GpuCurves>,
     /// Seconds of world time (the sum of the steps), for retiring emitter slots.
     clock: f64,
+    /// The camera of the back-to-front order, when on.
+    view: Option<super::view_sort::GpuView>,
+    /// The CPU twin's back-to-front order after the last step.
+    order: Vec<u32>,
     /// The next emitter handle id.
     next_emitter: u32,
 }
@@ -171,6 +181,8 @@ impl ParticleWorld {
             emitter_table: Vec::new(),
             curve_table: Vec::new(),
             clock: 0.0,
+            view: None,
+            order: Vec::new(),
             next_emitter: 0,
             queued_launches: 0,
         })
@@ -471,6 +483,7 @@ impl ParticleWorld {
             deaths.sort_unstable();
         }
         self.bury(&deaths);
+        self.sort_cpu()?;
         self.finish_step(dt);
         let grew_to = grew_to.or(self.maybe_grow()?);
         Ok(StepReport {
@@ -656,62 +669,6 @@ impl ParticleWorld {
     pub fn read_status(&self) -> Result<Status> {
         let c = self.read_counters()?;
         Ok(Status::from_counters(self.step, self.capacity, &c))
-    }
-
-    /// Reads the raw counters now (blocks on the GPU).
-    ///
-    /// # Errors
-    /// [`Error::Gpu`] on readback failure.
-    pub fn read_counters(&self) -> Result<GpuCounters> {
-        match &self.engine {
-            Engine::Cpu(s) => Ok(s.counters),
-            Engine::Gpu(g) => g.read_counters(),
-        }
-    }
-
-    /// Copies the live particles' state (blocks on the GPU).
-    ///
-    /// # Errors
-    /// [`Error::Gpu`] on readback failure.
-    pub fn read_snapshot(&self) -> Result<Snapshot> {
-        match &self.engine {
-            Engine::Cpu(s) => {
-                let n = s.counters.live as usize;
-                Ok(Snapshot {
-                    pos: s.pos[..n].to_vec(),
-                    vel: s.vel[..n].to_vec(),
-                    acc: s.acc[..n].to_vec(),
-                    life: s.life[..n].to_vec(),
-                    colour: s.colour[..n].to_vec(),
-                    size: s.size[..n].to_vec(),
-                })
-            }
-            Engine::Gpu(g) => {
-                let n = g.read_counters()?.live as usize;
-                g.read_state(n)
-            }
-        }
-    }
-
-    /// The buffers a renderer draws from (GPU worlds only; `None` on the CPU backend).
-    pub fn render_buffers(&self) -> Option<RenderBuffers<'_>> {
-        match &self.engine {
-            Engine::Gpu(g) => Some(RenderBuffers {
-                positions: &g.bufs.pos,
-                colours: &g.bufs.colour,
-                sizes: &g.bufs.size,
-                draw_args: &g.bufs.draw_args,
-            }),
-            Engine::Cpu(_) => None,
-        }
-    }
-
-    /// The CPU state (CPU worlds only): lets a CPU-side renderer read the arrays directly.
-    pub fn cpu_state(&self) -> Option<&CpuState> {
-        match &self.engine {
-            Engine::Cpu(s) => Some(s),
-            Engine::Gpu(_) => None,
-        }
     }
 
     /// Turns on GPU timestamps for [`ParticleWorld::last_step_gpu_ms`]; false if unavailable.

@@ -75,9 +75,9 @@ pub struct SoakReport {
 
 /// The world a scene steps.
 enum World {
-    Particles(ParticleWorld, VecDeque<ParticleHandle>),
-    Sand(AggregateWorld),
-    Rain(RigidWorld, VecDeque<BodyHandle>),
+    Particles(Box<ParticleWorld>, VecDeque<ParticleHandle>),
+    Sand(Box<AggregateWorld>),
+    Rain(Box<RigidWorld>, VecDeque<BodyHandle>),
 }
 
 const SAND_CAPACITY: u32 = 2048;
@@ -124,13 +124,17 @@ pub fn soak(
     };
     let mut world = match scene {
         SoakScene::Fireworks => World::Particles(
-            ParticleWorld::new(backend, fireworks_config(8192, 9))?,
+            Box::new(ParticleWorld::new(backend, fireworks_config(8192, 9))?),
             VecDeque::new(),
         ),
-        SoakScene::Sand => World::Sand(aggregate::sand(backend, SAND_CAPACITY, SAND_RADIUS)?),
+        SoakScene::Sand => World::Sand(Box::new(aggregate::sand(
+            backend,
+            SAND_CAPACITY,
+            SAND_RADIUS,
+        )?)),
         SoakScene::Rain => {
             let (w, boxes) = rigid_scenes::box_rain(backend, RAIN_BOXES, 0.2, 1.5, 11)?;
-            World::Rain(w, boxes.into())
+            World::Rain(Box::new(w), boxes.into())
         }
     };
     let mut report = SoakReport::default();

@@ -1,0 +1,62 @@
+//! Reading a world back: counters, the live state, and the buffers a renderer draws from.
+
+use super::*;
+
+impl ParticleWorld {
+    /// Reads the raw counters now (blocks on the GPU).
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] on readback failure.
+    pub fn read_counters(&self) -> Result<GpuCounters> {
+        match &self.engine {
+            Engine::Cpu(s) => Ok(s.counters),
+            Engine::Gpu(g) => g.read_counters(),
+        }
+    }
+
+    /// Copies the live particles' state (blocks on the GPU).
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] on readback failure.
+    pub fn read_snapshot(&self) -> Result<Snapshot> {
+        match &self.engine {
+            Engine::Cpu(s) => {
+                let n = s.counters.live as usize;
+                Ok(Snapshot {
+                    pos: s.pos[..n].to_vec(),
+                    vel: s.vel[..n].to_vec(),
+                    acc: s.acc[..n].to_vec(),
+                    life: s.life[..n].to_vec(),
+                    colour: s.colour[..n].to_vec(),
+                    size: s.size[..n].to_vec(),
+                })
+            }
+            Engine::Gpu(g) => {
+                let n = g.read_counters()?.live as usize;
+                g.read_state(n)
+            }
+        }
+    }
+
+    /// The buffers a renderer draws from (GPU worlds only; `None` on the CPU backend).
+    pub fn render_buffers(&self) -> Option<RenderBuffers<'_>> {
+        match &self.engine {
+            Engine::Gpu(g) => Some(RenderBuffers {
+                positions: &g.bufs.pos,
+                colours: &g.bufs.colour,
+                sizes: &g.bufs.size,
+                draw_args: &g.bufs.draw_args,
+                order: g.order_buffer(),
+            }),
+            Engine::Cpu(_) => None,
+        }
+    }
+
+    /// The CPU state (CPU worlds only): lets a CPU-side renderer read the arrays directly.
+    pub fn cpu_state(&self) -> Option<&CpuState> {
+        match &self.engine {
+            Engine::Cpu(s) => Some(s),
+            Engine::Gpu(_) => None,
+        }
+    }
+}
