@@ -515,7 +515,8 @@ fn bad_emitters_are_refused_and_nothing_changes() {
             Err(Error::StaleHandle(_))
         ));
         assert!(!w.contains_emitter(h));
-        for _ in 0..MAX_EMITTERS {
+        // The removed emitter's slot is held while its particles may live (they name it).
+        for _ in 0..MAX_EMITTERS - 1 {
             w.add_emitter(Emitter::default())
                 .expect("room in the table");
         }
@@ -524,9 +525,14 @@ fn bad_emitters_are_refused_and_nothing_changes() {
             matches!(&r, Err(Error::TooMany { what: "emitters", max, .. }) if *max == MAX_EMITTERS),
             "{name}: {r:?}"
         );
+        assert_eq!(w.emitter_count(), MAX_EMITTERS as usize - 1);
+        // Once its longest lifetime (2 s) has passed, the slot is free again.
+        for _ in 0..140 {
+            w.step(DT).expect("step");
+        }
+        w.add_emitter(Emitter::default())
+            .expect("the retired slot is free after its particles' lifetime");
         assert_eq!(w.emitter_count(), MAX_EMITTERS as usize);
-        // A removed emitter's particles live on; the world still steps.
-        w.step(DT).expect("step");
     }
 }
 
@@ -723,5 +729,64 @@ fn a_removed_emitters_particles_keep_its_curves() {
             }
         }
         assert_eq!((from_a, from_b), (4, 4), "{name}");
+    }
+}
+
+/// Each emitter's box after a step is exactly the min and max of its live particles'
+/// positions (integer atomics on order-preserving keys lose nothing), on both backends; an
+/// emitter with no live particles has none.
+#[test]
+fn emitter_bounds_are_the_boxes_of_their_particles() {
+    for (name, backend) in backends() {
+        let mut w = world(backend, 8192);
+        let centres = [
+            Vec3::new(-5.0, 2.0, 0.0),
+            Vec3::new(4.0, -1.0, 3.0),
+            Vec3::new(0.0, 8.0, -6.0),
+        ];
+        let handles: Vec<_> = centres
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                w.add_emitter(Emitter {
+                    rate: if i == 2 { 0.0 } else { 400.0 },
+                    shape: EmitShape::Sphere {
+                        radius: 1.0 + i as f32,
+                    },
+                    position: c,
+                    ..Emitter::default()
+                })
+                .expect("emitter")
+            })
+            .collect();
+        for _ in 0..30 {
+            w.step(DT).expect("step");
+        }
+        let snap = w.read_snapshot().expect("snapshot");
+        for (i, &h) in handles.iter().enumerate() {
+            let slot = w.emitter_slot(h).expect("slot");
+            let mine: Vec<Vec3> = (0..snap.len())
+                .filter(|&k| snap.life[k].kind >> 16 == slot + 1)
+                .map(|k| snap.pos[k].truncate())
+                .collect();
+            let got = w.read_emitter_bounds(h).expect("bounds");
+            if mine.is_empty() {
+                assert_eq!(got, None, "{name} emitter {i}: no particles, no box");
+                continue;
+            }
+            let lo = mine.iter().copied().fold(Vec3::INFINITY, Vec3::min);
+            let hi = mine.iter().copied().fold(Vec3::NEG_INFINITY, Vec3::max);
+            assert_eq!(
+                got,
+                Some((lo, hi)),
+                "{name} emitter {i} ({} particles)",
+                mine.len()
+            );
+        }
+        assert!(
+            snap.len() > 300,
+            "{name}: the emitters ran ({} live)",
+            snap.len()
+        );
     }
 }

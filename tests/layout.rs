@@ -380,6 +380,8 @@ fn binding_strides_match_rust_elements() {
         ("view", size_of::<wgphys::particles::view_sort::GpuView>()),
         ("sort_keys", size_of::<u32>()),
         ("sort_values", size_of::<u32>()),
+        ("bounds_keys", size_of::<u32>()),
+        ("emitter_bounds_out", size_of::<Vec4>()),
     ]
     .into_iter()
     .collect();

@@ -759,6 +759,7 @@ impl AggregateWorld {
                 sizes: &g.radius,
                 draw_args: &g.draw_args,
                 order: None,
+                emitter_bounds: None,
             }),
             Engine::Cpu(_) => None,
         }

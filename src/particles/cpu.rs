@@ -536,3 +536,22 @@ pub fn append(s: &mut CpuState) {
     c.step_args = [live.div_ceil(WG), 1, 1, live.div_ceil(BLOCK), 1, 1];
     c.draw_args = [6, live, 0, 0];
 }
+
+/// Stages `emitter_bounds` and `bounds_publish` for one emitter slot: the box of the live
+/// particles that name `slot` in their kind, as (min.xyz, 1) and (max.xyz, 1), or (+∞, 0) and
+/// (−∞, 0) when there are none. Minimum and maximum are exact, so this is the GPU's result.
+pub fn emitter_bounds(s: &CpuState, slot: usize) -> (Vec4, Vec4) {
+    let mut lo = Vec3::INFINITY;
+    let mut hi = Vec3::NEG_INFINITY;
+    let mut any = false;
+    for i in 0..s.counters.live as usize {
+        if (s.life[i].kind >> KIND_CURVES_SHIFT) as usize == slot + 1 {
+            let p = s.pos[i].xyz();
+            lo = lo.min(p);
+            hi = hi.max(p);
+            any = true;
+        }
+    }
+    let w = if any { 1.0 } else { 0.0 };
+    (lo.extend(w), hi.extend(w))
+}

@@ -457,14 +457,11 @@ pub fn curve_size(c: &GpuCurves, t: f32) -> f32 {
     out
 }
 
-/// The `kind` the particles of the emitter in table slot `slot` carry: its life curves' set
-/// when it has curves, else 0 (see [`KIND_CURVES_SHIFT`]).
-pub(crate) fn curve_kind(slot: usize, has_curves: bool) -> u32 {
-    if has_curves {
-        (slot as u32 + 1) << KIND_CURVES_SHIFT
-    } else {
-        0
-    }
+/// The `kind` the particles of the emitter in table slot `slot` carry: 1 + the slot above
+/// [`KIND_CURVES_SHIFT`], naming their life curves (a slot without curves has no keys) and the
+/// bounds they count towards.
+pub(crate) fn emitter_kind(slot: usize) -> u32 {
+    (slot as u32 + 1) << KIND_CURVES_SHIFT
 }
 
 /// The record a world uploads for `e` (checked): the input of [`emitted_record`].
@@ -589,7 +586,8 @@ pub fn emitted_record(
 pub(crate) enum EmitterSlot {
     Free,
     Used(Box<EmitterState>),
-    /// Removed; its curves stay for its particles until the world's clock passes `until`.
+    /// Removed; its curves stay for its particles (which still name the slot) until the
+    /// world's clock passes `until`.
     Retired {
         until: f64,
         curves: Box<GpuCurves>,

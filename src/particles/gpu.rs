@@ -39,6 +39,8 @@ pub mod binding {
     pub const VIEW: u32 = 17;
     pub const SORT_KEYS: u32 = 18;
     pub const SORT_VALUES: u32 = 19;
+    pub const BOUNDS_KEYS: u32 = 20;
+    pub const EMITTER_BOUNDS: u32 = 21;
 }
 
 const RW: &str = "storage, read_write";
@@ -95,6 +97,18 @@ pub const BINDINGS: &[BindingDecl] = &[
     decl!(binding::VIEW, "view", "uniform", "View"),
     decl!(binding::SORT_KEYS, "sort_keys", RW, "array<u32>"),
     decl!(binding::SORT_VALUES, "sort_values", RW, "array<u32>"),
+    decl!(
+        binding::BOUNDS_KEYS,
+        "bounds_keys",
+        RW,
+        "array<atomic<u32>>"
+    ),
+    decl!(
+        binding::EMITTER_BOUNDS,
+        "emitter_bounds_out",
+        RW,
+        "array<vec4<f32>>"
+    ),
     decl!(
         binding::PAYLOADS,
         "payloads",
@@ -162,6 +176,7 @@ pub fn shader_source() -> String {
         ("CURVE_QUADS", MAX_CURVE_KEYS / 4),
         ("KIND_CURVES_SHIFT", KIND_CURVES_SHIFT),
         ("KIND_FIREWORK_MASK", KIND_FIREWORK_MASK),
+        ("BOUNDS_KEYS", 6 * MAX_EMITTERS),
         ("GPU_ID_BIT", GPU_ID_BIT),
     ];
     // WGSL resolves module-scope names in any order, so the prelude may name structs declared
@@ -177,6 +192,7 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/particles/lifecycle.wgsl"),
             include_str!("../../shaders/particles/emitter.wgsl"),
             include_str!("../../shaders/particles/view_sort.wgsl"),
+            include_str!("../../shaders/particles/bounds.wgsl"),
         ],
     )
 }
@@ -199,6 +215,10 @@ pub struct Buffers {
     pub(crate) payloads: wgpu::Buffer,
     pub(crate) emitters: wgpu::Buffer,
     pub(crate) curves: wgpu::Buffer,
+    /// Per emitter slot, six ordered-float keys of its particles' box (see bounds.wgsl).
+    pub(crate) bounds_keys: wgpu::Buffer,
+    /// Per emitter slot, its particles' box: (min, 1) and (max, 1), or (+inf, 0), (-inf, 0).
+    pub(crate) emitter_bounds: wgpu::Buffer,
     pub(crate) staging: wgpu::Buffer,
     pub(crate) args_step: wgpu::Buffer,
     pub(crate) args_append: wgpu::Buffer,
@@ -221,6 +241,8 @@ struct Kernels {
     compact: Kernel,
     append: Kernel,
     depth_keys: Kernel,
+    emitter_bounds: Kernel,
+    bounds_publish: Kernel,
 }
 
 /// An asynchronous counters read: copied at one step and mapped when the submission that holds
@@ -287,6 +309,8 @@ pub struct Frame<'a> {
     /// Handle deaths by the bounds the status copy makes room for (the host handles that may
     /// be in the pool; 0 without kill bounds).
     pub deaths_room: u32,
+    /// Whether to reduce each emitter's box after the step (the world has emitter slots).
+    pub bounds: bool,
 }
 
 /// What one asynchronous status read brings back.
@@ -348,6 +372,8 @@ impl GpuParticles {
             emit: Kernel::new(device, &module, "emit"),
             spawn_emitted: Kernel::new(device, &module, "spawn_emitted"),
             depth_keys: Kernel::new(device, &module, "depth_keys"),
+            emitter_bounds: Kernel::new(device, &module, "emitter_bounds"),
+            bounds_publish: Kernel::new(device, &module, "bounds_publish"),
             compact: Kernel::new(device, &module, "compact"),
             append: Kernel::new(device, &module, "append"),
         };
@@ -399,6 +425,13 @@ impl GpuParticles {
             payloads: table(d, "payloads", payloads, MAX_PAYLOADS),
             emitters: table::<GpuEmitter>(d, "emitters", &[], MAX_EMITTERS),
             curves: table::<GpuCurves>(d, "curves", &[], MAX_EMITTERS),
+            bounds_keys: storage(ctx, "bounds_keys", 24 * u64::from(MAX_EMITTERS), U::empty()),
+            emitter_bounds: storage(
+                ctx,
+                "emitter_bounds",
+                32 * u64::from(MAX_EMITTERS),
+                U::empty(),
+            ),
             staging: storage(ctx, "staging", largest_buffer_bytes(capacity), U::empty()),
             args_step: storage(ctx, "args_step", 24, U::INDIRECT),
             args_append: storage(ctx, "args_append", 12, U::INDIRECT),
@@ -494,6 +527,22 @@ impl GpuParticles {
                 ],
             ),
         );
+        k.emitter_bounds.bind(
+            d,
+            &[
+                (POS, &b.pos),
+                (LIFE, &b.life),
+                (COUNTERS, &b.counters),
+                (BOUNDS_KEYS, &b.bounds_keys),
+            ],
+        );
+        k.bounds_publish.bind(
+            d,
+            &[
+                (BOUNDS_KEYS, &b.bounds_keys),
+                (EMITTER_BOUNDS, &b.emitter_bounds),
+            ],
+        );
         if let Some(vs) = &self.view_sort {
             k.depth_keys.bind(
                 d,
@@ -577,6 +626,7 @@ impl GpuParticles {
             payloads: old.payloads.clone(),
             emitters: old.emitters.clone(),
             curves: old.curves.clone(),
+            emitter_bounds: old.emitter_bounds.clone(),
             ..new
         };
         self.bufs = keep;
@@ -715,6 +765,19 @@ impl GpuParticles {
                 0,
                 16,
             );
+        }
+        if frame.bounds {
+            // After the step: the box of each emitter's live particles (bounds.wgsl), over
+            // the new live count (the indirect arguments were just copied).
+            encoder.clear_buffer(&b.bounds_keys, 0, None);
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wgphys:pass:emitter_bounds"),
+                timestamp_writes: None,
+            });
+            k.emitter_bounds
+                .dispatch_in(&mut pass, Dispatch::Indirect(&b.args_step, 0));
+            k.bounds_publish
+                .dispatch_in(&mut pass, Dispatch::Direct(MAX_EMITTERS.div_ceil(WG)));
         }
         if let Some(vs) = &self.view_sort {
             // The pairs `depth_keys` wrote, sorted over the whole pool (slots past the live ones

@@ -56,6 +56,11 @@ pub struct RenderBuffers<'a> {
     /// back to front (the first `live` entries); draw instance k from slot `order[k]` for
     /// alpha blending. Usage: STORAGE | COPY_SRC | COPY_DST.
     pub order: Option<&'a wgpu::Buffer>,
+    /// `array<vec4<f32>>`, two per emitter slot ([`ParticleWorld::emitter_slot`]): the box of
+    /// the emitter's live particles after the last step, (min.xyz, 1) and (max.xyz, 1), or
+    /// (+∞, 0) and (−∞, 0) when it has none; for frustum culling. Usage: STORAGE | COPY_SRC |
+    /// COPY_DST. `None` for worlds that are not particle worlds.
+    pub emitter_bounds: Option<&'a wgpu::Buffer>,
 }
 
 enum Engine {
@@ -459,6 +464,7 @@ impl ParticleWorld {
                     step: self.step + 1,
                     want_status: frame_params.2,
                     deaths_room,
+                    bounds: !self.emitters.is_empty(),
                 };
                 g.encode(&mut enc, &frame);
                 g.ctx.queue.submit([enc.finish()]);
@@ -529,6 +535,7 @@ impl ParticleWorld {
                 step: self.step + 1,
                 want_status,
                 deaths_room,
+                bounds: !self.emitters.is_empty(),
             };
             g.encode(encoder, &frame);
         }

@@ -2,7 +2,7 @@
 //! emits in a step (the host's part of the `spawn_emitted` stage).
 
 use super::*;
-use crate::particles::emitter::{curve_kind, EmitterSlot};
+use crate::particles::emitter::{emitter_kind, EmitterSlot};
 
 impl ParticleWorld {
     /// Adds an emitter; it starts emitting in the next step (its clock starts at 0 then).
@@ -11,8 +11,8 @@ impl ParticleWorld {
     ///
     /// # Errors
     /// [`Error::InvalidInput`] naming the bad field; [`Error::TooMany`] when all
-    /// [`MAX_EMITTERS`] slots are taken (a removed emitter with life curves holds its slot until
-    /// its particles have died). The world is unchanged then.
+    /// [`MAX_EMITTERS`] slots are taken (a removed emitter holds its slot until its particles
+    /// have died). The world is unchanged then.
     pub fn add_emitter(&mut self, emitter: Emitter) -> Result<EmitterHandle> {
         let gpu = emitter.to_gpu()?;
         let curves = emitter.curves()?;
@@ -34,8 +34,8 @@ impl ParticleWorld {
                     count: self.emitter_count() + 1,
                     max: MAX_EMITTERS,
                     fix: "the emitter table is a uniform array of MAX_EMITTERS entries: remove \
-                          an emitter first (one with life curves frees its slot once its \
-                          particles have died), or move one emitter between places",
+                          an emitter first (its slot is free once its particles have died), or \
+                          move one emitter between places",
                 });
             }
         };
@@ -67,7 +67,7 @@ impl ParticleWorld {
     /// [`Error::StaleHandle`]; [`Error::InvalidInput`] naming the bad field (the old
     /// description stays).
     pub fn set_emitter(&mut self, handle: EmitterHandle, emitter: Emitter) -> Result<()> {
-        let slot = self.emitter_slot(handle)?;
+        let slot = self.emitter_slot_index(handle)?;
         let gpu = emitter.to_gpu()?;
         let curves = emitter.curves()?;
         if let EmitterSlot::Used(e) = &mut self.emitters[slot] {
@@ -92,7 +92,7 @@ impl ParticleWorld {
         position: glam::Vec3,
         rotation: glam::Quat,
     ) -> Result<()> {
-        let desc = match &self.emitters[self.emitter_slot(handle)?] {
+        let desc = match &self.emitters[self.emitter_slot_index(handle)?] {
             EmitterSlot::Used(e) => Emitter {
                 position,
                 rotation,
@@ -109,7 +109,7 @@ impl ParticleWorld {
     /// # Errors
     /// [`Error::StaleHandle`].
     pub fn set_emitter_active(&mut self, handle: EmitterHandle, active: bool) -> Result<()> {
-        let slot = self.emitter_slot(handle)?;
+        let slot = self.emitter_slot_index(handle)?;
         if let EmitterSlot::Used(e) = &mut self.emitters[slot] {
             e.active = active;
         }
@@ -121,16 +121,14 @@ impl ParticleWorld {
     /// # Errors
     /// [`Error::StaleHandle`] for a handle already removed or from another world.
     pub fn remove_emitter(&mut self, handle: EmitterHandle) -> Result<()> {
-        let slot = self.emitter_slot(handle)?;
+        let slot = self.emitter_slot_index(handle)?;
         let next = match &self.emitters[slot] {
-            EmitterSlot::Used(e) => match e.curves {
-                // Its particles live at most the longest lifetime; the ages are f32 sums of
-                // the steps, so a margin covers their rounding against this f64 clock.
-                Some(curves) => EmitterSlot::Retired {
-                    until: self.clock + f64::from(e.desc.lifetime.1) * 1.01 + 0.1,
-                    curves: Box::new(curves),
-                },
-                None => EmitterSlot::Free,
+            // Its particles name the slot (curves, bounds) and live at most the longest
+            // lifetime; the ages are f32 sums of the steps, so a margin covers their rounding
+            // against this f64 clock.
+            EmitterSlot::Used(e) => EmitterSlot::Retired {
+                until: self.clock + f64::from(e.desc.lifetime.1) * 1.01 + 0.1,
+                curves: Box::new(e.curves.unwrap_or_default()),
             },
             _ => return Err(Error::StaleHandle(handle.id)),
         };
@@ -139,9 +137,44 @@ impl ParticleWorld {
         Ok(())
     }
 
+    /// The emitter's slot in the emitter table: its box is entries `2·slot` and `2·slot + 1`
+    /// of [`RenderBuffers::emitter_bounds`].
+    ///
+    /// # Errors
+    /// [`Error::StaleHandle`].
+    pub fn emitter_slot(&self, handle: EmitterHandle) -> Result<u32> {
+        self.emitter_slot_index(handle).map(|s| s as u32)
+    }
+
+    /// The box (min, max) of the emitter's live particles after the last step, `None` when it
+    /// has none (the stages `emitter_bounds` and `bounds_publish`; blocks on the GPU).
+    ///
+    /// # Errors
+    /// [`Error::StaleHandle`]; [`Error::Gpu`] on readback failure.
+    pub fn read_emitter_bounds(
+        &self,
+        handle: EmitterHandle,
+    ) -> Result<Option<(glam::Vec3, glam::Vec3)>> {
+        let slot = self.emitter_slot_index(handle)?;
+        let (lo, hi) = match &self.engine {
+            Engine::Gpu(g) => {
+                g.flush_uploads();
+                let all: Vec<glam::Vec4> = crate::gpu::buffer::read_vec(
+                    &g.ctx.device,
+                    &g.ctx.queue,
+                    &g.bufs.emitter_bounds,
+                    2 * MAX_EMITTERS as usize,
+                )?;
+                (all[2 * slot], all[2 * slot + 1])
+            }
+            Engine::Cpu(s) => cpu::emitter_bounds(s, slot),
+        };
+        Ok((lo.w != 0.0).then(|| (lo.truncate(), hi.truncate())))
+    }
+
     /// Whether an emitter handle is valid here.
     pub fn contains_emitter(&self, handle: EmitterHandle) -> bool {
-        self.emitter_slot(handle).is_ok()
+        self.emitter_slot_index(handle).is_ok()
     }
 
     /// The emitters in the world.
@@ -152,7 +185,7 @@ impl ParticleWorld {
             .count()
     }
 
-    fn emitter_slot(&self, handle: EmitterHandle) -> Result<usize> {
+    fn emitter_slot_index(&self, handle: EmitterHandle) -> Result<usize> {
         if handle.world != self.world_tag {
             return Err(Error::StaleHandle(handle.id));
         }
@@ -169,7 +202,7 @@ impl ParticleWorld {
             let (gpu, curves) = match s {
                 EmitterSlot::Used(e) => (
                     GpuEmitter {
-                        kind: curve_kind(slot, e.curves.is_some()),
+                        kind: emitter_kind(slot),
                         ..e.gpu
                     },
                     e.curves.unwrap_or_default(),

@@ -47,6 +47,7 @@ impl ParticleWorld {
                 sizes: &g.bufs.size,
                 draw_args: &g.bufs.draw_args,
                 order: g.order_buffer(),
+                emitter_bounds: Some(&g.bufs.emitter_bounds),
             }),
             Engine::Cpu(_) => None,
         }
