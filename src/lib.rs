@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 pub mod aggregate;
+pub mod effect;
 pub mod error;
 pub mod fireworks;
 pub mod gpu;

@@ -15,6 +15,7 @@ use glam::{Quat, Vec3, Vec4};
 
 /// Where an emitter's particles start, in the emitter's frame (y up).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum EmitShape {
     /// The emitter's origin.
     Point,
@@ -56,6 +57,7 @@ pub enum EmitShape {
 
 /// How an emitter's particles start moving (speeds in m/s, drawn uniformly in the range).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum EmitVelocity {
     /// Along `direction` (in the emitter's frame), spread uniformly over the cone of half
     /// angle `spread` around it.
@@ -77,6 +79,8 @@ pub enum EmitVelocity {
 
 /// A burst: `count` particles at `time` seconds of the emitter's clock.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct Burst {
     /// Emitter time, seconds (the clock starts at 0 when the emitter is added and stops while
     /// it is paused). A burst goes off in the step whose time span `[start, end)` holds it.
@@ -88,6 +92,8 @@ pub struct Burst {
 /// A particle emitter: a rate, bursts, a shape, a velocity and the ranges each particle's
 /// attributes are drawn from.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct Emitter {
     /// Particles per second, continuously.
     pub rate: f32,

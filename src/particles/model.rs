@@ -188,6 +188,7 @@ impl ParticleHandle {
 
 /// A force field acting on every particle.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ForceField {
     /// Uniform acceleration, independent of mass (m/s²).
     Gravity(Vec3),
@@ -349,6 +350,7 @@ impl ForceField {
 
 /// The shape of a static collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ColliderShape {
     /// Solid below the plane n·p = offset (n is normalised for you).
     HalfSpace {
@@ -377,6 +379,7 @@ pub enum ColliderShape {
 
 /// A static collider with its material.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Collider {
     /// Its shape.
     pub shape: ColliderShape,
