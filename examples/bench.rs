@@ -1,7 +1,8 @@
 //! The benchmark: one table of ms/step for the GPU and CPU paths.
 //!
 //! Rows: the particle cloud (integrate + forces + colliders, `scenes::cloud_config`) at 10k,
-//! 100k and 1M particles, and a busy fireworks show at steady state. GPU time comes from
+//! 100k and 1M particles, a busy fireworks show at steady state, and a GPU emitter at steady
+//! state (n particles a second into a pool of n). GPU time comes from
 //! timestamp queries where the adapter has them (the GPU rows also show wall time per step with
 //! a wait after each submit). Medians over the measured steps, after warm-up.
 //!
@@ -17,7 +18,9 @@ use std::time::Instant;
 use wgphys::aggregate::AggregateWorld;
 use wgphys::gpu::GpuContext;
 use wgphys::grid::{GpuGrid, GridSpec};
-use wgphys::particles::{Backend, ParticleWorld, WorldConfig};
+use wgphys::particles::{
+    Backend, EmitShape, EmitVelocity, Emitter, ForceField, ParticleWorld, WorldConfig,
+};
 use wgphys::scenes;
 use wgphys::scenes::aggregate as agg;
 
@@ -220,6 +223,58 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             live,
             dispatches: "6".into(),
         });
+    }
+    // GPU emitters at steady state: one emitter spawning n particles a second that live 0.9 to
+    // 1 s (so about 0.95 n live), with a colour gradient and turbulence, into a pool of n.
+    for &n in &sizes {
+        if grains_only || particles_only {
+            break;
+        }
+        for (name, backend) in [("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)] {
+            if no_cpu && name == "cpu" || (name == "cpu" && n > 1_000_000) {
+                continue;
+            }
+            let mut world = ParticleWorld::new(
+                backend,
+                WorldConfig {
+                    capacity: n,
+                    status_interval: 0,
+                    fields: vec![ForceField::Turbulence {
+                        scale: 2.0,
+                        strength: 3.0,
+                        scroll: glam::Vec3::Y,
+                    }],
+                    ..WorldConfig::default()
+                },
+            )?;
+            world.add_emitter(Emitter {
+                rate: n as f32,
+                shape: EmitShape::Sphere { radius: 5.0 },
+                velocity: EmitVelocity::Radial { speed: (1.0, 3.0) },
+                lifetime: (0.9, 1.0),
+                colour_over_life: Some(vec![
+                    (0.0, glam::Vec4::ONE),
+                    (0.5, glam::Vec4::new(1.0, 0.5, 0.1, 1.0)),
+                    (1.0, glam::Vec4::ZERO),
+                ]),
+                ..Emitter::default()
+            })?;
+            // Steady state after one lifetime.
+            for _ in 0..if quick { 10 } else { 70 } {
+                world.step(scenes::DT)?;
+            }
+            let (g, w) = measure(&mut world, warm, steps, &mut noop)?;
+            let live = world.read_status()?.live;
+            rows.push(Row {
+                scene: format!("emitter: {n}/s, curves, turbulence"),
+                size: format!("{n}"),
+                backend: name,
+                ms_gpu: g,
+                ms_wall: w,
+                live,
+                dispatches: "7".into(),
+            });
+        }
     }
     // Mass-aggregate rows: wall time per step (submit + wait); lavapipe runs on the host CPU,
     // so wall time there is GPU time plus a small submit cost.
