@@ -208,6 +208,7 @@ fn emitter_layout() {
         colour_min,
         colour_max,
         accel,
+        sub,
     });
     check(&m, &layouter(&m), "Emitter", r);
 }

@@ -62,6 +62,12 @@ fn emit_shape_point(e: Emitter, u0: f32, u1: f32, u2: f32) -> vec3<f32> {
 }
 
 fn emitted_record(e: Emitter, serial: u32) -> SpawnRecord {
+    return emitted_record_at(e, serial, e.position.xyz);
+}
+
+/// `emitted_record` with the emitter's shape placed at `origin` (a sub-emitter's children start
+/// around their parent).
+fn emitted_record_at(e: Emitter, serial: u32, origin: vec3<f32>) -> SpawnRecord {
     let seed = params.seed;
     let step = params.step;
     let local = emit_shape_point(
@@ -70,7 +76,7 @@ fn emitted_record(e: Emitter, serial: u32) -> SpawnRecord {
         rng_unit(seed, serial, step, 1u),
         rng_unit(seed, serial, step, 2u),
     );
-    let pos = e.position.xyz + emit_rotate(e.rotation, local);
+    let pos = origin + emit_rotate(e.rotation, local);
     let speed = emit_lerp(e.speed_life.x, e.speed_life.y, rng_unit(seed, serial, step, 5u));
     var dir: vec3<f32>;
     if (e.velocity == 1u) {

@@ -2,8 +2,9 @@
 // fused kernel so particle state is read once and written once per step.
 // Reads: params, pos, vel, acc, life, size, colliders, rules, the removals in scratch,
 // counters.live.
-// Writes: pos, vel, life, colour (fireworks only), the flags in scratch (dead bit | killed by
-// the bounds << 1 | payload count << 2).
+// Writes: pos, vel, life, colour (fireworks, curves), size (curves), the flags in scratch (dead
+// bit | killed by the bounds << 1 | payload count << 2; a live particle may have a payload: a
+// sub-emitter's children on impact).
 // CPU twin: src/particles/cpu.rs `integrate`, same operation order.
 
 /// Acceleration from the world's force fields, summed in table order.
@@ -57,6 +58,8 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
     life_i.age = life_i.age + dt;
     var dead = removed || (life_i.lifetime >= 0.0 && life_i.age >= life_i.lifetime);
 
+    // Whether it struck a collider this step (approaching it when the contact was resolved).
+    var hit = false;
     if (inv_mass > 0.0) {
         let acc_total = av.xyz + field_acceleration(p, v, inv_mass);
         p = p + v * dt;
@@ -70,6 +73,7 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
             let col = colliders[c];
             let contact = collider_contact(col, p, r);
             if (contact.w > -params.contact_slop) {
+                hit = hit || dot(v, contact.xyz) < 0.0;
                 let b = resolve_contact(Body(p, v), col, contact, acc_total, dt);
                 p = b.p;
                 v = b.v;
@@ -101,6 +105,18 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
         colour[i] = rule.colour * t;
     }
 
+    // Sub-emitters: an emitted particle's children on death, or on striking a collider (then
+    // it lives on); they are payload like a firework's, placed by `emit`.
+    let eslot = life_i.kind >> KIND_CURVES_SHIFT;
+    if (eslot != 0u && firework == 0u && !removed) {
+        let sub = emitters[eslot - 1u].sub;
+        if (dead && sub.x != 0u) {
+            payload = sub.y;
+        } else if (!dead && hit && sub.z != 0u) {
+            payload = sub.w;
+        }
+    }
+
     // Life curves (an emitter's colour gradient and size curve), at the new age.
     let curve_set = life_i.kind >> KIND_CURVES_SHIFT;
     if (curve_set != 0u) {
@@ -119,6 +135,6 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
     life[i] = life_i;
     // Only the lifecycle stages read the flags: skip the store when they do not run.
     if (params.lifecycle != 0u) {
-        scratch[i] = select(0u, 1u | (select(0u, 2u, bounds)) | (payload << 2u), dead);
+        scratch[i] = select(0u, 1u | select(0u, 2u, bounds), dead) | (payload << 2u);
     }
 }

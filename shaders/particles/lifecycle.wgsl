@@ -132,6 +132,10 @@ fn plan_pool(live: u32, total: vec2<u32>) {
 }
 
 fn emit_children(i: u32, first_slot: u32, accepted: u32, first_serial: u32) {
+    if ((life[i].kind & KIND_FIREWORK_MASK) == 0u) {
+        emit_sub_children(i, first_slot, accepted, first_serial);
+        return;
+    }
     let parent_p = pos[i].xyz;
     let parent_v = vel[i].xyz;
     let rule = rules[(life[i].kind & KIND_FIREWORK_MASK) - 1u];
@@ -161,6 +165,25 @@ fn emit_children(i: u32, first_slot: u32, accepted: u32, first_serial: u32) {
             rec.size = cr.size;
             staging[slot] = rec;
         }
+    }
+}
+
+/// A sub-emitter's children of emitted particle `i`: the child emitter's particles drawn around
+/// the parent's position (its death children when it died this step, else its impact ones).
+fn emit_sub_children(i: u32, first_slot: u32, accepted: u32, first_serial: u32) {
+    let sub = emitters[(life[i].kind >> KIND_CURVES_SHIFT) - 1u].sub;
+    var child = sub.zw;
+    if ((scratch[i] & 1u) != 0u) {
+        child = sub.xy;
+    }
+    let e = emitters[child.x - 1u];
+    let origin = pos[i].xyz;
+    for (var c = 0u; c < child.y; c = c + 1u) {
+        let slot = first_slot + c;
+        if (slot >= accepted) {
+            return;
+        }
+        staging[slot] = emitted_record_at(e, first_serial + c, origin);
     }
 }
 
@@ -197,9 +220,9 @@ fn emit(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
                 if (i < survivors) {
                     scratch[hole_base() + run.x] = i;
                 }
-                if (vals[k].y > 0u) {
-                    emit_children(i, params.host_spawn + run.y, accepted, serial0 + run.y);
-                }
+            }
+            if (vals[k].y > 0u) {
+                emit_children(i, params.host_spawn + run.y, accepted, serial0 + run.y);
             }
             if (i == survivors) {
                 counters.movers = run.x;

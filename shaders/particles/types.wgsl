@@ -37,7 +37,7 @@ struct Params {
     emit_first: array<vec4<u32>, EMIT_FIRST_QUADS>,
 }
 
-/// An emitter (src/particles/emitter.rs): 176 bytes.
+/// An emitter (src/particles/emitter.rs): 192 bytes.
 struct Emitter {
     shape: u32,
     velocity: u32,
@@ -53,6 +53,8 @@ struct Emitter {
     colour_min: vec4<f32>,
     colour_max: vec4<f32>,
     accel: vec4<f32>,
+    /// On death: (1 + child slot, children); on impact: the same (z, w). 0: none.
+    sub: vec4<u32>,
 }
 
 /// A firework rule: 96 bytes.

@@ -237,6 +237,7 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
         let mut p = pv.xyz();
         let mut v = vv.xyz();
         let inv_mass = av.w;
+        let mut hit = false;
 
         let removed = !inp.removals.is_empty() && inp.removals.binary_search(&life_i.id).is_ok();
         life_i.age += dt;
@@ -251,6 +252,7 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
             for col in &inp.colliders[..params.collider_count as usize] {
                 let contact = collider_contact(col, p, r);
                 if contact.w > -params.contact_slop {
+                    hit = hit || v.dot(contact.xyz()) < 0.0;
                     resolve_contact(&mut p, &mut v, col, contact, acc_total, dt);
                 }
             }
@@ -278,6 +280,17 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
             s.colour[i] = rule.colour * t;
         }
 
+        // Sub-emitters: children on death, or on striking a collider (it lives on).
+        let eslot = (life_i.kind >> KIND_CURVES_SHIFT) as usize;
+        if let Some(e) = eslot.checked_sub(1).and_then(|e| inp.emitters.get(e)) {
+            if firework == 0 && !removed {
+                if dead && e.sub[0] != 0 {
+                    payload = e.sub[1];
+                } else if !dead && hit && e.sub[2] != 0 {
+                    payload = e.sub[3];
+                }
+            }
+        }
         // Life curves (an emitter's colour gradient and size curve), at the new age.
         let curve_set = life_i.kind >> KIND_CURVES_SHIFT;
         if let Some(c) = (curve_set as usize)
@@ -297,10 +310,10 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
         s.life[i] = life_i;
         if params.lifecycle != 0 {
             s.flags[i] = if dead {
-                1 | (u32::from(bounds) << 1) | (payload << 2)
+                1 | (u32::from(bounds) << 1)
             } else {
                 0
-            };
+            } | (payload << 2);
         }
     }
 }
@@ -387,6 +400,10 @@ fn emit_children(
     first_serial: u32,
 ) {
     let params = inp.params;
+    if s.life[i].kind & KIND_FIREWORK_MASK == 0 {
+        emit_sub_children(s, inp, i, first_slot, accepted, first_serial);
+        return;
+    }
     let parent_p = s.pos[i].xyz();
     let parent_v = s.vel[i].xyz();
     let rule = &inp.rules[(s.life[i].kind & KIND_FIREWORK_MASK) as usize - 1];
@@ -441,20 +458,67 @@ pub fn emit(s: &mut CpuState, inp: &StepInputs) {
             if i < survivors {
                 s.hole_slot[run[0] as usize] = i as u32;
             }
-            if f[1] > 0 {
-                emit_children(
-                    s,
-                    inp,
-                    i,
-                    inp.params.host_spawn + run[1],
-                    accepted,
-                    serial0.wrapping_add(run[1]),
-                );
-            }
+        }
+        if f[1] > 0 {
+            emit_children(
+                s,
+                inp,
+                i,
+                inp.params.host_spawn + run[1],
+                accepted,
+                serial0.wrapping_add(run[1]),
+            );
         }
         if i == survivors {
             s.counters.movers = run[0];
         }
+    }
+}
+
+/// A sub-emitter's children of emitted particle `i`, drawn around it (the CPU twin of
+/// `emit_sub_children`).
+fn emit_sub_children(
+    s: &mut CpuState,
+    inp: &StepInputs,
+    i: usize,
+    first_slot: u32,
+    accepted: u32,
+    first_serial: u32,
+) {
+    let params = inp.params;
+    let parent = (s.life[i].kind >> KIND_CURVES_SHIFT) as usize;
+    let Some(sub) = parent
+        .checked_sub(1)
+        .and_then(|e| inp.emitters.get(e))
+        .map(|e| e.sub)
+    else {
+        return;
+    };
+    let (child, count) = if s.flags[i] & 1 != 0 {
+        (sub[0], sub[1])
+    } else {
+        (sub[2], sub[3])
+    };
+    let Some(slot_e) = (child as usize).checked_sub(1) else {
+        return;
+    };
+    let Some(e) = inp.emitters.get(slot_e) else {
+        return;
+    };
+    let origin = s.pos[i].xyz();
+    for c in 0..count {
+        let slot = first_slot + c;
+        if slot >= accepted {
+            return;
+        }
+        s.staging[slot as usize] = super::emitter::emitted_record_at(
+            e,
+            inp.curves.get(slot_e),
+            params.seed,
+            first_serial.wrapping_add(c),
+            params.step,
+            origin,
+        );
     }
 }
 

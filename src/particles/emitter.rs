@@ -156,6 +156,15 @@ impl Default for Emitter {
     }
 }
 
+/// When a sub-emitter fires (see [`super::ParticleWorld::set_sub_emitter`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubTrigger {
+    /// When the particle dies (of age, the kill bounds; not when removed).
+    Death,
+    /// Each step the particle strikes a static collider (moving into it), living on.
+    Impact,
+}
+
 /// A handle to an emitter of a [`super::ParticleWorld`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EmitterHandle {
@@ -363,6 +372,7 @@ impl Emitter {
             colour_min: self.colour.0,
             colour_max: self.colour.1,
             accel: self.acceleration.extend(self.damping),
+            sub: [0; 4],
         })
     }
 }
@@ -537,9 +547,22 @@ pub fn emitted_record(
     serial: u32,
     step: u32,
 ) -> GpuSpawnRecord {
+    emitted_record_at(e, curves, seed, serial, step, e.position.truncate())
+}
+
+/// [`emitted_record`] with the emitter's shape placed at `origin` (a sub-emitter's children
+/// start around their parent; the CPU twin of `emitted_record_at`).
+pub fn emitted_record_at(
+    e: &GpuEmitter,
+    curves: Option<&GpuCurves>,
+    seed: u32,
+    serial: u32,
+    step: u32,
+    origin: Vec3,
+) -> GpuSpawnRecord {
     let u = |k: u32| rng_unit(seed, serial, step, k);
     let local = shape_point(e, u(0), u(1), u(2));
-    let pos = e.position.truncate() + rotate(e.rotation, local);
+    let pos = origin + rotate(e.rotation, local);
     let speed = lerp(e.speed_life.x, e.speed_life.y, u(5));
     let dir = if e.velocity == velocity_code::RADIAL {
         let len = local.length();
@@ -607,6 +630,9 @@ pub(crate) struct EmitterState {
     pub desc: Emitter,
     pub gpu: GpuEmitter,
     pub curves: Option<GpuCurves>,
+    /// Sub-emitters: (child emitter id, children) on death and on impact.
+    pub on_death: Option<(u32, u32)>,
+    pub on_impact: Option<(u32, u32)>,
     pub active: bool,
     /// Seconds on the emitter's clock (f64, so thousands of steps add no drift).
     pub time: f64,

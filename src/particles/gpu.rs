@@ -470,6 +470,7 @@ impl GpuParticles {
                     (COLLIDERS, &b.colliders),
                     (RULES, &b.rules),
                     (CURVES, &b.curves),
+                    (EMITTERS, &b.emitters),
                 ],
             ),
         );
@@ -504,6 +505,8 @@ impl GpuParticles {
                 (RULES, &b.rules),
                 (PAYLOADS, &b.payloads),
                 (DEATHS, &b.deaths),
+                (EMITTERS, &b.emitters),
+                (CURVES, &b.curves),
             ],
         );
         k.spawn_emitted.bind(

@@ -27,7 +27,7 @@ pub mod types;
 pub mod view_sort;
 mod world;
 
-pub use emitter::{Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle};
+pub use emitter::{Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle, SubTrigger};
 pub use model::{Collider, ColliderShape, ForceField, KillBounds, Particle, ParticleHandle};
 pub use view_sort::ViewSort;
 pub use world::{Backend, ParticleWorld, RenderBuffers, Status, StepReport, WorldConfig};

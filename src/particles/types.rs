@@ -24,7 +24,7 @@ pub const MAX_RULES: u32 = 128;
 
 /// Most payload entries over all firework rules (a uniform table of 8-byte entries: 8 KiB).
 pub const MAX_PAYLOADS: u32 = 1024;
-/// Most emitters a particle world holds (a uniform table of 176-byte entries: 11 KiB).
+/// Most emitters a particle world holds (a uniform table of 192-byte entries: 12 KiB).
 pub const MAX_EMITTERS: u32 = 64;
 /// Keys a colour gradient or size curve over a particle's life may have.
 pub const MAX_CURVE_KEYS: u32 = 8;
@@ -252,7 +252,7 @@ pub struct GpuCounters {
     pub _pad2: [u32; 2],
 }
 
-/// An emitter's record in the uniform emitter table. 176 bytes. See
+/// An emitter's record in the uniform emitter table. 192 bytes. See
 /// [`crate::particles::Emitter`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -288,6 +288,9 @@ pub struct GpuEmitter {
     pub colour_max: Vec4,
     /// Acceleration (xyz) and damping (w).
     pub accel: Vec4,
+    /// Sub-emitters: on death (1 + the child emitter's slot, children each), on impact with a
+    /// collider (the same); 0 for none.
+    pub sub: [u32; 4],
 }
 
 /// The life curves of an emitter's particles (uniform table, one per emitter slot). 240 bytes.

@@ -3,7 +3,7 @@
 
 pub use super::config::{Backend, WorldConfig};
 use super::cpu::{self, CpuState, StepInputs};
-use super::emitter::{Emitter, EmitterHandle, EmitterState};
+use super::emitter::{Emitter, EmitterHandle, EmitterState, SubTrigger};
 
 use super::gpu::{Frame, GpuParticles};
 use super::ledger::SpawnLedger;

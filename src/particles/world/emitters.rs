@@ -46,6 +46,8 @@ impl ParticleWorld {
             desc: emitter,
             gpu,
             curves,
+            on_death: None,
+            on_impact: None,
             active: true,
             time: 0.0,
             from_rate: 0,
@@ -172,6 +174,40 @@ impl ParticleWorld {
         Ok((lo.w != 0.0).then(|| (lo.truncate(), hi.truncate())))
     }
 
+    /// Makes `parent`'s particles emit `count` particles of `child` when they die
+    /// ([`SubTrigger::Death`]) or each time they strike a collider ([`SubTrigger::Impact`]),
+    /// drawn from the child emitter's description around the parent particle's position (its
+    /// own position is not used; give it a rate of 0 to use it only this way). `None` turns the
+    /// trigger off. The children are payload like a firework's: counted by the same prefix sum,
+    /// placed by `emit` on the GPU, refused with the others when the pool is full. Removing the
+    /// child emitter turns the trigger off.
+    ///
+    /// # Errors
+    /// [`Error::StaleHandle`] for either handle.
+    pub fn set_sub_emitter(
+        &mut self,
+        parent: EmitterHandle,
+        trigger: SubTrigger,
+        child: Option<(EmitterHandle, u32)>,
+    ) -> Result<()> {
+        let slot = self.emitter_slot_index(parent)?;
+        let sub = match child {
+            Some((h, n)) => {
+                self.emitter_slot_index(h)?;
+                Some((h.id, n))
+            }
+            None => None,
+        };
+        if let EmitterSlot::Used(e) = &mut self.emitters[slot] {
+            match trigger {
+                SubTrigger::Death => e.on_death = sub,
+                SubTrigger::Impact => e.on_impact = sub,
+            }
+        }
+        self.upload_emitters();
+        Ok(())
+    }
+
     /// Whether an emitter handle is valid here.
     pub fn contains_emitter(&self, handle: EmitterHandle) -> bool {
         self.emitter_slot_index(handle).is_ok()
@@ -198,15 +234,29 @@ impl ParticleWorld {
     fn upload_emitters(&mut self) {
         self.emitter_table.clear();
         self.curve_table.clear();
+        let slot_of = |id: u32| {
+            self.emitters
+                .iter()
+                .position(|s| matches!(s, EmitterSlot::Used(e) if e.id == id))
+        };
+        // (1 + the child's slot, children), or zeros when off or the child is gone.
+        let sub = |t: Option<(u32, u32)>| match t.and_then(|(id, n)| Some((slot_of(id)?, n))) {
+            Some((slot, n)) if n > 0 => [slot as u32 + 1, n],
+            _ => [0, 0],
+        };
         for (slot, s) in self.emitters.iter().enumerate() {
             let (gpu, curves) = match s {
-                EmitterSlot::Used(e) => (
-                    GpuEmitter {
-                        kind: emitter_kind(slot),
-                        ..e.gpu
-                    },
-                    e.curves.unwrap_or_default(),
-                ),
+                EmitterSlot::Used(e) => {
+                    let (d, i) = (sub(e.on_death), sub(e.on_impact));
+                    (
+                        GpuEmitter {
+                            kind: emitter_kind(slot),
+                            sub: [d[0], d[1], i[0], i[1]],
+                            ..e.gpu
+                        },
+                        e.curves.unwrap_or_default(),
+                    )
+                }
                 EmitterSlot::Retired { curves, .. } => (GpuEmitter::default(), **curves),
                 EmitterSlot::Free => (GpuEmitter::default(), GpuCurves::default()),
             };
