@@ -231,7 +231,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             break;
         }
         for (name, backend) in [("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)] {
-            if no_cpu && name == "cpu" || (name == "cpu" && n > 1_000_000) {
+            if name == "cpu" && (no_cpu || n > 1_000_000) {
                 continue;
             }
             let mut world = ParticleWorld::new(
