@@ -1,6 +1,7 @@
 //! Fuzzed API sequences (proptest): each world is driven on the CPU and on the GPU by the same
 //! random sequence of calls (add, remove, spawn, launch, set, step, several steps recorded into
-//! one encoder, grow, and bad values), and after every call:
+//! one encoder, grow, particle emitters added, removed (twice), paused and moved, and bad
+//! values), and after every call:
 //! - nothing panicked, and both backends gave `Ok` or both an `Err`;
 //! - an `Err` left the world as it was (what the caller can observe: counts, handles, state);
 //! - a handle is valid until it is removed (or its spawn is reported refused), and not after;
@@ -13,13 +14,14 @@
 
 mod common;
 
-use glam::Vec3;
+use glam::{Quat, Vec3};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use wgphys::aggregate::{AggregateConfig, AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{
-    Backend, ForceField, Particle, ParticleHandle, ParticleWorld, WorldConfig,
+    Backend, Emitter, EmitterHandle, ForceField, Particle, ParticleHandle, ParticleWorld,
+    WorldConfig,
 };
 use wgphys::rigid::{BodyHandle, Collider, RigidBody, RigidConfig, RigidWorld};
 
@@ -124,6 +126,11 @@ enum POp {
     Step(Dt),
     Encode(u8),
     Grow(u32),
+    AddEmitter { rate: f32, bad: bool },
+    RemoveEmitter(usize),
+    RemoveEmitterAgain(usize),
+    PauseEmitter(usize, bool),
+    MoveEmitter { k: usize, x: f32, bad: bool },
 }
 
 fn p_op() -> impl Strategy<Value = POp> {
@@ -135,13 +142,20 @@ fn p_op() -> impl Strategy<Value = POp> {
         4 => dt().prop_map(POp::Step),
         1 => (1u8..4).prop_map(POp::Encode),
         1 => (0u32..200).prop_map(POp::Grow),
+        1 => (0.0f32..300.0, prop::bool::weighted(0.2))
+            .prop_map(|(rate, bad)| POp::AddEmitter { rate, bad }),
+        1 => any::<usize>().prop_map(POp::RemoveEmitter),
+        1 => any::<usize>().prop_map(POp::RemoveEmitterAgain),
+        1 => (any::<usize>(), any::<bool>()).prop_map(|(k, on)| POp::PauseEmitter(k, on)),
+        1 => (any::<usize>(), -3.0f32..3.0, prop::bool::weighted(0.2))
+            .prop_map(|(k, x, bad)| POp::MoveEmitter { k, x, bad }),
     ]
 }
 
 /// What a caller can see of a particle world without stepping it.
-fn p_seen(w: &ParticleWorld, handles: &[ParticleHandle]) -> (u64, u32, Vec<bool>) {
+fn p_seen(w: &ParticleWorld, handles: &[ParticleHandle]) -> (u64, u32, Vec<bool>, usize) {
     let alive = handles.iter().map(|&h| w.contains(h)).collect();
-    (w.steps(), w.capacity(), alive)
+    (w.steps(), w.capacity(), alive, w.emitter_count())
 }
 
 fn fuzz_particles(ops: &[POp]) -> Result<(), TestCaseError> {
@@ -158,6 +172,8 @@ fn fuzz_particles(ops: &[POp]) -> Result<(), TestCaseError> {
     // Per backend: every handle handed out, and which the model says are valid.
     let mut handles: [Vec<ParticleHandle>; 2] = [Vec::new(), Vec::new()];
     let mut valid: [Vec<bool>; 2] = [Vec::new(), Vec::new()];
+    // Per backend: emitters handed out, and whether each is still there.
+    let mut emitters: [Vec<(EmitterHandle, bool)>; 2] = [Vec::new(), Vec::new()];
     for op in ops {
         let mut oks = [false; 2];
         for b in 0..2 {
@@ -192,7 +208,51 @@ fn fuzz_particles(ops: &[POp]) -> Result<(), TestCaseError> {
                     )
                 }
                 POp::Grow(c) => w.grow(c),
+                POp::AddEmitter { rate, bad } => w
+                    .add_emitter(Emitter {
+                        rate: coord(rate, bad),
+                        lifetime: (0.05, 0.3),
+                        ..Emitter::default()
+                    })
+                    .map(|h| emitters[b].push((h, true))),
+                POp::RemoveEmitter(k) | POp::RemoveEmitterAgain(k) if emitters[b].is_empty() => {
+                    let _ = k;
+                    Ok(())
+                }
+                POp::RemoveEmitter(k) => {
+                    let i = k % emitters[b].len();
+                    let (h, _) = emitters[b][i];
+                    let r = w.remove_emitter(h);
+                    if r.is_ok() {
+                        emitters[b][i].1 = false;
+                    }
+                    r
+                }
+                POp::RemoveEmitterAgain(k) => {
+                    // Any emitter, removed or not: the model says which succeeds.
+                    let i = k % emitters[b].len();
+                    let (h, there) = emitters[b][i];
+                    let r = w.remove_emitter(h);
+                    prop_assert!(
+                        there == r.is_ok(),
+                        "removing an emitter that is {} gave {:?}",
+                        if there { "there" } else { "gone" },
+                        r
+                    );
+                    emitters[b][i].1 = false;
+                    r
+                }
+                POp::PauseEmitter(k, on) if !emitters[b].is_empty() => {
+                    let (h, _) = emitters[b][k % emitters[b].len()];
+                    w.set_emitter_active(h, on)
+                }
+                POp::MoveEmitter { k, x, bad } if !emitters[b].is_empty() => {
+                    let (h, _) = emitters[b][k % emitters[b].len()];
+                    w.set_emitter_transform(h, Vec3::new(coord(x, bad), 1.0, 0.0), Quat::IDENTITY)
+                }
+                POp::PauseEmitter(..) | POp::MoveEmitter { .. } => Ok(()),
             };
+
             let w = &worlds[b];
             if r.is_err() {
                 prop_assert_eq!(
