@@ -214,6 +214,23 @@ fn emitter_layout() {
 }
 
 #[test]
+fn depth_params_layout() {
+    use wgphys::particles::depth::GpuDepth;
+    let m = module();
+    let r = rust_layout!(GpuDepth {
+        view_proj,
+        inv_view_proj,
+        restitution,
+        friction,
+        thickness,
+        flags,
+        size,
+        _pad,
+    });
+    check(&m, &layouter(&m), "DepthParams", r);
+}
+
+#[test]
 fn curves_layout() {
     let m = module();
     let r = rust_layout!(GpuCurves {
@@ -330,7 +347,8 @@ fn check_binding_strides(
     rust_elem: &BTreeMap<&str, usize>,
 ) {
     let lay = layouter(m);
-    for b in bindings {
+    // Textures have no element stride.
+    for b in bindings.iter().filter(|b| !b.space.is_empty()) {
         let want = *rust_elem.get(b.name).unwrap_or_else(|| {
             panic!(
                 "{shader} binding {} has no Rust element size in this test",
@@ -382,6 +400,7 @@ fn binding_strides_match_rust_elements() {
         ("sort_keys", size_of::<u32>()),
         ("sort_values", size_of::<u32>()),
         ("bounds_keys", size_of::<u32>()),
+        ("depth", size_of::<wgphys::particles::depth::GpuDepth>()),
         ("emitter_bounds_out", size_of::<Vec4>()),
     ]
     .into_iter()

@@ -58,8 +58,10 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
     life_i.age = life_i.age + dt;
     var dead = removed || (life_i.lifetime >= 0.0 && life_i.age >= life_i.lifetime);
 
-    // Whether it struck a collider this step (approaching it when the contact was resolved).
+    // Whether it struck a collider this step (approaching it when the contact was resolved),
+    // and whether the depth collider killed it.
     var hit = false;
+    var depth_kill = false;
     if (inv_mass > 0.0) {
         let acc_total = av.xyz + field_acceleration(p, v, inv_mass);
         p = p + v * dt;
@@ -79,7 +81,23 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
                 v = b.v;
             }
         }
+        if ((depth.flags & 1u) != 0u) {
+            let contact = depth_contact(p, r);
+            // Touching within a step of its acceleration's travel: a particle resting on a
+            // drawn surface (which the step's gravity moves by that much) stays in contact.
+            let reach = max(params.contact_slop, length(acc_total) * dt * dt);
+            if (contact.w > -reach) {
+                hit = hit || dot(v, contact.xyz) < 0.0;
+                let surface = Collider(1u, depth.restitution, depth.friction, 0u, vec4<f32>(0.0),
+                    vec4<f32>(0.0), vec4<f32>(0.0));
+                let b = resolve_contact(Body(p, v), surface, contact, acc_total, dt);
+                p = b.p;
+                v = b.v;
+                depth_kill = (depth.flags & 2u) != 0u;
+            }
+        }
     }
+    dead = dead || depth_kill;
 
     // A particle the host holds a handle for (a plain particle with a host id) that only the
     // bounds kill is flagged, so `emit` lists it for the host: no other death of it is news to

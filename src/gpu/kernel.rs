@@ -42,13 +42,23 @@ impl Kernel {
 
     /// (Re)binds the kernel's buffers; `entries` name exactly the bindings the entry point uses.
     pub fn bind(&mut self, device: &wgpu::Device, entries: &[(u32, &wgpu::Buffer)]) {
+        let resources: Vec<(u32, wgpu::BindingResource)> = entries
+            .iter()
+            .map(|(binding, buffer)| (*binding, buffer.as_entire_binding()))
+            .collect();
+        self.bind_resources(device, resources);
+    }
+
+    /// (Re)binds the kernel's resources (buffers, texture views), as [`Kernel::bind`].
+    pub fn bind_resources(
+        &mut self,
+        device: &wgpu::Device,
+        entries: Vec<(u32, wgpu::BindingResource<'_>)>,
+    ) {
         let layout = self.pipeline.get_bind_group_layout(0);
         let entries: Vec<wgpu::BindGroupEntry> = entries
-            .iter()
-            .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                binding: *binding,
-                resource: buffer.as_entire_binding(),
-            })
+            .into_iter()
+            .map(|(binding, resource)| wgpu::BindGroupEntry { binding, resource })
             .collect();
         self.bind_group = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(&format!("wgphys:bind_group:{}", self.name)),

@@ -13,7 +13,8 @@ pub struct BindingDecl {
     pub index: u32,
     /// WGSL variable name.
     pub name: &'static str,
-    /// WGSL address space and access, for example `storage, read_write` or `uniform`.
+    /// WGSL address space and access, for example `storage, read_write` or `uniform`; empty
+    /// for a texture.
     pub space: &'static str,
     /// WGSL type.
     pub ty: &'static str,
@@ -28,9 +29,15 @@ pub fn prelude(consts: &[(&str, u32)], bindings: &[BindingDecl]) -> String {
         s.push_str(&format!("const {name}: u32 = {value}u;\n"));
     }
     for b in bindings {
+        // A texture has no address space.
+        let space = if b.space.is_empty() {
+            String::new()
+        } else {
+            format!("<{}>", b.space)
+        };
         s.push_str(&format!(
-            "@group(0) @binding({}) var<{}> {}: {};\n",
-            b.index, b.space, b.name, b.ty
+            "@group(0) @binding({}) var{space} {}: {};\n",
+            b.index, b.name, b.ty
         ));
     }
     s

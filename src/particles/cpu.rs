@@ -107,6 +107,8 @@ pub struct StepInputs<'a> {
     pub emitters: &'a [GpuEmitter],
     /// The life curves, one per emitter slot.
     pub curves: &'a [GpuCurves],
+    /// The depth collider and its depths, when on.
+    pub depth: Option<(&'a super::depth::GpuDepth, &'a super::depth::DepthImage)>,
 }
 
 fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
@@ -238,6 +240,7 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
         let mut v = vv.xyz();
         let inv_mass = av.w;
         let mut hit = false;
+        let mut depth_kill = false;
 
         let removed = !inp.removals.is_empty() && inp.removals.binary_search(&life_i.id).is_ok();
         life_i.age += dt;
@@ -256,7 +259,23 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
                     resolve_contact(&mut p, &mut v, col, contact, acc_total, dt);
                 }
             }
+            if let Some((d, image)) = inp.depth {
+                let contact = super::depth::depth_contact(d, image, p, r);
+                let reach = params.contact_slop.max(acc_total.length() * dt * dt);
+                if contact.w > -reach {
+                    hit = hit || v.dot(contact.xyz()) < 0.0;
+                    let surface = GpuCollider {
+                        kind: 1,
+                        restitution: d.restitution,
+                        friction: d.friction,
+                        ..Default::default()
+                    };
+                    resolve_contact(&mut p, &mut v, &surface, contact, acc_total, dt);
+                    depth_kill = d.flags & 2 != 0;
+                }
+            }
         }
+        dead = dead || depth_kill;
 
         let mut bounds = false;
         if params.kill_bounds != 0

@@ -1,6 +1,7 @@
 //! GPU host code for the particle stages: buffers, kernels and the step recorder. The stages and
 //! their order match src/particles/cpu.rs; the WGSL lives in shaders/particles/.
 
+use super::depth::GpuDepth;
 use super::types::*;
 use super::view_sort::{GpuView, GpuViewSort};
 use crate::error::{Error, Result};
@@ -41,6 +42,8 @@ pub mod binding {
     pub const SORT_VALUES: u32 = 19;
     pub const BOUNDS_KEYS: u32 = 20;
     pub const EMITTER_BOUNDS: u32 = 21;
+    pub const DEPTH_TEX: u32 = 22;
+    pub const DEPTH: u32 = 23;
 }
 
 const RW: &str = "storage, read_write";
@@ -109,6 +112,8 @@ pub const BINDINGS: &[BindingDecl] = &[
         RW,
         "array<vec4<f32>>"
     ),
+    decl!(binding::DEPTH_TEX, "depth_tex", "", "texture_2d<f32>"),
+    decl!(binding::DEPTH, "depth", "uniform", "DepthParams"),
     decl!(
         binding::PAYLOADS,
         "payloads",
@@ -193,6 +198,7 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/particles/emitter.wgsl"),
             include_str!("../../shaders/particles/view_sort.wgsl"),
             include_str!("../../shaders/particles/bounds.wgsl"),
+            include_str!("../../shaders/particles/depth.wgsl"),
         ],
     )
 }
@@ -290,6 +296,9 @@ pub struct GpuParticles {
     uploads: StepUploads,
     /// The back-to-front order, when on.
     view_sort: Option<GpuViewSort>,
+    /// The depth collider's uniform and the depth texture it reads (a 2x2 stand-in when off).
+    depth: wgpu::Buffer,
+    depth_view: wgpu::TextureView,
 }
 
 /// What one step hands to the GPU.
@@ -325,6 +334,27 @@ pub struct Landed {
 
 fn storage(ctx: &GpuContext, name: &str, bytes: u64, extra: U) -> wgpu::Buffer {
     buffer::zeroed(&ctx.device, name, bytes, STATE | extra)
+}
+
+/// A 2x2 depth texture the integrate kernel binds while no depth collider is set (the
+/// collider is off then, so it is never read).
+fn stand_in_depth(device: &wgpu::Device) -> wgpu::TextureView {
+    device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("wgphys:depth_stand_in"),
+            size: wgpu::Extent3d {
+                width: 2,
+                height: 2,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Depth32Float,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        })
+        .create_view(&wgpu::TextureViewDescriptor::default())
 }
 
 /// A uniform table of `max` entries, `items` first and zeroes after (the world checks that
@@ -388,6 +418,13 @@ impl GpuParticles {
             timing: None,
             uploads: StepUploads::new(ctx, "wgphys:upload:particles"),
             view_sort: None,
+            depth: buffer::zeroed(
+                &ctx.device,
+                "depth",
+                size_of::<GpuDepth>() as u64,
+                U::UNIFORM | U::COPY_DST,
+            ),
+            depth_view: stand_in_depth(&ctx.device),
         };
         me.bind_all();
         Ok(me)
@@ -459,21 +496,27 @@ impl GpuParticles {
         ) -> Vec<(u32, &'a wgpu::Buffer)> {
             a.iter().chain(b).copied().collect()
         }
-        k.integrate.bind(
-            d,
-            &join(
-                &state,
-                &[
-                    (PARAMS, &b.params),
-                    (COUNTERS, &b.counters),
-                    (SCRATCH, &b.scratch),
-                    (COLLIDERS, &b.colliders),
-                    (RULES, &b.rules),
-                    (CURVES, &b.curves),
-                    (EMITTERS, &b.emitters),
-                ],
-            ),
-        );
+        let mut integrate: Vec<(u32, wgpu::BindingResource)> = join(
+            &state,
+            &[
+                (PARAMS, &b.params),
+                (COUNTERS, &b.counters),
+                (SCRATCH, &b.scratch),
+                (COLLIDERS, &b.colliders),
+                (RULES, &b.rules),
+                (CURVES, &b.curves),
+                (EMITTERS, &b.emitters),
+                (DEPTH, &self.depth),
+            ],
+        )
+        .into_iter()
+        .map(|(i, buf)| (i, buf.as_entire_binding()))
+        .collect();
+        integrate.push((
+            DEPTH_TEX,
+            wgpu::BindingResource::TextureView(&self.depth_view),
+        ));
+        k.integrate.bind_resources(d, integrate);
         k.scan_reduce.bind(
             d,
             &[
@@ -639,6 +682,26 @@ impl GpuParticles {
         }
         self.bind_all();
         Ok(())
+    }
+
+    /// Sets the depth collider (`None`: off); see
+    /// [`crate::particles::ParticleWorld::set_depth_collider`].
+    pub fn set_depth(&mut self, depth: Option<(&wgpu::Texture, GpuDepth)>) {
+        match depth {
+            Some((t, record)) => {
+                self.depth_view = t.create_view(&wgpu::TextureViewDescriptor {
+                    label: Some("wgphys:depth_collider"),
+                    aspect: wgpu::TextureAspect::DepthOnly,
+                    ..Default::default()
+                });
+                self.uploads.write(&self.depth, 0, &[record]);
+            }
+            None => {
+                self.depth_view = stand_in_depth(&self.ctx.device);
+                self.uploads.write(&self.depth, 0, &[GpuDepth::default()]);
+            }
+        }
+        self.bind_all();
     }
 
     /// Turns the back-to-front order on (with this camera) or off; see

@@ -18,6 +18,7 @@
 
 mod config;
 pub mod cpu;
+pub mod depth;
 pub mod emitter;
 pub mod gpu;
 mod ledger;
@@ -27,6 +28,7 @@ pub mod types;
 pub mod view_sort;
 mod world;
 
+pub use depth::{DepthCollider, DepthImage, DepthSource};
 pub use emitter::{Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle, SubTrigger};
 pub use model::{Collider, ColliderShape, ForceField, KillBounds, Particle, ParticleHandle};
 pub use view_sort::ViewSort;

@@ -16,6 +16,7 @@ use crate::fireworks::launch_record;
 use crate::gpu::GpuContext;
 use crate::rng::hash_u32;
 
+mod depth;
 mod emitters;
 mod handles;
 mod read;
@@ -111,6 +112,8 @@ pub struct ParticleWorld {
     view: Option<super::view_sort::GpuView>,
     /// The CPU twin's back-to-front order after the last step.
     order: Vec<u32>,
+    /// The CPU twin's depth collider and depths, when on.
+    depth_cpu: Option<(super::depth::GpuDepth, super::depth::DepthImage)>,
     /// The next emitter handle id.
     next_emitter: u32,
 }
@@ -188,6 +191,7 @@ impl ParticleWorld {
             clock: 0.0,
             view: None,
             order: Vec::new(),
+            depth_cpu: None,
             next_emitter: 0,
             queued_launches: 0,
         })
@@ -484,6 +488,7 @@ impl ParticleWorld {
                 &self.payloads,
                 &self.emitter_table,
                 &self.curve_table,
+                self.depth_cpu.as_ref().map(|(d, image)| (d, image)),
             );
             deaths = std::mem::take(&mut s.deaths);
             deaths.sort_unstable();
@@ -721,6 +726,7 @@ fn run_cpu_step(
     payloads: &[GpuPayload],
     emitters: &[GpuEmitter],
     curves: &[GpuCurves],
+    depth: Option<(&super::depth::GpuDepth, &super::depth::DepthImage)>,
 ) {
     s.staging[..spawns.len()].copy_from_slice(spawns);
     let inp = StepInputs {
@@ -731,6 +737,7 @@ fn run_cpu_step(
         removals,
         emitters,
         curves,
+        depth,
     };
     cpu::integrate(s, &inp);
     if lifecycle {
