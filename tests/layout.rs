@@ -181,6 +181,7 @@ fn params_layout() {
         lifecycle,
         emitted,
         emitter_count,
+        trail_length,
         _pad,
         kill_min,
         kill_max,
@@ -400,6 +401,7 @@ fn binding_strides_match_rust_elements() {
         ("sort_keys", size_of::<u32>()),
         ("sort_values", size_of::<u32>()),
         ("bounds_keys", size_of::<u32>()),
+        ("trails", size_of::<Vec4>()),
         ("depth", size_of::<wgphys::particles::depth::GpuDepth>()),
         ("emitter_bounds_out", size_of::<Vec4>()),
     ]

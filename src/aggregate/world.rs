@@ -760,6 +760,7 @@ impl AggregateWorld {
                 draw_args: &g.draw_args,
                 order: None,
                 emitter_bounds: None,
+                trails: None,
             }),
             Engine::Cpu(_) => None,
         }

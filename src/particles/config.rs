@@ -26,6 +26,9 @@ pub struct WorldConfig {
     pub auto_grow: bool,
     /// Distance (m) within which a collider counts as touching, so resting particles stay put.
     pub contact_slop: f32,
+    /// Positions each particle's trail keeps, for drawing ribbons (0: no trails; at most
+    /// [`super::types::MAX_TRAIL`]); see [`super::RenderBuffers::trails`].
+    pub trail_length: u32,
 }
 
 impl Default for WorldConfig {
@@ -40,6 +43,7 @@ impl Default for WorldConfig {
             status_interval: 1,
             auto_grow: false,
             contact_slop: 1e-4,
+            trail_length: 0,
         }
     }
 }

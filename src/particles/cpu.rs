@@ -337,6 +337,11 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
     }
 }
 
+/// (dead, payload) of slot `i` from the flags (0 past the live ones).
+pub(crate) fn flag_pair_of(s: &CpuState, i: usize) -> [u32; 2] {
+    flag_pair(s, i)
+}
+
 fn flag_pair(s: &CpuState, i: usize) -> [u32; 2] {
     if i >= s.counters.live as usize {
         return [0, 0];
@@ -396,7 +401,7 @@ fn plan_pool(c: &mut GpuCounters, params: &GpuParams, total: [u32; 2]) {
 }
 
 /// Exclusive (dead, payload) prefix of every live slot, from the scanned block totals.
-fn prefixes(s: &CpuState) -> Vec<[u32; 2]> {
+pub(crate) fn prefixes(s: &CpuState) -> Vec<[u32; 2]> {
     let live = s.counters.live as usize;
     let mut out = Vec::with_capacity(live);
     let mut run = [0, 0];

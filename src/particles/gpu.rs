@@ -44,6 +44,7 @@ pub mod binding {
     pub const EMITTER_BOUNDS: u32 = 21;
     pub const DEPTH_TEX: u32 = 22;
     pub const DEPTH: u32 = 23;
+    pub const TRAILS: u32 = 24;
 }
 
 const RW: &str = "storage, read_write";
@@ -114,6 +115,7 @@ pub const BINDINGS: &[BindingDecl] = &[
     ),
     decl!(binding::DEPTH_TEX, "depth_tex", "", "texture_2d<f32>"),
     decl!(binding::DEPTH, "depth", "uniform", "DepthParams"),
+    decl!(binding::TRAILS, "trails", RW, "array<vec4<f32>>"),
     decl!(
         binding::PAYLOADS,
         "payloads",
@@ -199,6 +201,7 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/particles/view_sort.wgsl"),
             include_str!("../../shaders/particles/bounds.wgsl"),
             include_str!("../../shaders/particles/depth.wgsl"),
+            include_str!("../../shaders/particles/trails.wgsl"),
         ],
     )
 }
@@ -225,6 +228,8 @@ pub struct Buffers {
     pub(crate) bounds_keys: wgpu::Buffer,
     /// Per emitter slot, its particles' box: (min, 1) and (max, 1), or (+inf, 0), (-inf, 0).
     pub(crate) emitter_bounds: wgpu::Buffer,
+    /// Trails: `trail_length` positions per slot (see trails.wgsl).
+    pub(crate) trails: wgpu::Buffer,
     pub(crate) staging: wgpu::Buffer,
     pub(crate) args_step: wgpu::Buffer,
     pub(crate) args_append: wgpu::Buffer,
@@ -249,6 +254,9 @@ struct Kernels {
     depth_keys: Kernel,
     emitter_bounds: Kernel,
     bounds_publish: Kernel,
+    trail_compact: Kernel,
+    trail_append: Kernel,
+    trail_push: Kernel,
 }
 
 /// An asynchronous counters read: copied at one step and mapped when the submission that holds
@@ -296,6 +304,8 @@ pub struct GpuParticles {
     uploads: StepUploads,
     /// The back-to-front order, when on.
     view_sort: Option<GpuViewSort>,
+    /// Positions per trail (0: none).
+    pub(crate) trail_length: u32,
     /// The depth collider's uniform and the depth texture it reads (a 2x2 stand-in when off).
     depth: wgpu::Buffer,
     depth_view: wgpu::TextureView,
@@ -388,8 +398,21 @@ impl GpuParticles {
         colliders: &[GpuCollider],
         rules: &[GpuRule],
         payloads: &[GpuPayload],
+        trail_length: u32,
     ) -> Result<Self> {
         check_capacity(ctx, capacity)?;
+        let trail_bytes = 16 * u64::from(capacity) * u64::from(trail_length);
+        if trail_bytes > ctx.max_binding_bytes() {
+            return Err(Error::CapacityTooLarge {
+                capacity,
+                needed_bytes: trail_bytes,
+                max_bytes: ctx.max_binding_bytes(),
+                max_capacity: u32::try_from(
+                    ctx.max_binding_bytes() / (16 * u64::from(trail_length)),
+                )
+                .unwrap_or(u32::MAX),
+            });
+        }
         let device = &ctx.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("wgphys:shader:particles"),
@@ -404,10 +427,13 @@ impl GpuParticles {
             depth_keys: Kernel::new(device, &module, "depth_keys"),
             emitter_bounds: Kernel::new(device, &module, "emitter_bounds"),
             bounds_publish: Kernel::new(device, &module, "bounds_publish"),
+            trail_compact: Kernel::new(device, &module, "trail_compact"),
+            trail_append: Kernel::new(device, &module, "trail_append"),
+            trail_push: Kernel::new(device, &module, "trail_push"),
             compact: Kernel::new(device, &module, "compact"),
             append: Kernel::new(device, &module, "append"),
         };
-        let bufs = Self::make_buffers(ctx, capacity, colliders, rules, payloads, 64);
+        let bufs = Self::make_buffers(ctx, capacity, colliders, rules, payloads, 64, trail_length);
         let mut me = Self {
             ctx: ctx.clone(),
             capacity,
@@ -418,6 +444,7 @@ impl GpuParticles {
             timing: None,
             uploads: StepUploads::new(ctx, "wgphys:upload:particles"),
             view_sort: None,
+            trail_length,
             depth: buffer::zeroed(
                 &ctx.device,
                 "depth",
@@ -437,6 +464,7 @@ impl GpuParticles {
         rules: &[GpuRule],
         payloads: &[GpuPayload],
         removal_capacity: u32,
+        trail_length: u32,
     ) -> Buffers {
         let n = u64::from(capacity);
         let d = &ctx.device;
@@ -468,6 +496,12 @@ impl GpuParticles {
                 "emitter_bounds",
                 32 * u64::from(MAX_EMITTERS),
                 U::empty(),
+            ),
+            trails: storage(
+                ctx,
+                "trails",
+                (16 * n * u64::from(trail_length)).max(16),
+                U::VERTEX,
             ),
             staging: storage(ctx, "staging", largest_buffer_bytes(capacity), U::empty()),
             args_step: storage(ctx, "args_step", 24, U::INDIRECT),
@@ -573,6 +607,33 @@ impl GpuParticles {
                 ],
             ),
         );
+        k.trail_compact.bind(
+            d,
+            &[
+                (PARAMS, &b.params),
+                (COUNTERS, &b.counters),
+                (SCRATCH, &b.scratch),
+                (TRAILS, &b.trails),
+            ],
+        );
+        k.trail_append.bind(
+            d,
+            &[
+                (PARAMS, &b.params),
+                (COUNTERS, &b.counters),
+                (STAGING, &b.staging),
+                (TRAILS, &b.trails),
+            ],
+        );
+        k.trail_push.bind(
+            d,
+            &[
+                (PARAMS, &b.params),
+                (POS, &b.pos),
+                (COUNTERS, &b.counters),
+                (TRAILS, &b.trails),
+            ],
+        );
         k.emitter_bounds.bind(
             d,
             &[
@@ -644,7 +705,15 @@ impl GpuParticles {
     pub fn grow(&mut self, capacity: u32) -> Result<()> {
         check_capacity(&self.ctx, capacity)?;
         let old = &self.bufs;
-        let new = Self::make_buffers(&self.ctx, capacity, &[], &[], &[], self.removal_capacity);
+        let new = Self::make_buffers(
+            &self.ctx,
+            capacity,
+            &[],
+            &[],
+            &[],
+            self.removal_capacity,
+            self.trail_length,
+        );
         // The live state moves over by device-side copies recorded at the head of the next
         // step (or submitted before the next read), so steps recorded into an encoder that is
         // not submitted yet keep their effect.
@@ -663,6 +732,11 @@ impl GpuParticles {
             ),
             (&old.args_step, &new.args_step, 24),
             (&old.draw_args, &new.draw_args, 16),
+            (
+                &old.trails,
+                &new.trails,
+                16 * n * u64::from(self.trail_length),
+            ),
         ] {
             self.uploads.copy(src, dst, bytes);
         }
@@ -805,8 +879,19 @@ impl GpuParticles {
                         .dispatch_in(&mut pass, Dispatch::Direct(threads.div_ceil(WG)));
                 }
                 k.compact.dispatch_in(&mut pass, blocks);
+                if self.trail_length > 0 {
+                    k.trail_compact.dispatch_in(&mut pass, blocks);
+                }
                 k.append
                     .dispatch_in(&mut pass, Dispatch::Indirect(&b.args_append, 0));
+                if self.trail_length > 0 {
+                    k.trail_append
+                        .dispatch_in(&mut pass, Dispatch::Indirect(&b.args_append, 0));
+                }
+            }
+            if self.trail_length > 0 {
+                k.trail_push
+                    .dispatch_in(&mut pass, Dispatch::Direct(self.capacity.div_ceil(WG)));
             }
             if self.view_sort.is_some() {
                 k.depth_keys

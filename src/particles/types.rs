@@ -26,6 +26,8 @@ pub const MAX_RULES: u32 = 128;
 pub const MAX_PAYLOADS: u32 = 1024;
 /// Most emitters a particle world holds (a uniform table of 192-byte entries: 12 KiB).
 pub const MAX_EMITTERS: u32 = 64;
+/// The longest trail a particle keeps ([`super::WorldConfig::trail_length`]).
+pub const MAX_TRAIL: u32 = 64;
 /// Keys a colour gradient or size curve over a particle's life may have.
 pub const MAX_CURVE_KEYS: u32 = 8;
 /// `GpuLife::kind` holds the firework type in its low 16 bits and, above them, 1 + the emitter
@@ -116,8 +118,10 @@ pub struct GpuParams {
     pub emitted: u32,
     /// Emitters in the emitter table.
     pub emitter_count: u32,
+    /// Positions each particle's trail keeps (0: no trails).
+    pub trail_length: u32,
     /// Padding.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
     /// Lower corner of the kill box.
     pub kill_min: Vec4,
     /// Upper corner of the kill box.

@@ -62,6 +62,13 @@ pub struct RenderBuffers<'a> {
     /// (+∞, 0) and (−∞, 0) when it has none; for frustum culling. Usage: STORAGE | COPY_SRC |
     /// COPY_DST. `None` for worlds that are not particle worlds.
     pub emitter_bounds: Option<&'a wgpu::Buffer>,
+    /// With [`WorldConfig::trail_length`] K > 0: `array<vec4<f32>>`, K positions per slot, slot
+    /// s's trail at `[s·K, s·K + K)`; after n steps the newest position is at `(n − 1) mod K`
+    /// and `(n − 1 − j) mod K` is j steps older (a new particle's trail holds its first
+    /// position). Draw a ribbon through them, newest first, for the `live` first slots; the
+    /// trails move with their particles when the pool is compacted. Usage: STORAGE | VERTEX |
+    /// COPY_SRC | COPY_DST.
+    pub trails: Option<&'a wgpu::Buffer>,
 }
 
 enum Engine {
@@ -112,6 +119,8 @@ pub struct ParticleWorld {
     view: Option<super::view_sort::GpuView>,
     /// The CPU twin's back-to-front order after the last step.
     order: Vec<u32>,
+    /// The CPU twin's trails (`trail_length` positions per slot).
+    trails_cpu: Vec<glam::Vec4>,
     /// The CPU twin's depth collider and depths, when on.
     depth_cpu: Option<(super::depth::GpuDepth, super::depth::DepthImage)>,
     /// The next emitter handle id.
@@ -134,6 +143,13 @@ impl ParticleWorld {
                 reason: "a pool needs room for at least one particle".into(),
             });
         }
+        if config.trail_length > MAX_TRAIL {
+            return Err(Error::InvalidInput {
+                what: "trail_length",
+                value: format!("{}", config.trail_length),
+                fix: "keep at most MAX_TRAIL (64) positions per trail",
+            });
+        }
         if config.capacity >= GPU_ID_BIT {
             return Err(Error::InvalidCapacity {
                 capacity: config.capacity,
@@ -154,12 +170,21 @@ impl ParticleWorld {
         let fields = fields_to_gpu(&config.fields)?;
         let colliders = colliders_to_gpu(&config.colliders)?;
         let (rules, payloads) = config.fireworks.to_gpu()?;
+        let backend_is_cpu = matches!(backend, Backend::Cpu);
+        let trail_slots = config.capacity as usize * config.trail_length as usize;
         let engine = match backend {
             Backend::Cpu => Engine::Cpu(Box::new(CpuState::new(config.capacity)?)),
             Backend::Gpu(ctx) => Engine::Gpu(Box::new(ctx.checked("a particle world", || {
                 let need = super::gpu::storage_buffers_per_stage()?;
                 ctx.require_storage_buffers("a particle world", need)?;
-                GpuParticles::new(&ctx, config.capacity, &colliders, &rules, &payloads)
+                GpuParticles::new(
+                    &ctx,
+                    config.capacity,
+                    &colliders,
+                    &rules,
+                    &payloads,
+                    config.trail_length,
+                )
             })?)),
         };
         Ok(Self {
@@ -192,6 +217,11 @@ impl ParticleWorld {
             view: None,
             order: Vec::new(),
             depth_cpu: None,
+            trails_cpu: if backend_is_cpu {
+                vec![glam::Vec4::ZERO; trail_slots]
+            } else {
+                Vec::new()
+            },
             next_emitter: 0,
             queued_launches: 0,
         })
@@ -423,6 +453,10 @@ impl ParticleWorld {
             Engine::Cpu(s) => s.resize(capacity)?,
             Engine::Gpu(g) => g.grow(capacity)?,
         }
+        if matches!(self.engine, Engine::Cpu(_)) {
+            let slots = capacity as usize * self.config.trail_length as usize;
+            self.trails_cpu.resize(slots, glam::Vec4::ZERO);
+        }
         self.capacity = capacity;
         self.config.capacity = capacity;
         Ok(())
@@ -489,6 +523,7 @@ impl ParticleWorld {
                 &self.emitter_table,
                 &self.curve_table,
                 self.depth_cpu.as_ref().map(|(d, image)| (d, image)),
+                (&mut self.trails_cpu, self.config.trail_length),
             );
             deaths = std::mem::take(&mut s.deaths);
             deaths.sort_unstable();
@@ -601,7 +636,8 @@ impl ParticleWorld {
             fields: fields_at(&self.fields, time),
             emitted,
             emitter_count: self.emitter_table.len() as u32,
-            _pad: [0; 2],
+            trail_length: self.config.trail_length,
+            _pad: 0,
             emit_first,
         };
         let interval = u64::from(self.config.status_interval);
@@ -727,7 +763,10 @@ fn run_cpu_step(
     emitters: &[GpuEmitter],
     curves: &[GpuCurves],
     depth: Option<(&super::depth::GpuDepth, &super::depth::DepthImage)>,
+    (trails, k): (&mut [glam::Vec4], u32),
 ) {
+    use super::trails::{trail_append, trail_compact, trail_push};
+    let k = k as usize;
     s.staging[..spawns.len()].copy_from_slice(spawns);
     let inp = StepInputs {
         params,
@@ -746,7 +785,16 @@ fn run_cpu_step(
         cpu::emit(s, &inp);
         cpu::spawn_emitted(s, &inp);
         cpu::compact(s);
+        if k > 0 {
+            trail_compact(s, trails, k);
+        }
         cpu::append(s);
+        if k > 0 {
+            trail_append(s, trails, k);
+        }
+    }
+    if k > 0 {
+        trail_push(s, trails, k, params.step);
     }
 }
 

@@ -48,6 +48,7 @@ impl ParticleWorld {
                 draw_args: &g.bufs.draw_args,
                 order: g.order_buffer(),
                 emitter_bounds: Some(&g.bufs.emitter_bounds),
+                trails: (g.trail_length > 0).then_some(&g.bufs.trails),
             }),
             Engine::Cpu(_) => None,
         }
@@ -58,6 +59,24 @@ impl ParticleWorld {
         match &self.engine {
             Engine::Cpu(s) => Some(s),
             Engine::Gpu(_) => None,
+        }
+    }
+
+    /// The trails of the live particles, `trail_length` positions per particle in slot order
+    /// (see [`RenderBuffers::trails`] for the order within one); empty without trails. Blocks
+    /// on the GPU.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] on readback failure.
+    pub fn read_trails(&self) -> Result<Vec<glam::Vec4>> {
+        let k = self.config.trail_length as usize;
+        match &self.engine {
+            Engine::Cpu(s) => Ok(self.trails_cpu[..s.counters.live as usize * k].to_vec()),
+            Engine::Gpu(g) => {
+                let live = g.read_counters()?.live as usize;
+                g.flush_uploads();
+                crate::gpu::buffer::read_vec(&g.ctx.device, &g.ctx.queue, &g.bufs.trails, live * k)
+            }
         }
     }
 }

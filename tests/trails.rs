@@ -1,0 +1,92 @@
+//! Trails: every live particle's ring holds its last K positions, newest at (n − 1) mod K
+//! after n steps, and its first position for the steps before it lived, through deaths,
+//! compaction, host spawns and emitters, bit for bit, on both backends.
+
+mod common;
+
+use common::*;
+use glam::Vec4;
+use std::collections::HashMap;
+use wgphys::particles::{Backend, EmitShape, Emitter, Particle, ParticleWorld, WorldConfig};
+use wgphys::Error;
+
+const K: u32 = 5;
+
+#[test]
+fn trails_hold_each_particles_last_positions() {
+    for (name, backend) in backends() {
+        let mut w = ParticleWorld::new(
+            backend,
+            WorldConfig {
+                capacity: 2048,
+                trail_length: K,
+                ..WorldConfig::default()
+            },
+        )
+        .expect("world");
+        w.add_emitter(Emitter {
+            rate: 300.0,
+            shape: EmitShape::Sphere { radius: 1.0 },
+            lifetime: (0.05, 0.25),
+            ..Emitter::default()
+        })
+        .expect("emitter");
+        let mut rng = Rng::new(8);
+        let mut history: HashMap<u32, Vec<Vec4>> = HashMap::new();
+        for n in 1..=40u32 {
+            for _ in 0..rng.below(6) {
+                let mut p = Particle::new(rng.vec3(-2.0, 2.0)).with_velocity(rng.vec3(-1.0, 1.0));
+                p.lifetime = Some(rng.range(0.05, 0.3));
+                w.spawn(p).expect("spawn");
+            }
+            w.step(1.0 / 60.0).expect("step");
+            let snap = w.read_snapshot().expect("snapshot");
+            for (i, life) in snap.life.iter().enumerate() {
+                history.entry(life.id).or_default().push(snap.pos[i]);
+            }
+            let trails = w.read_trails().expect("trails");
+            assert_eq!(trails.len(), snap.len() * K as usize, "{name} step {n}");
+            for (i, life) in snap.life.iter().enumerate() {
+                let h = &history[&life.id];
+                for j in 0..K as usize {
+                    let want = if j < h.len() {
+                        h[h.len() - 1 - j]
+                    } else {
+                        h[0]
+                    };
+                    let at = ((n - 1) as usize + K as usize * 8 - j) % K as usize;
+                    assert_eq!(
+                        trails[i * K as usize + at],
+                        want,
+                        "{name} step {n}: slot {i} (id {:#x}), {j} steps back",
+                        life.id
+                    );
+                }
+            }
+        }
+        let live = w.read_snapshot().expect("snapshot").len();
+        assert!(live > 20, "{name}: the scene ran ({live} live)");
+    }
+}
+
+#[test]
+fn a_trail_too_long_is_refused() {
+    let r = ParticleWorld::new(
+        Backend::Cpu,
+        WorldConfig {
+            trail_length: 65,
+            ..WorldConfig::default()
+        },
+    );
+    assert!(
+        matches!(
+            &r,
+            Err(Error::InvalidInput {
+                what: "trail_length",
+                ..
+            })
+        ),
+        "{:?}",
+        r.err()
+    );
+}
