@@ -7,204 +7,24 @@ use super::view_sort::{GpuView, GpuViewSort};
 use crate::error::{Error, Result};
 use crate::gpu::buffer::{self, STATE};
 use crate::gpu::kernel::{Dispatch, Kernel};
-use crate::gpu::shader::{compose, prelude, BindingDecl};
 use crate::gpu::sort::GpuRadixSort;
 use crate::gpu::timing::StepTimer;
 use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
 use std::mem::size_of;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use wgpu::BufferUsages as U;
 
-/// Binding indices of the particle domain's group 0, named once.
-pub mod binding {
-    #![allow(missing_docs)]
-    pub const PARAMS: u32 = 0;
-    pub const POS: u32 = 1;
-    pub const VEL: u32 = 2;
-    pub const ACC: u32 = 3;
-    pub const LIFE: u32 = 4;
-    pub const COLOUR: u32 = 5;
-    pub const SIZE: u32 = 6;
-    pub const COUNTERS: u32 = 7;
-    pub const SCRATCH: u32 = 8;
-    pub const STAGING: u32 = 9;
-    pub const ARGS_APPEND: u32 = 10;
-    pub const COLLIDERS: u32 = 11;
-    pub const RULES: u32 = 12;
-    pub const PAYLOADS: u32 = 13;
-    pub const DEATHS: u32 = 14;
-    pub const EMITTERS: u32 = 15;
-    pub const CURVES: u32 = 16;
-    pub const VIEW: u32 = 17;
-    pub const SORT_KEYS: u32 = 18;
-    pub const SORT_VALUES: u32 = 19;
-    pub const BOUNDS_KEYS: u32 = 20;
-    pub const EMITTER_BOUNDS: u32 = 21;
-    pub const DEPTH_TEX: u32 = 22;
-    pub const DEPTH: u32 = 23;
-    pub const TRAILS: u32 = 24;
-}
+pub use super::shader::{
+    binding, shader_source, storage_buffers_per_stage, ScratchLayout, BINDINGS,
+};
 
-const RW: &str = "storage, read_write";
+pub use status::Landed;
+use status::{MapGuard, SlotState, StatusSlot, MAP_GONE, MAP_PENDING, MAP_READY};
 
-macro_rules! decl {
-    ($index:expr, $name:literal, $space:expr, $ty:literal) => {
-        BindingDecl {
-            index: $index,
-            name: $name,
-            space: $space,
-            ty: $ty,
-        }
-    };
-}
-
-/// The particle domain's bindings, emitted into the WGSL prelude.
-///
-/// Every kernel binds at most 8 storage buffers (WebGPU's default per stage): the static tables
-/// (colliders, firework rules and payloads) are uniform arrays of fixed size
-/// ([`MAX_COLLIDERS`], [`MAX_RULES`], [`MAX_PAYLOADS`]), and the per-step arrays of u32 (flags,
-/// block sums, holes, removals) share the `scratch` binding ([`ScratchLayout`]).
-pub const BINDINGS: &[BindingDecl] = &[
-    decl!(binding::PARAMS, "params", "uniform", "Params"),
-    decl!(binding::POS, "pos", RW, "array<vec4<f32>>"),
-    decl!(binding::VEL, "vel", RW, "array<vec4<f32>>"),
-    decl!(binding::ACC, "acc", RW, "array<vec4<f32>>"),
-    decl!(binding::LIFE, "life", RW, "array<Life>"),
-    decl!(binding::COLOUR, "colour", RW, "array<vec4<f32>>"),
-    decl!(binding::SIZE, "size", RW, "array<f32>"),
-    decl!(binding::COUNTERS, "counters", RW, "Counters"),
-    decl!(binding::SCRATCH, "scratch", RW, "array<u32>"),
-    decl!(binding::STAGING, "staging", RW, "array<SpawnRecord>"),
-    decl!(binding::ARGS_APPEND, "args_append", RW, "array<u32>"),
-    decl!(
-        binding::COLLIDERS,
-        "colliders",
-        "uniform",
-        "array<Collider, MAX_COLLIDERS>"
-    ),
-    decl!(binding::RULES, "rules", "uniform", "array<Rule, MAX_RULES>"),
-    decl!(binding::DEATHS, "deaths", RW, "array<atomic<u32>>"),
-    decl!(
-        binding::EMITTERS,
-        "emitters",
-        "uniform",
-        "array<Emitter, MAX_EMITTERS>"
-    ),
-    decl!(
-        binding::CURVES,
-        "curves",
-        "uniform",
-        "array<Curves, MAX_EMITTERS>"
-    ),
-    decl!(binding::VIEW, "view", "uniform", "View"),
-    decl!(binding::SORT_KEYS, "sort_keys", RW, "array<u32>"),
-    decl!(binding::SORT_VALUES, "sort_values", RW, "array<u32>"),
-    decl!(
-        binding::BOUNDS_KEYS,
-        "bounds_keys",
-        RW,
-        "array<atomic<u32>>"
-    ),
-    decl!(
-        binding::EMITTER_BOUNDS,
-        "emitter_bounds_out",
-        RW,
-        "array<vec4<f32>>"
-    ),
-    decl!(binding::DEPTH_TEX, "depth_tex", "", "texture_2d<f32>"),
-    decl!(binding::DEPTH, "depth", "uniform", "DepthParams"),
-    decl!(binding::TRAILS, "trails", RW, "array<vec4<f32>>"),
-    decl!(
-        binding::PAYLOADS,
-        "payloads",
-        "uniform",
-        "array<vec4<u32>, PAYLOAD_QUADS>"
-    ),
-];
-
-/// Where the per-step arrays sit in the `scratch` binding, in u32 words; a function of the
-/// capacity alone, computed the same way by `block_base`, `hole_base` and `removal_base` in
-/// `shaders/particles/types.wgsl`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScratchLayout {
-    /// First word of the block sums (the flags take `[0, capacity)`).
-    pub block_base: u64,
-    /// First word of the hole slots.
-    pub hole_base: u64,
-    /// First word of the step's removals.
-    pub removal_base: u64,
-}
-
-impl ScratchLayout {
-    /// The layout for a pool of `capacity` particles.
-    pub fn new(capacity: u32) -> Self {
-        let n = u64::from(capacity);
-        let block_base = n;
-        let hole_base = block_base + 2 * n.div_ceil(u64::from(BLOCK));
-        Self {
-            block_base,
-            hole_base,
-            removal_base: hole_base + n,
-        }
-    }
-
-    /// Bytes of a scratch buffer with room for `removals` ids.
-    pub fn bytes(&self, removals: u32) -> u64 {
-        4 * (self.removal_base + u64::from(removals))
-    }
-}
-
-/// The most storage buffers one of the particle kernels binds in a shader stage (layouts are
-/// derived per entry point), checked against the device before a world is built.
-///
-/// # Errors
-/// [`crate::Error::Gpu`] if the module does not validate (an engine bug).
-pub fn storage_buffers_per_stage() -> crate::error::Result<u32> {
-    static FOUND: std::sync::OnceLock<crate::gpu::shader::StorageBuffers> =
-        std::sync::OnceLock::new();
-    Ok(crate::gpu::shader::storage_buffers_once(&FOUND, shader_source)?.most(&[]))
-}
-
-/// The composed WGSL module of the particle domain.
-pub fn shader_source() -> String {
-    let consts = [
-        ("WG", WG),
-        ("ITEMS", ITEMS),
-        ("BLOCK", BLOCK),
-        ("MAX_FIELDS", MAX_FIELDS),
-        ("MAX_COLLIDERS", MAX_COLLIDERS),
-        ("MAX_RULES", MAX_RULES),
-        ("PAYLOAD_QUADS", MAX_PAYLOADS / 2),
-        ("MAX_EMITTERS", MAX_EMITTERS),
-        ("EMIT_FIRST_QUADS", MAX_EMITTERS / 4),
-        ("MAX_CURVE_KEYS", MAX_CURVE_KEYS),
-        ("CURVE_QUADS", MAX_CURVE_KEYS / 4),
-        ("KIND_CURVES_SHIFT", KIND_CURVES_SHIFT),
-        ("KIND_FIREWORK_MASK", KIND_FIREWORK_MASK),
-        ("BOUNDS_KEYS", 6 * MAX_EMITTERS),
-        ("GPU_ID_BIT", GPU_ID_BIT),
-    ];
-    // WGSL resolves module-scope names in any order, so the prelude may name structs declared
-    // later in types.wgsl.
-    compose(
-        &prelude(&consts, BINDINGS),
-        &[
-            include_str!("../../shaders/particles/types.wgsl"),
-            include_str!("../../shaders/common/rng.wgsl"),
-            include_str!("../../shaders/common/noise.wgsl"),
-            include_str!("../../shaders/common/forces.wgsl"),
-            include_str!("../../shaders/particles/integrate.wgsl"),
-            include_str!("../../shaders/particles/lifecycle.wgsl"),
-            include_str!("../../shaders/particles/emitter.wgsl"),
-            include_str!("../../shaders/particles/view_sort.wgsl"),
-            include_str!("../../shaders/particles/bounds.wgsl"),
-            include_str!("../../shaders/particles/depth.wgsl"),
-            include_str!("../../shaders/particles/trails.wgsl"),
-        ],
-    )
-}
+mod effects;
+mod status;
 
 /// Every buffer of a GPU particle world. The render-facing ones (`pos`, `colour`, `size`,
 /// `draw_args`) are documented on [`crate::particles::ParticleWorld::render_buffers`].
@@ -259,39 +79,6 @@ struct Kernels {
     trail_push: Kernel,
 }
 
-/// An asynchronous counters read: copied at one step and mapped when the submission that holds
-/// the copy is done (`map_buffer_on_submit`), so a slot is never mapped while an unsubmitted
-/// encoder still copies into it, however many steps go into one encoder.
-struct StatusSlot {
-    buffer: wgpu::Buffer,
-    state: SlotState,
-    map: Arc<AtomicU8>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum SlotState {
-    Free,
-    /// (host step, handle deaths the copy has room for).
-    Mapping(u64, u32),
-}
-
-/// `StatusSlot::map` values.
-const MAP_PENDING: u8 = 0;
-const MAP_READY: u8 = 1;
-/// The map failed, or the encoder was dropped without a submit: the slot is free again.
-const MAP_GONE: u8 = 2;
-
-/// Marks a status slot's map as gone if its callback is dropped without running.
-struct MapGuard(Arc<AtomicU8>);
-
-impl Drop for MapGuard {
-    fn drop(&mut self) {
-        let _ = self
-            .0
-            .compare_exchange(MAP_PENDING, MAP_GONE, Ordering::AcqRel, Ordering::Acquire);
-    }
-}
-
 /// The GPU backend of a particle world.
 pub struct GpuParticles {
     pub(crate) ctx: GpuContext,
@@ -330,16 +117,6 @@ pub struct Frame<'a> {
     pub deaths_room: u32,
     /// Whether to reduce each emitter's box after the step (the world has emitter slots).
     pub bounds: bool,
-}
-
-/// What one asynchronous status read brings back.
-pub struct Landed {
-    /// The host step it describes.
-    pub step: u64,
-    /// The counters after that step.
-    pub counters: GpuCounters,
-    /// Host ids of the particles with handles the bounds killed in that step, ascending.
-    pub deaths: Vec<u32>,
 }
 
 fn storage(ctx: &GpuContext, name: &str, bytes: u64, extra: U) -> wgpu::Buffer {
@@ -676,28 +453,6 @@ impl GpuParticles {
         );
     }
 
-    /// Replaces the emitter table (at most [`MAX_EMITTERS`]; the world checks), in order with
-    /// the steps recorded around it.
-    pub fn set_emitters(&mut self, emitters: &[GpuEmitter], curves: &[GpuCurves]) {
-        let n = emitters.len().min(MAX_EMITTERS as usize);
-        if let Some(head) = emitters.get(..n) {
-            self.uploads.write(&self.bufs.emitters, 0, head);
-        }
-        let n = curves.len().min(MAX_EMITTERS as usize);
-        if let Some(head) = curves.get(..n) {
-            self.uploads.write(&self.bufs.curves, 0, head);
-        }
-    }
-
-    /// Replaces the collider table (at most [`MAX_COLLIDERS`]; the world checks), in order with
-    /// the steps recorded around it.
-    pub fn set_colliders(&mut self, colliders: &[GpuCollider]) {
-        let n = colliders.len().min(MAX_COLLIDERS as usize);
-        if let Some(head) = colliders.get(..n) {
-            self.uploads.write(&self.bufs.colliders, 0, head);
-        }
-    }
-
     /// Grows every per-particle buffer to `capacity`, keeping the live particles and counters.
     ///
     /// # Errors
@@ -756,73 +511,6 @@ impl GpuParticles {
         }
         self.bind_all();
         Ok(())
-    }
-
-    /// Sets the depth collider (`None`: off); see
-    /// [`crate::particles::ParticleWorld::set_depth_collider`].
-    pub fn set_depth(&mut self, depth: Option<(&wgpu::Texture, GpuDepth)>) {
-        match depth {
-            Some((t, record)) => {
-                self.depth_view = t.create_view(&wgpu::TextureViewDescriptor {
-                    label: Some("wgphys:depth_collider"),
-                    aspect: wgpu::TextureAspect::DepthOnly,
-                    ..Default::default()
-                });
-                self.uploads.write(&self.depth, 0, &[record]);
-            }
-            None => {
-                self.depth_view = stand_in_depth(&self.ctx.device);
-                self.uploads.write(&self.depth, 0, &[GpuDepth::default()]);
-            }
-        }
-        self.bind_all();
-    }
-
-    /// Turns the back-to-front order on (with this camera) or off; see
-    /// [`crate::particles::ParticleWorld::set_view_sort`].
-    ///
-    /// # Errors
-    /// As [`GpuRadixSort::new`] for the pool's capacity.
-    pub fn set_view_sort(&mut self, view: Option<GpuView>) -> Result<()> {
-        match view {
-            None => self.view_sort = None,
-            Some(v) => {
-                if self.view_sort.is_none() {
-                    self.view_sort = Some(GpuViewSort {
-                        view: buffer::zeroed(
-                            &self.ctx.device,
-                            "view",
-                            size_of::<GpuView>() as u64,
-                            U::UNIFORM | U::COPY_DST,
-                        ),
-                        sort: GpuRadixSort::new(&self.ctx, self.capacity, 32)?,
-                    });
-                    self.bind_all();
-                }
-                if let Some(vs) = &self.view_sort {
-                    self.uploads.write(&vs.view, 0, &[v]);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The slots of the first `n` particles of the back-to-front order (blocking; `None` when
-    /// the order is off).
-    ///
-    /// # Errors
-    /// [`Error::Gpu`] on readback failure.
-    pub fn read_order(&self, n: u32) -> Result<Option<Vec<u32>>> {
-        self.flush_uploads();
-        match &self.view_sort {
-            None => Ok(None),
-            Some(vs) => Ok(Some(vs.sort.read(n)?.1)),
-        }
-    }
-
-    /// The buffer of the back-to-front order, when on.
-    pub fn order_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.view_sort.as_ref().map(|vs| vs.sort.sorted_values())
     }
 
     /// Submits the uploads not yet recorded into a step (a grow's copies), so a readback sees
@@ -969,31 +657,6 @@ impl GpuParticles {
         }
     }
 
-    /// A free status slot with room for the counters and `deaths` handle deaths, adding one
-    /// when all are in flight (the ring grows to the number of steps in flight and is reused
-    /// from then on, so no step's counters are skipped); a free slot too small is replaced.
-    fn free_status_slot(&mut self, deaths: u32) -> usize {
-        let bytes = size_of::<GpuCounters>() as u64 + 4 * (1 + u64::from(deaths));
-        let fresh = |ctx: &GpuContext| StatusSlot {
-            buffer: buffer::zeroed(&ctx.device, "status", bytes, U::MAP_READ | U::COPY_DST),
-            state: SlotState::Free,
-            map: Arc::new(AtomicU8::new(MAP_GONE)),
-        };
-        let free = self.status.iter().position(|s| s.state == SlotState::Free);
-        match free {
-            Some(i) => {
-                if self.status[i].buffer.size() < bytes {
-                    self.status[i] = fresh(&self.ctx);
-                }
-                i
-            }
-            None => {
-                self.status.push(fresh(&self.ctx));
-                self.status.len() - 1
-            }
-        }
-    }
-
     /// Records the step's uploads into `encoder` ahead of its pass (see [`StepUploads`]).
     fn upload(&mut self, encoder: &mut wgpu::CommandEncoder, frame: &Frame) {
         self.uploads.write(&self.bufs.params, 0, &[frame.params]);
@@ -1016,48 +679,6 @@ impl GpuParticles {
                 .write(&self.bufs.scratch, 4 * layout.removal_base, frame.removals);
         }
         self.uploads.record(encoder);
-    }
-
-    /// Advances the asynchronous status reads without blocking; returns every one that landed,
-    /// oldest first.
-    pub fn poll_status(&mut self) -> Vec<Landed> {
-        let _ = self.ctx.device.poll(wgpu::PollType::Poll);
-        let mut landed: Vec<Landed> = Vec::new();
-        for slot in &mut self.status {
-            let SlotState::Mapping(step, room) = slot.state else {
-                continue;
-            };
-            match slot.map.load(Ordering::Acquire) {
-                MAP_GONE => slot.state = SlotState::Free,
-                MAP_READY => {
-                    if let Ok(view) = slot.buffer.get_mapped_range(..) {
-                        let at = size_of::<GpuCounters>();
-                        let counters: GpuCounters = bytemuck::pod_read_unaligned(&view[..at]);
-                        let word = |k: usize| -> u32 {
-                            view.get(at + 4 * k..at + 4 * k + 4)
-                                .map_or(0, bytemuck::pod_read_unaligned)
-                        };
-                        let mut deaths = Vec::new();
-                        if room > 0 {
-                            let n = word(0).min(room) as usize;
-                            deaths = (1..=n).map(word).collect();
-                            deaths.sort_unstable();
-                        }
-                        drop(view);
-                        landed.push(Landed {
-                            step,
-                            counters,
-                            deaths,
-                        });
-                    }
-                    slot.buffer.unmap();
-                    slot.state = SlotState::Free;
-                }
-                _ => {}
-            }
-        }
-        landed.sort_by_key(|l| l.step);
-        landed
     }
 
     /// Blocking read of the counters (tests and explicit reads).

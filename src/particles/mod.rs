@@ -24,6 +24,7 @@ pub mod gpu;
 mod ledger;
 mod model;
 mod report;
+pub mod shader;
 pub mod trails;
 pub mod types;
 pub mod view_sort;

@@ -2,8 +2,9 @@
 //! `step` checks its input, builds the step's uniform block, then runs the backend's stages.
 
 pub use super::config::{Backend, WorldConfig};
-use super::cpu::{self, CpuState, StepInputs};
+use super::cpu::CpuState;
 use super::emitter::{Emitter, EmitterHandle, EmitterState, SubTrigger};
+use cpu_step::{colliders_to_gpu, fields_to_gpu, run_cpu_step};
 
 use super::gpu::{Frame, GpuParticles};
 use super::ledger::SpawnLedger;
@@ -16,6 +17,7 @@ use crate::fireworks::launch_record;
 use crate::gpu::GpuContext;
 use crate::rng::hash_u32;
 
+mod cpu_step;
 mod depth;
 mod emitters;
 mod handles;
@@ -748,79 +750,4 @@ impl ParticleWorld {
             Engine::Cpu(_) => Ok(()),
         }
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_cpu_step(
-    s: &mut CpuState,
-    params: &GpuParams,
-    lifecycle: bool,
-    spawns: &[GpuSpawnRecord],
-    removals: &[u32],
-    colliders: &[GpuCollider],
-    rules: &[GpuRule],
-    payloads: &[GpuPayload],
-    emitters: &[GpuEmitter],
-    curves: &[GpuCurves],
-    depth: Option<(&super::depth::GpuDepth, &super::depth::DepthImage)>,
-    (trails, k): (&mut [glam::Vec4], u32),
-) {
-    use super::trails::{trail_append, trail_compact, trail_push};
-    let k = k as usize;
-    s.staging[..spawns.len()].copy_from_slice(spawns);
-    let inp = StepInputs {
-        params,
-        colliders,
-        rules,
-        payloads,
-        removals,
-        emitters,
-        curves,
-        depth,
-    };
-    cpu::integrate(s, &inp);
-    if lifecycle {
-        cpu::scan_reduce(s);
-        cpu::scan_blocks(s, params);
-        cpu::emit(s, &inp);
-        cpu::spawn_emitted(s, &inp);
-        cpu::compact(s);
-        if k > 0 {
-            trail_compact(s, trails, k);
-        }
-        cpu::append(s);
-        if k > 0 {
-            trail_append(s, trails, k);
-        }
-    }
-    if k > 0 {
-        trail_push(s, trails, k, params.step);
-    }
-}
-
-fn fields_to_gpu(fields: &[ForceField]) -> Result<[GpuField; MAX_FIELDS as usize]> {
-    if fields.len() > MAX_FIELDS as usize {
-        return Err(Error::TooManyFields {
-            count: fields.len(),
-            max: MAX_FIELDS,
-        });
-    }
-    let mut out = [GpuField::default(); MAX_FIELDS as usize];
-    for (o, f) in out.iter_mut().zip(fields) {
-        *o = f.to_gpu()?;
-    }
-    Ok(out)
-}
-
-fn colliders_to_gpu(colliders: &[Collider]) -> Result<Vec<GpuCollider>> {
-    if colliders.len() > MAX_COLLIDERS as usize {
-        return Err(Error::TooMany {
-            what: "particle colliders",
-            count: colliders.len(),
-            max: MAX_COLLIDERS,
-            fix: "the collider table is a uniform array of MAX_COLLIDERS entries: merge \
-                  colliders (one box for a row of them), or use rigid bodies for large scenes",
-        });
-    }
-    colliders.iter().map(|c| c.to_gpu()).collect()
 }

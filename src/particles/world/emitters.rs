@@ -169,7 +169,7 @@ impl ParticleWorld {
                 )?;
                 (all[2 * slot], all[2 * slot + 1])
             }
-            Engine::Cpu(s) => cpu::emitter_bounds(s, slot),
+            Engine::Cpu(s) => crate::particles::cpu::emitter_bounds(s, slot),
         };
         Ok((lo.w != 0.0).then(|| (lo.truncate(), hi.truncate())))
     }

@@ -1,0 +1,194 @@
+//! The particle domain's WGSL: its bindings (named once, emitted into the prelude), the
+//! scratch binding's layout, and the composed module.
+
+use super::types::*;
+use crate::gpu::shader::{compose, prelude, BindingDecl};
+
+/// Binding indices of the particle domain's group 0, named once.
+pub mod binding {
+    #![allow(missing_docs)]
+    pub const PARAMS: u32 = 0;
+    pub const POS: u32 = 1;
+    pub const VEL: u32 = 2;
+    pub const ACC: u32 = 3;
+    pub const LIFE: u32 = 4;
+    pub const COLOUR: u32 = 5;
+    pub const SIZE: u32 = 6;
+    pub const COUNTERS: u32 = 7;
+    pub const SCRATCH: u32 = 8;
+    pub const STAGING: u32 = 9;
+    pub const ARGS_APPEND: u32 = 10;
+    pub const COLLIDERS: u32 = 11;
+    pub const RULES: u32 = 12;
+    pub const PAYLOADS: u32 = 13;
+    pub const DEATHS: u32 = 14;
+    pub const EMITTERS: u32 = 15;
+    pub const CURVES: u32 = 16;
+    pub const VIEW: u32 = 17;
+    pub const SORT_KEYS: u32 = 18;
+    pub const SORT_VALUES: u32 = 19;
+    pub const BOUNDS_KEYS: u32 = 20;
+    pub const EMITTER_BOUNDS: u32 = 21;
+    pub const DEPTH_TEX: u32 = 22;
+    pub const DEPTH: u32 = 23;
+    pub const TRAILS: u32 = 24;
+}
+
+const RW: &str = "storage, read_write";
+
+macro_rules! decl {
+    ($index:expr, $name:literal, $space:expr, $ty:literal) => {
+        BindingDecl {
+            index: $index,
+            name: $name,
+            space: $space,
+            ty: $ty,
+        }
+    };
+}
+
+/// The particle domain's bindings, emitted into the WGSL prelude.
+///
+/// Every kernel binds at most 8 storage buffers (WebGPU's default per stage): the static tables
+/// (colliders, firework rules and payloads) are uniform arrays of fixed size
+/// ([`MAX_COLLIDERS`], [`MAX_RULES`], [`MAX_PAYLOADS`]), and the per-step arrays of u32 (flags,
+/// block sums, holes, removals) share the `scratch` binding ([`ScratchLayout`]).
+pub const BINDINGS: &[BindingDecl] = &[
+    decl!(binding::PARAMS, "params", "uniform", "Params"),
+    decl!(binding::POS, "pos", RW, "array<vec4<f32>>"),
+    decl!(binding::VEL, "vel", RW, "array<vec4<f32>>"),
+    decl!(binding::ACC, "acc", RW, "array<vec4<f32>>"),
+    decl!(binding::LIFE, "life", RW, "array<Life>"),
+    decl!(binding::COLOUR, "colour", RW, "array<vec4<f32>>"),
+    decl!(binding::SIZE, "size", RW, "array<f32>"),
+    decl!(binding::COUNTERS, "counters", RW, "Counters"),
+    decl!(binding::SCRATCH, "scratch", RW, "array<u32>"),
+    decl!(binding::STAGING, "staging", RW, "array<SpawnRecord>"),
+    decl!(binding::ARGS_APPEND, "args_append", RW, "array<u32>"),
+    decl!(
+        binding::COLLIDERS,
+        "colliders",
+        "uniform",
+        "array<Collider, MAX_COLLIDERS>"
+    ),
+    decl!(binding::RULES, "rules", "uniform", "array<Rule, MAX_RULES>"),
+    decl!(binding::DEATHS, "deaths", RW, "array<atomic<u32>>"),
+    decl!(
+        binding::EMITTERS,
+        "emitters",
+        "uniform",
+        "array<Emitter, MAX_EMITTERS>"
+    ),
+    decl!(
+        binding::CURVES,
+        "curves",
+        "uniform",
+        "array<Curves, MAX_EMITTERS>"
+    ),
+    decl!(binding::VIEW, "view", "uniform", "View"),
+    decl!(binding::SORT_KEYS, "sort_keys", RW, "array<u32>"),
+    decl!(binding::SORT_VALUES, "sort_values", RW, "array<u32>"),
+    decl!(
+        binding::BOUNDS_KEYS,
+        "bounds_keys",
+        RW,
+        "array<atomic<u32>>"
+    ),
+    decl!(
+        binding::EMITTER_BOUNDS,
+        "emitter_bounds_out",
+        RW,
+        "array<vec4<f32>>"
+    ),
+    decl!(binding::DEPTH_TEX, "depth_tex", "", "texture_2d<f32>"),
+    decl!(binding::DEPTH, "depth", "uniform", "DepthParams"),
+    decl!(binding::TRAILS, "trails", RW, "array<vec4<f32>>"),
+    decl!(
+        binding::PAYLOADS,
+        "payloads",
+        "uniform",
+        "array<vec4<u32>, PAYLOAD_QUADS>"
+    ),
+];
+
+/// Where the per-step arrays sit in the `scratch` binding, in u32 words; a function of the
+/// capacity alone, computed the same way by `block_base`, `hole_base` and `removal_base` in
+/// `shaders/particles/types.wgsl`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScratchLayout {
+    /// First word of the block sums (the flags take `[0, capacity)`).
+    pub block_base: u64,
+    /// First word of the hole slots.
+    pub hole_base: u64,
+    /// First word of the step's removals.
+    pub removal_base: u64,
+}
+
+impl ScratchLayout {
+    /// The layout for a pool of `capacity` particles.
+    pub fn new(capacity: u32) -> Self {
+        let n = u64::from(capacity);
+        let block_base = n;
+        let hole_base = block_base + 2 * n.div_ceil(u64::from(BLOCK));
+        Self {
+            block_base,
+            hole_base,
+            removal_base: hole_base + n,
+        }
+    }
+
+    /// Bytes of a scratch buffer with room for `removals` ids.
+    pub fn bytes(&self, removals: u32) -> u64 {
+        4 * (self.removal_base + u64::from(removals))
+    }
+}
+
+/// The most storage buffers one of the particle kernels binds in a shader stage (layouts are
+/// derived per entry point), checked against the device before a world is built.
+///
+/// # Errors
+/// [`crate::Error::Gpu`] if the module does not validate (an engine bug).
+pub fn storage_buffers_per_stage() -> crate::error::Result<u32> {
+    static FOUND: std::sync::OnceLock<crate::gpu::shader::StorageBuffers> =
+        std::sync::OnceLock::new();
+    Ok(crate::gpu::shader::storage_buffers_once(&FOUND, shader_source)?.most(&[]))
+}
+
+/// The composed WGSL module of the particle domain.
+pub fn shader_source() -> String {
+    let consts = [
+        ("WG", WG),
+        ("ITEMS", ITEMS),
+        ("BLOCK", BLOCK),
+        ("MAX_FIELDS", MAX_FIELDS),
+        ("MAX_COLLIDERS", MAX_COLLIDERS),
+        ("MAX_RULES", MAX_RULES),
+        ("PAYLOAD_QUADS", MAX_PAYLOADS / 2),
+        ("MAX_EMITTERS", MAX_EMITTERS),
+        ("EMIT_FIRST_QUADS", MAX_EMITTERS / 4),
+        ("MAX_CURVE_KEYS", MAX_CURVE_KEYS),
+        ("CURVE_QUADS", MAX_CURVE_KEYS / 4),
+        ("KIND_CURVES_SHIFT", KIND_CURVES_SHIFT),
+        ("KIND_FIREWORK_MASK", KIND_FIREWORK_MASK),
+        ("BOUNDS_KEYS", 6 * MAX_EMITTERS),
+        ("GPU_ID_BIT", GPU_ID_BIT),
+    ];
+    // WGSL resolves module-scope names in any order, so the prelude may name structs declared
+    // later in types.wgsl.
+    compose(
+        &prelude(&consts, BINDINGS),
+        &[
+            include_str!("../../shaders/particles/types.wgsl"),
+            include_str!("../../shaders/common/rng.wgsl"),
+            include_str!("../../shaders/common/noise.wgsl"),
+            include_str!("../../shaders/common/forces.wgsl"),
+            include_str!("../../shaders/particles/integrate.wgsl"),
+            include_str!("../../shaders/particles/lifecycle.wgsl"),
+            include_str!("../../shaders/particles/emitter.wgsl"),
+            include_str!("../../shaders/particles/view_sort.wgsl"),
+            include_str!("../../shaders/particles/bounds.wgsl"),
+            include_str!("../../shaders/particles/depth.wgsl"),
+            include_str!("../../shaders/particles/trails.wgsl"),
+        ],
+    )
+}
