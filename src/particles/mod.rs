@@ -6,14 +6,18 @@
 //!
 //! | stage | does |
 //! |---|---|
-//! | `integrate` | forces, integration, colliders, ageing, death flags (one fused kernel) |
+//! | `integrate` | forces, integration, colliders, depth collider, ageing, life curves, death and payload flags (one fused kernel) |
 //! | `scan_reduce` | per-block totals of deaths and payload children |
 //! | `scan_blocks` | exclusive scan of the block totals; plans how many spawns fit |
-//! | `emit` | records holes; writes firework children to staging |
-//! | `compact` | moves survivors into holes so live particles stay packed |
-//! | `append` | appends staged spawns; publishes live count and indirect args |
+//! | `emit` | records holes; writes firework and sub-emitter children to staging |
+//! | `spawn_emitted` | draws the emitters' particles for this step into staging |
+//! | `compact`, `trail_compact` | moves survivors (and their trails) into holes so live particles stay packed |
+//! | `append`, `trail_append` | appends staged spawns; publishes live count and indirect args |
+//! | `trail_push` | each live particle's position into its trail |
+//! | `emitter_bounds`, `bounds_publish` | each emitter's box (own pass) |
+//! | `depth_keys` | view-depth keys for the back-to-front order, then the radix sort |
 //!
-//! The five lifecycle stages are skipped when nothing can die or spawn (no lifetimes,
+//! The lifecycle stages are skipped when nothing can die or spawn (no lifetimes, emitters,
 //! fireworks, kill bounds, spawns or removals): then a step is one dispatch.
 
 mod config;
