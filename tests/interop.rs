@@ -74,10 +74,14 @@ fn render_buffers_describe_the_live_particles() {
     let b = world
         .render_buffers()
         .expect("GPU world has render buffers");
+    let velocities = b
+        .velocities
+        .expect("a particle world publishes its velocities");
     for (name, buf) in [
         ("positions", b.positions),
         ("colours", b.colours),
         ("sizes", b.sizes),
+        ("velocities", velocities),
     ] {
         assert!(
             buf.usage()

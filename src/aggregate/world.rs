@@ -761,6 +761,7 @@ impl AggregateWorld {
                 order: None,
                 emitter_bounds: None,
                 trails: None,
+                velocities: None,
             }),
             Engine::Cpu(_) => None,
         }

@@ -255,7 +255,7 @@ impl GpuParticles {
                 U::UNIFORM | U::COPY_DST,
             ),
             pos: storage(ctx, "pos", v4, U::VERTEX),
-            vel: storage(ctx, "vel", v4, U::empty()),
+            vel: storage(ctx, "vel", v4, U::VERTEX),
             acc: storage(ctx, "acc", v4, U::empty()),
             life: storage(ctx, "life", n * size_of::<GpuLife>() as u64, U::empty()),
             colour: storage(ctx, "colour", v4, U::VERTEX),

@@ -48,6 +48,7 @@ impl ParticleWorld {
                 draw_args: &g.bufs.draw_args,
                 order: g.order_buffer(),
                 emitter_bounds: Some(&g.bufs.emitter_bounds),
+                velocities: Some(&g.bufs.vel),
                 trails: (g.trail_length > 0).then_some(&g.bufs.trails),
             }),
             Engine::Cpu(_) => None,
