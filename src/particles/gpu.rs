@@ -96,6 +96,8 @@ pub struct GpuParticles {
     /// The depth collider's uniform and the depth texture it reads (a 2x2 stand-in when off).
     depth: wgpu::Buffer,
     depth_view: wgpu::TextureView,
+    /// The depth texture `depth_view` shows, when one is set.
+    depth_texture: Option<wgpu::Texture>,
 }
 
 /// What one step hands to the GPU.
@@ -229,6 +231,7 @@ impl GpuParticles {
                 U::UNIFORM | U::COPY_DST,
             ),
             depth_view: stand_in_depth(&ctx.device),
+            depth_texture: None,
         };
         me.bind_all();
         Ok(me)

@@ -28,22 +28,31 @@ impl GpuParticles {
 
     /// Sets the depth collider (`None`: off); see
     /// [`crate::particles::ParticleWorld::set_depth_collider`].
+    ///
+    /// Passing the texture already bound (a renderer's depth buffer, frame after frame) only
+    /// uploads the new record: the view and bind groups are rebuilt when the texture changes.
     pub fn set_depth(&mut self, depth: Option<(&wgpu::Texture, GpuDepth)>) {
         match depth {
             Some((t, record)) => {
-                self.depth_view = t.create_view(&wgpu::TextureViewDescriptor {
-                    label: Some("wgphys:depth_collider"),
-                    aspect: wgpu::TextureAspect::DepthOnly,
-                    ..Default::default()
-                });
+                if self.depth_texture.as_ref() != Some(t) {
+                    self.depth_view = t.create_view(&wgpu::TextureViewDescriptor {
+                        label: Some("wgphys:depth_collider"),
+                        aspect: wgpu::TextureAspect::DepthOnly,
+                        ..Default::default()
+                    });
+                    self.depth_texture = Some(t.clone());
+                    self.bind_all();
+                }
                 self.uploads.write(&self.depth, 0, &[record]);
             }
             None => {
-                self.depth_view = stand_in_depth(&self.ctx.device);
+                if self.depth_texture.take().is_some() {
+                    self.depth_view = stand_in_depth(&self.ctx.device);
+                    self.bind_all();
+                }
                 self.uploads.write(&self.depth, 0, &[GpuDepth::default()]);
             }
         }
-        self.bind_all();
     }
 
     /// Turns the back-to-front order on (with this camera) or off; see
