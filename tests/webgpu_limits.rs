@@ -37,6 +37,33 @@ fn renderer_device(
     (device, queue, info, escaped)
 }
 
+/// `err` is the refusal of a device with `have` storage buffers per stage, for a need of
+/// `need`: `Error::DeviceLimit` naming the limit, the values, `names` and the fix.
+fn storage_limit_refusal(what: &str, err: Option<Error>, need: u32, have: u32, names: &str) {
+    match err {
+        Some(
+            e @ Error::DeviceLimit {
+                limit,
+                need: n,
+                have: h,
+                ..
+            },
+        ) => {
+            assert_eq!(
+                (limit, n, h),
+                ("max_storage_buffers_per_shader_stage", need, have),
+                "{what}: {e}"
+            );
+            let msg = e.to_string();
+            assert!(
+                msg.contains(names) && msg.contains("Adapter::limits"),
+                "{what}: the message names {names} and the fix: {msg}"
+            );
+        }
+        other => panic!("{what}: expected Error::DeviceLimit, got {other:?}"),
+    }
+}
+
 fn none_escaped(escaped: &Escaped) {
     let escaped = escaped.lock().map(|v| v.clone()).unwrap_or_default();
     assert!(escaped.is_empty(), "GPU errors escaped: {escaped:?}");
@@ -170,30 +197,8 @@ fn a_device_below_the_engines_needs_is_a_typed_error() {
         need, 8,
         "the kernels bind at most WebGPU's 8 storage buffers, and some 8"
     );
-    match GpuContext::from_device(device.clone(), queue.clone(), info.clone()) {
-        Err(
-            e @ Error::DeviceLimit {
-                limit,
-                need: n,
-                have,
-                ..
-            },
-        ) => {
-            assert_eq!(
-                (limit, n, have),
-                ("max_storage_buffers_per_shader_stage", need, HAVE),
-                "{e}"
-            );
-            assert!(
-                e.to_string().contains("Adapter::limits"),
-                "names the fix: {e}"
-            );
-        }
-        other => panic!(
-            "from_device on a 4-storage-buffer device gave {:?}",
-            other.map(|_| ())
-        ),
-    }
+    let r = GpuContext::from_device(device.clone(), queue.clone(), info.clone()).map(|_| ());
+    storage_limit_refusal("from_device", r.err(), need, HAVE, "the engine's kernels");
     let ctx = GpuContext {
         device,
         queue,
@@ -227,28 +232,7 @@ fn a_device_below_the_engines_needs_is_a_typed_error() {
             need > HAVE && need <= 8,
             "{world}: needs {need} storage buffers per stage"
         );
-        match err {
-            Some(
-                e @ Error::DeviceLimit {
-                    limit,
-                    need: n,
-                    have,
-                    ..
-                },
-            ) => {
-                assert_eq!(
-                    (limit, n, have),
-                    ("max_storage_buffers_per_shader_stage", need, HAVE),
-                    "{world}: {e}"
-                );
-                let msg = e.to_string();
-                assert!(
-                    msg.contains(&format!("{world} world")) && msg.contains("Adapter::limits"),
-                    "{world}: the message names the world and the fix: {msg}"
-                );
-            }
-            other => panic!("{world}: expected Error::DeviceLimit, got {other:?}"),
-        }
+        storage_limit_refusal(world, err, need, HAVE, &format!("{world} world"));
     }
     none_escaped(&escaped);
 }

@@ -20,6 +20,23 @@ pub struct BindingDecl {
     pub ty: &'static str,
 }
 
+impl BindingDecl {
+    /// A binding declaration (for the domains' `BINDINGS` tables).
+    pub const fn new(
+        index: u32,
+        name: &'static str,
+        space: &'static str,
+        ty: &'static str,
+    ) -> Self {
+        Self {
+            index,
+            name,
+            space,
+            ty,
+        }
+    }
+}
+
 /// Writes `const NAME: u32 = VALUE;` lines and the binding declarations.
 pub fn prelude(consts: &[(&str, u32)], bindings: &[BindingDecl]) -> String {
     let mut s = String::from(
@@ -53,6 +70,23 @@ pub fn compose(prelude: &str, parts: &[&str]) -> String {
     s
 }
 
+/// Parses and validates an engine WGSL module.
+///
+/// # Errors
+/// [`Error::Gpu`] when it does not parse or validate (an engine bug).
+fn parse(source: &str) -> Result<(wgpu::naga::Module, wgpu::naga::valid::ModuleInfo)> {
+    use wgpu::naga;
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| Error::Gpu(format!("engine WGSL does not parse: {e}")))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::empty(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| Error::Gpu(format!("engine WGSL does not validate: {e}")))?;
+    Ok((module, info))
+}
+
 /// Every composed shader of the engine, as (name, WGSL source).
 pub fn all_shaders() -> Vec<(&'static str, String)> {
     vec![
@@ -72,20 +106,13 @@ pub fn all_shaders() -> Vec<(&'static str, String)> {
 /// [`Error::Gpu`] when the module does not parse or validate (an engine bug).
 pub fn storage_buffers(source: &str) -> Result<StorageBuffers> {
     use wgpu::naga;
-    let module = naga::front::wgsl::parse_str(source)
-        .map_err(|e| Error::Gpu(format!("engine WGSL does not parse: {e}")))?;
+    let (module, info) = parse(source)?;
     let storage: Vec<_> = module
         .global_variables
         .iter()
         .filter(|(_, g)| matches!(g.space, naga::AddressSpace::Storage { .. }))
         .map(|(h, _)| h)
         .collect();
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::empty(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .map_err(|e| Error::Gpu(format!("engine WGSL does not validate: {e}")))?;
     let per_entry = module
         .entry_points
         .iter()
@@ -109,15 +136,7 @@ pub fn storage_buffers(source: &str) -> Result<StorageBuffers> {
 /// # Errors
 /// [`Error::Gpu`] when the module does not parse or validate (an engine bug).
 pub fn entry_bindings(source: &str) -> Result<Vec<(String, Vec<u32>)>> {
-    use wgpu::naga;
-    let module = naga::front::wgsl::parse_str(source)
-        .map_err(|e| Error::Gpu(format!("engine WGSL does not parse: {e}")))?;
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::empty(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .map_err(|e| Error::Gpu(format!("engine WGSL does not validate: {e}")))?;
+    let (module, info) = parse(source)?;
     Ok(module
         .entry_points
         .iter()
@@ -224,14 +243,7 @@ impl EngineNeeds {
 
 fn module_needs(source: &str) -> Result<EngineNeeds> {
     use wgpu::naga;
-    let module = naga::front::wgsl::parse_str(source)
-        .map_err(|e| Error::Gpu(format!("engine WGSL does not parse: {e}")))?;
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::empty(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .map_err(|e| Error::Gpu(format!("engine WGSL does not validate: {e}")))?;
+    let (module, info) = parse(source)?;
     let mut layouter = naga::proc::Layouter::default();
     layouter
         .update(module.to_ctx())

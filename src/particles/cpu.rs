@@ -337,11 +337,6 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
     }
 }
 
-/// (dead, payload) of slot `i` from the flags (0 past the live ones).
-pub(crate) fn flag_pair_of(s: &CpuState, i: usize) -> [u32; 2] {
-    flag_pair(s, i)
-}
-
 fn flag_pair(s: &CpuState, i: usize) -> [u32; 2] {
     if i >= s.counters.live as usize {
         return [0, 0];
@@ -401,7 +396,7 @@ fn plan_pool(c: &mut GpuCounters, params: &GpuParams, total: [u32; 2]) {
 }
 
 /// Exclusive (dead, payload) prefix of every live slot, from the scanned block totals.
-pub(crate) fn prefixes(s: &CpuState) -> Vec<[u32; 2]> {
+fn prefixes(s: &CpuState) -> Vec<[u32; 2]> {
     let live = s.counters.live as usize;
     let mut out = Vec::with_capacity(live);
     let mut run = [0, 0];
@@ -546,22 +541,32 @@ fn emit_sub_children(
     }
 }
 
-/// Stage `compact`: move live particles at or above `survivors` into the holes below it.
-pub fn compact(s: &mut CpuState) {
+/// The moves of the compaction, as (from, to): the k-th live slot at or above `survivors`
+/// goes to the k-th hole below it (ranks from the same prefix sums as on the GPU).
+pub(crate) fn compaction_moves(s: &CpuState) -> Vec<(usize, usize)> {
     let pre = prefixes(s);
     let survivors = s.counters.survivors as usize;
     let movers = s.counters.movers as usize;
-    for (i, run) in pre.iter().enumerate().skip(survivors) {
-        if flag_pair(s, i)[0] == 0 {
+    pre.iter()
+        .enumerate()
+        .skip(survivors)
+        .filter(|&(i, _)| flag_pair(s, i)[0] == 0)
+        .map(|(i, run)| {
             let rank = (i - survivors) - (run[0] as usize - movers);
-            let dst = s.hole_slot[rank] as usize;
-            s.pos[dst] = s.pos[i];
-            s.vel[dst] = s.vel[i];
-            s.acc[dst] = s.acc[i];
-            s.life[dst] = s.life[i];
-            s.colour[dst] = s.colour[i];
-            s.size[dst] = s.size[i];
-        }
+            (i, s.hole_slot[rank] as usize)
+        })
+        .collect()
+}
+
+/// Stage `compact`: move live particles at or above `survivors` into the holes below it.
+pub fn compact(s: &mut CpuState) {
+    for (i, dst) in compaction_moves(s) {
+        s.pos[dst] = s.pos[i];
+        s.vel[dst] = s.vel[i];
+        s.acc[dst] = s.acc[i];
+        s.life[dst] = s.life[i];
+        s.colour[dst] = s.colour[i];
+        s.size[dst] = s.size[i];
     }
 }
 

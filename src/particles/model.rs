@@ -242,6 +242,18 @@ pub enum ForceField {
     },
 }
 
+/// A softening radius: positive and finite, so the field stays finite at its centre or axis.
+fn softening_radius(what: &'static str, r: f32) -> Result<()> {
+    if !(r > 0.0 && r.is_finite()) {
+        return Err(Error::InvalidInput {
+            what,
+            value: format!("{r}"),
+            fix: "pass a positive softening radius so the field stays finite at its centre",
+        });
+    }
+    Ok(())
+}
+
 impl ForceField {
     pub(crate) fn to_gpu(self) -> Result<GpuField> {
         Ok(match self {
@@ -282,13 +294,7 @@ impl ForceField {
             } => {
                 finite3("field.attractor.centre", centre)?;
                 finite("field.attractor.strength", strength)?;
-                if !(softening > 0.0 && softening.is_finite()) {
-                    return Err(Error::InvalidInput {
-                        what: "field.attractor.softening",
-                        value: format!("{softening}"),
-                        fix: "pass a positive softening radius so the pull stays finite",
-                    });
-                }
+                softening_radius("field.attractor.softening", softening)?;
                 GpuField {
                     kind: 4,
                     radius: softening,
@@ -329,13 +335,7 @@ impl ForceField {
                         fix: "pass a non-zero axis direction",
                     });
                 }
-                if !(softening > 0.0 && softening.is_finite()) {
-                    return Err(Error::InvalidInput {
-                        what: "field.vortex.softening",
-                        value: format!("{softening}"),
-                        fix: "pass a positive softening radius so it stays finite on the axis",
-                    });
-                }
+                softening_radius("field.vortex.softening", softening)?;
                 GpuField {
                     kind: 6,
                     radius: softening,

@@ -36,17 +36,6 @@ pub mod binding {
 
 const RW: &str = "storage, read_write";
 
-macro_rules! decl {
-    ($index:expr, $name:literal, $space:expr, $ty:literal) => {
-        BindingDecl {
-            index: $index,
-            name: $name,
-            space: $space,
-            ty: $ty,
-        }
-    };
-}
-
 /// The particle domain's bindings, emitted into the WGSL prelude.
 ///
 /// Every kernel binds at most 8 storage buffers (WebGPU's default per stage): the static tables
@@ -54,60 +43,60 @@ macro_rules! decl {
 /// ([`MAX_COLLIDERS`], [`MAX_RULES`], [`MAX_PAYLOADS`]), and the per-step arrays of u32 (flags,
 /// block sums, holes, removals) share the `scratch` binding ([`ScratchLayout`]).
 pub const BINDINGS: &[BindingDecl] = &[
-    decl!(binding::PARAMS, "params", "uniform", "Params"),
-    decl!(binding::POS, "pos", RW, "array<vec4<f32>>"),
-    decl!(binding::VEL, "vel", RW, "array<vec4<f32>>"),
-    decl!(binding::ACC, "acc", RW, "array<vec4<f32>>"),
-    decl!(binding::LIFE, "life", RW, "array<Life>"),
-    decl!(binding::COLOUR, "colour", RW, "array<vec4<f32>>"),
-    decl!(binding::SIZE, "size", RW, "array<f32>"),
-    decl!(binding::COUNTERS, "counters", RW, "Counters"),
-    decl!(binding::SCRATCH, "scratch", RW, "array<u32>"),
-    decl!(binding::STAGING, "staging", RW, "array<SpawnRecord>"),
-    decl!(binding::ARGS_APPEND, "args_append", RW, "array<u32>"),
-    decl!(
+    BindingDecl::new(binding::PARAMS, "params", "uniform", "Params"),
+    BindingDecl::new(binding::POS, "pos", RW, "array<vec4<f32>>"),
+    BindingDecl::new(binding::VEL, "vel", RW, "array<vec4<f32>>"),
+    BindingDecl::new(binding::ACC, "acc", RW, "array<vec4<f32>>"),
+    BindingDecl::new(binding::LIFE, "life", RW, "array<Life>"),
+    BindingDecl::new(binding::COLOUR, "colour", RW, "array<vec4<f32>>"),
+    BindingDecl::new(binding::SIZE, "size", RW, "array<f32>"),
+    BindingDecl::new(binding::COUNTERS, "counters", RW, "Counters"),
+    BindingDecl::new(binding::SCRATCH, "scratch", RW, "array<u32>"),
+    BindingDecl::new(binding::STAGING, "staging", RW, "array<SpawnRecord>"),
+    BindingDecl::new(binding::ARGS_APPEND, "args_append", RW, "array<u32>"),
+    BindingDecl::new(
         binding::COLLIDERS,
         "colliders",
         "uniform",
-        "array<Collider, MAX_COLLIDERS>"
+        "array<Collider, MAX_COLLIDERS>",
     ),
-    decl!(binding::RULES, "rules", "uniform", "array<Rule, MAX_RULES>"),
-    decl!(binding::DEATHS, "deaths", RW, "array<atomic<u32>>"),
-    decl!(
+    BindingDecl::new(binding::RULES, "rules", "uniform", "array<Rule, MAX_RULES>"),
+    BindingDecl::new(binding::DEATHS, "deaths", RW, "array<atomic<u32>>"),
+    BindingDecl::new(
         binding::EMITTERS,
         "emitters",
         "uniform",
-        "array<Emitter, MAX_EMITTERS>"
+        "array<Emitter, MAX_EMITTERS>",
     ),
-    decl!(
+    BindingDecl::new(
         binding::CURVES,
         "curves",
         "uniform",
-        "array<Curves, MAX_EMITTERS>"
+        "array<Curves, MAX_EMITTERS>",
     ),
-    decl!(binding::VIEW, "view", "uniform", "View"),
-    decl!(binding::SORT_KEYS, "sort_keys", RW, "array<u32>"),
-    decl!(binding::SORT_VALUES, "sort_values", RW, "array<u32>"),
-    decl!(
+    BindingDecl::new(binding::VIEW, "view", "uniform", "View"),
+    BindingDecl::new(binding::SORT_KEYS, "sort_keys", RW, "array<u32>"),
+    BindingDecl::new(binding::SORT_VALUES, "sort_values", RW, "array<u32>"),
+    BindingDecl::new(
         binding::BOUNDS_KEYS,
         "bounds_keys",
         RW,
-        "array<atomic<u32>>"
+        "array<atomic<u32>>",
     ),
-    decl!(
+    BindingDecl::new(
         binding::EMITTER_BOUNDS,
         "emitter_bounds_out",
         RW,
-        "array<vec4<f32>>"
+        "array<vec4<f32>>",
     ),
-    decl!(binding::DEPTH_TEX, "depth_tex", "", "texture_2d<f32>"),
-    decl!(binding::DEPTH, "depth", "uniform", "DepthParams"),
-    decl!(binding::TRAILS, "trails", RW, "array<vec4<f32>>"),
-    decl!(
+    BindingDecl::new(binding::DEPTH_TEX, "depth_tex", "", "texture_2d<f32>"),
+    BindingDecl::new(binding::DEPTH, "depth", "uniform", "DepthParams"),
+    BindingDecl::new(binding::TRAILS, "trails", RW, "array<vec4<f32>>"),
+    BindingDecl::new(
         binding::PAYLOADS,
         "payloads",
         "uniform",
-        "array<vec4<u32>, PAYLOAD_QUADS>"
+        "array<vec4<u32>, PAYLOAD_QUADS>",
     ),
 ];
 

@@ -3,20 +3,13 @@
 //! (see [`super::RenderBuffers::trails`] for the layout). The CPU twin of
 //! `shaders/particles/trails.wgsl`: the same three stages.
 
-use super::cpu::{flag_pair_of, prefixes, CpuState};
+use super::cpu::{compaction_moves, CpuState};
 use glam::Vec4;
 
 /// Stage `trail_compact`: after `compact`, each moved particle's ring moves with it.
 pub fn trail_compact(s: &CpuState, trails: &mut [Vec4], k: usize) {
-    let pre = prefixes(s);
-    let survivors = s.counters.survivors as usize;
-    let movers = s.counters.movers as usize;
-    for (i, run) in pre.iter().enumerate().skip(survivors) {
-        if flag_pair_of(s, i)[0] == 0 {
-            let rank = (i - survivors) - (run[0] as usize - movers);
-            let dst = s.hole_slot[rank] as usize;
-            trails.copy_within(i * k..i * k + k, dst * k);
-        }
+    for (i, dst) in compaction_moves(s) {
+        trails.copy_within(i * k..i * k + k, dst * k);
     }
 }
 

@@ -30,17 +30,6 @@ pub mod binding {
 const RW: &str = "storage, read_write";
 const RO: &str = "storage, read";
 
-macro_rules! decl {
-    ($index:expr, $name:literal, $space:expr, $ty:literal) => {
-        BindingDecl {
-            index: $index,
-            name: $name,
-            space: $space,
-            ty: $ty,
-        }
-    };
-}
-
 /// The rigid domain's group-0 bindings, emitted into the WGSL prelude. Each kernel's layout
 /// holds only the ones its entry point uses ([`crate::gpu::shader::entry_bindings`]).
 ///
@@ -57,27 +46,27 @@ macro_rules! decl {
 /// | `order` | manifold indices sorted by colour |
 /// | `pair_scratch` | the host-written large list (planes, half-spaces, shapes bigger than a cell), then the broad phase's per-item counts and offsets (see `shaders/rigid/broad.wgsl`) |
 pub const BINDINGS: &[BindingDecl] = &[
-    decl!(binding::PARAMS, "params", "uniform", "RigidParams"),
-    decl!(binding::BODIES, "bodies", RW, "array<Body>"),
-    decl!(binding::SHAPES, "shapes", RO, "array<Shape>"),
-    decl!(binding::SHAPE_POS, "shape_pos", RW, "array<vec4<f32>>"),
-    decl!(binding::SHAPE_XF, "shape_xf", RW, "array<vec4<f32>>"),
-    decl!(binding::PAIRS, "pairs", RW, "array<vec2<u32>>"),
-    decl!(binding::COUNTERS, "counters", RW, "array<atomic<u32>>"),
-    decl!(binding::MANIFOLDS, "manifolds", RW, "array<Manifold>"),
-    decl!(
+    BindingDecl::new(binding::PARAMS, "params", "uniform", "RigidParams"),
+    BindingDecl::new(binding::BODIES, "bodies", RW, "array<Body>"),
+    BindingDecl::new(binding::SHAPES, "shapes", RO, "array<Shape>"),
+    BindingDecl::new(binding::SHAPE_POS, "shape_pos", RW, "array<vec4<f32>>"),
+    BindingDecl::new(binding::SHAPE_XF, "shape_xf", RW, "array<vec4<f32>>"),
+    BindingDecl::new(binding::PAIRS, "pairs", RW, "array<vec2<u32>>"),
+    BindingDecl::new(binding::COUNTERS, "counters", RW, "array<atomic<u32>>"),
+    BindingDecl::new(binding::MANIFOLDS, "manifolds", RW, "array<Manifold>"),
+    BindingDecl::new(
         binding::MANIFOLDS_PREV,
         "manifolds_prev",
         RO,
-        "array<Manifold>"
+        "array<Manifold>",
     ),
-    decl!(binding::SOLVER, "solver", RW, "array<vec4<f32>>"),
-    decl!(binding::CLAIMS, "claims", RW, "array<atomic<u32>>"),
-    decl!(binding::ORDER, "order", RW, "array<u32>"),
-    decl!(binding::GRID_SORTED, "grid_sorted", RO, "array<u32>"),
-    decl!(binding::GRID_START, "grid_start", RO, "array<u32>"),
-    decl!(binding::GRID_END, "grid_end", RO, "array<u32>"),
-    decl!(binding::PAIR_SCRATCH, "pair_scratch", RW, "array<u32>"),
+    BindingDecl::new(binding::SOLVER, "solver", RW, "array<vec4<f32>>"),
+    BindingDecl::new(binding::CLAIMS, "claims", RW, "array<atomic<u32>>"),
+    BindingDecl::new(binding::ORDER, "order", RW, "array<u32>"),
+    BindingDecl::new(binding::GRID_SORTED, "grid_sorted", RO, "array<u32>"),
+    BindingDecl::new(binding::GRID_START, "grid_start", RO, "array<u32>"),
+    BindingDecl::new(binding::GRID_END, "grid_end", RO, "array<u32>"),
+    BindingDecl::new(binding::PAIR_SCRATCH, "pair_scratch", RW, "array<u32>"),
 ];
 
 /// The group-1 declaration: the per-colour pass uniform, bound with a dynamic offset.
