@@ -37,9 +37,11 @@ pub mod noise;
 pub mod particles;
 pub mod rigid;
 pub mod rng;
+pub mod rounding;
 pub mod scenes;
 
 pub use error::{Error, Result};
+pub use rounding::CpuRounding;
 
 /// The README's Rust examples, compiled as doctests so the README stays true.
 #[cfg(doctest)]

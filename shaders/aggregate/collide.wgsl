@@ -209,8 +209,12 @@ fn collide_near(@builtin(global_invocation_id) gid: vec3<u32>) {
                     if (wi > 0.0) {
                         count = count + 1.0;
                     } else if (pen > 0.0) {
-                        dp = dp + n * (pen * share);
-                        count = count + 1.0;
+                        // Weighted by depth as a resting contact is, so that a touching pair
+                        // that one rounding reads as overlapping by an ulp does not count as a
+                        // whole contact in the average of its grains.
+                        let wd = clamp(pen / (rr * REST_DEPTH), 0.0, 1.0);
+                        dp = dp + n * (pen * share * wd);
+                        count = count + wd;
                     }
                 } else {
                     if (wi < 1.0 && pen > 0.0) {

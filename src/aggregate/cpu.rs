@@ -7,6 +7,7 @@ use super::types::*;
 use crate::grid::{cell_of, key_is_repeat, neighbour_keys, CpuGrid, GridSpec};
 use crate::particles::cpu::{collider_contact, field_accel_one, resolve_contact};
 use crate::particles::types::GpuCollider;
+use crate::rounding as fm;
 use glam::{Vec3, Vec4, Vec4Swizzles};
 
 /// Aggregate particle state: the current arrays and the scratch arrays the Jacobi stages write.
@@ -110,11 +111,11 @@ fn gen_force(
         return accel / wa;
     }
     let d = pa - pb;
-    let len = d.length();
+    let len = fm::length(d);
     if len <= 0.0 {
         return Vec3::ZERO;
     }
-    let n = d / len;
+    let n = fm::div3(d, len);
     let x = len - g.k.y;
     if kind == 1 || kind == 2 {
         return -n * (g.k.x * x);
@@ -185,17 +186,17 @@ pub fn agg_integrate(s: &mut AggState, inp: &AggInputs) {
                 let entry = inp.gen_refs[r as usize];
                 f += gen_force_on(s, inp, entry >> 1, entry & 1);
             }
-            let mut a = av.xyz() + f * w;
+            let mut a = fm::madd3(f, w, av.xyz());
             for fld in &params.fields[..params.field_count as usize] {
                 a += field_accel_one(fld, p, v, w);
             }
             let keep = if vv.w > 0.0 { vv.w.powf(dt) } else { 0.0 };
             if params.integrator == 0 {
-                p += v * dt;
-                v = (v + a * dt) * keep;
+                p = fm::madd3(v, dt, p);
+                v = fm::madd3(a, dt, v) * keep;
             } else {
-                v = (v + a * dt) * keep;
-                p += v * dt;
+                v = fm::madd3(a, dt, v) * keep;
+                p = fm::madd3(v, dt, p);
             }
         }
         s.pos_next[i] = p.extend(pv.w);
@@ -355,40 +356,44 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                         }
                         let rr = r + s.radius[j];
                         let d = p - pj.xyz();
-                        let dist2 = d.dot(d);
+                        let dist2 = fm::dot(d, d);
                         let reach = rr + params.contact_slop;
                         if dist2 > reach * reach {
                             continue;
                         }
-                        let dist = dist2.sqrt();
+                        let dist = fm::sqrt(dist2);
                         let mut n = Vec3::new(0.0, if i < j { 1.0 } else { -1.0 }, 0.0);
                         if dist > 0.0 {
-                            n = d / dist;
+                            n = fm::div3(d, dist);
                         }
                         let wj = s.acc[j].w * stack_weight(params.stack_scaling * (pj.y - p.y));
-                        let share = w / (w + wj);
+                        let share = fm::div(w, w + wj);
                         let rel = v - s.vel[j].xyz();
-                        let vn = rel.dot(n);
+                        let vn = fm::dot(rel, n);
                         let pen = rr - dist;
                         let impact2 = impact_speed2(s, params, a_i, j);
                         let wi = impact_weight(vn, impact2);
                         if wi > 0.0 {
                             let mut new_vn = -params.restitution * vn;
-                            let acc_vn = (s.acc[i].xyz() - s.acc[j].xyz()).dot(n) * dt;
+                            let acc_vn = fm::dot(s.acc[i].xyz() - s.acc[j].xyz(), n) * dt;
                             if acc_vn < 0.0 {
-                                new_vn = (new_vn + params.restitution * acc_vn).max(0.0);
+                                new_vn = fm::madd(params.restitution, acc_vn, new_vn).max(0.0);
                             }
                             let dvn = new_vn - vn;
                             let mut dvc = n * dvn;
-                            let vt = rel - n * vn;
-                            let vt_len = vt.length();
+                            let vt = fm::madd3(n, -vn, rel);
+                            let vt_len = fm::length(vt);
                             if vt_len > 0.0 {
-                                dvc -= vt * (vt_len.min(params.friction * dvn) / vt_len);
+                                dvc = fm::madd3(
+                                    vt,
+                                    -fm::div(vt_len.min(params.friction * dvn), vt_len),
+                                    dvc,
+                                );
                             }
                             let sw = share * wi;
-                            dv += dvc * sw;
+                            dv = fm::madd3(dvc, sw, dv);
                             if pen > 0.0 {
-                                dp += n * (pen * sw);
+                                dp = fm::madd3(n, pen * sw, dp);
                             }
                         }
                         if impact2 == 0.0 {
@@ -396,18 +401,24 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                             if wi > 0.0 {
                                 count += 1.0;
                             } else if pen > 0.0 {
-                                dp += n * (pen * share);
-                                count += 1.0;
+                                // Weighted by depth (see collide.wgsl).
+                                let wd = (pen / (rr * COLLIDE_REST_DEPTH)).clamp(0.0, 1.0);
+                                dp = fm::madd3(n, pen * share * wd, dp);
+                                count += wd;
                             }
                         } else {
                             if wi < 1.0 && pen > 0.0 {
                                 let mut dpc = n * pen;
-                                let vt = rel - n * vn;
-                                let slip = vt.length() * dt;
+                                let vt = fm::madd3(n, -vn, rel);
+                                let slip = fm::length(vt) * dt;
                                 if slip > 0.0 {
-                                    dpc -= vt * (dt * slip.min(params.friction * pen) / slip);
+                                    dpc = fm::madd3(
+                                        vt,
+                                        -fm::div(dt * slip.min(params.friction * pen), slip),
+                                        dpc,
+                                    );
                                 }
-                                dpr += dpc * (share * (1.0 - wi));
+                                dpr = fm::madd3(dpc, share * (1.0 - wi), dpr);
                             }
                             count += wi.max((pen / (rr * COLLIDE_REST_DEPTH)).clamp(0.0, 1.0));
                         }
@@ -415,11 +426,11 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                 }
             }
             if count > 0.0 {
-                let k = 1.0 / (count / relaxation).max(1.0);
+                let k = fm::div(1.0, fm::div(count, relaxation).max(1.0));
                 // The velocity follows the resting corrections: one division per grain.
                 let dpk = dpr * k;
-                v = v + dv / count + dpk / dt;
-                p = p + dp / count + dpk;
+                v = v + fm::div3(dv, count) + fm::div3(dpk, dt);
+                p = p + fm::div3(dp, count) + dpk;
             }
             for col in &inp.colliders[..params.collider_count as usize] {
                 let contact = collider_contact(col, p, r);
@@ -444,11 +455,11 @@ fn link_contact(s: &AggState, link: &GpuLink) -> Option<(Vec3, f32, f32)> {
         link.anchor.xyz()
     };
     let d = pb - pa;
-    let len = d.length();
+    let len = fm::length(d);
     if len <= 0.0 {
         return None;
     }
-    let normal = d / len;
+    let normal = fm::div3(d, len);
     if link.kind == 1 {
         if len < link.length {
             return None;
@@ -500,21 +511,21 @@ fn solve_link(s: &mut AggState, params: &GpuAggParams, link: &GpuLink) {
     } else {
         (link.anchor.xyz(), Vec3::ZERO, Vec3::ZERO)
     };
-    let sep = (va - vb).dot(n);
+    let sep = fm::dot(va - vb, n);
     if sep <= 0.0 {
         let mut new_sep = -sep * e;
-        let acc_caused = (aa - ab).dot(n) * params.dt;
+        let acc_caused = fm::dot(aa - ab, n) * params.dt;
         if acc_caused < 0.0 {
-            new_sep = (new_sep + e * acc_caused).max(0.0);
+            new_sep = fm::madd(e, acc_caused, new_sep).max(0.0);
         }
-        let impulse = (new_sep - sep) / total;
-        va += n * (impulse * wa);
-        vb -= n * (impulse * wb);
+        let impulse = fm::div(new_sep - sep, total);
+        va = fm::madd3(n, impulse * wa, va);
+        vb = fm::madd3(n, -(impulse * wb), vb);
     }
     if pen > 0.0 {
-        let move_per_w = n * (pen / total);
-        pa += move_per_w * wa;
-        pb -= move_per_w * wb;
+        let move_per_w = n * fm::div(pen, total);
+        pa = fm::madd3(move_per_w, wa, pa);
+        pb = fm::madd3(move_per_w, -wb, pb);
     }
     s.pos[a] = pa.extend(s.pos[a].w);
     s.vel[a] = va.extend(s.vel[a].w);

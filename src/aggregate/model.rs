@@ -534,6 +534,9 @@ pub struct AggregateConfig {
     pub order: ResolveOrder,
     /// Distance within which a contact counts as touching, m.
     pub contact_slop: f32,
+    /// How the CPU twin rounds (ignored on the GPU): as written, or as a GPU compiler may
+    /// (fused multiply-adds, reciprocal division); see [`crate::rounding`].
+    pub cpu_rounding: crate::CpuRounding,
 }
 
 impl Default for AggregateConfig {
@@ -547,6 +550,7 @@ impl Default for AggregateConfig {
             integrator: Integrator::SemiImplicit,
             order: ResolveOrder::Batches,
             contact_slop: 1e-4,
+            cpu_rounding: crate::CpuRounding::Separate,
         }
     }
 }

@@ -174,6 +174,12 @@ impl AggregateWorld {
         &self.config
     }
 
+    /// Sets how the CPU twin rounds from the next step on ([`AggregateConfig::cpu_rounding`]; the
+    /// GPU backend ignores it).
+    pub fn set_cpu_rounding(&mut self, rounding: crate::CpuRounding) {
+        self.config.cpu_rounding = rounding;
+    }
+
     /// Adds a particle (its `size` is its collision radius; `lifetime` must be `None`: an
     /// aggregate particle lives until removed).
     ///
@@ -617,6 +623,7 @@ impl AggregateWorld {
             colour_start: &self.colour_start,
             colliders: &self.colliders,
         };
+        let _rounding = crate::rounding::scope(self.config.cpu_rounding);
         cpu::agg_integrate(s, &inp);
         if collide {
             let grid = match &self.grid_spec {

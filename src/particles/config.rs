@@ -29,6 +29,9 @@ pub struct WorldConfig {
     /// Positions each particle's trail keeps, for drawing ribbons (0: no trails; at most
     /// [`super::types::MAX_TRAIL`]); see [`super::RenderBuffers::trails`].
     pub trail_length: u32,
+    /// How the CPU twin rounds (ignored on the GPU): as written, or as a GPU compiler may
+    /// (fused multiply-adds, reciprocal division); see [`crate::rounding`].
+    pub cpu_rounding: crate::CpuRounding,
 }
 
 impl Default for WorldConfig {
@@ -44,6 +47,7 @@ impl Default for WorldConfig {
             auto_grow: false,
             contact_slop: 1e-4,
             trail_length: 0,
+            cpu_rounding: crate::CpuRounding::Separate,
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use super::types::*;
 use crate::rng::rng_unit;
+use crate::rounding as fm;
 use glam::{Vec3, Vec4, Vec4Swizzles};
 
 /// Particle state in structure-of-arrays form, as on the GPU; `[0, counters.live)` is live.
@@ -112,8 +113,8 @@ pub struct StepInputs<'a> {
 }
 
 fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
-    let t = 2.0 * q.xyz().cross(v);
-    v + q.w * t + q.xyz().cross(t)
+    let t = 2.0 * fm::cross(q.xyz(), v);
+    fm::madd3(t, q.w, v) + fm::cross(q.xyz(), t)
 }
 
 /// Acceleration one force field gives a particle (twin of `field_accel_one` in forces.wgsl).
@@ -126,24 +127,27 @@ pub fn field_accel_one(fld: &GpuField, p: Vec3, v: Vec3, inv_mass: f32) -> Vec3 
         if fld.kind == 3 {
             u = v - fld.v.xyz();
         }
-        let speed = u.length();
+        let speed = fm::length(u);
         if speed > 0.0 {
-            let mag = fld.k1 * speed + fld.k2 * speed * speed;
-            return -u * (mag / speed) * inv_mass;
+            let mag = fm::madd(fld.k2 * speed, speed, fld.k1 * speed);
+            return -u * fm::div(mag, speed) * inv_mass;
         }
         return Vec3::ZERO;
     }
     if fld.kind == 4 {
         let d = fld.v.xyz() - p;
-        let r2 = d.dot(d) + fld.radius * fld.radius;
-        return d * (fld.v.w / (r2 * r2.sqrt()));
+        let r2 = fm::madd(fld.radius, fld.radius, fm::dot(d, d));
+        return d * fm::div(fld.v.w, r2 * fm::sqrt(r2));
     }
     if fld.kind == 5 {
         return crate::noise::curl_noise((p - fld.w.xyz()) * fld.k1) * fld.k2;
     }
     if fld.kind == 6 {
-        let t = fld.w.xyz().cross(p - fld.v.xyz());
-        return t * (fld.v.w / (t.dot(t) + fld.radius * fld.radius).sqrt());
+        let t = fm::cross(fld.w.xyz(), p - fld.v.xyz());
+        return t * fm::div(
+            fld.v.w,
+            fm::sqrt(fm::madd(fld.radius, fld.radius, fm::dot(t, t))),
+        );
     }
     Vec3::ZERO
 }
@@ -161,14 +165,14 @@ fn field_acceleration(params: &GpuParams, p: Vec3, v: Vec3, inv_mass: f32) -> Ve
 pub fn collider_contact(c: &GpuCollider, p: Vec3, r: f32) -> Vec4 {
     if c.kind == 1 {
         let n = c.a.xyz();
-        return n.extend(r - (n.dot(p) - c.a.w));
+        return n.extend(r - (fm::dot(n, p) - c.a.w));
     }
     if c.kind == 2 {
         let d = p - c.a.xyz();
-        let len = d.length();
+        let len = fm::length(d);
         let mut n = Vec3::Y;
         if len > 0.0 {
-            n = d / len;
+            n = fm::div3(d, len);
         }
         return n.extend(c.a.w + r - len);
     }
@@ -177,9 +181,9 @@ pub fn collider_contact(c: &GpuCollider, p: Vec3, r: f32) -> Vec4 {
     let h = c.b.xyz();
     let closest = lp.clamp(-h, h);
     let diff = lp - closest;
-    let dist = diff.length();
+    let dist = fm::length(diff);
     if dist > 0.0 {
-        return quat_rotate(c.q, diff / dist).extend(r - dist);
+        return quat_rotate(c.q, fm::div3(diff, dist)).extend(r - dist);
     }
     let depth = h - lp.abs();
     let mut axis = 0usize;
@@ -207,22 +211,22 @@ pub fn resolve_contact(
     let n = contact.xyz();
     let pen = contact.w;
     if pen > 0.0 {
-        *p += n * pen;
+        *p = fm::madd3(n, pen, *p);
     }
-    let vn = v.dot(n);
+    let vn = fm::dot(*v, n);
     if vn < 0.0 {
         let mut new_vn = -c.restitution * vn;
-        let acc_vn = acc_total.dot(n) * dt;
+        let acc_vn = fm::dot(acc_total, n) * dt;
         if acc_vn < 0.0 {
-            new_vn = (new_vn + c.restitution * acc_vn).max(0.0);
+            new_vn = fm::madd(c.restitution, acc_vn, new_vn).max(0.0);
         }
-        let vt = *v - n * vn;
-        let vt_len = vt.length();
+        let vt = fm::madd3(n, -vn, *v);
+        let vt_len = fm::length(vt);
         let mut scale = 0.0;
         if vt_len > 0.0 {
-            scale = (vt_len - c.friction * (new_vn - vn)).max(0.0) / vt_len;
+            scale = fm::div(fm::madd(-c.friction, new_vn - vn, vt_len).max(0.0), vt_len);
         }
-        *v = vt * scale + n * new_vn;
+        *v = fm::madd3(vt, scale, n * new_vn);
     }
 }
 
@@ -248,22 +252,22 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
 
         if inv_mass > 0.0 {
             let acc_total = av.xyz() + field_acceleration(params, p, v, inv_mass);
-            p += v * dt;
-            v += acc_total * dt;
+            p = fm::madd3(v, dt, p);
+            v = fm::madd3(acc_total, dt, v);
             let keep = if vv.w > 0.0 { vv.w.powf(dt) } else { 0.0 };
             v *= keep;
             for col in &inp.colliders[..params.collider_count as usize] {
                 let contact = collider_contact(col, p, r);
                 if contact.w > -params.contact_slop {
-                    hit = hit || v.dot(contact.xyz()) < 0.0;
+                    hit = hit || fm::dot(v, contact.xyz()) < 0.0;
                     resolve_contact(&mut p, &mut v, col, contact, acc_total, dt);
                 }
             }
             if let Some((d, image)) = inp.depth {
                 let contact = super::depth::depth_contact(d, image, p, r);
-                let reach = params.contact_slop.max(acc_total.length() * dt * dt);
+                let reach = params.contact_slop.max(fm::length(acc_total) * dt * dt);
                 if contact.w > -reach {
-                    hit = hit || v.dot(contact.xyz()) < 0.0;
+                    hit = hit || fm::dot(v, contact.xyz()) < 0.0;
                     let surface = GpuCollider {
                         kind: 1,
                         restitution: d.restitution,

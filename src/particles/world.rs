@@ -239,6 +239,12 @@ impl ParticleWorld {
         &self.config
     }
 
+    /// Sets how the CPU twin rounds from the next step on ([`WorldConfig::cpu_rounding`]; the
+    /// GPU backend ignores it).
+    pub fn set_cpu_rounding(&mut self, rounding: crate::CpuRounding) {
+        self.config.cpu_rounding = rounding;
+    }
+
     /// Pool capacity.
     pub fn capacity(&self) -> u32 {
         self.capacity
@@ -518,6 +524,7 @@ impl ParticleWorld {
         };
         let mut deaths = Vec::new();
         if let Engine::Cpu(s) = &mut self.engine {
+            let _rounding = crate::rounding::scope(self.config.cpu_rounding);
             run_cpu_step(
                 s,
                 &frame_params.0,

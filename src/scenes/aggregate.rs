@@ -414,9 +414,24 @@ pub fn cloth(backend: Backend, side: u32) -> Result<AggregateWorld> {
 /// # Errors
 /// Propagates world errors.
 pub fn cradle(backend: Backend, count: u32, r: f32, speed: f32) -> Result<AggregateWorld> {
+    cradle_rounded(backend, count, r, speed, crate::CpuRounding::Separate)
+}
+
+/// [`cradle`] with the CPU twin rounding as `rounding` says (the tests run it both ways).
+///
+/// # Errors
+/// As [`cradle`].
+pub fn cradle_rounded(
+    backend: Backend,
+    count: u32,
+    r: f32,
+    speed: f32,
+    rounding: crate::CpuRounding,
+) -> Result<AggregateWorld> {
     let mut world = AggregateWorld::new(
         backend,
         AggregateConfig {
+            cpu_rounding: rounding,
             capacity: count,
             collisions: Some(Collisions {
                 cell_size: 2.0 * r,

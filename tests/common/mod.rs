@@ -4,6 +4,7 @@
 //! Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
+pub mod error_model;
 pub mod rigid;
 
 use glam::{Vec3, Vec4};
