@@ -300,25 +300,33 @@ fn gpu_timing_reports_each_phase_of_the_step() {
 // ---------------------------------------------------------------------------------------------
 // Colour slots
 
-/// A 10-box tower's contacts want 2 colours (each box touches the one above and below). With
-/// one colour slot every contact goes to the sequential colour, solved one after the other by
-/// one thread: nothing is dropped, the report counts them, and the tower stands for 2 s. With two slots and
-/// `auto_grow`, the first step that runs out of independent colours doubles the slots to 4,
-/// which the tower then fits. Both backends; `colour_slots` outside 1..=32 is refused.
+/// The colour slots only decide how a sweep is dispatched (colours `0..slots − 1` one dispatch
+/// each, the rest by one workgroup in order), never the batches or their order, so a 10-box
+/// tower (two colours; pair slots above `FUSED_MAX_MANIFOLDS`, so the sweeps run per colour)
+/// ends its 2 s bit for bit where it ends with 8 slots when solved with one slot, all in the
+/// tail, and stands. A floor of 300 boxes (one colour) with one slot holds every contact in the
+/// tail, more than `TAIL_MAX_MANIFOLDS`; with `auto_grow` the world adds a slot, and then the
+/// tail is empty. Both backends; `colour_slots` outside 1..=32 is refused.
 #[test]
 fn colour_slots_bound_the_sweep_and_grow_on_demand() {
+    use wgphys::rigid::solver::{FUSED_MAX_MANIFOLDS, TAIL_MAX_MANIFOLDS};
     for (name, backend) in [("cpu", Backend::Cpu), ("gpu", Backend::Gpu(gpu()))] {
-        let build = |slots: u32, grow: bool| {
+        let world = |slots: u32, grow: bool| {
             let mut w = wgphys::rigid::RigidWorld::new(
                 backend.clone(),
                 wgphys::rigid::RigidConfig {
                     colour_slots: slots,
                     auto_grow: grow,
-                    ..config(11)
+                    pair_capacity: FUSED_MAX_MANIFOLDS + 1,
+                    ..config(301)
                 },
             )
             .expect("world");
             scenes::add_ground(&mut w).expect("ground");
+            w
+        };
+        let tower = |slots: u32| {
+            let mut w = world(slots, false);
             let boxes: Vec<_> = (0..10)
                 .map(|k| {
                     let at = glam::Vec3::new(0.0, 0.5 + k as f32, 0.0);
@@ -328,41 +336,62 @@ fn colour_slots_bound_the_sweep_and_grow_on_demand() {
                 .collect();
             (w, boxes)
         };
-        let (mut serial, boxes) = build(1, false);
-        let top0 = positions(&mut serial, &boxes[9..])[0];
-        serial.step(DT).expect("step");
-        let report = serial.read_report().expect("report");
+        let (mut one, boxes) = tower(1);
+        let (mut eight, _) = tower(8);
+        let top0 = positions(&mut one, &boxes[9..])[0];
+        one.step(DT).expect("step");
+        let report = one.read_report().expect("report");
         assert!(
-            report.uncoloured > 0 && report.uncoloured == report.manifolds,
-            "{name}: one slot puts every contact in the sequential colour: {report:?}"
+            report.uncoloured == 0 && report.tail == report.manifolds && report.manifolds > 0,
+            "{name}: one slot puts every contact in the tail, none in the sequential colour: \
+             {report:?}"
         );
-        run(&mut serial, 119, DT);
-        assert_eq!(serial.colour_slots(), 1, "{name}: without auto_grow");
-        let top = positions(&mut serial, &boxes[9..])[0];
+        run(&mut one, 119, DT);
+        run(&mut eight, 120, DT);
+        assert_eq!(one.colour_slots(), 1, "{name}: without auto_grow");
+        let (a, b) = (positions(&mut one, &boxes), positions(&mut eight, &boxes));
+        for (k, (p, q)) in a.iter().zip(&b).enumerate() {
+            assert_eq!(
+                p.to_array().map(f32::to_bits),
+                q.to_array().map(f32::to_bits),
+                "{name}: box {k} with one slot at {p} vs eight at {q}"
+            );
+        }
         // Standing, geometrically: a collapsed tower's top drops by a box or more (1 m), and a
         // top box pushed sideways by half its width (0.5 m) falls off its support. The soft
         // contacts' settling (millimetres per contact) is far inside half of each.
-        let d = top - top0;
+        let d = a[9] - top0;
         assert!(
             d.y > -0.5 && glam::Vec2::new(d.x, d.z).length() < 0.25,
-            "{name}: the serially solved tower stands: top moved {d:?}"
+            "{name}: the tower solved in the tail stands: top moved {d:?}"
         );
 
-        // The GPU learns of the overflow from the step's status, read without blocking a step
-        // or two later; the blocking `read_report` between steps makes that a fixed delay, so
-        // 8 steps is a bound.
-        let (mut grown, _) = build(2, true);
+        // The GPU learns of the tail from the step's status, read without blocking a step or
+        // two later; the blocking `read_report` between steps makes that a fixed delay, so 8
+        // steps is a bound.
+        let mut floor = world(1, true);
+        for k in 0..300 {
+            let at = glam::Vec3::new(2.0 * (k % 20) as f32, 0.5, 2.0 * (k / 20) as f32);
+            scenes::add_box(&mut floor, at, glam::Vec3::splat(0.5), glam::Quat::IDENTITY)
+                .expect("box");
+        }
+        floor.step(DT).expect("step");
+        let first = floor.read_report().expect("report");
+        assert!(
+            first.tail > TAIL_MAX_MANIFOLDS && first.colours == 1,
+            "{name}: one slot holds the floor's one colour in the tail: {first:?}"
+        );
         for _ in 0..8 {
-            grown.step(DT).expect("step");
-            grown.read_report().expect("report");
-            if grown.colour_slots() > 2 {
+            floor.step(DT).expect("step");
+            floor.read_report().expect("report");
+            if floor.colour_slots() > 1 {
                 break;
             }
         }
-        assert_eq!(grown.colour_slots(), 4, "{name}: two slots doubled once");
-        grown.step(DT).expect("step");
-        let report = grown.read_report().expect("report");
-        assert_eq!(report.uncoloured, 0, "{name}: four slots hold the tower");
+        assert_eq!(floor.colour_slots(), 2, "{name}: one slot added");
+        floor.step(DT).expect("step");
+        let report = floor.read_report().expect("report");
+        assert_eq!(report.tail, 0, "{name}: with two slots the tail is empty");
 
         for bad in [0, 33] {
             let r = wgphys::rigid::RigidWorld::new(

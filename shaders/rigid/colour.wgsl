@@ -250,6 +250,7 @@ fn colour_finish_body(t: u32, n: u32) {
         colour_starts[MAX_COLOURS] = start;
         atomicStore(&counters[COUNTER_COLOURS], used);
         atomicStore(&counters[COUNTER_UNCOLOURED], colour_totals[sequential_colour()]);
+        atomicStore(&counters[COUNTER_TAIL], start - colour_starts[tail_colour()]);
         atomicStore(&counters[COUNTER_MANIFOLDS], atomicLoad(&colour_manifold_total));
         atomicStore(&counters[SOLVE_COUNTER_PREV_PAIRS], n);
     }

@@ -1,7 +1,8 @@
 // Stages `warm_start`, `solve_prepare`, and the per-colour solver stages of the
 // soft step: `solve_warm_apply`, `solve_contact` (biased), `solve_relax`, `solve_restitution`
 // and `solve_position` (the optional book projection), each with a single-workgroup `_fused`
-// entry for small scenes. CPU twin: src/rigid/solver.rs, same names and
+// entry for small scenes and a single-workgroup `_tail` entry for the colours after the
+// per-colour dispatches of a sweep. CPU twin: src/rigid/solver.rs, same names and
 // operation order; read its module docs for why it is shaped so.
 //
 // Reads: params, bodies, manifolds (points, normal, friction in normal.w, restitution in
@@ -9,7 +10,7 @@
 // counters[COUNTER_PAIRS]. Writes: manifolds[k].impulses (accumulated, the next step's warm
 // start) and .colour, claims (zero on every body a manifold claims, on entry and on exit),
 // order, solver rows, bodies (velocities, poses, world inverse inertia of dynamic bodies),
-// counters COLOURS, UNCOLOURED, MANIFOLDS, INDIRECT, COLOUR_START and
+// counters COLOURS, UNCOLOURED, TAIL, MANIFOLDS, INDIRECT, COLOUR_START and
 // SOLVE_COUNTER_PREV_PAIRS.
 //
 // A colour is a batch of manifolds sharing no dynamic body, so one thread per manifold may
@@ -30,9 +31,15 @@ const SOLVE_ROWS_PER_POINT: u32 = 3u;
 /// Colouring rounds (solver.rs COLOUR_ROUNDS): manifolds still waiting after them go to the
 /// sequential colour.
 const SOLVE_COLOUR_ROUNDS: u32 = 32u;
-/// The colour solved by one thread in index order: the manifolds no independent colour holds,
-/// the last of `params.colour_slots` (colour.rs `sequential_colour`).
+/// The colour solved by one thread in index order: the manifolds no independent colour holds
+/// (colour.rs `SEQUENTIAL_COLOUR`).
 fn sequential_colour() -> u32 {
+    return MAX_COLOURS - 1u;
+}
+
+/// The first colour the tail entries solve, after `params.colour_slots − 1` per-colour
+/// dispatches (colour.rs `tail_colour`).
+fn tail_colour() -> u32 {
     let slots = params.colour_slots;
     return select(slots, MAX_COLOURS, slots == 0u || slots > MAX_COLOURS) - 1u;
 }
@@ -635,4 +642,34 @@ fn solve_position_fused(@builtin(local_invocation_index) t: u32) {
     for (var it = 0u; it < params.position_iterations; it++) {
         solve_fused_colours(SOLVE_STAGE_POSITION, t, 0u, used);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tail entry points: after the per-colour dispatches of colours 0..tail_colour(), one
+// workgroup solves the colours from tail_colour() on, one after the other with a barrier
+// between them, in one dispatch (one sweep of one stage).
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_warm_apply_tail(@builtin(local_invocation_index) t: u32) {
+    solve_fused_colours(SOLVE_STAGE_WARM, t, tail_colour(), solve_load_colours(t));
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_contact_tail(@builtin(local_invocation_index) t: u32) {
+    solve_fused_colours(SOLVE_STAGE_CONTACT, t, tail_colour(), solve_load_colours(t));
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_relax_tail(@builtin(local_invocation_index) t: u32) {
+    solve_fused_colours(SOLVE_STAGE_RELAX, t, tail_colour(), solve_load_colours(t));
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_restitution_tail(@builtin(local_invocation_index) t: u32) {
+    solve_fused_colours(SOLVE_STAGE_RESTITUTION, t, tail_colour(), solve_load_colours(t));
+}
+
+@compute @workgroup_size(RIGID_WG)
+fn solve_position_tail(@builtin(local_invocation_index) t: u32) {
+    solve_fused_colours(SOLVE_STAGE_POSITION, t, tail_colour(), solve_load_colours(t));
 }

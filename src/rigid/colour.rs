@@ -21,20 +21,27 @@ fn is_dynamic(bodies: &[GpuBody], i: u32) -> bool {
 /// `colour_pick` pass pairs of a large scene.
 pub const COLOUR_ROUNDS: u32 = 32;
 
-/// The colour that takes every manifold no independent colour (`0..MAX_COLOURS − 1`) holds
-/// when all [`MAX_COLOURS`] slots are in use; it is solved by one thread, in index order, so
-/// nothing is dropped. With fewer slots it is the last of them ([`sequential_colour`]).
+/// The colour that takes every manifold no independent colour (`0..MAX_COLOURS − 1`) holds;
+/// it is solved by one thread, in index order, so nothing is dropped.
 pub const SEQUENTIAL_COLOUR: u32 = MAX_COLOURS - 1;
 
-/// The sequential colour of a solver with `slots` colour slots (`GpuRigidParams::colour_slots`;
-/// 0 or more than [`MAX_COLOURS`] mean [`MAX_COLOURS`]): the last slot.
-pub fn sequential_colour(slots: u32) -> u32 {
+/// The first colour of the tail of a solver with `slots` colour slots
+/// (`GpuRigidParams::colour_slots`; 0 or more than [`MAX_COLOURS`] mean [`MAX_COLOURS`]): a
+/// sweep dispatches colours `0..slots − 1` one by one and then one workgroup that solves the
+/// colours from `slots − 1` on, one after the other with a barrier between them (the same
+/// batches in the same order, so the same result as one dispatch each).
+pub fn tail_colour(slots: u32) -> u32 {
     if slots == 0 || slots > MAX_COLOURS {
-        SEQUENTIAL_COLOUR
+        MAX_COLOURS - 1
     } else {
         slots - 1
     }
 }
+
+/// With `auto_grow`, a step whose tail holds more manifolds than this adds a colour slot for
+/// the next steps: the tail is one workgroup, fast for a few rounds of [`RIGID_WG`] manifolds
+/// and slow for a whole colour of a large scene.
+pub const TAIL_MAX_MANIFOLDS: u32 = 4 * RIGID_WG;
 
 /// Pair capacities up to this colour in one single-workgroup dispatch (`colour_manifolds`);
 /// larger ones run the rounds as passes over every manifold (`colour_init`, the
@@ -63,6 +70,8 @@ pub struct Colouring {
     pub colours_wanted: u32,
     /// Colouring rounds that coloured something (at most [`COLOUR_ROUNDS`]).
     pub rounds: u32,
+    /// Manifolds in the tail, the colours from [`tail_colour`]`(slots)` on.
+    pub tail: u32,
 }
 
 impl Colouring {
@@ -114,10 +123,11 @@ pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
     colour_in(bodies, manifolds, MAX_COLOURS)
 }
 
-/// [`colour`] into `slots` colour slots: first fits at or above [`sequential_colour`]`(slots)`
-/// go to that colour, solved by one thread.
+/// [`colour`] for a solver of `slots` colour slots: the same colours (the slots only decide
+/// which colours a sweep dispatches one by one and which the tail solves), and the tail's
+/// size.
 pub fn colour_in(bodies: &[GpuBody], manifolds: &mut [GpuManifold], slots: u32) -> Colouring {
-    let sequential = sequential_colour(slots);
+    let sequential = SEQUENTIAL_COLOUR;
     let n = manifolds.len();
     let solvable: Vec<bool> = manifolds.iter().map(|m| needs_solve(bodies, m)).collect();
     let dyn_bodies: Vec<[Option<usize>; 2]> = manifolds
@@ -204,6 +214,7 @@ pub fn colour_in(bodies: &[GpuBody], manifolds: &mut [GpuManifold], slots: u32) 
     for (m, &col) in manifolds.iter_mut().zip(&colours) {
         m.colour = col;
     }
+    let tail = colour_start[MAX_COLOURS as usize] - colour_start[tail_colour(slots) as usize];
     Colouring {
         colours,
         order,
@@ -213,5 +224,6 @@ pub fn colour_in(bodies: &[GpuBody], manifolds: &mut [GpuManifold], slots: u32) 
         manifolds: manifold_count,
         colours_wanted,
         rounds,
+        tail,
     }
 }

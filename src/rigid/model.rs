@@ -514,13 +514,15 @@ pub struct RigidConfig {
     /// apart at a bounded speed inside the substeps, and a projection moves bodies without
     /// giving them the matching velocity. Raise it for the book's behaviour.
     pub position_iterations: u32,
-    /// Colour slots the solver dispatches per sweep, 1 to [`super::types::MAX_COLOURS`] (32).
-    /// A colour is a batch of contacts that share no moving body, solved in one dispatch; the
-    /// last slot takes the contacts the others cannot hold and is solved by one thread, in
-    /// order. Every sweep dispatches all slots (an empty one launches no workgroup), so fewer
-    /// slots mean fewer dispatches. Default 16: the 100-row wall and the box piles want 8 to
-    /// 10 colours. With `auto_grow`, a step whose contacts ran out of independent colours
-    /// doubles the slots (up to 32) for the next steps.
+    /// Dispatches per solver sweep, 1 to [`super::types::MAX_COLOURS`] (32). A colour is a
+    /// batch of contacts that share no moving body; colours `0..colour_slots − 1` are solved
+    /// one dispatch each (an empty one launches no workgroup), and the last dispatch is one
+    /// workgroup that solves the remaining colours (the tail) one after the other with a
+    /// barrier between them. The batches and their order are the same for any value, so the
+    /// result is too; fewer slots mean fewer dispatches and more work on the one workgroup.
+    /// Default 8: the 100-row wall and the box piles use 8 to 10 colours, the last few small.
+    /// With `auto_grow`, a step whose tail held more than
+    /// [`super::solver::TAIL_MAX_MANIFOLDS`] contacts adds a slot for the next steps.
     pub colour_slots: u32,
     /// Substeps per step: the solver (integrate velocities, warm start, solve, integrate
     /// positions, relax) runs this many times per step on the contacts found once at its start.
@@ -571,7 +573,7 @@ impl Default for RigidConfig {
             relax_iterations: 8,
             position_iterations: 0,
             substeps: 4,
-            colour_slots: 16,
+            colour_slots: 8,
             contact_hertz: 60.0,
             contact_damping_ratio: 10.0,
             max_push_out: 3.0,

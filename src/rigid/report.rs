@@ -29,6 +29,10 @@ pub struct StepReport {
     pub colours_wanted: u32,
     /// Colouring rounds that coloured something.
     pub rounds: u32,
+    /// Manifolds in the solver's tail: the colours from `colour_slots − 1` on, which one
+    /// workgroup solves after the per-colour dispatches (`auto_grow` adds a slot when it holds
+    /// more than [`crate::rigid::solver::TAIL_MAX_MANIFOLDS`]).
+    pub tail: u32,
     /// Dynamic bodies awake after the step.
     pub awake: u32,
     /// Manifolds that needed solving but got no colour, so were not solved this step. Always 0
@@ -140,6 +144,7 @@ pub(crate) fn report_from_counters(step: u64, c: &[u32]) -> StepReport {
         uncoloured: at(counter::UNCOLOURED),
         colours_wanted: at(counter::COLOURS_WANTED),
         rounds: at(counter::ROUNDS),
+        tail: at(counter::TAIL),
         awake: at(counter::AWAKE),
         unsolved: at(counter::UNSOLVED),
     }

@@ -39,8 +39,8 @@ use super::types::*;
 use glam::{Mat3, Vec2, Vec3, Vec4, Vec4Swizzles};
 
 pub use super::colour::{
-    claim_priority, colour, colour_in, sequential_colour, Colouring, COLOUR_FUSED_MAX_MANIFOLDS,
-    COLOUR_ROUNDS, SEQUENTIAL_COLOUR,
+    claim_priority, colour, colour_in, tail_colour, Colouring, COLOUR_FUSED_MAX_MANIFOLDS,
+    COLOUR_ROUNDS, SEQUENTIAL_COLOUR, TAIL_MAX_MANIFOLDS,
 };
 
 /// Counters word where the colouring stage leaves this step's pair count, which the next step's

@@ -122,16 +122,27 @@ impl RigidStage {
         }
     }
 
-    /// The per-colour solver stages' entry points: one colour, and all colours with the
+    /// The per-colour solver stages' entry points: one colour; all colours with the
     /// iterations in one workgroup (the fused path of small scenes; the warm start rides in
-    /// `solve_contact_fused`).
-    fn colour_entries(self) -> Option<(&'static str, &'static str)> {
+    /// `solve_contact_fused`); and the tail, the colours after a sweep's per-colour dispatches
+    /// in one workgroup.
+    fn colour_entries(self) -> Option<(&'static str, &'static str, &'static str)> {
         Some(match self {
-            RigidStage::SolveWarmApply => ("solve_warm_apply", ""),
-            RigidStage::SolveContact => ("solve_contact", "solve_contact_fused"),
-            RigidStage::SolveRelax => ("solve_relax", "solve_relax_fused"),
-            RigidStage::SolveRestitution => ("solve_restitution", "solve_restitution_fused"),
-            RigidStage::SolvePosition => ("solve_position", "solve_position_fused"),
+            RigidStage::SolveWarmApply => ("solve_warm_apply", "", "solve_warm_apply_tail"),
+            RigidStage::SolveContact => {
+                ("solve_contact", "solve_contact_fused", "solve_contact_tail")
+            }
+            RigidStage::SolveRelax => ("solve_relax", "solve_relax_fused", "solve_relax_tail"),
+            RigidStage::SolveRestitution => (
+                "solve_restitution",
+                "solve_restitution_fused",
+                "solve_restitution_tail",
+            ),
+            RigidStage::SolvePosition => (
+                "solve_position",
+                "solve_position_fused",
+                "solve_position_tail",
+            ),
             _ => return None,
         })
     }
@@ -294,11 +305,12 @@ fn colour_ops(pair_capacity: u32, ops: &mut Vec<StepOp>) {
 }
 
 /// One sweep of a per-colour stage over every colour: on the fused path one dispatch of its
-/// fused entry; else every colour slot `0..colour_slots` one by one, each sized by the indirect
-/// arguments the colouring wrote (an unused colour launches no workgroup), so no readback
-/// decides what to dispatch and every adapter records the same list.
+/// fused entry; else colours `0..colour_slots − 1` one by one, each sized by the indirect
+/// arguments the colouring wrote (an unused colour launches no workgroup), then the tail entry
+/// (one workgroup) for the colours from `colour_slots − 1` on. No readback decides what to
+/// dispatch, and every adapter records the same list.
 fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
-    let Some((one, fused)) = stage.colour_entries() else {
+    let Some((one, fused, tail)) = stage.colour_entries() else {
         return;
     };
     if fused_solver(shape.pair_capacity) {
@@ -307,10 +319,11 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
         }
         return;
     }
-    for c in 0..shape.colour_slots.clamp(1, MAX_COLOURS) {
+    for c in 0..solver::tail_colour(shape.colour_slots) {
         let word = (counter::INDIRECT + 3 * c as usize) as u32;
         ops.push(kernel(stage, one, PassDispatch::Indirect(word), c));
     }
+    ops.push(kernel(stage, tail, PassDispatch::Direct(1), 0));
 }
 
 /// The GPU step for `shape`; `grid_dispatches` is what one grid build records (for counting).
@@ -514,6 +527,7 @@ pub(crate) fn cpu_step(
         uncoloured: colouring.uncoloured,
         colours_wanted: colouring.colours_wanted,
         rounds: colouring.rounds,
+        tail: colouring.tail,
         awake,
         unsolved: 0,
     })

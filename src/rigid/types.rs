@@ -67,6 +67,8 @@ pub mod counter {
     pub const COLOURS_WANTED: usize = 8;
     /// Colouring rounds that coloured something.
     pub const ROUNDS: usize = 9;
+    /// Manifolds in the solver's tail (colours from `colour_slots − 1` on, one workgroup).
+    pub const TAIL: usize = 10;
     /// First of `MAX_COLOURS` indirect-dispatch triples (x, 1, 1), one per colour.
     pub const INDIRECT: usize = 16;
     /// First of `MAX_COLOURS + 1` colour start offsets into the `order` buffer.
@@ -213,8 +215,8 @@ pub struct GpuRigidParams {
     /// iterations, integrate positions, ccd and the relax iterations).
     pub substeps: u32,
     /// Colour slots the solver dispatches per sweep (`RigidConfig::colour_slots`): colours
-    /// `0..colour_slots − 1` are independent, the last takes what they cannot hold and is solved
-    /// by one thread. 0 means [`MAX_COLOURS`].
+    /// `0..colour_slots − 1` one dispatch each, then one workgroup for the rest (the tail).
+    /// 0 means [`MAX_COLOURS`].
     pub colour_slots: u32,
     /// Relax iterations (biased off) per substep.
     pub relax_iterations: u32,

@@ -62,8 +62,11 @@ pub struct RigidWorld {
     /// Large shapes the broad phase's scratch is sized for.
     large_capacity: u32,
     /// Colour slots the solver dispatches per sweep: `RigidConfig::colour_slots`, grown by
-    /// `auto_grow` when the independent colours run out.
+    /// `auto_grow` when the tail holds too much.
     colour_slots: u32,
+    /// The step that first ran with the current `colour_slots` (a GPU report is a step or two
+    /// old: only one of a later step says whether the slots are enough).
+    colour_slots_since: u64,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -140,6 +143,7 @@ impl RigidWorld {
         };
         Ok(Self {
             colour_slots: config.colour_slots,
+            colour_slots_since: 0,
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             engine,
@@ -182,8 +186,9 @@ impl RigidWorld {
         self.bodies.len() as u32
     }
 
-    /// Colour slots the solver dispatches per sweep now (`RigidConfig::colour_slots`, doubled
-    /// by `auto_grow` when a step's contacts ran out of independent colours).
+    /// Colour slots the solver dispatches per sweep now (`RigidConfig::colour_slots`, one more
+    /// with `auto_grow` each time a step's tail held more than
+    /// [`solver::TAIL_MAX_MANIFOLDS`] contacts).
     pub fn colour_slots(&self) -> u32 {
         self.colour_slots
     }
@@ -494,13 +499,14 @@ impl RigidWorld {
         };
         self.report = report;
         if self.config.auto_grow
-            && report.uncoloured > 0
-            && report.colours_wanted >= self.colour_slots
+            && report.tail > solver::TAIL_MAX_MANIFOLDS
+            && report.step >= self.colour_slots_since
             && self.colour_slots < MAX_COLOURS
         {
-            // Some contact's first fit was the sequential slot: the independent colours ran
-            // out (not the colouring rounds). Double them for the next steps.
-            self.colour_slots = (2 * self.colour_slots).min(MAX_COLOURS);
+            // The tail (one workgroup) held more than a few rounds of work with the current
+            // slots: give the next steps one more per-colour dispatch.
+            self.colour_slots += 1;
+            self.colour_slots_since = self.steps + 1;
         }
         if report.pairs_wanted > report.pairs && self.config.auto_grow {
             // Half as much again for the pile to settle into, within what the device binds.

@@ -38,7 +38,8 @@
 //! ```
 //!
 //! Other flags: `--no-gpu`, `--no-cpu`, `--no-rapier`, `--no-rapier-default`, `--relax N`
-//! (relax iterations per substep instead of the default 8; rapier "matched" follows).
+//! (relax iterations per substep instead of the default 8; rapier "matched" follows),
+//! `--colour-slots N` (solver dispatches per sweep instead of the default 8).
 
 use rapier3d::prelude as rp;
 use std::error::Error;
@@ -87,8 +88,16 @@ struct Args {
     /// Print wgphys' step report (read back now) every this many steps (diagnostics).
     report_every: Option<usize>,
     /// Relax iterations per substep instead of `RigidConfig`'s default (rapier "matched"
-    /// follows), for comparisons at another iteration count.
+    /// follows), for comparisons at another iteration count; colour slots instead of its
+    /// default.
+    relax: Tuning,
+}
+
+/// Solver settings a run may change from `RigidConfig`'s defaults.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tuning {
     relax: Option<u32>,
+    colour_slots: Option<u32>,
 }
 
 fn parse_args() -> Res<Args> {
@@ -116,6 +125,7 @@ fn parse_args() -> Res<Args> {
         "--markdown",
         "--report-every",
         "--relax",
+        "--colour-slots",
     ];
     let mut i = 0;
     while i < args.len() {
@@ -132,6 +142,7 @@ fn parse_args() -> Res<Args> {
                 | "--markdown"
                 | "--report-every"
                 | "--relax"
+                | "--colour-slots"
         ) {
             2
         } else {
@@ -167,7 +178,10 @@ fn parse_args() -> Res<Args> {
         warmup: value("--warmup")?.map(|s| s.parse()).transpose()?,
         markdown: value("--markdown")?.cloned(),
         report_every: value("--report-every")?.map(|s| s.parse()).transpose()?,
-        relax: value("--relax")?.map(|s| s.parse()).transpose()?,
+        relax: Tuning {
+            relax: value("--relax")?.map(|s| s.parse()).transpose()?,
+            colour_slots: value("--colour-slots")?.map(|s| s.parse()).transpose()?,
+        },
     })
 }
 
@@ -249,12 +263,7 @@ const PAIRS_PER_BODY: u32 = 4;
 
 /// Builds the wgphys scene (on the CPU, with `scenes::rigid`), then rebuilds it on `backend`
 /// with [`PAIRS_PER_BODY`]; returns the world and the dynamic bodies' slots.
-fn build(
-    scene: Scene,
-    n: u32,
-    backend: Backend,
-    relax: Option<u32>,
-) -> Res<(RigidWorld, Vec<usize>)> {
+fn build(scene: Scene, n: u32, backend: Backend, relax: Tuning) -> Res<(RigidWorld, Vec<usize>)> {
     let (mut source, handles) = match scene {
         Scene::Pyramid => scenes::pyramid(Backend::Cpu, pyramid_rows(n), HALF)?,
         Scene::Rain => scenes::box_rain(Backend::Cpu, n, HALF, rain_half_width(n), SEED)?,
@@ -262,8 +271,11 @@ fn build(
     let slots: Vec<usize> = handles.iter().map(|h| h.index() as usize).collect();
     let mut config = source.config().clone();
     config.pair_capacity = PAIRS_PER_BODY * config.body_capacity;
-    if let Some(r) = relax {
+    if let Some(r) = relax.relax {
         config.relax_iterations = r;
+    }
+    if let Some(c) = relax.colour_slots {
+        config.colour_slots = c;
     }
     let mut world = RigidWorld::new(backend, config)?;
     let bodies = source.read_bodies()?;
@@ -334,7 +346,7 @@ fn run_wgphys(
     steps: usize,
     warmup: usize,
     report_every: Option<usize>,
-    relax: Option<u32>,
+    relax: Tuning,
 ) -> Res<Row> {
     let backend = match ctx {
         Some(c) => Backend::Gpu(c.clone()),
@@ -630,7 +642,7 @@ fn run_rapier(
     matched: bool,
     steps: usize,
     warmup: usize,
-    relax: Option<u32>,
+    relax: Tuning,
 ) -> Res<Row> {
     let (mut source, slots) = build(scene, n, Backend::Cpu, relax)?;
     let params = rapier_params(source.config(), matched);
