@@ -40,6 +40,12 @@ fn sample() -> EffectDesc {
                     b: Vec3::new(1.0, 0.0, 0.0),
                 },
                 velocity: EmitVelocity::Radial { speed: (0.5, 1.0) },
+                fields: vec![ForceField::Vortex {
+                    centre: Vec3::ZERO,
+                    axis: Vec3::X,
+                    strength: 3.0,
+                    softening: 0.1,
+                }],
                 ..Emitter::default()
             },
         ],

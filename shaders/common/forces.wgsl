@@ -2,8 +2,8 @@
 // them. Functions only (no bindings); each domain loops over its own tables. CPU twin:
 // src/particles/cpu.rs (field_accel_one, collider_contact, resolve_contact).
 
-/// A force field: 48 bytes. kind: 1 gravity, 2 drag, 3 wind, 4 attractor, 5 turbulence,
-/// 6 vortex.
+/// A force field: 48 bytes. kind (low byte): 1 gravity, 2 drag, 3 wind, 4 attractor,
+/// 5 turbulence, 6 vortex; above it, 0 or a local field's emitter tag (1 + slot).
 struct Field {
     kind: u32,
     k1: f32,
@@ -39,13 +39,16 @@ fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
 /// Acceleration one force field gives a particle (gravity and the attractor are mass
 /// independent; drag and wind are forces, scaled by the inverse mass).
 fn field_accel_one(fld: Field, p: vec3<f32>, v: vec3<f32>, inv_mass: f32) -> vec3<f32> {
-    if (fld.kind == 1u) {
+    // The low byte is the kind; above it a local field's emitter tag (src/particles/types.rs
+    // FIELD_KIND_MASK), which the caller checks.
+    let kind = fld.kind & 0xffu;
+    if (kind == 1u) {
         return fld.v.xyz;
     }
-    if (fld.kind == 2u || fld.kind == 3u) {
+    if (kind == 2u || kind == 3u) {
         // Drag k1|u| + k2|u|^2 against the velocity relative to the air (still air for drag).
         var u = v;
-        if (fld.kind == 3u) {
+        if (kind == 3u) {
             u = v - fld.v.xyz;
         }
         let speed = length(u);
@@ -55,19 +58,19 @@ fn field_accel_one(fld: Field, p: vec3<f32>, v: vec3<f32>, inv_mass: f32) -> vec
         }
         return vec3<f32>(0.0);
     }
-    if (fld.kind == 4u) {
+    if (kind == 4u) {
         // Softened inverse-square pull towards the centre.
         let d = fld.v.xyz - p;
         let r2 = dot(d, d) + fld.radius * fld.radius;
         return d * (fld.v.w / (r2 * sqrt(r2)));
     }
-    if (fld.kind == 5u) {
+    if (kind == 5u) {
         // Curl-noise turbulence: k1 = 1 / scale, k2 = strength; the noise drifts with the
         // scroll velocity (w.xyz is its offset now). Divergence free, so it stirs without
         // bunching particles up.
         return curl_noise((p - fld.w.xyz) * fld.k1) * fld.k2;
     }
-    if (fld.kind == 6u) {
+    if (kind == 6u) {
         // Vortex: around the axis w.xyz through v.xyz, tangential, strength v.w at distances
         // well beyond the softening radius, falling to zero on the axis.
         let t = cross(fld.w.xyz, p - fld.v.xyz);

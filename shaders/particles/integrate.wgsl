@@ -7,11 +7,16 @@
 // sub-emitter's children on impact).
 // CPU twin: src/particles/cpu.rs `integrate`, same operation order.
 
-/// Acceleration from the world's force fields, summed in table order.
-fn field_acceleration(p: vec3<f32>, v: vec3<f32>, inv_mass: f32) -> vec3<f32> {
+/// Acceleration from the force fields acting on a particle of emitter slot `eslot` - 1 (0:
+/// not an emitter's): every global field (tag 0) and that emitter's local ones, summed in table
+/// order.
+fn field_acceleration(p: vec3<f32>, v: vec3<f32>, inv_mass: f32, eslot: u32) -> vec3<f32> {
     var a = vec3<f32>(0.0);
     for (var f = 0u; f < params.field_count; f = f + 1u) {
-        a = a + field_accel_one(params.fields[f], p, v, inv_mass);
+        let tag = params.fields[f].kind >> 8u;
+        if (tag == 0u || tag == eslot) {
+            a = a + field_accel_one(params.fields[f], p, v, inv_mass);
+        }
     }
     return a;
 }
@@ -63,7 +68,7 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
     var hit = false;
     var depth_kill = false;
     if (inv_mass > 0.0) {
-        let acc_total = av.xyz + field_acceleration(p, v, inv_mass);
+        let acc_total = av.xyz + field_acceleration(p, v, inv_mass, life_i.kind >> KIND_CURVES_SHIFT);
         p = p + v * dt;
         v = v + acc_total * dt;
         var keep = 0.0;

@@ -295,7 +295,7 @@ pub fn near_cells(grid: &CpuGrid, table_size: u32, slot_of: &[u32]) -> (Vec<[u32
 fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
     let mut a = s.acc[i].xyz();
     for fld in &params.fields[..params.field_count as usize] {
-        if fld.kind == 1 {
+        if fld.kind & crate::particles::types::FIELD_KIND_MASK == 1 {
             a += fld.v.xyz();
         }
     }

@@ -119,12 +119,13 @@ fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
 
 /// Acceleration one force field gives a particle (twin of `field_accel_one` in forces.wgsl).
 pub fn field_accel_one(fld: &GpuField, p: Vec3, v: Vec3, inv_mass: f32) -> Vec3 {
-    if fld.kind == 1 {
+    let kind = fld.kind & FIELD_KIND_MASK;
+    if kind == 1 {
         return fld.v.xyz();
     }
-    if fld.kind == 2 || fld.kind == 3 {
+    if kind == 2 || kind == 3 {
         let mut u = v;
-        if fld.kind == 3 {
+        if kind == 3 {
             u = v - fld.v.xyz();
         }
         let speed = fm::length(u);
@@ -134,15 +135,15 @@ pub fn field_accel_one(fld: &GpuField, p: Vec3, v: Vec3, inv_mass: f32) -> Vec3 
         }
         return Vec3::ZERO;
     }
-    if fld.kind == 4 {
+    if kind == 4 {
         let d = fld.v.xyz() - p;
         let r2 = fm::madd(fld.radius, fld.radius, fm::dot(d, d));
         return d * fm::div(fld.v.w, r2 * fm::sqrt(r2));
     }
-    if fld.kind == 5 {
+    if kind == 5 {
         return crate::noise::curl_noise((p - fld.w.xyz()) * fld.k1) * fld.k2;
     }
-    if fld.kind == 6 {
+    if kind == 6 {
         let t = fm::cross(fld.w.xyz(), p - fld.v.xyz());
         return t * fm::div(
             fld.v.w,
@@ -152,10 +153,15 @@ pub fn field_accel_one(fld: &GpuField, p: Vec3, v: Vec3, inv_mass: f32) -> Vec3 
     Vec3::ZERO
 }
 
-fn field_acceleration(params: &GpuParams, p: Vec3, v: Vec3, inv_mass: f32) -> Vec3 {
+/// The fields acting on a particle of emitter slot `eslot` − 1 (0: not an emitter's): every
+/// global field and that emitter's local ones, summed in table order.
+fn field_acceleration(params: &GpuParams, p: Vec3, v: Vec3, inv_mass: f32, eslot: u32) -> Vec3 {
     let mut a = Vec3::ZERO;
     for fld in &params.fields[..params.field_count as usize] {
-        a += field_accel_one(fld, p, v, inv_mass);
+        let tag = fld.kind >> FIELD_EMITTER_SHIFT;
+        if tag == 0 || tag == eslot {
+            a += field_accel_one(fld, p, v, inv_mass);
+        }
     }
     a
 }
@@ -251,7 +257,8 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
         let mut dead = removed || (life_i.lifetime >= 0.0 && life_i.age >= life_i.lifetime);
 
         if inv_mass > 0.0 {
-            let acc_total = av.xyz() + field_acceleration(params, p, v, inv_mass);
+            let eslot = life_i.kind >> KIND_CURVES_SHIFT;
+            let acc_total = av.xyz() + field_acceleration(params, p, v, inv_mass, eslot);
             p = fm::madd3(v, dt, p);
             v = fm::madd3(acc_total, dt, v);
             let keep = if vv.w > 0.0 { vv.w.powf(dt) } else { 0.0 };

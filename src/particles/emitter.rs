@@ -6,6 +6,7 @@
 //! file holds the description, its checks, its GPU record and the CPU twin of the sampling
 //! (`shaders/particles/emitter.wgsl` is the WGSL twin, operation for operation).
 
+use super::model::ForceField;
 use super::types::{
     GpuCurves, GpuEmitter, GpuLife, GpuSpawnRecord, GPU_ID_BIT, KIND_CURVES_SHIFT, MAX_CURVE_KEYS,
 };
@@ -127,6 +128,11 @@ pub struct Emitter {
     /// The radius over each particle's life, as keys (life fraction, metres), like
     /// `colour_over_life`; it replaces the size range.
     pub size_over_life: Option<Vec<(f32, f32)>>,
+    /// Local force fields: they act only on this emitter's particles, on top of the world's
+    /// fields, and are given in the emitter's frame (`position`, `rotation`), so a vortex
+    /// around the emitter's axis moves and turns with it (see [`ForceField::in_frame`]). They
+    /// share the world's table of [`super::types::MAX_FIELDS`] fields.
+    pub fields: Vec<ForceField>,
 }
 
 impl Default for Emitter {
@@ -152,6 +158,7 @@ impl Default for Emitter {
             rotation: Quat::IDENTITY,
             colour_over_life: None,
             size_over_life: None,
+            fields: Vec::new(),
         }
     }
 }

@@ -255,6 +255,51 @@ fn softening_radius(what: &'static str, r: f32) -> Result<()> {
 }
 
 impl ForceField {
+    /// The field given in a frame at `position` turned by `rotation`, in world coordinates:
+    /// points (centres) are moved and turned, directions (gravity, wind, the vortex axis, the
+    /// turbulence scroll) turned; drag and the turbulence lattice do not depend on the frame.
+    pub fn in_frame(self, position: Vec3, rotation: glam::Quat) -> ForceField {
+        let point = |p: Vec3| position + rotation * p;
+        match self {
+            Self::Gravity(g) => Self::Gravity(rotation * g),
+            Self::Drag { .. } => self,
+            Self::Wind { velocity, k1, k2 } => Self::Wind {
+                velocity: rotation * velocity,
+                k1,
+                k2,
+            },
+            Self::Attractor {
+                centre,
+                strength,
+                softening,
+            } => Self::Attractor {
+                centre: point(centre),
+                strength,
+                softening,
+            },
+            Self::Turbulence {
+                scale,
+                strength,
+                scroll,
+            } => Self::Turbulence {
+                scale,
+                strength,
+                scroll: rotation * scroll,
+            },
+            Self::Vortex {
+                centre,
+                axis,
+                strength,
+                softening,
+            } => Self::Vortex {
+                centre: point(centre),
+                axis: rotation * axis,
+                strength,
+                softening,
+            },
+        }
+    }
+
     pub(crate) fn to_gpu(self) -> Result<GpuField> {
         Ok(match self {
             Self::Gravity(g) => {

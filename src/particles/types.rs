@@ -13,6 +13,12 @@ pub const ITEMS: u32 = 4;
 pub const BLOCK: u32 = WG * ITEMS;
 /// Force fields a world can hold (uniform array length).
 pub const MAX_FIELDS: u32 = 16;
+/// The bits of [`GpuField::kind`] that hold the field's kind; above them
+/// ([`FIELD_EMITTER_SHIFT`]), 0 for a field acting on every particle, or 1 + the emitter slot
+/// of a local field ([`super::Emitter::fields`]) that acts only on that emitter's particles.
+pub const FIELD_KIND_MASK: u32 = 0xff;
+/// Where a field's emitter tag starts in [`GpuField::kind`].
+pub const FIELD_EMITTER_SHIFT: u32 = 8;
 
 /// Most static colliders a particle world holds (a uniform table of 48-byte entries: 12 KiB,
 /// inside the 16 KiB a uniform binding may take on every wgpu backend).
@@ -52,8 +58,9 @@ pub struct GpuLife {
     pub id: u32,
 }
 
-/// A force field. 48 bytes. `kind`: 1 gravity, 2 drag, 3 wind, 4 attractor, 5 turbulence,
-/// 6 vortex.
+/// A force field. 48 bytes. `kind` (its low byte, [`FIELD_KIND_MASK`]): 1 gravity, 2 drag,
+/// 3 wind, 4 attractor, 5 turbulence, 6 vortex; above it ([`FIELD_EMITTER_SHIFT`]) 0, or 1 +
+/// the emitter slot of a local field.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuField {
@@ -80,7 +87,7 @@ pub fn fields_at(
     time: f32,
 ) -> [GpuField; MAX_FIELDS as usize] {
     let mut out = *fields;
-    for f in out.iter_mut().filter(|f| f.kind == 5) {
+    for f in out.iter_mut().filter(|f| f.kind & FIELD_KIND_MASK == 5) {
         f.w = (f.v.truncate() * time).extend(0.0);
     }
     out

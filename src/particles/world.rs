@@ -426,8 +426,16 @@ impl ParticleWorld {
     /// Replaces the force fields.
     ///
     /// # Errors
-    /// [`Error::TooManyFields`] or [`Error::InvalidInput`]; the old fields stay then.
+    /// [`Error::TooManyFields`] (the table holds the emitters' local fields too) or
+    /// [`Error::InvalidInput`]; the old fields stay then.
     pub fn set_fields(&mut self, fields: Vec<ForceField>) -> Result<()> {
+        let count = fields.len() + self.local_field_count(None);
+        if count > MAX_FIELDS as usize {
+            return Err(Error::TooManyFields {
+                count,
+                max: MAX_FIELDS,
+            });
+        }
         self.fields = fields_to_gpu(&fields)?;
         self.config.fields = fields;
         Ok(())
@@ -625,6 +633,7 @@ impl ParticleWorld {
         self.removals.sort_unstable();
         // Turbulence drifts with the time at the start of the step.
         let time = self.clock as f32;
+        let (fields, field_count) = self.field_table(time)?;
         let (emitted, emit_first) = self.emission(dt);
         let lifecycle = self.mortal
             || self.config.kill_bounds.is_some()
@@ -639,7 +648,7 @@ impl ParticleWorld {
             capacity: self.capacity,
             host_spawn: self.spawns.len() as u32,
             removal_count: self.removals.len() as u32,
-            field_count: self.config.fields.len() as u32,
+            field_count,
             collider_count: self.colliders.len() as u32,
             rule_count: self.rules.len() as u32,
             kill_bounds: u32::from(kill.is_some()),
@@ -647,7 +656,7 @@ impl ParticleWorld {
             lifecycle: u32::from(lifecycle),
             kill_min: kill.map_or(glam::Vec4::ZERO, |k| k.min.extend(0.0)),
             kill_max: kill.map_or(glam::Vec4::ZERO, |k| k.max.extend(0.0)),
-            fields: fields_at(&self.fields, time),
+            fields,
             emitted,
             emitter_count: self.emitter_table.len() as u32,
             trail_length: self.config.trail_length,

@@ -16,6 +16,7 @@ impl ParticleWorld {
     pub fn add_emitter(&mut self, emitter: Emitter) -> Result<EmitterHandle> {
         let gpu = emitter.to_gpu()?;
         let curves = emitter.curves()?;
+        self.check_local_fields(&emitter, None)?;
         let clock = self.clock;
         let free = self.emitters.iter().position(|s| match s {
             EmitterSlot::Free => true,
@@ -72,6 +73,7 @@ impl ParticleWorld {
         let slot = self.emitter_slot_index(handle)?;
         let gpu = emitter.to_gpu()?;
         let curves = emitter.curves()?;
+        self.check_local_fields(&emitter, Some(slot))?;
         if let EmitterSlot::Used(e) = &mut self.emitters[slot] {
             // The rate's count restarts from the clock so a new rate does not owe the old
             // one's particles.
@@ -229,6 +231,61 @@ impl ParticleWorld {
             .iter()
             .position(|s| matches!(s, EmitterSlot::Used(e) if e.id == handle.id))
             .ok_or(Error::StaleHandle(handle.id))
+    }
+
+    /// Local fields of the emitters in use, slot by slot, skipping `except`.
+    pub(super) fn local_field_count(&self, except: Option<usize>) -> usize {
+        self.emitters
+            .iter()
+            .enumerate()
+            .filter(|(slot, _)| Some(*slot) != except)
+            .map(|(_, s)| match s {
+                EmitterSlot::Used(e) => e.desc.fields.len(),
+                _ => 0,
+            })
+            .sum()
+    }
+
+    /// Checks an emitter's local fields (each valid in its frame) and that the field table
+    /// holds them beside the world's fields and the other emitters' (`replacing`: the slot whose
+    /// fields they replace).
+    fn check_local_fields(&self, emitter: &Emitter, replacing: Option<usize>) -> Result<()> {
+        let rotation = emitter.rotation.normalize();
+        for f in &emitter.fields {
+            f.in_frame(emitter.position, rotation).to_gpu()?;
+        }
+        let count =
+            self.config.fields.len() + self.local_field_count(replacing) + emitter.fields.len();
+        if count > MAX_FIELDS as usize {
+            return Err(Error::TooManyFields {
+                count,
+                max: MAX_FIELDS,
+            });
+        }
+        Ok(())
+    }
+
+    /// The step's field table and its length: the world's fields, then each emitter's local
+    /// fields in its frame now, tagged with 1 + its slot (they act only on its particles), with
+    /// the turbulence offsets at `time`.
+    pub(super) fn field_table(&self, time: f32) -> Result<([GpuField; MAX_FIELDS as usize], u32)> {
+        let mut table = self.fields;
+        let mut n = self.config.fields.len();
+        for (slot, s) in self.emitters.iter().enumerate() {
+            let EmitterSlot::Used(e) = s else { continue };
+            let rotation = e.desc.rotation.normalize();
+            for f in &e.desc.fields {
+                let entry = table.get_mut(n).ok_or(Error::TooManyFields {
+                    count: n + 1,
+                    max: MAX_FIELDS,
+                })?;
+                let mut g = f.in_frame(e.desc.position, rotation).to_gpu()?;
+                g.kind |= (slot as u32 + 1) << FIELD_EMITTER_SHIFT;
+                *entry = g;
+                n += 1;
+            }
+        }
+        Ok((fields_at(&table, time), n as u32))
     }
 
     fn upload_emitters(&mut self) {
