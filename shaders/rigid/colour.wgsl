@@ -9,14 +9,18 @@
 // are their own. Integer max and or do not depend on the order of the threads, so the result
 // is the same on the CPU and on any GPU, in one workgroup or many.
 //
-// `claims` words: [0, B) belong to the wake stages; [B, 2B) and [2B, 3B) are the claim words
-// of even and odd rounds (round r resets the words round r + 1 will use, so no pass is spent
-// clearing them); [3B, 4B) the colour masks (B = params.body_count).
+// `claims` words: [0, B) belong to the wake stages; [B, 4B) the claim words of rounds r with
+// r % 3 = 0, 1, 2; [4B, 5B) the colour masks (B = params.body_count). A manifold that loses
+// round r clears, for its bodies, the words of a later round before anyone claims them there,
+// so no pass is spent clearing them: in one workgroup the words of round r + 1 (claimed after
+// a barrier), in passes those of round r + 2 (the pass after next claims them).
 //
 // Two ways to run it: `colour_manifolds`, one workgroup looping over the rounds (small
-// scenes, one dispatch), or `colour_init`, SOLVE_COLOUR_ROUNDS × (`colour_claim`,
-// `colour_pick`) with the round in group 1, and `colour_finish` (large scenes: software
-// adapters stop a single invocation's loops after about 65535 iterations). Both end with
+// scenes, one dispatch), or `colour_init`, `colour_claim` (round 0) and SOLVE_COLOUR_ROUNDS
+// `colour_round` passes (round r in group 1: pick round r, then the losers claim round r + 1;
+// a manifold's claim depends only on its own pick, and the words it claims are neither read
+// nor cleared in that pass), and `colour_finish` (large scenes: software adapters stop a
+// single invocation's loops after about 65535 iterations). Both end with
 // `colour_finish_body`: leftovers to the sequential colour, and a counting sort where thread t
 // owns a contiguous range of manifolds (so the order inside a colour is the index order, the
 // same as the CPU's).
@@ -46,11 +50,11 @@ fn colour_bodies(m: Manifold) -> vec2<u32> {
 }
 
 fn colour_claim_word(d: u32, r: u32) -> u32 {
-    return params.body_count * (1u + (r & 1u)) + d;
+    return params.body_count * (1u + r % 3u) + d;
 }
 
 fn colour_mask_word(d: u32) -> u32 {
-    return params.body_count * 3u + d;
+    return params.body_count * 4u + d;
 }
 
 fn colour_mask(d: u32) -> u32 {
@@ -68,6 +72,7 @@ fn colour_reset(k: u32) {
         if (d[e] != NONE) {
             atomicStore(&claims[colour_claim_word(d[e], 0u)], 0u);
             atomicStore(&claims[colour_claim_word(d[e], 1u)], 0u);
+            atomicStore(&claims[colour_claim_word(d[e], 2u)], 0u);
             atomicStore(&claims[colour_mask_word(d[e])], 0u);
         }
     }
@@ -102,8 +107,9 @@ fn colour_claim_one(k: u32, r: u32) {
 }
 
 /// Round r, phase 2: a waiting manifold that holds all its bodies takes the lowest free colour;
-/// one that does not clears the words it will claim next round. Returns whether it still waits.
-fn colour_pick_one(k: u32, r: u32) -> bool {
+/// one that does not clears the words of round `clear` (a later round it may claim in).
+/// Returns whether it still waits.
+fn colour_pick_one(k: u32, r: u32, clear: u32) -> bool {
     if (!colour_may_wait(k)) {
         return false;
     }
@@ -122,7 +128,7 @@ fn colour_pick_one(k: u32, r: u32) -> bool {
     if (!holds) {
         for (var e = 0u; e < 2u; e++) {
             if (d[e] != NONE) {
-                atomicStore(&claims[colour_claim_word(d[e], r + 1u)], 0u);
+                atomicStore(&claims[colour_claim_word(d[e], clear)], 0u);
             }
         }
         return true;
@@ -158,7 +164,7 @@ fn colour_manifolds(@builtin(local_invocation_index) t: u32) {
         }
         colour_sync();
         for (var k = t; k < n; k += RIGID_WG) {
-            if (colour_pick_one(k, r)) {
+            if (colour_pick_one(k, r, r + 1u)) {
                 atomicAdd(&colour_left, 1u);
             }
         }
@@ -189,9 +195,10 @@ fn colour_claim(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 @compute @workgroup_size(RIGID_WG)
-fn colour_pick(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if (gid.x < solve_manifold_count()) {
-        _ = colour_pick_one(gid.x, pass_info.colour);
+fn colour_round(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let r = pass_info.colour;
+    if (gid.x < solve_manifold_count() && colour_pick_one(gid.x, r, r + 2u)) {
+        colour_claim_one(gid.x, r + 1u);
     }
 }
 

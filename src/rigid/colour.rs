@@ -1,4 +1,4 @@
-//! Stage `colour` (GPU: `colour_manifolds`, or `colour_init` / `colour_claim` / `colour_pick` /
+//! Stage `colour` (GPU: `colour_manifolds`, or `colour_init` / `colour_claim` / `colour_round` /
 //! `colour_finish` in `shaders/rigid/colour.wgsl`): the solver's batches. A colour is a set of
 //! manifolds that share no dynamic body, so one thread per manifold may write its bodies without
 //! atomics, and the colours run one after the other. The colouring is the greedy first-fit one
@@ -17,8 +17,8 @@ fn is_dynamic(bodies: &[GpuBody], i: u32) -> bool {
 }
 
 /// Colouring rounds: a manifold still waiting after them (a chain of decreasing priorities
-/// longer than this) goes to [`SEQUENTIAL_COLOUR`]. Also the number of `colour_claim` /
-/// `colour_pick` pass pairs of a large scene.
+/// longer than this) goes to [`SEQUENTIAL_COLOUR`]. Also the number of `colour_round` passes
+/// of a large scene.
 pub const COLOUR_ROUNDS: u32 = 32;
 
 /// The colour that takes every manifold no independent colour (`0..MAX_COLOURS − 1`) holds;
@@ -45,7 +45,7 @@ pub const TAIL_MAX_MANIFOLDS: u32 = 4 * RIGID_WG;
 
 /// Pair capacities up to this colour in one single-workgroup dispatch (`colour_manifolds`);
 /// larger ones run the rounds as passes over every manifold (`colour_init`, the
-/// [`COLOUR_ROUNDS`] pairs of `colour_claim` and `colour_pick`, `colour_finish`), because
+/// `colour_claim` and the [`COLOUR_ROUNDS`] `colour_round` passes, `colour_finish`), because
 /// software adapters cut one invocation's loops short after about 65535 iterations.
 pub const COLOUR_FUSED_MAX_MANIFOLDS: u32 = 16384;
 
@@ -107,7 +107,7 @@ pub fn claim_priority(k: u32) -> u32 {
 }
 
 /// Stage `colour` (GPU: `colour_manifolds`, or `colour_init` / `colour_claim` /
-/// `colour_pick` / `colour_finish`): deterministic colouring such that no two manifolds of a
+/// `colour_round` / `colour_finish`): deterministic colouring such that no two manifolds of a
 /// colour share a dynamic body, then a counting sort of manifold indices by colour.
 ///
 /// The colouring is the greedy one in decreasing [`claim_priority`], computed by

@@ -42,7 +42,7 @@ const RO: &str = "storage, read";
 /// | `manifolds` | one per pair slot |
 /// | `manifolds_prev` | last step's manifolds, for warm starting |
 /// | `solver` | per-manifold solver rows (layout owned by `solve.wgsl` / `solver.rs`) |
-/// | `claims` | 4 words per body: the wake stages' word, two colouring claim words, the colour mask |
+/// | `claims` | 5 words per body: the wake stages' word, three colouring claim words, the colour mask |
 /// | `order` | manifold indices sorted by colour |
 /// | `pair_scratch` | the host-written large list (planes, half-spaces, shapes bigger than a cell), then the broad phase's per-item counts and offsets (see `shaders/rigid/broad.wgsl`) |
 pub const BINDINGS: &[BindingDecl] = &[
@@ -539,7 +539,7 @@ impl GpuRigid {
         let manifolds = z("rigid_manifolds", manifold_bytes);
         let manifolds_prev = z("rigid_manifolds_prev", manifold_bytes);
         let solver = z("rigid_solver", solver_bytes);
-        let claims = z("rigid_claims", 16 * u64::from(sizes.bodies));
+        let claims = z("rigid_claims", 20 * u64::from(sizes.bodies));
         let order = z("rigid_order", 4 * u64::from(sizes.pairs));
         let pair_scratch = z("rigid_pair_scratch", scratch_bytes);
         let indirect = buffer::zeroed(

@@ -281,9 +281,9 @@ pub fn fused_solver(pair_capacity: u32) -> bool {
 }
 
 /// The colouring's dispatches: `colour_manifolds` (one workgroup) up to
-/// [`solver::COLOUR_FUSED_MAX_MANIFOLDS`] pair slots, else `colour_init`,
-/// [`solver::COLOUR_ROUNDS`] × (`colour_claim`, `colour_pick`) with the round in the pass
-/// record, and `colour_finish`.
+/// [`solver::COLOUR_FUSED_MAX_MANIFOLDS`] pair slots, else `colour_init`, `colour_claim`
+/// (round 0), [`solver::COLOUR_ROUNDS`] × `colour_round` (pick round r, then the losers claim
+/// round r + 1) with the round in the pass record, and `colour_finish`.
 fn colour_ops(pair_capacity: u32, ops: &mut Vec<StepOp>) {
     let stage = RigidStage::Colour;
     let per_manifold = PassDispatch::Direct(pair_capacity.div_ceil(RIGID_WG).max(1));
@@ -297,9 +297,9 @@ fn colour_ops(pair_capacity: u32, ops: &mut Vec<StepOp>) {
         return;
     }
     ops.push(kernel(stage, "colour_init", per_manifold, 0));
+    ops.push(kernel(stage, "colour_claim", per_manifold, 0));
     for r in 0..solver::COLOUR_ROUNDS {
-        ops.push(kernel(stage, "colour_claim", per_manifold, r));
-        ops.push(kernel(stage, "colour_pick", per_manifold, r));
+        ops.push(kernel(stage, "colour_round", per_manifold, r));
     }
     ops.push(kernel(stage, "colour_finish", PassDispatch::Direct(1), 0));
 }
