@@ -594,7 +594,7 @@ fn one_colour_batch_matches_the_cpu_twin() {
     let c = colour(&want_bodies, &mut want_ms);
     let mut rows = vec![Vec4::ZERO; want_ms.len() * solver_rows_per_manifold() as usize];
     solve_prepare(&p, &want_bodies, &want_ms, &mut rows);
-    solver::solve_contact(&p, &c, 0, &mut want_bodies, &mut want_ms, &mut rows);
+    solver::solve_contact(&p, &c, 0, &mut want_bodies, &mut want_ms, &mut rows, None);
     assert!(
         c.batch(0).len() > 10,
         "colour 0 has {} manifolds",

@@ -352,6 +352,84 @@ fn prepare_manifold(
     }
 }
 
+/// What the velocity stages derive from the bodies' poses, per contact point: the arms (the
+/// anchors turned by the current orientations) and the overlap tracked from them; and per
+/// manifold the contact basis. The GPU recomputes them in every sweep; the CPU twin computes
+/// them once whenever the poses change ([`PoseCache::refresh`]: after `solve_prepare` and after
+/// each substep's ccd, since the velocity stages do not move bodies), with the same operations,
+/// so the results are the same bits.
+#[derive(Clone, Debug, Default)]
+pub struct PoseCache {
+    /// Per point slot `k · MAX_POINTS + i`: `[r_a, pen]`, `[r_b, 0]`.
+    points: Vec<[Vec4; 2]>,
+    /// Per manifold: the two tangents of [`contact_basis`].
+    basis: Vec<[Vec3; 2]>,
+}
+
+impl PoseCache {
+    /// Recomputes the cache from the bodies' current poses.
+    pub fn refresh(&mut self, bodies: &[GpuBody], manifolds: &[GpuManifold], rows: &[Vec4]) {
+        self.points.clear();
+        self.points
+            .resize(manifolds.len() * MAX_POINTS as usize, [Vec4::ZERO; 2]);
+        self.basis.clear();
+        for (k, m) in manifolds.iter().enumerate() {
+            let n = m.normal.xyz();
+            let (t1, t2) = contact_basis(n);
+            self.basis.push([t1, t2]);
+            if m.count == 0 || m.colour == NONE {
+                continue;
+            }
+            let a = load_body(bodies, m.body_a);
+            let b = load_body(bodies, m.body_b);
+            for i in 0..m.count.min(MAX_POINTS) as usize {
+                let (ra, rb, pen) = point_arms(&a, &b, n, rows, point_base(k, i));
+                self.points[k * MAX_POINTS as usize + i] = [ra.extend(pen), rb.extend(0.0)];
+            }
+        }
+    }
+}
+
+/// A point's arms and overlap from the bodies' poses (see `solve_contact_manifold` in
+/// solve.wgsl): r = the anchor turned by the orientation; pen = pen₀ − n·((x_a + r_a) − (x_b +
+/// r_b)).
+fn point_arms(
+    a: &SolveBody,
+    b: &SolveBody,
+    n: Vec3,
+    rows: &[Vec4],
+    base: usize,
+) -> (Vec3, Vec3, f32) {
+    let r0 = row(rows, base);
+    let r1 = row(rows, base + 1);
+    let ra = quat_rotate(a.orient, r0.xyz());
+    let rb = quat_rotate(b.orient, r1.xyz());
+    let pen = r1.w - n.dot((a.pos + ra) - (b.pos + rb));
+    (ra, rb, pen)
+}
+
+/// The cached arms and overlap of point `i` of manifold `k`, or computed now.
+fn arms_of(
+    cache: Option<&PoseCache>,
+    (a, b, n): (&SolveBody, &SolveBody, Vec3),
+    rows: &[Vec4],
+    k: usize,
+    i: usize,
+) -> (Vec3, Vec3, f32) {
+    match cache.and_then(|c| c.points.get(k * MAX_POINTS as usize + i)) {
+        Some([pa, pb]) => (pa.xyz(), pb.xyz(), pa.w),
+        None => point_arms(a, b, n, rows, point_base(k, i)),
+    }
+}
+
+/// The cached contact basis of manifold `k`, or computed now.
+fn basis_of(cache: Option<&PoseCache>, n: Vec3, k: usize) -> (Vec3, Vec3) {
+    match cache.and_then(|c| c.basis.get(k)) {
+        Some([t1, t2]) => (*t1, *t2),
+        None => contact_basis(n),
+    }
+}
+
 /// Applies impulse `g` (world) at arms ra, rb: +g on a, −g on b (the normal pushes a out).
 fn apply_impulse(a: &mut SolveBody, b: &mut SolveBody, g: Vec3, ra: Vec3, rb: Vec3) {
     a.lin_vel += g * a.inv_mass;
@@ -362,29 +440,35 @@ fn apply_impulse(a: &mut SolveBody, b: &mut SolveBody, g: Vec3, ra: Vec3, rb: Ve
 
 /// Stage `solve_warm_apply` for colour `c`: applies each point's accumulated impulse (set by
 /// [`warm_start`]) once, before the first velocity iteration.
+/// `cache`: the poses' [`PoseCache`], when the caller keeps one (else computed here).
 pub fn solve_warm_apply(
     colouring: &Colouring,
     c: u32,
     bodies: &mut [GpuBody],
     manifolds: &[GpuManifold],
     rows: &[Vec4],
+    cache: Option<&PoseCache>,
 ) {
     for &k in colouring.batch(c) {
         if let Some(m) = manifolds.get(k as usize) {
-            warm_apply_manifold(bodies, m, k as usize, rows);
+            warm_apply_manifold(bodies, m, k as usize, rows, cache);
         }
     }
 }
 
-fn warm_apply_manifold(bodies: &mut [GpuBody], m: &GpuManifold, k: usize, rows: &[Vec4]) {
+fn warm_apply_manifold(
+    bodies: &mut [GpuBody],
+    m: &GpuManifold,
+    k: usize,
+    rows: &[Vec4],
+    cache: Option<&PoseCache>,
+) {
     let mut a = load_body(bodies, m.body_a);
     let mut b = load_body(bodies, m.body_b);
     let n = m.normal.xyz();
-    let (t1, t2) = contact_basis(n);
+    let (t1, t2) = basis_of(cache, n, k);
     for i in 0..m.count.min(MAX_POINTS) as usize {
-        let base = point_base(k, i);
-        let ra = quat_rotate(a.orient, row(rows, base).xyz());
-        let rb = quat_rotate(b.orient, row(rows, base + 1).xyz());
+        let (ra, rb, _) = arms_of(cache, (&a, &b, n), rows, k, i);
         let imp = m.impulses[i];
         let g = n * imp.x + t1 * imp.y + t2 * imp.z;
         apply_impulse(&mut a, &mut b, g, ra, rb);
@@ -410,10 +494,11 @@ pub fn solve_contact(
     bodies: &mut [GpuBody],
     manifolds: &mut [GpuManifold],
     rows: &mut [Vec4],
+    cache: Option<&PoseCache>,
 ) {
     for &k in colouring.batch(c) {
         if let Some(m) = manifolds.get_mut(k as usize) {
-            contact_manifold(params, true, bodies, m, k as usize, rows);
+            contact_manifold(params, true, bodies, m, k as usize, rows, cache);
         }
     }
 }
@@ -429,10 +514,11 @@ pub fn solve_relax(
     bodies: &mut [GpuBody],
     manifolds: &mut [GpuManifold],
     rows: &mut [Vec4],
+    cache: Option<&PoseCache>,
 ) {
     for &k in colouring.batch(c) {
         if let Some(m) = manifolds.get_mut(k as usize) {
-            contact_manifold(params, false, bodies, m, k as usize, rows);
+            contact_manifold(params, false, bodies, m, k as usize, rows, cache);
         }
     }
 }
@@ -448,12 +534,13 @@ fn contact_manifold(
     m: &mut GpuManifold,
     k: usize,
     rows: &mut [Vec4],
+    cache: Option<&PoseCache>,
 ) {
     let mut a = load_body(bodies, m.body_a);
     let mut b = load_body(bodies, m.body_b);
     let n = m.normal.xyz();
     let mu = m.normal.w;
-    let (t1, t2) = contact_basis(n);
+    let (t1, t2) = basis_of(cache, n, k);
     let soft = if a.dynamic && b.dynamic {
         params.soft
     } else {
@@ -461,12 +548,8 @@ fn contact_manifold(
     };
     for i in 0..m.count.min(MAX_POINTS) as usize {
         let base = point_base(k, i);
-        let r0 = row(rows, base);
-        let r1 = row(rows, base + 1);
         let kd = row(rows, base + 2);
-        let ra = quat_rotate(a.orient, r0.xyz());
-        let rb = quat_rotate(b.orient, r1.xyz());
-        let pen = r1.w - n.dot((a.pos + ra) - (b.pos + rb));
+        let (ra, rb, pen) = arms_of(cache, (&a, &b, n), rows, k, i);
         let s = params.position_slop - pen;
         let (bias, mass_scale, impulse_scale) = if s > 0.0 {
             (s * params.inv_dt, 1.0, 0.0)
@@ -515,10 +598,11 @@ pub fn solve_restitution(
     bodies: &mut [GpuBody],
     manifolds: &mut [GpuManifold],
     rows: &[Vec4],
+    cache: Option<&PoseCache>,
 ) {
     for &k in colouring.batch(c) {
         if let Some(m) = manifolds.get_mut(k as usize) {
-            restitution_manifold(params, bodies, m, k as usize, rows);
+            restitution_manifold(params, bodies, m, k as usize, rows, cache);
         }
     }
 }
@@ -529,6 +613,7 @@ fn restitution_manifold(
     m: &mut GpuManifold,
     k: usize,
     rows: &[Vec4],
+    cache: Option<&PoseCache>,
 ) {
     let e = m.material.x;
     if e <= 0.0 {
@@ -538,18 +623,16 @@ fn restitution_manifold(
     let mut b = load_body(bodies, m.body_b);
     let n = m.normal.xyz();
     let mu = m.normal.w;
-    let (t1, t2) = contact_basis(n);
+    let (t1, t2) = basis_of(cache, n, k);
     for i in 0..m.count.min(MAX_POINTS) as usize {
         let base = point_base(k, i);
         let r0 = row(rows, base);
-        let r1 = row(rows, base + 1);
         let kd = row(rows, base + 2);
         let vn0 = r0.w;
         if -vn0 < params.restitution_cutoff || kd.w <= 0.0 || kd.x <= 0.0 {
             continue;
         }
-        let ra = quat_rotate(a.orient, r0.xyz());
-        let rb = quat_rotate(b.orient, r1.xyz());
+        let (ra, rb, _) = arms_of(cache, (&a, &b, n), rows, k, i);
         let vn = relative_velocity(&a, &b, ra, rb).dot(n);
         let old = m.impulses[i];
         let normal = (old.x - (vn + e * vn0) / kd.x).max(0.0);

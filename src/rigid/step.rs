@@ -547,28 +547,33 @@ pub fn cpu_solve(
     rows: &mut [Vec4],
 ) {
     let colours = 0..colouring.colour_count;
+    // The velocity stages do not move bodies: what they derive from the poses is computed
+    // once per change of poses (the GPU recomputes it in every sweep; same operations).
+    let mut poses = solver::PoseCache::default();
+    poses.refresh(bodies, ms, rows);
     // The substeps.
     for _ in 0..params.substeps.max(1) {
         cpu::integrate_velocity(params, bodies);
         for k in colours.clone() {
-            solver::solve_warm_apply(colouring, k, bodies, ms, rows);
+            solver::solve_warm_apply(colouring, k, bodies, ms, rows, Some(&poses));
         }
         for _ in 0..params.velocity_iterations {
             for k in colours.clone() {
-                solver::solve_contact(params, colouring, k, bodies, ms, rows);
+                solver::solve_contact(params, colouring, k, bodies, ms, rows, Some(&poses));
             }
         }
         cpu::integrate_position(params, bodies);
         ccd::ccd(params, bodies, shapes);
+        poses.refresh(bodies, ms, rows);
         for _ in 0..params.relax_iterations {
             for k in colours.clone() {
-                solver::solve_relax(params, colouring, k, bodies, ms, rows);
+                solver::solve_relax(params, colouring, k, bodies, ms, rows, Some(&poses));
             }
         }
     }
     // Finish, once per step.
     for k in colours.clone() {
-        solver::solve_restitution(params, colouring, k, bodies, ms, rows);
+        solver::solve_restitution(params, colouring, k, bodies, ms, rows, Some(&poses));
     }
     for _ in 0..params.position_iterations {
         for k in colours.clone() {
