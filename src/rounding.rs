@@ -6,7 +6,8 @@
 //! root (WGSL § "Floating point accuracy"). Mesa's lavapipe and llvmpipe round every operation
 //! like the CPU; NVIDIA contracts and approximates. A bound that holds for one rounding only is
 //! a bound tuned to one adapter, so the tests run the CPU twin both ways against the same bounds
-//! (`tests/rounding_modes.rs`), and the error model in `tests/common/error_model.rs` is written
+//! (the `*_fused_*` tests of `tests/parity_end_to_end.rs`, `tests/aggregate_end_to_end.rs` and
+//! others), and the error model in `tests/common/error_model.rs` is written
 //! for both.
 //!
 //! The twin's stages call the helpers here wherever the WGSL has a multiply-add, a dot product,
