@@ -155,7 +155,7 @@ impl FxDemo for Fireworks {
             bloom: BloomLook {
                 threshold: 1.0,
                 knee: 0.7,
-                strength: 0.6,
+                strength: 0.5,
                 exposure: 0.9,
                 radius: 1.0,
             },
@@ -238,7 +238,7 @@ impl FxDemo for Fireworks {
             }],
             Mode::Show(show) => {
                 // A denser show adds up brighter: each spark dims as the scale grows.
-                let dim = (0.1 / self.scale).powf(0.8).clamp(0.1, 2.0);
+                let dim = (0.1 / self.scale).powf(0.9).clamp(0.05, 2.0);
                 vec![
                     Layer {
                         world: &show.smoke,

@@ -155,18 +155,12 @@ fn tone_map(x: vec3<f32>) -> vec3<f32> {
     return mix(hue, aces(x), 0.3);
 }
 
-fn hash(p: vec2<f32>) -> f32 {
-    return fract(sin(dot(p, vec2<f32>(12.9898, 78.233))) * 43758.547);
-}
-
 @fragment
 fn fs_composite(in: V) -> @location(0) vec4<f32> {
     let hdr = tap(src, in.uv);
     let bloom = tent(bloom_src, in.uv) / prm.levels;
     let c = tone_map((hdr + bloom * prm.strength) * prm.exposure);
-    // A little noise breaks the banding of dark gradients in 8 bits.
-    let n = (hash(in.pos.xy) - 0.5) / 400.0;
-    return vec4<f32>(max(c + vec3<f32>(n), vec3<f32>(0.0)), 1.0);
+    return vec4<f32>(c, 1.0);
 }
 "#;
 

@@ -39,39 +39,39 @@ pub const KINDS: [Kind; 9] = [
     // 0 red, 1 green, 2 blue, 3 purple: peonies
     Kind {
         colour: Vec3::new(1.0, 0.12, 0.08),
-        stars: 24_000,
+        stars: 16_000,
         pattern: Pattern::Peony,
         crackle: false,
     },
     Kind {
         colour: Vec3::new(0.15, 1.0, 0.25),
-        stars: 24_000,
+        stars: 16_000,
         pattern: Pattern::Peony,
         crackle: false,
     },
     Kind {
         colour: Vec3::new(0.2, 0.35, 1.0),
-        stars: 24_000,
+        stars: 16_000,
         pattern: Pattern::Peony,
         crackle: false,
     },
     Kind {
         colour: Vec3::new(0.75, 0.25, 1.0),
-        stars: 24_000,
+        stars: 16_000,
         pattern: Pattern::Peony,
         crackle: false,
     },
     // 4 gold crackle peony
     Kind {
         colour: Vec3::new(1.0, 0.7, 0.3),
-        stars: 16_000,
+        stars: 12_000,
         pattern: Pattern::Peony,
         crackle: true,
     },
     // 5 gold willow
     Kind {
         colour: Vec3::new(1.0, 0.55, 0.18),
-        stars: 18_000,
+        stars: 14_000,
         pattern: Pattern::Willow,
         crackle: false,
     },
@@ -454,10 +454,10 @@ pub fn program() -> Vec<(f32, Cue)> {
     }
     // The finale, 41-42 s: three waves of every kind, low and wide, middle, high.
     for (kind, k) in KINDS.iter().enumerate().take(8) {
-        let count = if k.pattern == Pattern::Ring { 1 } else { 2 };
+        let count = if k.pattern == Pattern::Ring { 2 } else { 4 };
         let (at, fuse, half) = match kind % 2 {
-            0 => (41.0, 2.3, 45.0),
-            _ => (41.4, 2.9, 30.0),
+            0 => (41.0, 2.3, 55.0),
+            _ => (41.4, 2.9, 45.0),
         };
         cues.push((
             at,
@@ -467,7 +467,7 @@ pub fn program() -> Vec<(f32, Cue)> {
                 half,
                 lean: 0.15,
                 fuse,
-                boost: 2.2,
+                boost: 1.25,
             },
         ));
     }
@@ -476,11 +476,11 @@ pub fn program() -> Vec<(f32, Cue)> {
             42.0,
             Cue::Salvo {
                 kind,
-                count: 1,
-                half: 25.0,
+                count: 4,
+                half: 35.0,
                 lean: 0.3,
-                fuse: 3.5,
-                boost: 2.2,
+                fuse: 3.2,
+                boost: 1.25,
             },
         ));
     }

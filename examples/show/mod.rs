@@ -123,6 +123,12 @@ fn count(n: f32) -> u32 {
     n.round().max(1.0) as u32
 }
 
+/// The most stars a shell carries. One dying particle's sub-emitter children are written by
+/// one GPU thread, and on lavapipe a parent with more than 21,842 children gets only that many
+/// (the rest of its staging slots are left unwritten and die at once; the CPU twin writes them
+/// all): the show stays below that and gets its million from more shells.
+const MAX_PAYLOAD: u32 = 20_000;
+
 impl Show {
     /// The largest scale the device's buffers hold: the trails (16 bytes a position) are the
     /// largest buffer of the sparks world.
@@ -159,7 +165,7 @@ impl Show {
         for kind in &KINDS {
             let launcher = sparks.add_emitter(kinds::launcher())?;
             let star = sparks.add_emitter(kinds::stars(kind))?;
-            let n = count(kind.stars as f32 * scale);
+            let n = count(kind.stars as f32 * scale).min(MAX_PAYLOAD);
             sparks.set_sub_emitter(launcher, SubTrigger::Death, Some((star, n)))?;
             if kind.crackle {
                 sparks.set_sub_emitter(star, SubTrigger::Death, Some((glitter, 3)))?;
@@ -357,7 +363,10 @@ impl Show {
                     return Ok(false);
                 }
                 self.busy[kind] = step;
-                self.set_payload(kind, count(KINDS[kind].stars as f32 * self.scale))?;
+                self.set_payload(
+                    kind,
+                    count(KINDS[kind].stars as f32 * self.scale).min(MAX_PAYLOAD),
+                )?;
                 let at = Vec3::new(x, MORTAR_Y, MORTAR_Z);
                 let dir = Vec3::new(lean.sin(), lean.cos(), 0.0);
                 let desc = Emitter {
@@ -388,7 +397,8 @@ impl Show {
                     return Ok(false);
                 }
                 self.busy[kind] = step;
-                self.set_payload(kind, count(KINDS[kind].stars as f32 * self.scale * boost))?;
+                let stars = count(KINDS[kind].stars as f32 * self.scale * boost);
+                self.set_payload(kind, stars.min(MAX_PAYLOAD))?;
                 let at = Vec3::new(0.0, MORTAR_Y, MORTAR_Z);
                 let shape = EmitShape::Segment {
                     a: Vec3::new(-half, 0.0, 0.0),
