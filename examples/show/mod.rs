@@ -123,10 +123,12 @@ fn count(n: f32) -> u32 {
     n.round().max(1.0) as u32
 }
 
-/// The most stars a shell carries. One dying particle's sub-emitter children are written by
-/// one GPU thread, and on lavapipe a parent with more than 21,842 children gets only that many
-/// (the rest of its staging slots are left unwritten and die at once; the CPU twin writes them
-/// all): the show stays below that and gets its million from more shells.
+/// The most stars a shell carries. The `emit` stage writes the sub-emitter children of four
+/// consecutive dying particles in one GPU thread, one after the other. On Mesa's software
+/// adapters (lavapipe and llvmpipe alike) such a thread stops after about 21,840 children,
+/// seemingly their limit of 65,535 loop iterations per invocation: the rest are appended
+/// unwritten and die at once, not counted as refused. A long serial loop is slow on any GPU,
+/// too: the show keeps each shell below that and gets its million from more shells.
 const MAX_PAYLOAD: u32 = 20_000;
 
 impl Show {
