@@ -215,7 +215,8 @@ impl<D: FxDemo> App for FxApp<D> {
 /// Runs an FX demo as the command line and the environment say: in a window when a display is
 /// available, otherwise (or with `--headless`) offscreen into PNGs.
 pub fn run<D: FxDemo>() -> Result<(), BoxError> {
-    let cli = Cli::parse_with(D::NAME, D::DEFAULT_FRAMES, D::OPTIONS)?;
+    let cli = Cli::parse_with(D::NAME, D::DEFAULT_FRAMES, D::OPTIONS)
+        .map_err(|e| Box::new(Readable(e)) as BoxError)?;
     if !cli.headless && display_available() {
         return run_app::<FxApp<D>>();
     }
