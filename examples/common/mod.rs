@@ -1,6 +1,7 @@
-//! Code shared by the examples: command-line parsing, an orbit
-//! camera, the particle sprite renderer (its WGSL is [`SHADER`] below), an offscreen target with
-//! a PNG writer, and the two ways to run a [`Demo`]: in a winit window, or headless into a PNG.
+//! Code shared by the examples: command-line parsing, an orbit camera, the particle sprite
+//! renderer of `ballistics` (its WGSL is [`SHADER`] below), an offscreen target with a PNG
+//! writer ([`offscreen`]), and the two ways to run a [`Demo`]: in a winit window, or headless
+//! into a PNG.
 //!
 //! The renderer draws particles straight from the engine's buffers
 //! ([`ParticleWorld::render_buffers`]): positions, colours and sizes are bound as per-instance
@@ -13,6 +14,9 @@
 //! under the live sprites. It too reads nothing back, and it restarts whenever the camera moves
 //! (it is kept in screen space).
 //!
+//! `fireworks` and `effects` use the HDR effects renderer instead ([`fx`], run by [`fx_app`]):
+//! ribbons through the trails, soft and stretched sprites, sorted smoke, bloom.
+//!
 //! The aggregate examples (`bridge`, `platform`, `blob`, `sand`) use [`aggregate`]: shaded balls
 //! with depth, and rods, cables and markers placed on the GPU from the engine's positions.
 //! The rigid examples use [`rigid`]: every shape slot drawn by reading the engine's shapes and
@@ -24,7 +28,15 @@
 #![allow(dead_code)]
 
 pub mod aggregate;
+pub mod bloom;
+pub mod fx;
+pub mod fx_app;
+pub mod offscreen;
 pub mod rigid;
+pub mod scene;
+pub mod sprites;
+
+pub use offscreen::Offscreen;
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -79,11 +91,15 @@ impl Cli {
     /// [`Cli::parse`] with `default_frames` frames when `--frames` is not given, also accepting
     /// the demo's own `options`: usage lines such as `"--rows N   rows of boxes (default 20)"`
     /// (the flag and its value, two or more spaces, the help), each a flag taking one value
-    /// (read it with [`cli_option`]).
+    /// (read it with [`cli_option`]), or a switch when no value is named (`"--show   ..."`).
     pub fn parse_with(name: &str, default_frames: u32, options: &[&str]) -> Result<Self, BoxError> {
-        let flags: Vec<&str> = options
+        // (flag, whether it takes a value)
+        let flags: Vec<(&str, bool)> = options
             .iter()
-            .filter_map(|o| o.split_whitespace().next())
+            .filter_map(|o| {
+                let mut words = o.split("  ").next().unwrap_or(o).split_whitespace();
+                Some((words.next()?, words.next().is_some()))
+            })
             .collect();
         let extra: String = options.iter().map(|o| format!("\n  {o}")).collect();
         let usage = format!(
@@ -131,9 +147,10 @@ impl Cli {
                     cli.out = PathBuf::from(value("a file name")?);
                     cli.headless = true;
                 }
-                f if flags.contains(&f) => {
+                f if flags.contains(&(f, true)) => {
                     value("a value")?;
                 }
+                f if flags.contains(&(f, false)) => {}
                 "-h" | "--help" => {
                     println!("{usage}");
                     std::process::exit(0);
@@ -1023,120 +1040,12 @@ fn draw_particles(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Offscreen target and PNG
-// ---------------------------------------------------------------------------------------------
-
-/// A colour texture to render into without a window, and read back as a PNG.
-pub struct Offscreen {
-    texture: wgpu::Texture,
-    /// The view to render into.
-    pub view: wgpu::TextureView,
-    width: u32,
-    height: u32,
-}
-
-impl Offscreen {
-    /// The format: 8-bit sRGB, which is what a PNG holds.
-    pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
-
-    /// Creates a `width` x `height` target.
-    pub fn new(device: &wgpu::Device, width: u32, height: u32) -> Self {
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("examples:offscreen"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: Self::FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        Self {
-            texture,
-            view,
-            width,
-            height,
-        }
-    }
-
-    /// Copies the texture to the host (blocking) and writes it to `path` as an RGBA PNG.
-    pub fn write_png(&self, ctx: &GpuContext, path: &std::path::Path) -> Result<(), BoxError> {
-        let row = self.width * 4;
-        let padded = row.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-        let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("examples:png-readback"),
-            size: u64::from(padded) * u64::from(self.height),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = ctx
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("examples:png"),
-            });
-        encoder.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: &self.texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &staging,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(padded),
-                    rows_per_image: Some(self.height),
-                },
-            },
-            wgpu::Extent3d {
-                width: self.width,
-                height: self.height,
-                depth_or_array_layers: 1,
-            },
-        );
-        ctx.queue.submit([encoder.finish()]);
-        let (tx, rx) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        ctx.device.poll(wgpu::PollType::wait_indefinitely())?;
-        rx.recv()??;
-        let mut pixels = Vec::with_capacity((row * self.height) as usize);
-        {
-            let mapped = staging.get_mapped_range(..)?;
-            for y in 0..self.height as usize {
-                let start = y * padded as usize;
-                pixels.extend_from_slice(&mapped[start..start + row as usize]);
-            }
-        }
-        staging.unmap();
-
-        let file = std::fs::File::create(path)
-            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), self.width, self.height);
-        encoder.set_color(png::ColorType::Rgba);
-        encoder.set_depth(png::BitDepth::Eight);
-        encoder.set_source_srgb(png::SrgbRenderingIntent::Perceptual);
-        let mut writer = encoder.write_header()?;
-        writer.write_image_data(&pixels)?;
-        writer.finish()?;
-        Ok(())
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Device
 // ---------------------------------------------------------------------------------------------
 
 /// Picks an adapter the way wgpu's environment variables say (`WGPU_BACKEND`,
 /// `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`), compatible with `surface` when given.
-fn adapter(
+pub fn adapter(
     instance: &wgpu::Instance,
     surface: Option<&wgpu::Surface<'_>>,
 ) -> Result<wgpu::Adapter, BoxError> {
@@ -1155,7 +1064,7 @@ fn adapter(
 
 /// Creates the device the renderer and the engine share, with the adapter's own limits (the
 /// engine's pools like large storage buffers) and wraps it for the engine.
-fn device(adapter: &wgpu::Adapter) -> Result<GpuContext, BoxError> {
+pub fn device(adapter: &wgpu::Adapter) -> Result<GpuContext, BoxError> {
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("examples:device"),
         required_features: wgpu::Features::empty(),
@@ -1360,7 +1269,7 @@ impl<D: Demo> App for ParticleApp<D> {
 }
 
 /// An error whose `Debug` is its message, so `main` returning it prints a readable line.
-struct Readable(BoxError);
+pub struct Readable(pub BoxError);
 
 impl std::fmt::Debug for Readable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
