@@ -170,3 +170,64 @@ fn impact_children_match_the_cpu_twin() {
     assert!(total >= 40, "the rain hit the ground: {total} children");
     assert!(c.iter().all(|x| x.0 % 2 == 0), "two children per impact");
 }
+
+/// The cap on children per parent is what one `emit` thread can write: 8 parents dying in the
+/// same step (consecutive slots, so two threads of four parents each, 16,384 children apiece)
+/// with `MAX_CHILDREN_PER_RULE` children each leave every child alive a step later, on both
+/// backends (an unwritten child record has a lifetime of 0 and dies at once); one more child
+/// per parent is refused with the sub-emitter unchanged.
+#[test]
+fn a_full_payload_per_parent_is_written_and_more_is_refused() {
+    use wgphys::fireworks::MAX_CHILDREN_PER_RULE;
+    let cap = MAX_CHILDREN_PER_RULE;
+    for (name, backend) in backends() {
+        let mut w = ParticleWorld::new(
+            backend,
+            WorldConfig {
+                capacity: 8 * cap + 64,
+                seed: 5,
+                ..WorldConfig::default()
+            },
+        )
+        .expect("world");
+        let parent = w
+            .add_emitter(Emitter {
+                rate: 0.0,
+                bursts: vec![Burst {
+                    time: 0.0,
+                    count: 8,
+                }],
+                velocity: EmitVelocity::Radial { speed: (0.0, 0.0) },
+                lifetime: (0.05, 0.05),
+                acceleration: Vec3::ZERO,
+                ..Emitter::default()
+            })
+            .expect("parent");
+        let child = w.add_emitter(template()).expect("child");
+        let r = w.set_sub_emitter(parent, SubTrigger::Death, Some((child, cap + 1)));
+        assert!(
+            matches!(
+                r,
+                Err(wgphys::Error::InvalidInput {
+                    what: "sub-emitter count",
+                    ..
+                })
+            ),
+            "{name}: {r:?}"
+        );
+        w.set_sub_emitter(parent, SubTrigger::Death, Some((child, cap)))
+            .expect("a full payload");
+        let mut most = 0;
+        for _ in 0..8 {
+            w.step(1.0 / 60.0).expect("step");
+            most = most.max(w.read_counters().expect("counters").live);
+        }
+        let live = w.read_counters().expect("counters").live;
+        assert_eq!(most, 8 * cap, "{name}: every child was spawned");
+        assert_eq!(
+            live,
+            8 * cap,
+            "{name}: every child was written and lives on"
+        );
+    }
+}

@@ -123,13 +123,16 @@ fn count(n: f32) -> u32 {
     n.round().max(1.0) as u32
 }
 
-/// The most stars a shell carries. The `emit` stage writes the sub-emitter children of four
-/// consecutive dying particles in one GPU thread, one after the other. On Mesa's software
-/// adapters (lavapipe and llvmpipe alike) such a thread stops after about 21,840 children,
-/// seemingly their limit of 65,535 loop iterations per invocation: the rest are appended
-/// unwritten and die at once, not counted as refused. A long serial loop is slow on any GPU,
-/// too: the show keeps each shell below that and gets its million from more shells.
-const MAX_PAYLOAD: u32 = 20_000;
+/// The most stars a shell carries: the engine's cap on children per parent
+/// (`set_sub_emitter` refuses more; one `emit` thread writes a few parents' children one after
+/// the other). A cue that wants more stars fires several coinciding shells that burst together.
+const MAX_PAYLOAD: u32 = wgphys::fireworks::MAX_CHILDREN_PER_RULE;
+
+/// `stars` split over as few shells as the cap allows: (shells, stars per shell).
+fn shells_for(stars: u32) -> (u32, u32) {
+    let shells = stars.div_ceil(MAX_PAYLOAD).max(1);
+    (shells, stars.div_ceil(shells))
+}
 
 impl Show {
     /// The largest scale the device's buffers hold: the trails (16 bytes a position) are the
@@ -263,10 +266,6 @@ impl Show {
     }
 
     /// A burst at this step, on an emitter's clock (mid-step, clear of rounding).
-    fn now(&self) -> Vec<Burst> {
-        self.bursts(1)
-    }
-
     fn bursts(&self, count: u32) -> Vec<Burst> {
         vec![Burst {
             time: (self.clock + 0.5 * f64::from(DT)) as f32,
@@ -365,10 +364,8 @@ impl Show {
                     return Ok(false);
                 }
                 self.busy[kind] = step;
-                self.set_payload(
-                    kind,
-                    count(KINDS[kind].stars as f32 * self.scale).min(MAX_PAYLOAD),
-                )?;
+                let (shells, per_shell) = shells_for(count(KINDS[kind].stars as f32 * self.scale));
+                self.set_payload(kind, per_shell)?;
                 let at = Vec3::new(x, MORTAR_Y, MORTAR_Z);
                 let dir = Vec3::new(lean.sin(), lean.cos(), 0.0);
                 let desc = Emitter {
@@ -379,7 +376,7 @@ impl Show {
                         speed: (kinds::shell_speed(fuse), kinds::shell_speed(fuse)),
                     },
                     lifetime: (fuse, fuse),
-                    bursts: self.now(),
+                    bursts: self.bursts(shells),
                     ..kinds::launcher()
                 };
                 self.sparks.set_emitter(self.launchers[kind], desc)?;
@@ -400,7 +397,8 @@ impl Show {
                 }
                 self.busy[kind] = step;
                 let stars = count(KINDS[kind].stars as f32 * self.scale * boost);
-                self.set_payload(kind, stars.min(MAX_PAYLOAD))?;
+                let (shells, per_shell) = shells_for(stars);
+                self.set_payload(kind, per_shell)?;
                 let at = Vec3::new(0.0, MORTAR_Y, MORTAR_Z);
                 let shape = EmitShape::Segment {
                     a: Vec3::new(-half, 0.0, 0.0),
@@ -418,7 +416,7 @@ impl Show {
                         ),
                     },
                     lifetime: (fuse * 0.9, fuse * 1.1),
-                    bursts: self.bursts(n),
+                    bursts: self.bursts(n * shells),
                     ..kinds::launcher()
                 };
                 self.sparks.set_emitter(self.launchers[kind], desc)?;

@@ -11,7 +11,12 @@ use crate::particles::types::{
 use crate::rng::rng_unit;
 use glam::{Vec3, Vec4};
 
-/// Most children one rule may spawn (the emit kernel loops over them per parent).
+/// Most children one parent may spawn: a firework rule's payload, a sub-emitter's count. One
+/// `emit` thread writes the children of [`ITEMS`](crate::particles::types::ITEMS) consecutive
+/// parents one after the other, and software adapters stop an invocation's loops after about
+/// 65,535 iterations (a loop of sub-emitter children was cut at about 21,840 on lavapipe and
+/// llvmpipe alike, the rest left unwritten); `ITEMS` × this stays below that
+/// (`tests/sub_emitters.rs` fills it).
 pub const MAX_CHILDREN_PER_RULE: u32 = 4096;
 
 /// The book's gravity for fireworks, m/s².

@@ -184,8 +184,15 @@ impl ParticleWorld {
     /// placed by `emit` on the GPU, refused with the others when the pool is full. Removing the
     /// child emitter turns the trigger off.
     ///
+    /// At most [`crate::fireworks::MAX_CHILDREN_PER_RULE`] children per parent particle, as for a
+    /// firework rule: one `emit` thread writes the children of a few consecutive parents one
+    /// after the other, and software adapters stop an invocation's loops after about 65,535
+    /// iterations (a serial loop that long is slow on any GPU, too). For more, emit more
+    /// parents together (a burst of coinciding shells) or chain sub-emitters.
+    ///
     /// # Errors
-    /// [`Error::StaleHandle`] for either handle.
+    /// [`Error::StaleHandle`] for either handle; [`Error::InvalidInput`] for more children than
+    /// the cap (nothing changed then).
     pub fn set_sub_emitter(
         &mut self,
         parent: EmitterHandle,
@@ -196,6 +203,14 @@ impl ParticleWorld {
         let sub = match child {
             Some((h, n)) => {
                 self.emitter_slot_index(h)?;
+                if n > crate::fireworks::MAX_CHILDREN_PER_RULE {
+                    return Err(Error::InvalidInput {
+                        what: "sub-emitter count",
+                        value: format!("{n}"),
+                        fix: "emit at most MAX_CHILDREN_PER_RULE (4096) children per parent; for \
+                              more, emit several parents together or chain sub-emitters",
+                    });
+                }
                 Some((h.id, n))
             }
             None => None,
