@@ -90,3 +90,44 @@ fn a_trail_too_long_is_refused() {
         r.err()
     );
 }
+
+/// `auto_grow` stops at the largest pool the device holds. On a device whose storage bindings
+/// hold 1 MiB, trails of 64 positions (1 KiB a particle) cap the pool at 1,024 particles: an
+/// emitter that wants 4,000 live grows the pool from 256 to exactly that cap and no further,
+/// the device stays usable (the world steps and reads back), and the refused spawns stay
+/// counted in the status.
+#[test]
+fn auto_grow_stops_at_what_the_device_holds() {
+    let (device, queue, info) = device_with(|l| wgpu::Limits {
+        max_storage_buffer_binding_size: 1 << 20,
+        max_buffer_size: 1 << 20,
+        ..l
+    });
+    let ctx = wgphys::gpu::GpuContext::from_device(device, queue, info).expect("context");
+    let mut w = ParticleWorld::new(
+        Backend::Gpu(ctx),
+        WorldConfig {
+            capacity: 256,
+            trail_length: 64,
+            auto_grow: true,
+            ..WorldConfig::default()
+        },
+    )
+    .expect("world");
+    w.add_emitter(Emitter {
+        rate: 2000.0,
+        lifetime: (2.0, 2.0),
+        ..Emitter::default()
+    })
+    .expect("emitter");
+    for _ in 0..120 {
+        w.step(1.0 / 60.0).expect("step");
+    }
+    w.read_snapshot().expect("the device still reads back");
+    assert_eq!(w.capacity(), 1024, "grown to the device's cap");
+    let status = w.read_status().expect("status");
+    assert!(
+        status.dropped_total > 0,
+        "the spawns beyond the cap are counted: {status:?}"
+    );
+}

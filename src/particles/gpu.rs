@@ -179,19 +179,7 @@ impl GpuParticles {
         payloads: &[GpuPayload],
         trail_length: u32,
     ) -> Result<Self> {
-        check_capacity(ctx, capacity)?;
-        let trail_bytes = 16 * u64::from(capacity) * u64::from(trail_length);
-        if trail_bytes > ctx.max_binding_bytes() {
-            return Err(Error::CapacityTooLarge {
-                capacity,
-                needed_bytes: trail_bytes,
-                max_bytes: ctx.max_binding_bytes(),
-                max_capacity: u32::try_from(
-                    ctx.max_binding_bytes() / (16 * u64::from(trail_length)),
-                )
-                .unwrap_or(u32::MAX),
-            });
-        }
+        check_capacity(ctx, capacity, trail_length)?;
         let device = &ctx.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("wgphys:shader:particles"),
@@ -461,7 +449,7 @@ impl GpuParticles {
     /// # Errors
     /// [`Error::CapacityTooLarge`] beyond the device limit; [`Error::Gpu`] if waiting fails.
     pub fn grow(&mut self, capacity: u32) -> Result<()> {
-        check_capacity(&self.ctx, capacity)?;
+        check_capacity(&self.ctx, capacity, self.trail_length)?;
         let old = &self.bufs;
         let new = Self::make_buffers(
             &self.ctx,
@@ -715,8 +703,27 @@ impl GpuParticles {
     }
 }
 
-fn check_capacity(ctx: &GpuContext, capacity: u32) -> Result<()> {
+/// The largest capacity `ctx`'s device holds with trails of `trail_length` positions: the
+/// staging records and the trail ring are the largest per-particle buffers, and the step
+/// dispatches one workgroup per WG slots.
+pub fn max_capacity(ctx: &GpuContext, trail_length: u32) -> u32 {
     let max = ctx.max_binding_bytes();
+    let per = (size_of::<GpuSpawnRecord>() as u64).max(16 * u64::from(trail_length));
+    let groups = u64::from(ctx.device.limits().max_compute_workgroups_per_dimension);
+    u32::try_from((max / per).min(groups * u64::from(WG))).unwrap_or(u32::MAX)
+}
+
+fn check_capacity(ctx: &GpuContext, capacity: u32, trail_length: u32) -> Result<()> {
+    let max = ctx.max_binding_bytes();
+    let trail_bytes = 16 * u64::from(capacity) * u64::from(trail_length);
+    if trail_bytes > max {
+        return Err(Error::CapacityTooLarge {
+            capacity,
+            needed_bytes: trail_bytes,
+            max_bytes: max,
+            max_capacity: max_capacity(ctx, trail_length),
+        });
+    }
     let needed = largest_buffer_bytes(capacity);
     if needed > max {
         let per = size_of::<GpuSpawnRecord>() as u64;

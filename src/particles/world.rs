@@ -716,11 +716,18 @@ impl ParticleWorld {
             return Ok(None);
         }
         self.seen_dropped = st.dropped_total;
+        // No further than the device holds: at its limit the pool stays full and the refused
+        // spawns stay counted in the status (growing past it would lose the device).
+        let device_max = match &self.engine {
+            Engine::Gpu(g) => crate::particles::gpu::max_capacity(&g.ctx, self.config.trail_length),
+            Engine::Cpu(_) => u32::MAX,
+        };
         let want = st
             .wanted_capacity
             .max(self.capacity.saturating_mul(2))
             .next_power_of_two()
-            .min(GPU_ID_BIT - 1);
+            .min(GPU_ID_BIT - 1)
+            .min(device_max);
         if want <= self.capacity {
             return Ok(None);
         }
