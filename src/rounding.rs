@@ -17,7 +17,7 @@
 //! existed, so every golden hash stays. The mode is the world's
 //! ([`crate::particles::WorldConfig::cpu_rounding`],
 //! [`crate::aggregate::AggregateConfig::cpu_rounding`]); a world's CPU step sets it for its
-//! thread while it runs ([`scope`]).
+//! thread while it runs (`scope`).
 
 use glam::Vec3;
 use std::cell::Cell;
