@@ -39,9 +39,9 @@ fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
 /// Acceleration one force field gives a particle (gravity and the attractor are mass
 /// independent; drag and wind are forces, scaled by the inverse mass).
 fn field_accel_one(fld: Field, p: vec3<f32>, v: vec3<f32>, inv_mass: f32) -> vec3<f32> {
-    // The low byte is the kind; above it a local field's emitter tag (src/particles/types.rs
-    // FIELD_KIND_MASK), which the caller checks.
-    let kind = fld.kind & 0xffu;
+    // The low bits are the kind; above them a local field's emitter tag, which the caller
+    // checks (FIELD_KIND_MASK and FIELD_EMITTER_SHIFT come from src/particles/types.rs).
+    let kind = fld.kind & FIELD_KIND_MASK;
     if (kind == 1u) {
         return fld.v.xyz;
     }

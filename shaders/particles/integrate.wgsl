@@ -13,7 +13,7 @@
 fn field_acceleration(p: vec3<f32>, v: vec3<f32>, inv_mass: f32, eslot: u32) -> vec3<f32> {
     var a = vec3<f32>(0.0);
     for (var f = 0u; f < params.field_count; f = f + 1u) {
-        let tag = params.fields[f].kind >> 8u;
+        let tag = params.fields[f].kind >> FIELD_EMITTER_SHIFT;
         if (tag == 0u || tag == eslot) {
             a = a + field_accel_one(params.fields[f], p, v, inv_mass);
         }

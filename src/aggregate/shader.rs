@@ -3,7 +3,7 @@
 
 use super::types::*;
 use crate::gpu::shader::{compose, prelude, BindingDecl};
-use crate::particles::types::{MAX_FIELDS, WG};
+use crate::particles::types::{FIELD_EMITTER_SHIFT, FIELD_KIND_MASK, MAX_FIELDS, WG};
 
 /// Binding indices of the aggregate domain's group 0, named once.
 pub mod binding {
@@ -271,6 +271,8 @@ pub fn shader_source() -> String {
     let consts = [
         ("WG", WG),
         ("MAX_FIELDS", MAX_FIELDS),
+        ("FIELD_KIND_MASK", FIELD_KIND_MASK),
+        ("FIELD_EMITTER_SHIFT", FIELD_EMITTER_SHIFT),
         ("NONE", NONE),
         ("CELL_LISTED", CELL_LISTED),
     ];

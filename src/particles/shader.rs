@@ -150,6 +150,8 @@ pub fn shader_source() -> String {
         ("ITEMS", ITEMS),
         ("BLOCK", BLOCK),
         ("MAX_FIELDS", MAX_FIELDS),
+        ("FIELD_KIND_MASK", FIELD_KIND_MASK),
+        ("FIELD_EMITTER_SHIFT", FIELD_EMITTER_SHIFT),
         ("MAX_COLLIDERS", MAX_COLLIDERS),
         ("MAX_RULES", MAX_RULES),
         ("PAYLOAD_QUADS", MAX_PAYLOADS / 2),

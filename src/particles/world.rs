@@ -429,13 +429,7 @@ impl ParticleWorld {
     /// [`Error::TooManyFields`] (the table holds the emitters' local fields too) or
     /// [`Error::InvalidInput`]; the old fields stay then.
     pub fn set_fields(&mut self, fields: Vec<ForceField>) -> Result<()> {
-        let count = fields.len() + self.local_field_count(None);
-        if count > MAX_FIELDS as usize {
-            return Err(Error::TooManyFields {
-                count,
-                max: MAX_FIELDS,
-            });
-        }
+        Self::fields_fit(fields.len() + self.local_field_count(None))?;
         self.fields = fields_to_gpu(&fields)?;
         self.config.fields = fields;
         Ok(())

@@ -248,6 +248,17 @@ impl ParticleWorld {
             .ok_or(Error::StaleHandle(handle.id))
     }
 
+    /// The world's fields and the emitters' local ones share one table: `count` must fit it.
+    pub(super) fn fields_fit(count: usize) -> Result<()> {
+        if count > MAX_FIELDS as usize {
+            return Err(Error::TooManyFields {
+                count,
+                max: MAX_FIELDS,
+            });
+        }
+        Ok(())
+    }
+
     /// Local fields of the emitters in use, slot by slot, skipping `except`.
     pub(super) fn local_field_count(&self, except: Option<usize>) -> usize {
         self.emitters
@@ -269,15 +280,9 @@ impl ParticleWorld {
         for f in &emitter.fields {
             f.in_frame(emitter.position, rotation).to_gpu()?;
         }
-        let count =
-            self.config.fields.len() + self.local_field_count(replacing) + emitter.fields.len();
-        if count > MAX_FIELDS as usize {
-            return Err(Error::TooManyFields {
-                count,
-                max: MAX_FIELDS,
-            });
-        }
-        Ok(())
+        Self::fields_fit(
+            self.config.fields.len() + self.local_field_count(replacing) + emitter.fields.len(),
+        )
     }
 
     /// The step's field table and its length: the world's fields, then each emitter's local
