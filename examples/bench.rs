@@ -34,6 +34,28 @@ struct Row {
     dispatches: String,
 }
 
+/// The table's rows, each printed as it is measured (a long run that is cut short still shows
+/// what it measured), and again together at the end.
+struct Rows {
+    rows: Vec<Row>,
+    start: Instant,
+}
+
+impl Rows {
+    fn push(&mut self, r: Row) {
+        println!(
+            "[{:.1} s] {} {} {}: GPU {} ms, wall {:.3} ms",
+            self.start.elapsed().as_secs_f64(),
+            r.scene,
+            r.size,
+            r.backend,
+            r.ms_gpu.map_or("–".to_string(), |g| format!("{g:.3}")),
+            r.ms_wall
+        );
+        self.rows.push(r);
+    }
+}
+
 /// GPU ms per stage (a collide iteration is a stage of its own), medians over the steps.
 type StageMs = Vec<(String, f64)>;
 
@@ -151,7 +173,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     );
     println!("{warm} warm-up steps, median of {steps} steps, dt = 1/60 s");
-    let mut rows = Vec::new();
+    let mut rows = Rows {
+        rows: Vec::new(),
+        start: Instant::now(),
+    };
     let mut noop = |_: &mut ParticleWorld| Ok(());
     if grains_only {
         sizes.clear();
@@ -361,7 +386,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!();
     println!("| scene | size | backend | live | dispatches/step (GPU) | GPU ms/step (timestamps) | wall ms/step | particles/s |");
     println!("|---|---|---|---|---|---|---|---|");
-    for r in &rows {
+    for r in &rows.rows {
         let ms = r.ms_gpu.filter(|_| r.backend == "gpu").unwrap_or(r.ms_wall);
         let rate = f64::from(r.live) / (ms / 1e3);
         let gpu = r

@@ -83,6 +83,7 @@ impl FxDemo for Fireworks {
     const OPTIONS: &'static [&'static str] = &[
         "--show   the choreographed show (GPU emitters and sub-emitters) instead of the book's fireworks",
         "--scale S   multiply the show's counts (default 1 on a GPU, 0.05 on a software adapter)",
+        "--gpu-timing   time each step of the show with timestamp queries and report the median at its peak",
         OUT_DIR_OPTION,
         EVERY_OPTION,
     ];
@@ -105,7 +106,11 @@ impl FxDemo for Fireworks {
                 scale = (most * 1000.0).floor() / 1000.0;
             }
             println!("the show at scale {scale} (--scale)");
-            Mode::Show(Box::new(Show::new(ctx, scale)?))
+            let mut show = Box::new(Show::new(ctx, scale)?);
+            if cli_switch("--gpu-timing") && !show.enable_timing() {
+                eprintln!("--gpu-timing: this adapter has no timestamp queries; no GPU times");
+            }
+            Mode::Show(show)
         } else {
             let config = WorldConfig {
                 // Live counts are read back asynchronously every 30 steps, never per frame.
@@ -336,6 +341,11 @@ impl FxDemo for Fireworks {
                 self.scale,
                 show.peak()
             );
+            if let Some((peak_ms, n, all_ms)) = show.timing_summary() {
+                println!(
+                    "show GPU ms per step (sparks + smoke, timestamps): median {peak_ms:.3} over the {n} steps at >= 90% of the peak, median {all_ms:.3} over all steps"
+                );
+            }
         }
         Ok(())
     }

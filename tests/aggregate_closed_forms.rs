@@ -558,8 +558,9 @@ fn newtons_cradle_passes_the_momentum_to_the_last_ball() {
     let (count, r, v0) = (5u32, 0.5f32, 1.0f32);
     // Every engaged contact exchanges equal and opposite velocity changes between equal masses
     // (n, vn and the share are computed from negated inputs on the two sides, so they match bit
-    // for bit under any rounding), and a touching pair that rounding reads as overlapping
-    // counts by its depth, not as a whole contact, so the two grains average alike. Total
+    // for bit under any rounding), and a contact that does not close (a pair just pushed apart,
+    // which rounding may read as overlapping by a few ulps) takes no part in the velocity
+    // average, so the two grains of an impact divide by the same count. Total
     // momentum then changes only by the rounding of the two velocity updates, ≤ u·(|v_a| +
     // |v_b|) ≤ 2u·v0 per contact and iteration, for any rounding the two sides use (error
     // model, tests/common/error_model.rs: a conservation law gets the worst case, every
@@ -569,13 +570,38 @@ fn newtons_cradle_passes_the_momentum_to_the_last_ball() {
     let momentum_tol =
         (f64::from(steps * 8 * (count - 1)) * 2.0 * error_model::UNIT_ROUNDOFF * f64::from(v0)
             + error_model::sum_bound(count, f64::from(v0))) as f32;
+    // Also started as rounding may leave a row of touching balls: each overlapping the next
+    // by 4e-7 m (three to six ulps of the balls' x), the depth at which NVIDIA's rounding of
+    // the first push-out left the H200's cradle. Those contacts do not close, and must not
+    // change what an impact's velocity change is divided by.
+    const ULPS_OVERLAP: f32 = -4e-7;
     let mut runs: Vec<_> = backends()
         .into_iter()
-        .map(|(name, b)| (name, b, wgphys::CpuRounding::Separate))
+        .flat_map(|(name, b)| {
+            [
+                (
+                    name.to_string(),
+                    b.clone(),
+                    wgphys::CpuRounding::Separate,
+                    0.0,
+                ),
+                (
+                    format!("{name} overlapping"),
+                    b,
+                    wgphys::CpuRounding::Separate,
+                    ULPS_OVERLAP,
+                ),
+            ]
+        })
         .collect();
-    runs.push(("cpu fused", Backend::Cpu, wgphys::CpuRounding::Fused));
-    for (name, backend, rounding) in runs {
-        let mut w = sc::cradle_rounded(backend, count, r, v0, rounding).expect("cradle");
+    runs.push((
+        "cpu fused".into(),
+        Backend::Cpu,
+        wgphys::CpuRounding::Fused,
+        0.0,
+    ));
+    for (name, backend, rounding, gap) in runs {
+        let mut w = sc::cradle_spaced(backend, count, r, v0, gap, rounding).expect("cradle");
         let mut snap = w.read_snapshot().expect("snapshot");
         let mut worst = 0.0f32;
         for s in 1..=steps {

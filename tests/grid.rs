@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use wgphys::gpu::buffer;
 use wgphys::gpu::kernel::{Dispatch, Kernel};
 use wgphys::gpu::shader::{compose, prelude, BindingDecl};
-use wgphys::gpu::sort::{key_mask, sort_pairs_cpu, GpuRadixSort, GpuSortParams};
+use wgphys::gpu::sort::{key_mask, sort_pairs_cpu, GpuRadixSort, GpuSortParams, SortShape};
 use wgphys::gpu::GpuContext;
 use wgphys::grid::gpu::GpuGridParams;
 use wgphys::grid::{cell_key, cell_of, CpuGrid, GpuGrid, GridSpec};
@@ -91,21 +91,26 @@ fn radix_sort_gpu_matches_cpu_and_is_stable() {
     let ctx = gpu();
     let mut rng = Rng(0x5eed_0001);
     let capacity = *SIZES.iter().max().unwrap_or(&1);
-    for (key_bits, dist) in [
-        (1, "uniform"),
-        (4, "few_distinct"),
-        (7, "high_garbage"),
-        (16, "uniform"),
-        (20, "few_distinct"),
-        (32, "descending"),
-        (32, "few_distinct"),
-    ] {
-        let sort = GpuRadixSort::new(&ctx, capacity, key_bits).expect("sort");
+    // Both kernel shapes on this adapter: the one a CPU adapter gets and the one a GPU gets
+    // (SortShape::for_adapter picks one; the other would go untested here).
+    for (shape, key_bits, dist) in [SortShape::CPU, SortShape::GPU].into_iter().flat_map(|s| {
+        [
+            (1, "uniform"),
+            (4, "few_distinct"),
+            (7, "high_garbage"),
+            (16, "uniform"),
+            (20, "few_distinct"),
+            (32, "descending"),
+            (32, "few_distinct"),
+        ]
+        .map(|(k, d)| (s, k, d))
+    }) {
+        let sort = GpuRadixSort::with_shape(&ctx, capacity, key_bits, shape).expect("sort");
         for n in SIZES {
             let keys = sort_input(dist, n, &mut rng);
             // Values are the input positions, so a stable order is the only correct one.
             let values: Vec<u32> = (0..n).collect();
-            let case = format!("key_bits {key_bits}, {dist}, n {n}");
+            let case = format!("{shape:?}, key_bits {key_bits}, {dist}, n {n}");
             let cpu = sort_pairs_cpu(&keys, &values, key_bits).expect("cpu sort");
             let reference = stable_reference(&keys, &values, key_bits);
             assert_same(

@@ -1065,9 +1065,17 @@ pub fn adapter(
 /// Creates the device the renderer and the engine share, with the adapter's own limits (the
 /// engine's pools like large storage buffers) and wraps it for the engine.
 pub fn device(adapter: &wgpu::Adapter) -> Result<GpuContext, BoxError> {
+    // Timestamp queries only for a run that asks to time its steps (`--gpu-timing`): the demos
+    // otherwise run on a device with no optional feature, as a renderer's may be.
+    let timing = std::env::args().any(|a| a == "--gpu-timing");
+    let features = if timing {
+        adapter.features() & wgpu::Features::TIMESTAMP_QUERY
+    } else {
+        wgpu::Features::empty()
+    };
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("examples:device"),
-        required_features: wgpu::Features::empty(),
+        required_features: features,
         required_limits: adapter.limits(),
         experimental_features: wgpu::ExperimentalFeatures::disabled(),
         memory_hints: wgpu::MemoryHints::Performance,

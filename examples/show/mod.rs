@@ -117,6 +117,9 @@ pub struct Show {
     fountains_on: bool,
     sorted_for: Option<OrbitCamera>,
     peak: u32,
+    /// With `--gpu-timing`: (live sparks at the latest status, GPU ms of the step's two
+    /// worlds) per step, from timestamp queries.
+    timings: Option<Vec<(u32, f64)>>,
 }
 
 fn count(n: f32) -> u32 {
@@ -252,10 +255,37 @@ impl Show {
             fountains_on: false,
             sorted_for: None,
             peak: 0,
+            timings: None,
         })
     }
 
     /// The most live sparks any status has shown so far.
+    /// Turns on per-step GPU timestamps in both worlds (`--gpu-timing`); false where the
+    /// adapter has no timestamp queries.
+    pub fn enable_timing(&mut self) -> bool {
+        let on = self.sparks.enable_gpu_timing() && self.smoke.enable_gpu_timing();
+        self.timings = on.then(Vec::new);
+        on
+    }
+
+    /// With timing on: (median GPU ms per step over the steps whose latest status had at
+    /// least 90% of the peak's live sparks, the number of such steps, median over all steps).
+    pub fn timing_summary(&self) -> Option<(f64, usize, f64)> {
+        let t = self.timings.as_ref().filter(|t| !t.is_empty())?;
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let near: Vec<f64> = t
+            .iter()
+            .filter(|(live, _)| u64::from(*live) * 10 >= u64::from(self.peak) * 9)
+            .map(|&(_, ms)| ms)
+            .collect();
+        let n = near.len();
+        let all = median(t.iter().map(|&(_, ms)| ms).collect());
+        Some((if n > 0 { median(near) } else { f64::NAN }, n, all))
+    }
+
     pub fn peak(&self) -> u32 {
         self.peak
     }
@@ -514,6 +544,12 @@ impl Show {
         }
         self.sparks.step(DT)?;
         self.smoke.step(DT)?;
+        if let Some(t) = &mut self.timings {
+            // Blocking readbacks: a benchmark mode, never the window's default.
+            let ms = self.sparks.last_step_gpu_ms()? + self.smoke.last_step_gpu_ms()?;
+            let live = self.sparks.latest_status().map_or(0, |s| s.live);
+            t.push((live, ms));
+        }
         self.clock += f64::from(DT);
         self.step += 1;
         let clock = self.clock;

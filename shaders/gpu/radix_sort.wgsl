@@ -15,12 +15,12 @@
 // thread the number of equal digits before its chunk, and the thread then walks its chunk in
 // order. So a pair's slot depends only on the pairs before it: equal digits keep their input
 // order (stable), and the output is a pure function of the input on every adapter.
-// The shape is tuned for CPU adapters (lavapipe, llvmpipe; constants in src/gpu/sort.rs), where a
-// workgroup runs as 8-lane SIMD on one core and every load or store of a lane is an instruction
-// of its own: a serial walk over a long contiguous chunk beats barrier-heavy per-element
-// ranking, sources are read four pairs per load (array<vec4<u32>>), and 8-bit digits keep the
-// passes few. On GPUs the chunk walk is uncoalesced; a GPU-tuned variant would rank per
-// element across the workgroup instead.
+// The shape (SORT_WG threads of SORT_ITEMS pairs, RADIX digits) is chosen per adapter
+// (SortShape in src/gpu/sort.rs). On CPU adapters (lavapipe, llvmpipe) a workgroup runs as
+// 8-lane SIMD on one core and every load or store of a lane is an instruction of its own: 8
+// threads walking 1,024 pairs each, 8-bit digits, sources read four pairs per load
+// (array<vec4<u32>>). On GPUs that serial walk leaves too few threads to hide memory latency:
+// 128 threads of 8 pairs, 4-bit digits (the counters stay within 16 KiB of workgroup memory).
 
 struct SortParams {
     // Pairs to sort; slots at or above n are neither read nor written.

@@ -340,6 +340,8 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
             let mut dp = Vec3::ZERO;
             let mut dpr = Vec3::ZERO;
             let mut count = 0.0f32;
+            // What the velocity change is averaged over (see collide.wgsl).
+            let mut vcount = 0.0f32;
             if let (true, Some((grid, spec))) = (params.collisions != 0, grid) {
                 let keys = neighbour_keys(cell_of(p, spec.cell_size), spec.table_size);
                 for m in 0..keys.len() {
@@ -400,6 +402,7 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                             // Without acceleration, the book's response alone.
                             if wi > 0.0 {
                                 count += 1.0;
+                                vcount += 1.0;
                             } else if pen > 0.0 {
                                 // Weighted by depth (see collide.wgsl).
                                 let wd = (pen / (rr * COLLIDE_REST_DEPTH)).clamp(0.0, 1.0);
@@ -420,7 +423,9 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                                 }
                                 dpr = fm::madd3(dpc, share * (1.0 - wi), dpr);
                             }
-                            count += wi.max((pen / (rr * COLLIDE_REST_DEPTH)).clamp(0.0, 1.0));
+                            let c = wi.max((pen / (rr * COLLIDE_REST_DEPTH)).clamp(0.0, 1.0));
+                            count += c;
+                            vcount += c;
                         }
                     }
                 }
@@ -429,7 +434,12 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
                 let k = fm::div(1.0, fm::div(count, relaxation).max(1.0));
                 // The velocity follows the resting corrections: one division per grain.
                 let dpk = dpr * k;
-                v = v + fm::div3(dv, count) + fm::div3(dpk, dt);
+                let dvk = if vcount > 0.0 {
+                    fm::div3(dv, vcount)
+                } else {
+                    Vec3::ZERO
+                };
+                v = v + dvk + fm::div3(dpk, dt);
                 p = p + fm::div3(dp, count) + dpk;
             }
             for col in &inp.colliders[..params.collider_count as usize] {

@@ -92,6 +92,10 @@ pub fn all_shaders() -> Vec<(&'static str, String)> {
     vec![
         ("particles", crate::particles::gpu::shader_source()),
         ("sort", crate::gpu::sort::shader_source()),
+        (
+            "sort_gpu_shape",
+            crate::gpu::sort::shader_source_for(crate::gpu::sort::SortShape::GPU),
+        ),
         ("grid", crate::grid::gpu::shader_source()),
         ("aggregate", crate::aggregate::gpu::shader_source()),
         ("rigid", crate::rigid::gpu::shader_source()),

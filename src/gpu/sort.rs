@@ -28,29 +28,98 @@ use crate::gpu::GpuContext;
 use std::mem::size_of;
 use wgpu::BufferUsages as U;
 
-// Tuned on Mesa's CPU adapters, where a workgroup runs as 8-lane SIMD on one core and every
-// load or store of a lane is its own instruction. 8-bit digits halve the passes of 4-bit ones
-// (three passes sort a 2^17..2^24 grid table). Eight threads (one SIMD vector) make barriers
-// nearly free; llvmpipe over GL slows down by 10-100x with 256-thread workgroups that
-// synchronise. Long per-thread chunks amortise the per-block histogram scan.
+/// The shape of the sort's kernels, chosen per adapter ([`SortShape::for_adapter`]): every
+/// shape sorts the same pairs into the same (unique, stable) order; only the speed differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SortShape {
+    /// Threads per workgroup.
+    pub threads: u32,
+    /// Consecutive pairs each thread ranks serially (a multiple of 4: they are loaded as
+    /// vec4s).
+    pub items: u32,
+    /// Bits of the key sorted per pass.
+    pub radix_bits: u32,
+}
 
-/// Threads per workgroup of the sort kernels (emitted into the WGSL prelude).
-pub const SORT_WG: u32 = 8;
-/// Consecutive pairs each thread ranks serially (a multiple of 4: they are loaded as vec4s).
-pub const SORT_ITEMS: u32 = 1024;
-/// Pairs per block, the unit of the per-digit counts: `SORT_WG * SORT_ITEMS`.
-pub const SORT_BLOCK: u32 = SORT_WG * SORT_ITEMS;
-/// Bits of the key sorted per pass.
-pub const RADIX_BITS: u32 = 8;
-/// Digits per pass: `1 << RADIX_BITS`.
-pub const RADIX: u32 = 1 << RADIX_BITS;
-/// Entries of the per-thread digit counters in workgroup memory: `RADIX * SORT_WG` (8 KiB,
-/// within WebGPU's 16 KiB default).
-pub const SORT_HIST: u32 = RADIX * SORT_WG;
-const _: () = assert!(
-    SORT_ITEMS.is_multiple_of(4),
-    "the passes load keys and values as vec4s"
-);
+impl SortShape {
+    /// Tuned on Mesa's CPU adapters, where a workgroup runs as 8-lane SIMD on one core and
+    /// every load or store of a lane is an instruction of its own: 8-bit digits halve the
+    /// passes of 4-bit ones (three passes sort a 2^17..2^24 grid table), eight threads (one
+    /// SIMD vector) make barriers nearly free (llvmpipe over GL slows down by 10-100x with
+    /// 256-thread workgroups that synchronise), and long per-thread chunks amortise the
+    /// per-block histogram scan.
+    pub const CPU: Self = Self {
+        threads: 8,
+        items: 1024,
+        radix_bits: 8,
+    };
+    /// For GPUs, where the CPU shape's serial walk of 1,024 pairs per thread leaves a million
+    /// pairs to about a thousand threads, each waiting on one load after another (2.7 ms per
+    /// million-pair sort on an H200): 128 threads of 8 pairs per block give every pair's
+    /// latency a thread of its own to hide behind, adjacent threads read adjacent 32-byte
+    /// runs, and 4-bit digits keep the per-thread counters (16 x 128 x 4 bytes = 8 KiB)
+    /// within WebGPU's 16 KiB of workgroup memory, for twice the passes.
+    pub const GPU: Self = Self {
+        threads: 128,
+        items: 8,
+        radix_bits: 4,
+    };
+
+    /// [`SortShape::CPU`] on a CPU adapter (lavapipe, llvmpipe, WARP), else
+    /// [`SortShape::GPU`].
+    pub fn for_adapter(ctx: &GpuContext) -> Self {
+        if ctx.info.device_type == wgpu::DeviceType::Cpu {
+            Self::CPU
+        } else {
+            Self::GPU
+        }
+    }
+
+    /// Pairs per block, the unit of the per-digit counts: `threads * items`.
+    pub fn block(self) -> u32 {
+        self.threads * self.items
+    }
+
+    /// Digits per pass: `1 << radix_bits`.
+    pub fn radix(self) -> u32 {
+        1 << self.radix_bits
+    }
+
+    /// Radix passes needed for `key_bits` bits: `ceil(key_bits / radix_bits)`.
+    pub fn passes_for(self, key_bits: u32) -> u32 {
+        key_bits.div_ceil(self.radix_bits)
+    }
+
+    /// Bytes of workgroup memory the kernels declare: the per-thread digit counters
+    /// (`radix * threads`), the scan's row (`threads`), the block's digit bases (`radix`) and
+    /// one word.
+    pub fn workgroup_bytes(self) -> u32 {
+        4 * (self.radix() * self.threads + self.threads + self.radix() + 1)
+    }
+
+    fn check(self, ctx: &GpuContext) -> Result<()> {
+        let limits = ctx.device.limits();
+        let ok = self.items > 0
+            && self.items.is_multiple_of(4)
+            && (1..=8).contains(&self.radix_bits)
+            && self.threads.is_power_of_two()
+            && self.threads <= limits.max_compute_workgroup_size_x
+            && self.threads <= limits.max_compute_invocations_per_workgroup
+            && self.workgroup_bytes() <= limits.max_compute_workgroup_storage_size;
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::InvalidInput {
+                what: "radix sort shape",
+                value: format!("{self:?}"),
+                fix: "use SortShape::CPU or SortShape::GPU, or a shape with items a multiple \
+                      of 4, 1 to 8 radix bits, a power-of-two thread count and workgroup memory \
+                      within the device's limits",
+            })
+        }
+    }
+}
+
 /// The most workgroups one dimension of a dispatch may have on every adapter.
 const MAX_GROUPS: u32 = 65_535;
 
@@ -116,20 +185,25 @@ pub struct GpuSortParams {
     pub n: u32,
     /// Lowest bit of this pass's digit.
     pub shift: u32,
-    /// Blocks of [`SORT_BLOCK`] pairs: `ceil(n / SORT_BLOCK)`.
+    /// Blocks of [`SortShape::block`] pairs: `ceil(n / block)`.
     pub blocks: u32,
     /// Mask of the key bits that take part in the order.
     pub key_mask: u32,
 }
 
-/// The composed WGSL module of the sort.
+/// The composed WGSL module of the sort in its CPU shape (the shader checks).
 pub fn shader_source() -> String {
+    shader_source_for(SortShape::CPU)
+}
+
+/// The composed WGSL module of the sort for `shape`.
+pub fn shader_source_for(shape: SortShape) -> String {
     let consts = [
-        ("SORT_WG", SORT_WG),
-        ("SORT_ITEMS", SORT_ITEMS),
-        ("SORT_BLOCK", SORT_BLOCK),
-        ("RADIX", RADIX),
-        ("SORT_HIST", SORT_HIST),
+        ("SORT_WG", shape.threads),
+        ("SORT_ITEMS", shape.items),
+        ("SORT_BLOCK", shape.block()),
+        ("RADIX", shape.radix()),
+        ("SORT_HIST", shape.radix() * shape.threads),
     ];
     compose(
         &prelude(&consts, BINDINGS),
@@ -137,10 +211,8 @@ pub fn shader_source() -> String {
     )
 }
 
-/// Radix passes needed for `key_bits` bits: `ceil(key_bits / RADIX_BITS)`.
-pub fn passes_for(key_bits: u32) -> u32 {
-    key_bits.div_ceil(RADIX_BITS)
-}
+/// Bits per pass of the CPU twin, [`sort_pairs_cpu`] (its order does not depend on them).
+const CPU_RADIX_BITS: u32 = 8;
 
 /// The mask of the low `key_bits` bits.
 pub fn key_mask(key_bits: u32) -> u32 {
@@ -164,7 +236,8 @@ fn check_key_bits(key_bits: u32) -> Result<()> {
 }
 
 /// The CPU twin of [`GpuRadixSort`]: the same passes (`sort_count`, `sort_scan`,
-/// `sort_scatter` per digit of [`RADIX_BITS`] bits), with one block spanning the whole input.
+/// `sort_scatter` per digit of 8 bits), with one block spanning the whole input. A stable sort's
+/// order is unique, so it matches every [`SortShape`].
 /// Returns the pairs stably sorted by `key & key_mask(key_bits)`, which is the same as sorting by
 /// `(key & mask, input position)`; keys come out whole, unmasked.
 ///
@@ -182,8 +255,9 @@ pub fn sort_pairs_cpu(keys: &[u32], values: &[u32], key_bits: u32) -> Result<(Ve
     let mask = key_mask(key_bits);
     let mut src = (keys.to_vec(), values.to_vec());
     let mut dst = (vec![0u32; keys.len()], vec![0u32; keys.len()]);
-    for pass in 0..passes_for(key_bits) {
-        let shift = pass * RADIX_BITS;
+    const RADIX: u32 = 1 << CPU_RADIX_BITS;
+    for pass in 0..key_bits.div_ceil(CPU_RADIX_BITS) {
+        let shift = pass * CPU_RADIX_BITS;
         let digit = |key: u32| (((key & mask) >> shift) & (RADIX - 1)) as usize;
         // sort_count
         let mut offsets = [0u32; RADIX as usize];
@@ -278,6 +352,7 @@ pub struct GpuRadixSort {
     ctx: GpuContext,
     capacity: u32,
     key_bits: u32,
+    shape: SortShape,
     /// Input keys, `array<u32>` of `capacity` entries (storage, copy source and destination).
     pub keys: wgpu::Buffer,
     /// Input values, `array<u32>` of `capacity` entries (storage, copy source and destination).
@@ -298,7 +373,8 @@ pub struct GpuRadixSort {
 
 impl GpuRadixSort {
     /// Creates the buffers, pipelines and per-pass bind groups for sorting up to `capacity`
-    /// pairs by their low `key_bits` bits ([`passes_for`]`(key_bits)` passes of three
+    /// pairs by their low `key_bits` bits, in the adapter's shape
+    /// ([`SortShape::for_adapter`]; [`SortShape::passes_for`]`(key_bits)` passes of three
     /// dispatches).
     ///
     /// # Errors
@@ -306,16 +382,30 @@ impl GpuRadixSort {
     /// [`Error::InvalidCapacity`] for a capacity of 0 or one needing more than 65535 blocks;
     /// [`Error::CapacityTooLarge`] when a buffer exceeds the device's binding limit.
     pub fn new(ctx: &GpuContext, capacity: u32, key_bits: u32) -> Result<Self> {
+        Self::with_shape(ctx, capacity, key_bits, SortShape::for_adapter(ctx))
+    }
+
+    /// As [`new`](Self::new), in a given shape (tests run both shapes on one adapter).
+    ///
+    /// # Errors
+    /// As [`new`](Self::new), and [`Error::InvalidInput`] for a shape the device cannot run.
+    pub fn with_shape(
+        ctx: &GpuContext,
+        capacity: u32,
+        key_bits: u32,
+        shape: SortShape,
+    ) -> Result<Self> {
         check_key_bits(key_bits)?;
-        check_capacity(ctx, capacity)?;
+        shape.check(ctx)?;
+        check_capacity(ctx, capacity, shape)?;
         let device = &ctx.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("wgphys:shader:sort"),
-            source: wgpu::ShaderSource::Wgsl(shader_source().into()),
+            source: wgpu::ShaderSource::Wgsl(shader_source_for(shape).into()),
         });
         // Whole vec4s: the passes read their source four pairs at a time.
         let bytes = 4 * u64::from(capacity).next_multiple_of(4);
-        let blocks = capacity.div_ceil(SORT_BLOCK);
+        let blocks = capacity.div_ceil(shape.block());
         let make = |name: &str| buffer::zeroed(device, name, bytes, STATE);
         let pairs = [
             make("sort_keys"),
@@ -328,10 +418,10 @@ impl GpuRadixSort {
         let digit_counts = buffer::zeroed(
             device,
             "sort_digit_counts",
-            4 * u64::from(RADIX * blocks),
+            4 * u64::from(shape.radix() * blocks),
             STATE,
         );
-        let passes = passes_for(key_bits);
+        let passes = shape.passes_for(key_bits);
         let params: Vec<wgpu::Buffer> = (0..passes)
             .map(|p| {
                 buffer::zeroed(
@@ -373,6 +463,7 @@ impl GpuRadixSort {
             ctx: ctx.clone(),
             capacity,
             key_bits,
+            shape,
             keys,
             values,
             out_keys,
@@ -396,9 +487,14 @@ impl GpuRadixSort {
         self.key_bits
     }
 
+    /// The shape of the kernels.
+    pub fn shape(&self) -> SortShape {
+        self.shape
+    }
+
     /// Radix passes per sort; each records three dispatches.
     pub fn passes(&self) -> u32 {
-        passes_for(self.key_bits)
+        self.shape.passes_for(self.key_bits)
     }
 
     /// Dispatches one [`encode`](Self::encode) records for `n > 0` pairs.
@@ -456,11 +552,11 @@ impl GpuRadixSort {
         if n == 0 {
             return Ok(());
         }
-        let blocks = n.div_ceil(SORT_BLOCK);
+        let blocks = n.div_ceil(self.shape.block());
         for p in 0..self.passes() {
             let params = GpuSortParams {
                 n,
-                shift: p * RADIX_BITS,
+                shift: p * self.shape.radix_bits,
                 blocks,
                 key_mask: key_mask(self.key_bits),
             };
@@ -476,7 +572,7 @@ impl GpuRadixSort {
         if n == 0 {
             return;
         }
-        let blocks = n.div_ceil(SORT_BLOCK);
+        let blocks = n.div_ceil(self.shape.block());
         for p in 0..self.passes() as usize {
             self.count.dispatch_in(pass, p, blocks);
             self.scan.dispatch_in(pass, p, 1);
@@ -516,19 +612,20 @@ fn pass_buffers(pairs: &[wgpu::Buffer; 6], passes: u32, p: u32) -> [&wgpu::Buffe
     [&pairs[src], &pairs[src + 1], &pairs[d], &pairs[d + 1]]
 }
 
-fn check_capacity(ctx: &GpuContext, capacity: u32) -> Result<()> {
+fn check_capacity(ctx: &GpuContext, capacity: u32, shape: SortShape) -> Result<()> {
     if capacity == 0 {
         return Err(Error::InvalidCapacity {
             capacity,
             reason: "a radix sort needs room for at least one pair".into(),
         });
     }
-    if capacity.div_ceil(SORT_BLOCK) > MAX_GROUPS {
+    let block = shape.block();
+    if capacity.div_ceil(block) > MAX_GROUPS {
         return Err(Error::InvalidCapacity {
             capacity,
             reason: format!(
-                "a radix sort handles at most {} pairs (65535 blocks of {SORT_BLOCK})",
-                u64::from(MAX_GROUPS) * u64::from(SORT_BLOCK)
+                "a radix sort handles at most {} pairs (65535 blocks of {block})",
+                u64::from(MAX_GROUPS) * u64::from(block)
             ),
         });
     }

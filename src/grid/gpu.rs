@@ -271,9 +271,10 @@ impl GpuGrid {
     }
 
     /// Dispatches one build records: `grid_clear`, `grid_keys`, three per radix pass and
-    /// `grid_ranges`. The sort makes `log2(table_size) /`
-    /// [`RADIX_BITS`](crate::gpu::sort::RADIX_BITS) passes, rounded up: 3 for tables of 2^17 to
-    /// 2^24 keys, so 12 dispatches for a 1M-particle grid with a 2^21-key table.
+    /// `grid_ranges`. The sort makes `log2(table_size) / radix_bits` passes, rounded up
+    /// ([`SortShape`](crate::gpu::sort::SortShape)): on a CPU adapter 3 for tables of 2^17 to
+    /// 2^24 keys, so 12 dispatches for a 1M-particle grid with a 2^21-key table; twice the
+    /// passes of half the digits on a GPU.
     pub fn dispatches(&self) -> u32 {
         3 + self.sort.dispatches()
     }

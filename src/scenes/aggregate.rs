@@ -428,6 +428,23 @@ pub fn cradle_rounded(
     speed: f32,
     rounding: crate::CpuRounding,
 ) -> Result<AggregateWorld> {
+    cradle_spaced(backend, count, r, speed, 0.0, rounding)
+}
+
+/// [`cradle_rounded`] with `gap` metres between neighbouring balls (negative: they overlap),
+/// so a test can start the row where another adapter's rounding may leave it, touching give or
+/// take a few ulps.
+///
+/// # Errors
+/// As [`cradle`].
+pub fn cradle_spaced(
+    backend: Backend,
+    count: u32,
+    r: f32,
+    speed: f32,
+    gap: f32,
+    rounding: crate::CpuRounding,
+) -> Result<AggregateWorld> {
     let mut world = AggregateWorld::new(
         backend,
         AggregateConfig {
@@ -451,7 +468,7 @@ pub fn cradle_rounded(
             Vec3::ZERO
         };
         world.add_particle(
-            Particle::new(Vec3::new(i as f32 * 2.0 * r, 0.0, 0.0))
+            Particle::new(Vec3::new(i as f32 * (2.0 * r + gap), 0.0, 0.0))
                 .with_velocity(v)
                 .with_size(r),
         )?;
