@@ -196,6 +196,7 @@ fn the_step_plan_counts_passes_and_dispatches_from_the_stage_list() {
         .map(|op| match op {
             StepOp::Kernel { .. } => 1,
             StepOp::GridBuild { .. } => big.gpu().expect("gpu").grid().dispatches(),
+            StepOp::ColourSort { .. } => big.gpu().expect("gpu").colour_sort().dispatches(),
         })
         .sum();
     assert_eq!(plan.dispatches(), counted);

@@ -23,7 +23,11 @@
 // single invocation's loops after about 65535 iterations). Both end with
 // `colour_finish_body`: leftovers to the sequential colour, and a counting sort where thread t
 // owns a contiguous range of manifolds (so the order inside a colour is the index order, the
-// same as the CPU's).
+// same as the CPU's). The passes end instead with `colour_keys` (leftovers, a key per pair
+// slot: its colour, or MAX_COLOURS for none, counted per colour), the stable radix sort of
+// (key, slot) (src/gpu/sort.rs, whose output buffer is `order`) and `colour_ranges` (one
+// workgroup over the MAX_COLOURS counts): the same order, without one workgroup walking every
+// slot (8 ms a step at 100k boxes on an H200).
 
 var<workgroup> colour_left: atomic<u32>;
 var<workgroup> colour_manifold_total: atomic<u32>;
@@ -185,6 +189,71 @@ fn colour_init(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (gid.x < solve_manifold_count()) {
         colour_reset(gid.x);
     }
+    // The per-colour counts `colour_keys` adds to, and the manifold total.
+    if (gid.x <= MAX_COLOURS) {
+        atomicStore(&counters[COUNTER_COLOUR_COUNT + gid.x], 0u);
+    }
+}
+
+var<workgroup> colour_wg_counts: array<atomic<u32>, MAX_COLOURS + 1u>;
+
+/// Per pair slot: a waiting manifold goes to the sequential colour, and the slot's sort key is
+/// its colour (MAX_COLOURS: none, sorted after every colour); the counts per colour and of
+/// manifolds with points go to the counters, through workgroup counts (integer adds, so in any
+/// order the same totals).
+@compute @workgroup_size(RIGID_WG)
+fn colour_keys(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    if (t <= MAX_COLOURS) {
+        atomicStore(&colour_wg_counts[t], 0u);
+    }
+    workgroupBarrier();
+    let k = gid.x;
+    if (k < params.pair_capacity) {
+        var key = MAX_COLOURS;
+        if (k < solve_manifold_count()) {
+            let m = manifolds[k];
+            var c = m.colour;
+            if (colour_waiting(m)) {
+                c = sequential_colour();
+                manifolds[k].colour = c;
+            }
+            if (c != NONE) {
+                key = c;
+                atomicAdd(&colour_wg_counts[c], 1u);
+            }
+            if (m.count > 0u) {
+                atomicAdd(&colour_wg_counts[MAX_COLOURS], 1u);
+            }
+        }
+        colour_sort_keys[k] = key;
+        colour_sort_values[k] = k;
+    }
+    workgroupBarrier();
+    if (t <= MAX_COLOURS) {
+        let c = atomicLoad(&colour_wg_counts[t]);
+        if (c > 0u) {
+            atomicAdd(&counters[COUNTER_COLOUR_COUNT + t], c);
+        }
+    }
+}
+
+/// After the sort: the colour ranges, counts and indirect arguments from the per-colour counts.
+@compute @workgroup_size(RIGID_WG)
+fn colour_ranges(@builtin(local_invocation_index) t: u32) {
+    if (t < MAX_COLOURS) {
+        colour_totals[t] = atomicLoad(&counters[COUNTER_COLOUR_COUNT + t]);
+    }
+    if (t == 0u) {
+        atomicStore(
+            &colour_manifold_total,
+            atomicLoad(&counters[COUNTER_COLOUR_COUNT + MAX_COLOURS]),
+        );
+    }
+    workgroupBarrier();
+    colour_publish(t, solve_manifold_count());
 }
 
 @compute @workgroup_size(RIGID_WG)
@@ -244,6 +313,20 @@ fn colour_finish_body(t: u32, n: u32) {
         colour_totals[t] = sum;
     }
     workgroupBarrier();
+    colour_publish(t, n);
+    for (var k = lo; k < hi; k++) {
+        let col = manifolds[k].colour;
+        if (col != NONE) {
+            let slot = colour_starts[col] + colour_hist[col * RIGID_WG + t];
+            colour_hist[col * RIGID_WG + t] += 1u;
+            order[slot] = k;
+        }
+    }
+}
+
+/// From `colour_totals` (and `colour_manifold_total`): the colour starts (also left in
+/// `colour_starts`), the counters and the indirect arguments of the per-colour passes.
+fn colour_publish(t: u32, n: u32) {
     if (t == 0u) {
         var start = 0u;
         var used = 0u;
@@ -275,12 +358,5 @@ fn colour_finish_body(t: u32, n: u32) {
         atomicStore(&counters[COUNTER_INDIRECT + 3u * t + 1u], 1u);
         atomicStore(&counters[COUNTER_INDIRECT + 3u * t + 2u], 1u);
     }
-    for (var k = lo; k < hi; k++) {
-        let col = manifolds[k].colour;
-        if (col != NONE) {
-            let slot = colour_starts[col] + colour_hist[col * RIGID_WG + t];
-            colour_hist[col * RIGID_WG + t] += 1u;
-            order[slot] = k;
-        }
-    }
+    workgroupBarrier();
 }

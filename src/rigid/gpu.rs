@@ -25,6 +25,8 @@ pub mod binding {
     pub const GRID_START: u32 = 14;
     pub const GRID_END: u32 = 15;
     pub const PAIR_SCRATCH: u32 = 16;
+    pub const COLOUR_KEYS: u32 = 17;
+    pub const COLOUR_VALUES: u32 = 18;
 }
 
 const RW: &str = "storage, read_write";
@@ -45,6 +47,7 @@ const RO: &str = "storage, read";
 /// | `claims` | 5 words per body: the wake stages' word, three colouring claim words, the colour mask |
 /// | `order` | manifold indices sorted by colour |
 /// | `pair_scratch` | the host-written large list (planes, half-spaces, shapes bigger than a cell), then the broad phase's per-item counts and offsets (see `shaders/rigid/broad.wgsl`) |
+/// | `colour_sort_keys`, `colour_sort_values` | per pair slot, its colour and its index: the input of the colour sort, whose output is `order` |
 pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl::new(binding::PARAMS, "params", "uniform", "RigidParams"),
     BindingDecl::new(binding::BODIES, "bodies", RW, "array<Body>"),
@@ -67,7 +70,18 @@ pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl::new(binding::GRID_START, "grid_start", RO, "array<u32>"),
     BindingDecl::new(binding::GRID_END, "grid_end", RO, "array<u32>"),
     BindingDecl::new(binding::PAIR_SCRATCH, "pair_scratch", RW, "array<u32>"),
+    BindingDecl::new(binding::COLOUR_KEYS, "colour_sort_keys", RW, "array<u32>"),
+    BindingDecl::new(
+        binding::COLOUR_VALUES,
+        "colour_sort_values",
+        RW,
+        "array<u32>",
+    ),
 ];
+
+/// Key bits of the colour sort: colours below [`MAX_COLOURS`], and `MAX_COLOURS` itself for a
+/// slot without one.
+const COLOUR_KEY_BITS: u32 = (MAX_COLOURS + 1).next_power_of_two().trailing_zeros();
 
 /// The group-1 declaration: the per-colour pass uniform, bound with a dynamic offset.
 const PASS_DECL: &str = "@group(1) @binding(0) var<uniform> pass_info: Pass;\n\
@@ -114,6 +128,7 @@ pub fn shader_source() -> String {
         ("COUNTER_TAIL", counter::TAIL as u32),
         ("COUNTER_INDIRECT", counter::INDIRECT as u32),
         ("COUNTER_COLOUR_START", counter::COLOUR_START as u32),
+        ("COUNTER_COLOUR_COUNT", counter::COLOUR_COUNT as u32),
         ("SHAPE_SPHERE", shape_kind::SPHERE),
         ("SHAPE_BOX", shape_kind::BOX),
         ("SHAPE_CAPSULE", shape_kind::CAPSULE),
@@ -147,6 +162,7 @@ pub fn shader_source() -> String {
 use super::step::{step_plan, StepOp, StepPlan, StepShape, MAX_PHASES};
 use crate::error::{Error, Result};
 use crate::gpu::buffer::{self, STATE};
+use crate::gpu::sort::GpuRadixSort;
 use crate::gpu::timing::StepTimer;
 use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
@@ -405,6 +421,8 @@ pub struct GpuRigid {
     /// The explosion uniform ([`GpuExplosion`]) the `rigid_forces` stage reads.
     pub explosion: wgpu::Buffer,
     grid: GpuGrid,
+    /// The colouring's stable sort of pair slots by colour; its output buffer is `order`.
+    colour_sort: GpuRadixSort,
     compiled: Option<CompiledStep>,
     /// Timestamps of each phase of the last step (see [`GpuRigid::enable_timing`]); a world
     /// that rebuilds its backend to grow hands it over.
@@ -540,7 +558,9 @@ impl GpuRigid {
         let manifolds_prev = z("rigid_manifolds_prev", manifold_bytes);
         let solver = z("rigid_solver", solver_bytes);
         let claims = z("rigid_claims", 20 * u64::from(sizes.bodies));
-        let order = z("rigid_order", 4 * u64::from(sizes.pairs));
+        // The colouring's sort by colour, whose output is `order` (see colour.wgsl).
+        let colour_sort = GpuRadixSort::new(ctx, sizes.pairs.max(1), COLOUR_KEY_BITS)?;
+        let order = colour_sort.sorted_values().clone();
         let pair_scratch = z("rigid_pair_scratch", scratch_bytes);
         let indirect = buffer::zeroed(
             device,
@@ -578,6 +598,8 @@ impl GpuRigid {
                             grid.cell_start(),
                             grid.cell_end(),
                             &pair_scratch,
+                            &colour_sort.keys,
+                            &colour_sort.values,
                         ],
                     )
                 })
@@ -608,6 +630,7 @@ impl GpuRigid {
             _pass_records: pass_records,
             explosion,
             grid,
+            colour_sort,
             compiled: None,
             timing: None,
             stage_timing: None,
@@ -653,6 +676,12 @@ impl GpuRigid {
     /// The grid over shape centres.
     pub fn grid(&self) -> &GpuGrid {
         &self.grid
+    }
+
+    /// The colouring's sort of pair slots by colour (its output buffer is
+    /// [`order`](Self::order)).
+    pub fn colour_sort(&self) -> &GpuRadixSort {
+        &self.colour_sort
     }
 
     /// Compiles the pipeline of every entry point of the rigid shader now (see
@@ -703,6 +732,21 @@ impl GpuRigid {
                 }
             }
         }
+    }
+
+    /// Records the colouring's sort of the first `slots` pair slots by colour in a compute pass
+    /// of its own (the step records it inside its collide pass; tests that record stage by
+    /// stage call this between `colour_keys` and `colour_ranges`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] when `slots` exceeds the pair capacity.
+    pub fn record_colour_sort(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        slots: u32,
+    ) -> Result<()> {
+        self.uploads.record(encoder);
+        self.colour_sort.encode(encoder, slots)
     }
 
     /// Copies the counters into the indirect-argument buffer (after the colouring passes, before

@@ -167,6 +167,12 @@ pub enum StepOp {
         /// Shapes in the build.
         shapes: u32,
     },
+    /// The colouring's stable sort of the pair slots by colour (the radix sort's kernels),
+    /// between `colour_keys` and `colour_ranges`.
+    ColourSort {
+        /// Pair slots sorted.
+        slots: u32,
+    },
 }
 
 /// A compute pass of the step.
@@ -220,6 +226,7 @@ pub struct StepPlan {
     /// The compute passes, in order.
     pub phases: Vec<StepPhase>,
     grid_dispatches: u32,
+    sort_dispatches: u32,
 }
 
 impl StepPlan {
@@ -228,16 +235,23 @@ impl StepPlan {
         self.phases.len() as u32
     }
 
-    /// Dispatches one step records (a grid build counts its own, `grid_dispatches` each).
+    /// Dispatches one step records (a grid build and a colour sort count their own,
+    /// `grid_dispatches` and `sort_dispatches` each).
     pub fn dispatches(&self) -> u32 {
         self.phases
             .iter()
             .flat_map(|p| &p.ops)
-            .map(|op| match op {
-                StepOp::Kernel { .. } => 1,
-                StepOp::GridBuild { .. } => self.grid_dispatches,
-            })
+            .map(|op| self.op_dispatches(op))
             .sum()
+    }
+
+    /// Dispatches `op` records.
+    pub fn op_dispatches(&self, op: &StepOp) -> u32 {
+        match op {
+            StepOp::Kernel { .. } => 1,
+            StepOp::GridBuild { .. } => self.grid_dispatches,
+            StepOp::ColourSort { .. } => self.sort_dispatches,
+        }
     }
 
     /// The stages in the order the plan first runs them (each once).
@@ -247,6 +261,7 @@ impl StepPlan {
             let stage = match op {
                 StepOp::Kernel { stage, .. } => *stage,
                 StepOp::GridBuild { .. } => RigidStage::GridBuild,
+                StepOp::ColourSort { .. } => RigidStage::Colour,
             };
             if !order.contains(&stage) {
                 order.push(stage);
@@ -283,7 +298,8 @@ pub fn fused_solver(pair_capacity: u32) -> bool {
 /// The colouring's dispatches: `colour_manifolds` (one workgroup) up to
 /// [`solver::COLOUR_FUSED_MAX_MANIFOLDS`] pair slots, else `colour_init`, `colour_claim`
 /// (round 0), [`solver::COLOUR_ROUNDS`] × `colour_round` (pick round r, then the losers claim
-/// round r + 1) with the round in the pass record, and `colour_finish`.
+/// round r + 1) with the round in the pass record, `colour_keys`, the sort by colour and
+/// `colour_ranges`.
 fn colour_ops(pair_capacity: u32, ops: &mut Vec<StepOp>) {
     let stage = RigidStage::Colour;
     let per_manifold = PassDispatch::Direct(pair_capacity.div_ceil(RIGID_WG).max(1));
@@ -301,7 +317,11 @@ fn colour_ops(pair_capacity: u32, ops: &mut Vec<StepOp>) {
     for r in 0..solver::COLOUR_ROUNDS {
         ops.push(kernel(stage, "colour_round", per_manifold, r));
     }
-    ops.push(kernel(stage, "colour_finish", PassDispatch::Direct(1), 0));
+    ops.push(kernel(stage, "colour_keys", per_manifold, 0));
+    ops.push(StepOp::ColourSort {
+        slots: pair_capacity,
+    });
+    ops.push(kernel(stage, "colour_ranges", PassDispatch::Direct(1), 0));
 }
 
 /// One sweep of a per-colour stage over every colour: on the fused path one dispatch of its
@@ -326,7 +346,8 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
     ops.push(kernel(stage, tail, PassDispatch::Direct(1), 0));
 }
 
-/// The GPU step for `shape`; `grid_dispatches` is what one grid build records (for counting).
+/// The GPU step for `shape`; `grid_dispatches` and `sort_dispatches` are what one grid build
+/// and one colour sort record (for counting).
 ///
 /// Phase `rigid_collide`, once: `step_start`, `rigid_forces` (with an explosion),
 /// `shape_aabbs`, the grid build, the broad phase, `narrow`, `wake_mark`, `wake_apply`,
@@ -336,7 +357,7 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
 /// `relax_iterations` × `solve_relax`), then `solve_restitution`, `position_iterations` ×
 /// `solve_position` and `sleep`. Scenes of up to [`solver::FUSED_MAX_MANIFOLDS`] pair slots
 /// need no indirect arguments and record everything in the one collide pass.
-pub fn step_plan(shape: StepShape, grid_dispatches: u32) -> StepPlan {
+pub fn step_plan(shape: StepShape, grid_dispatches: u32, sort_dispatches: u32) -> StepPlan {
     let mut collide = vec![over(RigidStage::StepStart, shape.bodies)];
     if shape.explosion {
         collide.push(over(RigidStage::RigidForces, shape.bodies));
@@ -387,6 +408,7 @@ pub fn step_plan(shape: StepShape, grid_dispatches: u32) -> StepPlan {
         shape,
         phases,
         grid_dispatches,
+        sort_dispatches,
     }
 }
 

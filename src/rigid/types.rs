@@ -73,8 +73,12 @@ pub mod counter {
     pub const INDIRECT: usize = 16;
     /// First of `MAX_COLOURS + 1` colour start offsets into the `order` buffer.
     pub const COLOUR_START: usize = INDIRECT + 3 * super::MAX_COLOURS as usize;
+    /// First of `MAX_COLOURS + 1` words the colouring's `colour_keys` pass counts into: the
+    /// manifolds of each colour, then those with points.
+    pub const COLOUR_COUNT: usize = COLOUR_START + super::MAX_COLOURS as usize + 1;
     /// Words in the counters buffer.
     pub const LEN: usize = 256;
+    const _: () = assert!(COLOUR_COUNT + super::MAX_COLOURS as usize + 1 <= LEN);
 }
 
 /// A rigid body. 256 bytes.

@@ -41,12 +41,15 @@ pub(super) enum CompiledOp {
     Grid {
         shapes: u32,
     },
+    ColourSort {
+        slots: u32,
+    },
 }
 
 impl GpuRigid {
     /// The GPU step for `shape` at this backend's sizes (see [`step_plan`]).
     pub fn plan(&self, shape: StepShape) -> StepPlan {
-        step_plan(shape, self.grid.dispatches())
+        step_plan(shape, self.grid.dispatches(), self.colour_sort.dispatches())
     }
 
     /// Records one step of the plan for `shape` into `encoder`: one compute pass per phase,
@@ -68,17 +71,15 @@ impl GpuRigid {
         let Some(compiled) = self.compiled.as_ref() else {
             return Ok(());
         };
-        let grid_shapes = compiled
-            .phases
-            .iter()
-            .flat_map(|p| &p.ops)
-            .find_map(|op| match op {
-                CompiledOp::Grid { shapes } => Some(*shapes),
-                CompiledOp::Kernel { .. } => None,
-            });
         self.record_uploads(encoder);
-        if let Some(n) = grid_shapes {
-            self.grid.prepare_build(encoder, &self.shape_pos, n)?;
+        for op in compiled.phases.iter().flat_map(|p| &p.ops) {
+            match op {
+                CompiledOp::Grid { shapes } => {
+                    self.grid.prepare_build(encoder, &self.shape_pos, *shapes)?
+                }
+                CompiledOp::ColourSort { slots } => self.colour_sort.prepare(encoder, *slots)?,
+                CompiledOp::Kernel { .. } => {}
+            }
         }
         let stages = self.stage_timing.as_ref();
         let mut query = 0u32;
@@ -110,6 +111,11 @@ impl GpuRigid {
                 match op {
                     CompiledOp::Grid { shapes } => {
                         self.grid.dispatch_build_in(&mut pass, *shapes);
+                        bound_pipeline = usize::MAX;
+                        bound_class = usize::MAX;
+                    }
+                    CompiledOp::ColourSort { slots } => {
+                        self.colour_sort.dispatch_in(&mut pass, *slots);
                         bound_pipeline = usize::MAX;
                         bound_class = usize::MAX;
                     }
@@ -247,6 +253,7 @@ impl GpuRigid {
                     .iter()
                     .map(|op| match *op {
                         StepOp::GridBuild { shapes } => CompiledOp::Grid { shapes },
+                        StepOp::ColourSort { slots } => CompiledOp::ColourSort { slots },
                         StepOp::Kernel {
                             entry,
                             dispatch,
@@ -307,6 +314,7 @@ fn stage_marks(ops: &[StepOp]) -> Vec<(usize, RigidStage)> {
     for (j, op) in ops.iter().enumerate() {
         let stage = match op {
             StepOp::GridBuild { .. } => RigidStage::GridBuild,
+            StepOp::ColourSort { .. } => RigidStage::Colour,
             StepOp::Kernel { stage, .. } => *stage,
         };
         if marks.last().is_none_or(|m| m.1 != stage) {
