@@ -78,7 +78,7 @@ pub mod counter {
     pub const COLOUR_COUNT: usize = COLOUR_START + super::MAX_COLOURS as usize + 1;
     /// Words in the counters buffer.
     pub const LEN: usize = 256;
-    const _: () = assert!(COLOUR_COUNT + super::MAX_COLOURS as usize + 1 <= LEN);
+    const _: () = assert!(COLOUR_COUNT + (super::MAX_COLOURS as usize) < LEN);
 }
 
 /// A rigid body. 256 bytes.
