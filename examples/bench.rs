@@ -308,7 +308,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         vec![100_000, 1_000_000]
     };
-    for &n in &grain_sizes {
+    for &n in grain_sizes.iter().filter(|_| !particles_only) {
         for (name, backend) in [("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)] {
             if no_cpu && name == "cpu" {
                 continue;
@@ -338,7 +338,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
         }
     }
-    for &n in grain_sizes.iter().filter(|_| !grains_only) {
+    for &n in grain_sizes
+        .iter()
+        .filter(|_| !grains_only && !particles_only)
+    {
         let spec = GridSpec::new(0.04, (2 * n).next_power_of_two())?;
         let world = agg::granular_block(Backend::Gpu(ctx.clone()), n, 0.02)?;
         let mut grid = GpuGrid::new(&ctx, n, spec)?;

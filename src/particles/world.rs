@@ -389,12 +389,10 @@ impl ParticleWorld {
     /// Refuses (or, with `auto_grow`, makes room for) one more spawn when the particles the
     /// host knows of already fill the pool.
     fn check_room(&mut self) -> Result<()> {
-        let launches = self
-            .spawns
-            .iter()
-            .filter(|s| s.life.id == LAUNCH_ID)
-            .count();
-        let known = (self.outstanding.len() + launches) as u64;
+        // The queued launches are counted as they are queued: scanning the queue here made a
+        // bulk spawn of n particles cost n²/2 comparisons (a million-particle cloud never got
+        // past its spawn).
+        let known = self.outstanding.len() as u64 + u64::from(self.queued_launches);
         if known < u64::from(self.capacity) {
             return Ok(());
         }
