@@ -106,6 +106,7 @@ impl RigidWorld {
         let torque = self.bodies[i].torque + torque.extend(0.0);
         self.write_field(i, offset_of!(GpuBody, force), force);
         self.write_field(i, offset_of!(GpuBody, torque), torque);
+        self.forced.push(i);
         self.wake_index(i);
         Ok(())
     }
@@ -138,6 +139,7 @@ impl RigidWorld {
         crate::error::finite3("torque", t)?;
         let torque = self.bodies[i].torque + t.extend(0.0);
         self.write_field(i, offset_of!(GpuBody, torque), torque);
+        self.forced.push(i);
         self.wake_index(i);
         Ok(())
     }
