@@ -745,6 +745,8 @@ fn rigid_binding_strides_match_rust_elements() {
         ("grid_start", size_of::<u32>()),
         ("grid_end", size_of::<u32>()),
         ("pair_scratch", size_of::<u32>()),
+        ("colour_sort_keys", size_of::<u32>()),
+        ("colour_sort_values", size_of::<u32>()),
     ]
     .into_iter()
     .collect();
