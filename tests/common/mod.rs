@@ -41,9 +41,19 @@ pub fn device_with(
     (device, queue, adapter.get_info())
 }
 
-/// The same configuration on the GPU and on the CPU twin, as (gpu, cpu).
+/// One GPU context for the whole test process (made on first use), for tests that build many
+/// worlds. NVIDIA's Vulkan driver (580, H200) stops handing out instances after some tens per
+/// process: `parity_stages`, which made a context for each of its ~100 GPU worlds, crashed
+/// (SIGSEGV) or found no adapter from its 40th world on. A renderer makes one device too.
+pub fn shared_gpu() -> GpuContext {
+    static CTX: std::sync::OnceLock<GpuContext> = std::sync::OnceLock::new();
+    CTX.get_or_init(gpu).clone()
+}
+
+/// The same configuration on the GPU (the process's [`shared_gpu`]) and on the CPU twin, as
+/// (gpu, cpu).
 pub fn pair(config: &WorldConfig) -> (ParticleWorld, ParticleWorld) {
-    let g = ParticleWorld::new(Backend::Gpu(gpu()), config.clone()).expect("GPU world");
+    let g = ParticleWorld::new(Backend::Gpu(shared_gpu()), config.clone()).expect("GPU world");
     let c = ParticleWorld::new(Backend::Cpu, config.clone()).expect("CPU world");
     (g, c)
 }
