@@ -181,6 +181,10 @@ fn fuzz_particles(ops: &[POp]) -> Result<(), TestCaseError> {
             let before = p_seen(w, hs);
             let live: Vec<usize> = (0..hs.len()).filter(|&i| valid[b][i]).collect();
             let gone: Vec<usize> = (0..hs.len()).filter(|&i| !valid[b][i]).collect();
+            // Spawns refused during any of an op's step calls: each call reports the refusals
+            // it found (`refused_spawns` lists the last call's), so an op of several steps
+            // collects them after every call.
+            let refused = std::cell::RefCell::new(Vec::new());
             let r: wgphys::Result<()> = match *op {
                 POp::Spawn { x, bad } => {
                     let p = Particle::new(Vec3::new(coord(x, bad), 2.0, 0.0));
@@ -200,11 +204,22 @@ fn fuzz_particles(ops: &[POp]) -> Result<(), TestCaseError> {
                 POp::Encode(n) => {
                     let gpu = w.is_gpu();
                     let w = std::cell::RefCell::new(w);
+                    let seen = |w: &ParticleWorld| {
+                        refused.borrow_mut().extend_from_slice(w.refused_spawns())
+                    };
                     steps_in_one_encoder(
                         gpu,
                         n,
-                        || w.borrow_mut().step(DT),
-                        |e| w.borrow_mut().encode_step(DT, e),
+                        || {
+                            let r = w.borrow_mut().step(DT);
+                            seen(&w.borrow());
+                            r
+                        },
+                        |e| {
+                            let r = w.borrow_mut().encode_step(DT, e);
+                            seen(&w.borrow());
+                            r
+                        },
                     )
                 }
                 POp::Grow(c) => w.grow(c),
@@ -263,7 +278,7 @@ fn fuzz_particles(ops: &[POp]) -> Result<(), TestCaseError> {
                 );
             }
             // Spawns the step had no room for: their handles are no longer valid.
-            for &h in w.refused_spawns() {
+            for &h in w.refused_spawns().iter().chain(refused.borrow().iter()) {
                 if let Some(i) = handles[b].iter().position(|&x| x == h) {
                     valid[b][i] = false;
                 }
