@@ -145,6 +145,39 @@ fn radix_sort_gpu_matches_cpu_and_is_stable() {
 #[test]
 fn radix_sort_rejects_bad_input() {
     let ctx = gpu();
+    // A shape the kernels cannot run: items not a multiple of 4, no radix bits, a thread count
+    // that is not a power of two, per-thread counters beyond the device's workgroup memory.
+    for shape in [
+        SortShape {
+            items: 6,
+            ..SortShape::GPU
+        },
+        SortShape {
+            radix_bits: 0,
+            ..SortShape::GPU
+        },
+        SortShape {
+            threads: 96,
+            ..SortShape::GPU
+        },
+        SortShape {
+            threads: 256,
+            radix_bits: 8,
+            ..SortShape::GPU
+        },
+    ] {
+        let r = GpuRadixSort::with_shape(&ctx, 16, 8, shape);
+        assert!(
+            matches!(
+                r,
+                Err(Error::InvalidInput {
+                    what: "radix sort shape",
+                    ..
+                })
+            ),
+            "GpuRadixSort::with_shape accepted {shape:?}"
+        );
+    }
     for key_bits in [0, 33] {
         assert!(
             matches!(

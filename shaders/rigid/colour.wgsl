@@ -16,18 +16,17 @@
 // a barrier), in passes those of round r + 2 (the pass after next claims them).
 //
 // Two ways to run it: `colour_manifolds`, one workgroup looping over the rounds (small
-// scenes, one dispatch), or `colour_init`, `colour_claim` (round 0) and SOLVE_COLOUR_ROUNDS
-// `colour_round` passes (round r in group 1: pick round r, then the losers claim round r + 1;
-// a manifold's claim depends only on its own pick, and the words it claims are neither read
-// nor cleared in that pass), and `colour_finish` (large scenes: software adapters stop a
-// single invocation's loops after about 65535 iterations). Both end with
-// `colour_finish_body`: leftovers to the sequential colour, and a counting sort where thread t
-// owns a contiguous range of manifolds (so the order inside a colour is the index order, the
-// same as the CPU's). The passes end instead with `colour_keys` (leftovers, a key per pair
-// slot: its colour, or MAX_COLOURS for none, counted per colour), the stable radix sort of
-// (key, slot) (src/gpu/sort.rs, whose output buffer is `order`) and `colour_ranges` (one
-// workgroup over the MAX_COLOURS counts): the same order, without one workgroup walking every
-// slot (8 ms a step at 100k boxes on an H200).
+// scenes, one dispatch), ending with `colour_finish_body`: leftovers to the sequential colour,
+// and a counting sort where thread t owns a contiguous range of manifolds (so the order inside
+// a colour is the index order, the same as the CPU's). Or, for large scenes (software adapters
+// stop a single invocation's loops after about 65535 iterations), passes: `colour_init`,
+// `colour_claim` (round 0) and SOLVE_COLOUR_ROUNDS `colour_round` passes (round r in group 1:
+// pick round r, then the losers claim round r + 1; a manifold's claim depends only on its own
+// pick, and the words it claims are neither read nor cleared in that pass), then
+// `colour_keys` (leftovers, a key per pair slot: its colour, or MAX_COLOURS for none, counted
+// per colour), the stable radix sort of (key, slot) (src/gpu/sort.rs, whose output buffer is
+// `order`) and `colour_ranges` (one workgroup over the MAX_COLOURS counts): the same order,
+// without one workgroup walking every slot (8 ms a step at 100k boxes on an H200).
 
 var<workgroup> colour_left: atomic<u32>;
 var<workgroup> colour_manifold_total: atomic<u32>;
@@ -269,11 +268,6 @@ fn colour_round(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (gid.x < solve_manifold_count() && colour_pick_one(gid.x, r, r + 2u)) {
         colour_claim_one(gid.x, r + 1u);
     }
-}
-
-@compute @workgroup_size(RIGID_WG)
-fn colour_finish(@builtin(local_invocation_index) t: u32) {
-    colour_finish_body(t, solve_manifold_count());
 }
 
 /// Leftovers to the sequential colour, counts, the counting sort into `order`, the colour

@@ -1,5 +1,6 @@
 //! Stage `colour` (GPU: `colour_manifolds`, or `colour_init` / `colour_claim` / `colour_round` /
-//! `colour_finish` in `shaders/rigid/colour.wgsl`): the solver's batches. A colour is a set of
+//! `colour_keys` / the sort by colour / `colour_ranges` in `shaders/rigid/colour.wgsl`): the
+//! solver's batches. A colour is a set of
 //! manifolds that share no dynamic body, so one thread per manifold may write its bodies without
 //! atomics, and the colours run one after the other. The colouring is the greedy first-fit one
 //! in decreasing [`claim_priority`], computed in parallel by Jones–Plassmann rounds with integer
@@ -45,7 +46,8 @@ pub const TAIL_MAX_MANIFOLDS: u32 = 4 * RIGID_WG;
 
 /// Pair capacities up to this colour in one single-workgroup dispatch (`colour_manifolds`);
 /// larger ones run the rounds as passes over every manifold (`colour_init`, the
-/// `colour_claim` and the [`COLOUR_ROUNDS`] `colour_round` passes, `colour_finish`), because
+/// `colour_claim` and the [`COLOUR_ROUNDS`] `colour_round` passes, `colour_keys`, the sort by
+/// colour and `colour_ranges`), because
 /// software adapters cut one invocation's loops short after about 65535 iterations.
 pub const COLOUR_FUSED_MAX_MANIFOLDS: u32 = 16384;
 
@@ -107,7 +109,7 @@ pub fn claim_priority(k: u32) -> u32 {
 }
 
 /// Stage `colour` (GPU: `colour_manifolds`, or `colour_init` / `colour_claim` /
-/// `colour_round` / `colour_finish`): deterministic colouring such that no two manifolds of a
+/// `colour_round` / `colour_keys` / the sort / `colour_ranges`): deterministic colouring such that no two manifolds of a
 /// colour share a dynamic body, then a counting sort of manifold indices by colour.
 ///
 /// The colouring is the greedy one in decreasing [`claim_priority`], computed by
