@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the release test binaries, the benchmarks and the fireworks example, strips them and
+# packs them into .gpu/bins.tar.xz for a lent GPU machine (which has no Rust and no network).
+# Run from the repository root; see benches/device/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mkdir -p .gpu
+log=$(mktemp)
+cargo test --release --no-run --all-features 2>&1 | tee "$log" | grep -E '^error' || true
+cargo build --release --examples
+cargo build --release -p wgphys-rigid-bench
+stage=$(mktemp -d)
+mkdir -p "$stage/tests"
+grep 'Executable' "$log" | sed 's/.*(\(.*\))/\1/' | while read -r f; do
+  cp "$f" "$stage/tests/$(basename "$f" | sed 's/-[0-9a-f]*$//')"
+done
+cp target/release/rigid_bench target/release/examples/bench target/release/examples/fireworks "$stage/"
+strip "$stage"/tests/* "$stage/rigid_bench" "$stage/bench" "$stage/fireworks"
+{ git log -1 --format='%h %s'; git status --short; } > "$stage/COMMIT"
+tar -cJf .gpu/bins.tar.xz -C "$stage" .
+cp benches/device/run.sh .gpu/run.sh
+ls -la .gpu/bins.tar.xz
