@@ -546,11 +546,7 @@ impl AggRenderer {
             "examples:aggregate-globals",
             std::mem::size_of::<AggGlobals>() as u64,
         );
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("examples:aggregate"),
-            bind_group_layouts: &[Some(&globals_layout)],
-            immediate_size: 0,
-        });
+        let layout = super::pipeline_layout(device, "examples:aggregate", &[&globals_layout]);
 
         let pipeline = |label: &str,
                         layout: &wgpu::PipelineLayout,
@@ -633,11 +629,11 @@ impl AggRenderer {
                         count: None,
                     }],
                 });
-            let with_positions = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("examples:aggregate-attached"),
-                bind_group_layouts: &[Some(&globals_layout), Some(&storage_layout)],
-                immediate_size: 0,
-            });
+            let with_positions = super::pipeline_layout(
+                device,
+                "examples:aggregate-attached",
+                &[&globals_layout, &storage_layout],
+            );
             let marker_attributes = wgpu::vertex_attr_array![
                 0 => Uint32x4, 1 => Float32x4, 2 => Float32x4, 3 => Float32x4
             ];

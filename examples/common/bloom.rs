@@ -234,16 +234,8 @@ impl Bloom {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let one = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("examples:bloom"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let two = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("examples:bloom-composite"),
-            bind_group_layouts: &[Some(&layout), Some(&layout)],
-            immediate_size: 0,
-        });
+        let one = super::pipeline_layout(device, "examples:bloom", &[&layout]);
+        let two = super::pipeline_layout(device, "examples:bloom-composite", &[&layout, &layout]);
         let pipeline = |label: &str,
                         layout: &wgpu::PipelineLayout,
                         fs: &str,

@@ -708,16 +708,12 @@ impl Renderer {
                 count: None,
             }],
         });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("examples:globals"),
-            bind_group_layouts: &[Some(&globals_layout)],
-            immediate_size: 0,
-        });
-        let composite_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("examples:composite"),
-            bind_group_layouts: &[Some(&globals_layout), Some(&afterglow_layout)],
-            immediate_size: 0,
-        });
+        let layout = pipeline_layout(device, "examples:globals", &[&globals_layout]);
+        let composite_layout = pipeline_layout(
+            device,
+            "examples:composite",
+            &[&globals_layout, &afterglow_layout],
+        );
 
         let instance_buffers = [
             Some(wgpu::VertexBufferLayout {
@@ -1060,6 +1056,35 @@ pub fn adapter(
         )
         .into()
     })
+}
+
+/// A pipeline layout of `groups` (group 0 first), labelled `label`.
+pub fn pipeline_layout(
+    device: &wgpu::Device,
+    label: &str,
+    groups: &[&wgpu::BindGroupLayout],
+) -> wgpu::PipelineLayout {
+    let groups: Vec<Option<&wgpu::BindGroupLayout>> = groups.iter().copied().map(Some).collect();
+    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(label),
+        bind_group_layouts: &groups,
+        immediate_size: 0,
+    })
+}
+
+/// A read-only storage buffer at `binding`, visible to the vertex stage (the engine's buffers
+/// a renderer draws from).
+pub fn vertex_storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
 }
 
 /// Creates the device the renderer and the engine share, with the adapter's own limits (the

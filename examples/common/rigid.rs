@@ -612,16 +612,7 @@ impl RigidRenderer {
             "examples:rigid-globals",
             std::mem::size_of::<RigidGlobals>() as u64,
         );
-        let storage = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::VERTEX,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: true },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
+        let storage = super::vertex_storage_entry;
         let storage_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("examples:rigid-buffers"),
             entries: &[storage(0), storage(1), storage(2), storage(3)],
@@ -679,15 +670,11 @@ impl RigidRenderer {
         );
         let shadow_bind = shadow_group(&shadow_view);
 
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("examples:rigid"),
-            bind_group_layouts: &[
-                Some(&uniforms.layout),
-                Some(&storage_layout),
-                Some(&shadow_layout),
-            ],
-            immediate_size: 0,
-        });
+        let layout = super::pipeline_layout(
+            device,
+            "examples:rigid",
+            &[&uniforms.layout, &storage_layout, &shadow_layout],
+        );
         let mesh_attributes = wgpu::vertex_attr_array![
             0 => Float32x3, 1 => Uint32, 2 => Float32x3, 3 => Float32
         ];
@@ -768,11 +755,11 @@ impl RigidRenderer {
             },
         );
         // Depth only: no colour target, and no shadow map to read.
-        let depth_only = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("examples:rigid-shadow"),
-            bind_group_layouts: &[Some(&uniforms.layout), Some(&storage_layout)],
-            immediate_size: 0,
-        });
+        let depth_only = super::pipeline_layout(
+            device,
+            "examples:rigid-shadow",
+            &[&uniforms.layout, &storage_layout],
+        );
         let shadow = render_pipeline(
             device,
             &module,

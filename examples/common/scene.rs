@@ -196,11 +196,7 @@ impl SceneRenderer {
             label: Some("examples:fx-scene"),
             source: wgpu::ShaderSource::Wgsl(format!("{GLOBALS_WGSL}{SHADER}").into()),
         });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("examples:fx-scene"),
-            bind_group_layouts: &[Some(globals)],
-            immediate_size: 0,
-        });
+        let layout = super::pipeline_layout(device, "examples:fx-scene", &[globals]);
         let mesh_buffers = [Some(wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<MeshVertex>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,

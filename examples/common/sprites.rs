@@ -274,16 +274,7 @@ pub struct Sprites {
 impl Sprites {
     /// The pipelines; group 0 is `globals` (the uniform block and the scene's depth).
     pub fn new(device: &wgpu::Device, globals: &wgpu::BindGroupLayout) -> Self {
-        let storage = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::VERTEX,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: true },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
+        let storage = super::vertex_storage_entry;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("examples:fx-layer"),
             entries: &[
@@ -309,11 +300,8 @@ impl Sprites {
             label: Some("examples:fx-sprites"),
             source: wgpu::ShaderSource::Wgsl(format!("{GLOBALS_WGSL}{SHADER}").into()),
         });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("examples:fx-sprites"),
-            bind_group_layouts: &[Some(globals), Some(&layout)],
-            immediate_size: 0,
-        });
+        let pipeline_layout =
+            super::pipeline_layout(device, "examples:fx-sprites", &[globals, &layout]);
         let additive = wgpu::BlendComponent {
             src_factor: wgpu::BlendFactor::One,
             dst_factor: wgpu::BlendFactor::One,
