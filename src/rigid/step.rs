@@ -569,34 +569,40 @@ pub fn cpu_solve(
     rows: &mut [Vec4],
 ) {
     let colours = 0..colouring.colour_count;
-    // The velocity stages do not move bodies: what they derive from the poses is computed
-    // once per change of poses (the GPU recomputes it in every sweep; same operations).
-    let mut poses = solver::PoseCache::default();
-    poses.refresh(bodies, ms, rows);
+    // The velocity stages run over the coloured contacts copied into the solver's order; what
+    // they derive from the poses is computed whenever the poses change (the GPU recomputes it
+    // in every sweep; same operations, same bits).
+    let mut set = solver::VelocitySet::new(params, colouring, bodies, ms, rows);
     // The substeps.
     for _ in 0..params.substeps.max(1) {
         cpu::integrate_velocity(params, bodies);
+        set.load_velocities(bodies);
         for k in colours.clone() {
-            solver::solve_warm_apply(colouring, k, bodies, ms, rows, Some(&poses));
+            set.solve_warm_apply(k);
         }
         for _ in 0..params.velocity_iterations {
             for k in colours.clone() {
-                solver::solve_contact(params, colouring, k, bodies, ms, rows, Some(&poses));
+                set.solve_contact(params, k);
             }
         }
+        set.store_velocities(bodies);
         cpu::integrate_position(params, bodies);
         ccd::ccd(params, bodies, shapes);
-        poses.refresh(bodies, ms, rows);
+        set.refresh_poses(bodies);
+        set.load_velocities(bodies);
         for _ in 0..params.relax_iterations {
             for k in colours.clone() {
-                solver::solve_relax(params, colouring, k, bodies, ms, rows, Some(&poses));
+                set.solve_relax(params, k);
             }
         }
+        set.store_velocities(bodies);
     }
     // Finish, once per step.
     for k in colours.clone() {
-        solver::solve_restitution(params, colouring, k, bodies, ms, rows, Some(&poses));
+        set.solve_restitution(params, k);
     }
+    set.store_velocities(bodies);
+    set.store_impulses(ms, rows);
     for _ in 0..params.position_iterations {
         for k in colours.clone() {
             solver::solve_position(params, colouring, k, bodies, ms, rows);

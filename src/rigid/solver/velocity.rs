@@ -1,0 +1,657 @@
+//! The velocity stages of the contact solver on the CPU (twins of `solve_warm_apply`,
+//! `solve_contact`, `solve_relax` and `solve_restitution` in `shaders/rigid/solve.wgsl`), run
+//! over a [`VelocitySet`]: the coloured contacts copied once per step into the order the solver
+//! visits them, four at a time in the lanes of a SIMD vector, beside a compact copy of the
+//! bodies' velocities.
+//!
+//! Why it is shaped so:
+//! - A point's solve is a chain of about forty dependent operations with three divisions and
+//!   a square root, so one contact at a time leaves the CPU waiting on latency. Contacts of a
+//!   colour share no dynamic body, so four of them can go through the chain together, one per
+//!   lane (Box2D v3's wide solver does the same). Each lane performs the WGSL's operations on
+//!   its own contact in the WGSL's order: lane-wise IEEE additions, products, quotients and
+//!   square roots round exactly as the scalar ones do, so the result is the same bits as
+//!   solving the contacts one by one.
+//! - Consecutive contacts of the colouring's order are packed into a group of up to four until
+//!   one would share a dynamic body with the group; groups run in order. That keeps the
+//!   sequential colour (whose contacts do share bodies) exactly sequential, and makes the
+//!   packing safe whatever the colouring did.
+//! - A sweep streams through the groups in order and touches a compact copy of the bodies
+//!   (velocities, inverse mass and world inverse inertia), instead of walking `manifolds`,
+//!   `rows` and 240-byte bodies in colour order. What the stages derive from the poses (the arms,
+//!   the overlap, the basis) is computed whenever the poses change, with the WGSL's operations
+//!   (the GPU recomputes them in every sweep).
+
+use super::{contact_basis, point_base, row, set_row};
+use crate::rigid::colour::Colouring;
+use crate::rigid::types::*;
+use glam::{BVec4A, Mat3, Vec3, Vec4, Vec4Swizzles};
+
+/// Lanes per group.
+const LANES: usize = 4;
+const MP: usize = MAX_POINTS as usize;
+
+/// A body as the velocity stages see it: velocities, and the inverse mass and world inverse
+/// inertia (zero unless the body is dynamic and awake).
+#[derive(Clone, Copy, Debug)]
+struct Vel {
+    lin: Vec3,
+    ang: Vec3,
+    inv_mass: f32,
+    inv_inertia: Mat3,
+    dynamic: bool,
+}
+
+impl Vel {
+    const WORLD: Vel = Vel {
+        lin: Vec3::ZERO,
+        ang: Vec3::ZERO,
+        inv_mass: 0.0,
+        inv_inertia: Mat3::ZERO,
+        dynamic: false,
+    };
+}
+
+/// A 3-vector per lane. The operations are glam's `Vec3` ones written per component in the
+/// same order, so each lane rounds as the scalar code does.
+#[derive(Clone, Copy, Debug, Default)]
+struct W3 {
+    x: Vec4,
+    y: Vec4,
+    z: Vec4,
+}
+
+impl W3 {
+    fn add(self, o: W3) -> W3 {
+        W3 {
+            x: self.x + o.x,
+            y: self.y + o.y,
+            z: self.z + o.z,
+        }
+    }
+    fn sub(self, o: W3) -> W3 {
+        W3 {
+            x: self.x - o.x,
+            y: self.y - o.y,
+            z: self.z - o.z,
+        }
+    }
+    fn scale(self, s: Vec4) -> W3 {
+        W3 {
+            x: self.x * s,
+            y: self.y * s,
+            z: self.z * s,
+        }
+    }
+    fn dot(self, o: W3) -> Vec4 {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+    fn cross(self, o: W3) -> W3 {
+        W3 {
+            x: self.y * o.z - o.y * self.z,
+            y: self.z * o.x - o.z * self.x,
+            z: self.x * o.y - o.x * self.y,
+        }
+    }
+    fn select(mask: BVec4A, a: W3, b: W3) -> W3 {
+        W3 {
+            x: Vec4::select(mask, a.x, b.x),
+            y: Vec4::select(mask, a.y, b.y),
+            z: Vec4::select(mask, a.z, b.z),
+        }
+    }
+    fn set(&mut self, lane: usize, v: Vec3) {
+        self.x[lane] = v.x;
+        self.y[lane] = v.y;
+        self.z[lane] = v.z;
+    }
+    fn get(&self, lane: usize) -> Vec3 {
+        Vec3::new(self.x[lane], self.y[lane], self.z[lane])
+    }
+}
+
+/// A 3×3 matrix per lane, by columns; `mul` is glam's `Mat3 * Vec3` order.
+#[derive(Clone, Copy, Debug, Default)]
+struct WMat3 {
+    c: [W3; 3],
+}
+
+impl WMat3 {
+    fn mul(&self, v: W3) -> W3 {
+        self.c[0]
+            .scale(v.x)
+            .add(self.c[1].scale(v.y))
+            .add(self.c[2].scale(v.z))
+    }
+}
+
+/// The bodies on one side of a group's contacts, one per lane.
+#[derive(Clone, Copy, Debug, Default)]
+struct WBody {
+    lin: W3,
+    ang: W3,
+    inv_mass: Vec4,
+    inv_inertia: WMat3,
+}
+
+impl WBody {
+    fn load(vel: &[Vel], ids: &[u32; LANES]) -> WBody {
+        let mut w = WBody::default();
+        for (lane, &i) in ids.iter().enumerate() {
+            let v = vel.get(i as usize).unwrap_or(&Vel::WORLD);
+            w.lin.set(lane, v.lin);
+            w.ang.set(lane, v.ang);
+            w.inv_mass[lane] = v.inv_mass;
+            for (col, c) in w.inv_inertia.c.iter_mut().enumerate() {
+                c.set(lane, v.inv_inertia.col(col));
+            }
+        }
+        w
+    }
+
+    /// Writes the lanes' velocities back, dynamic bodies only.
+    fn store(&self, vel: &mut [Vel], ids: &[u32; LANES], lanes: usize) {
+        for (lane, &i) in ids.iter().enumerate().take(lanes) {
+            if let Some(v) = vel.get_mut(i as usize) {
+                if v.dynamic {
+                    v.lin = self.lin.get(lane);
+                    v.ang = self.ang.get(lane);
+                }
+            }
+        }
+    }
+}
+
+/// Up to four contacts solved together: their bodies (indices into the set's bodies, the
+/// static world last), basis, friction, restitution and soft-contact coefficients per lane.
+#[derive(Clone, Copy, Debug, Default)]
+struct Group {
+    a: [u32; LANES],
+    b: [u32; LANES],
+    manifold: [u32; LANES],
+    count: [u32; LANES],
+    lanes: u32,
+    n: W3,
+    t1: W3,
+    t2: W3,
+    mu: Vec4,
+    restitution: Vec4,
+    /// The soft contact (bias rate, mass scale, impulse scale, max push-out) per lane.
+    soft: [Vec4; 4],
+}
+
+/// Point `i` of a group's contacts: the arms and overlap at the current poses, the diagonal of
+/// K (w: the largest normal impulse so far), the start normal velocity, the accumulated
+/// impulse in the contact basis (x normal, y and z the tangents), and which lanes have it.
+#[derive(Clone, Copy, Debug)]
+struct Point {
+    ra: W3,
+    rb: W3,
+    pen: Vec4,
+    kd: W3,
+    kd_w: Vec4,
+    vn0: Vec4,
+    impulse: W3,
+    live: BVec4A,
+}
+
+impl Default for Point {
+    fn default() -> Self {
+        Point {
+            ra: W3::default(),
+            rb: W3::default(),
+            pen: Vec4::ZERO,
+            kd: W3::default(),
+            kd_w: Vec4::ZERO,
+            vn0: Vec4::ZERO,
+            impulse: W3::default(),
+            live: BVec4A::FALSE,
+        }
+    }
+}
+
+/// Point `i` of a group's contacts in the bodies' frames, from `solve_prepare`'s rows: the
+/// anchors (the arms turned back by the orientations) and the overlap when the narrow phase
+/// ran.
+#[derive(Clone, Copy, Debug, Default)]
+struct Anchor {
+    la: W3,
+    lb: W3,
+    pen0: Vec4,
+}
+
+/// The coloured contacts of one step in the solver's order, packed in groups of four, with
+/// what the velocity stages read and write. Built by [`VelocitySet::new`] after
+/// `solve_prepare`; the impulses and the third rows' maxima go back to `manifolds` and `rows`
+/// with [`VelocitySet::store_impulses`].
+#[derive(Clone, Debug, Default)]
+pub struct VelocitySet {
+    groups: Vec<Group>,
+    /// `MAX_POINTS` per group.
+    points: Vec<Point>,
+    /// Beside `points`: the anchors the arms are turned from.
+    anchors: Vec<Anchor>,
+    /// Per body, then the static world: centre of mass and orientation.
+    poses: Vec<(Vec3, Vec4)>,
+    /// Offsets into `groups` per colour, `colour_start[c]..colour_start[c + 1]`.
+    colour_start: Vec<usize>,
+    /// Per body, then the static world.
+    vel: Vec<Vel>,
+}
+
+impl VelocitySet {
+    /// Copies the coloured manifolds in `colouring`'s order, with their impulses (from the warm
+    /// start), `rows`' diagonals and start velocities, the arms at the bodies' current poses
+    /// and the bodies' velocities.
+    pub fn new(
+        params: &GpuRigidParams,
+        colouring: &Colouring,
+        bodies: &[GpuBody],
+        manifolds: &[GpuManifold],
+        rows: &[Vec4],
+    ) -> Self {
+        Self::packed(params, colouring, bodies, manifolds, rows, LANES)
+    }
+
+    /// [`VelocitySet::new`] with one contact per group: the contacts solved one by one, which
+    /// is what the packed set must reproduce bit for bit (tests).
+    pub fn one_lane(
+        params: &GpuRigidParams,
+        colouring: &Colouring,
+        bodies: &[GpuBody],
+        manifolds: &[GpuManifold],
+        rows: &[Vec4],
+    ) -> Self {
+        Self::packed(params, colouring, bodies, manifolds, rows, 1)
+    }
+
+    fn packed(
+        params: &GpuRigidParams,
+        colouring: &Colouring,
+        bodies: &[GpuBody],
+        manifolds: &[GpuManifold],
+        rows: &[Vec4],
+        max_lanes: usize,
+    ) -> Self {
+        let mut set = VelocitySet::default();
+        let world = bodies.len() as u32;
+        let dynamic = |i: u32| {
+            bodies
+                .get(i as usize)
+                .is_some_and(|b| b.kind == body_kind::DYNAMIC && b.awake != 0)
+        };
+        let index = |i: u32| {
+            if (i as usize) < bodies.len() {
+                i
+            } else {
+                world
+            }
+        };
+        set.colour_start.push(0);
+        for c in 0..colouring.colour_count {
+            let mut open: Option<Group> = None;
+            for &k in colouring.batch(c) {
+                let Some(m) = manifolds.get(k as usize) else {
+                    continue;
+                };
+                let (a, b) = (index(m.body_a), index(m.body_b));
+                // A contact that shares a dynamic body with the open group starts a new one.
+                if let Some(g) = &open {
+                    let lanes = g.lanes as usize;
+                    let shares = |i: u32| {
+                        dynamic(i) && (g.a[..lanes].contains(&i) || g.b[..lanes].contains(&i))
+                    };
+                    if lanes >= max_lanes.clamp(1, LANES) || shares(a) || shares(b) {
+                        set.push_group(open.take(), manifolds, rows);
+                    }
+                }
+                let g = open.get_or_insert_with(|| Group {
+                    a: [world; LANES],
+                    b: [world; LANES],
+                    ..Group::default()
+                });
+                let lane = g.lanes as usize;
+                g.lanes += 1;
+                g.a[lane] = a;
+                g.b[lane] = b;
+                g.manifold[lane] = k;
+                g.count[lane] = m.count.min(MAX_POINTS);
+                let n = m.normal.xyz();
+                let (t1, t2) = contact_basis(n);
+                g.n.set(lane, n);
+                g.t1.set(lane, t1);
+                g.t2.set(lane, t2);
+                g.mu[lane] = m.normal.w;
+                g.restitution[lane] = m.material.x;
+                let soft = if dynamic(a) && dynamic(b) {
+                    params.soft
+                } else {
+                    params.soft_static
+                };
+                for (f, s) in g.soft.iter_mut().enumerate() {
+                    s[lane] = soft[f];
+                }
+            }
+            set.push_group(open, manifolds, rows);
+            set.colour_start.push(set.groups.len());
+        }
+        set.refresh_poses(bodies);
+        set.load_velocities(bodies);
+        set
+    }
+
+    /// Appends a filled group with its points (impulses, `rows`' data, arms).
+    fn push_group(&mut self, group: Option<Group>, manifolds: &[GpuManifold], rows: &[Vec4]) {
+        let Some(g) = group else {
+            return;
+        };
+        for i in 0..MP {
+            let mut p = Point::default();
+            let mut anchor = Anchor::default();
+            let mut live = [false; LANES];
+            for (lane, flag) in live.iter_mut().enumerate().take(g.lanes as usize) {
+                let k = g.manifold[lane] as usize;
+                if (i as u32) >= g.count[lane] {
+                    continue;
+                }
+                *flag = true;
+                let base = point_base(k, i);
+                let (r0, r1) = (row(rows, base), row(rows, base + 1));
+                anchor.la.set(lane, r0.xyz());
+                anchor.lb.set(lane, r1.xyz());
+                anchor.pen0[lane] = r1.w;
+                let kd = row(rows, base + 2);
+                p.kd.set(lane, kd.xyz());
+                p.kd_w[lane] = kd.w;
+                p.vn0[lane] = r0.w;
+                if let Some(m) = manifolds.get(k) {
+                    p.impulse.set(lane, m.impulses[i].xyz());
+                }
+            }
+            p.live = BVec4A::from_array(live);
+            self.points.push(p);
+            self.anchors.push(anchor);
+        }
+        self.groups.push(g);
+    }
+
+    /// Recomputes every point's arms and overlap from the bodies' current poses (after
+    /// `integrate_position` and `ccd` moved them): r = the anchor turned by the orientation,
+    /// pen = pen₀ − n·((x_a + r_a) − (x_b + r_b)), as `solve_contact_manifold` in solve.wgsl
+    /// does in every sweep.
+    pub fn refresh_poses(&mut self, bodies: &[GpuBody]) {
+        self.poses.clear();
+        self.poses
+            .extend(bodies.iter().map(|b| (b.pos.xyz(), b.orient)));
+        self.poses.push((Vec3::ZERO, Vec4::new(0.0, 0.0, 0.0, 1.0)));
+        let poses = &self.poses;
+        let gather = |ids: &[u32; LANES]| {
+            let (mut x, mut u, mut w) = (W3::default(), W3::default(), Vec4::ZERO);
+            for (lane, &i) in ids.iter().enumerate() {
+                let (p, q) = poses.get(i as usize).copied().unwrap_or_default();
+                x.set(lane, p);
+                u.set(lane, q.xyz());
+                w[lane] = q.w;
+            }
+            (x, u, w)
+        };
+        let groups = self.groups.iter();
+        let slots = self
+            .points
+            .chunks_exact_mut(MP)
+            .zip(self.anchors.chunks_exact(MP));
+        for (g, (pts, anchors)) in groups.zip(slots) {
+            let (xa, ua, wa) = gather(&g.a);
+            let (xb, ub, wb) = gather(&g.b);
+            for (p, an) in pts.iter_mut().zip(anchors) {
+                if !p.live.any() {
+                    continue;
+                }
+                p.ra = rotate(ua, wa, an.la);
+                p.rb = rotate(ub, wb, an.lb);
+                p.pen = an.pen0 - g.n.dot(xa.add(p.ra).sub(xb.add(p.rb)));
+            }
+        }
+    }
+
+    /// Copies the bodies' velocities, inverse masses and world inverse inertias in (after
+    /// `integrate_velocity` or `integrate_position` changed them).
+    pub fn load_velocities(&mut self, bodies: &[GpuBody]) {
+        self.vel.clear();
+        self.vel.extend(bodies.iter().map(|b| {
+            let mut v = Vel {
+                lin: b.lin_vel.xyz(),
+                ang: b.ang_vel.xyz(),
+                ..Vel::WORLD
+            };
+            if b.kind == body_kind::DYNAMIC && b.awake != 0 {
+                v.inv_mass = b.pos.w;
+                v.inv_inertia = Mat3::from_cols(
+                    b.inv_inertia_world[0].xyz(),
+                    b.inv_inertia_world[1].xyz(),
+                    b.inv_inertia_world[2].xyz(),
+                );
+                v.dynamic = true;
+            }
+            v
+        }));
+        self.vel.push(Vel::WORLD);
+    }
+
+    /// Writes the dynamic bodies' velocities back.
+    pub fn store_velocities(&self, bodies: &mut [GpuBody]) {
+        for (b, v) in bodies.iter_mut().zip(&self.vel) {
+            if v.dynamic {
+                b.lin_vel = v.lin.extend(b.lin_vel.w);
+                b.ang_vel = v.ang.extend(b.ang_vel.w);
+            }
+        }
+    }
+
+    /// Writes the accumulated impulses into `manifolds` and the largest normal impulses into
+    /// the third row of each point, where the next step's warm start and the GPU's layout
+    /// keep them.
+    pub fn store_impulses(&self, manifolds: &mut [GpuManifold], rows: &mut [Vec4]) {
+        for (j, g) in self.groups.iter().enumerate() {
+            for lane in 0..g.lanes as usize {
+                let k = g.manifold[lane] as usize;
+                let Some(m) = manifolds.get_mut(k) else {
+                    continue;
+                };
+                for i in 0..g.count[lane] as usize {
+                    let p = &self.points[j * MP + i];
+                    m.impulses[i] = p.impulse.get(lane).extend(0.0);
+                    set_row(
+                        rows,
+                        point_base(k, i) + 2,
+                        p.kd.get(lane).extend(p.kd_w[lane]),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The groups of colour `c` with their points, and the bodies.
+    fn colour(&mut self, c: u32) -> (&[Group], &mut [Point], &mut [Vel]) {
+        let c = c as usize;
+        let (s, e) = match (self.colour_start.get(c), self.colour_start.get(c + 1)) {
+            (Some(&s), Some(&e)) => (s, e),
+            _ => (0, 0),
+        };
+        (
+            &self.groups[s..e],
+            &mut self.points[s * MP..e * MP],
+            &mut self.vel,
+        )
+    }
+
+    /// Stage `solve_warm_apply` for colour `c`: applies each point's accumulated impulse (set
+    /// by `warm_start`) once, before the substep's first velocity iteration.
+    pub fn solve_warm_apply(&mut self, c: u32) {
+        let (groups, points, vel) = self.colour(c);
+        for (g, pts) in groups.iter().zip(points.chunks_exact(MP)) {
+            let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
+            for p in pts.iter().filter(|p| p.live.any()) {
+                let i = p.impulse;
+                let imp = g.n.scale(i.x).add(g.t1.scale(i.y)).add(g.t2.scale(i.z));
+                apply_impulse(&mut a, &mut b, imp, p.ra, p.rb, p.live);
+            }
+            a.store(vel, &g.a, g.lanes as usize);
+            b.store(vel, &g.b, g.lanes as usize);
+        }
+    }
+
+    /// Stage `solve_contact` for colour `c`, one biased iteration of the soft step: per point,
+    /// the normal row, then the friction rows.
+    ///
+    /// The normal row sees the point's current overlap, tracked from the anchors as the bodies
+    /// move through the substeps (pen = pen₀ − n·((x_a + r_a) − (x_b + r_b)), the anchors'
+    /// world positions coincided when the narrow phase ran), minus `position_slop`. Apart
+    /// (s > 0) the bias lets the gap close within the substep and no faster (speculative
+    /// contact); overlapping, the soft contact of [`super::soft_contact`] pushes out at most at
+    /// `max_push_out`. The accumulated normal impulse stays ≥ 0. Friction is rigid, each
+    /// tangent with its own effective mass, accumulated and clamped to the disc μ·λn
+    /// (isotropic Coulomb). Only increments are applied.
+    pub fn solve_contact(&mut self, params: &GpuRigidParams, c: u32) {
+        self.sweep(params, c, true);
+    }
+
+    /// Stage `solve_relax` for colour `c`: [`Self::solve_contact`] without the soft bias (a
+    /// rigid constraint on the normal velocity; a gap still closes no faster than it allows),
+    /// after the substep's positions moved, so the speed the push-out gave does not carry into
+    /// the next substep as a bounce.
+    pub fn solve_relax(&mut self, params: &GpuRigidParams, c: u32) {
+        self.sweep(params, c, false);
+    }
+
+    fn sweep(&mut self, params: &GpuRigidParams, c: u32, use_bias: bool) {
+        let (groups, points, vel) = self.colour(c);
+        for (g, pts) in groups.iter().zip(points.chunks_exact_mut(MP)) {
+            let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
+            for p in pts.iter_mut().filter(|p| p.live.any()) {
+                contact_point(params, use_bias, g, &mut a, &mut b, p);
+            }
+            a.store(vel, &g.a, g.lanes as usize);
+            b.store(vel, &g.b, g.lanes as usize);
+        }
+    }
+
+    /// Stage `solve_restitution` for colour `c`, once per step after the substeps: a point that
+    /// closed faster than `restitution_cutoff` when the step began and that the substeps pushed
+    /// on gets the normal velocity −e·v_n(start), through the accumulated normal impulse (which
+    /// stays ≥ 0). Closing speeds below the cut-off do not bounce (the book's resting-contact
+    /// rule).
+    pub fn solve_restitution(&mut self, params: &GpuRigidParams, c: u32) {
+        let (groups, points, vel) = self.colour(c);
+        let zero = Vec4::ZERO;
+        for (g, pts) in groups.iter().zip(points.chunks_exact_mut(MP)) {
+            let e = g.restitution;
+            let bouncy = e.cmpgt(zero);
+            if !bouncy.any() {
+                continue;
+            }
+            let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
+            for p in pts.iter_mut() {
+                let fast = (-p.vn0).cmpge(Vec4::splat(params.restitution_cutoff));
+                let pushed = p.kd_w.cmpgt(zero) & p.kd.x.cmpgt(zero);
+                let live = p.live & bouncy & fast & pushed;
+                if !live.any() {
+                    continue;
+                }
+                let vn = relative_velocity(&a, &b, p.ra, p.rb).dot(g.n);
+                let old = p.impulse;
+                let normal = (old.x - (vn + e * p.vn0) / p.kd.x).max(zero);
+                // Keep the accumulated pair inside the cone when the bounce lowered λn.
+                let planar = (old.y * old.y + old.z * old.z).sqrt();
+                let limit = g.mu * normal;
+                let shrink = Vec4::select(planar.cmpgt(zero), limit / planar, zero);
+                let over = planar.cmpgt(limit);
+                let kept_y = Vec4::select(over, old.y * shrink, old.y);
+                let kept_z = Vec4::select(over, old.z * shrink, old.z);
+                let imp =
+                    g.n.scale(normal - old.x)
+                        .add(g.t1.scale(kept_y - old.y))
+                        .add(g.t2.scale(kept_z - old.z));
+                apply_impulse(&mut a, &mut b, imp, p.ra, p.rb, live);
+                let new = W3 {
+                    x: normal,
+                    y: kept_y,
+                    z: kept_z,
+                };
+                p.impulse = W3::select(live, new, old);
+            }
+            a.store(vel, &g.a, g.lanes as usize);
+            b.store(vel, &g.b, g.lanes as usize);
+        }
+    }
+}
+
+/// `math::quat_rotate` per lane: v turned by the unit quaternion (u, w).
+fn rotate(u: W3, w: Vec4, v: W3) -> W3 {
+    let t = u.cross(v).scale(Vec4::splat(2.0));
+    v.add(t.scale(w)).add(u.cross(t))
+}
+
+fn relative_velocity(a: &WBody, b: &WBody, ra: W3, rb: W3) -> W3 {
+    a.lin.add(a.ang.cross(ra)).sub(b.lin.add(b.ang.cross(rb)))
+}
+
+/// Applies impulse `g` (world) at arms ra, rb in the `live` lanes: +g on a, −g on b (the
+/// normal pushes a out).
+fn apply_impulse(a: &mut WBody, b: &mut WBody, g: W3, ra: W3, rb: W3, live: BVec4A) {
+    let a_lin = a.lin.add(g.scale(a.inv_mass));
+    let a_ang = a.ang.add(a.inv_inertia.mul(ra.cross(g)));
+    let b_lin = b.lin.sub(g.scale(b.inv_mass));
+    let b_ang = b.ang.sub(b.inv_inertia.mul(rb.cross(g)));
+    a.lin = W3::select(live, a_lin, a.lin);
+    a.ang = W3::select(live, a_ang, a.ang);
+    b.lin = W3::select(live, b_lin, b.lin);
+    b.ang = W3::select(live, b_ang, b.ang);
+}
+
+/// One point of `solve_contact` (`use_bias`) or `solve_relax`, in every live lane.
+fn contact_point(
+    params: &GpuRigidParams,
+    use_bias: bool,
+    g: &Group,
+    a: &mut WBody,
+    b: &mut WBody,
+    p: &mut Point,
+) {
+    let zero = Vec4::ZERO;
+    let one = Vec4::ONE;
+    let kd = p.kd;
+    let s = Vec4::splat(params.position_slop) - p.pen;
+    let apart = s.cmpgt(zero);
+    let (soft_bias, soft_mass, soft_impulse) = if use_bias {
+        ((g.soft[0] * s).max(-g.soft[3]), g.soft[1], g.soft[2])
+    } else {
+        (zero, one, zero)
+    };
+    let bias = Vec4::select(apart, s * params.inv_dt, soft_bias);
+    let mass_scale = Vec4::select(apart, one, soft_mass);
+    let impulse_scale = Vec4::select(apart, zero, soft_impulse);
+    let old = p.impulse;
+    let vn = relative_velocity(a, b, p.ra, p.rb).dot(g.n);
+    let solved = (old.x - mass_scale * (vn + bias) / kd.x - impulse_scale * old.x).max(zero);
+    let normal = Vec4::select(kd.x.cmpgt(zero), solved, old.x);
+    apply_impulse(a, b, g.n.scale(normal - old.x), p.ra, p.rb, p.live);
+    let dv = relative_velocity(a, b, p.ra, p.rb);
+    let tan_y = Vec4::select(kd.y.cmpgt(zero), old.y - dv.dot(g.t1) / kd.y, old.y);
+    let tan_z = Vec4::select(kd.z.cmpgt(zero), old.z - dv.dot(g.t2) / kd.z, old.z);
+    let limit = g.mu * normal;
+    let planar = (tan_y * tan_y + tan_z * tan_z).sqrt();
+    let over = planar.cmpgt(limit);
+    let shrink = Vec4::select(planar.cmpgt(zero), limit / planar, zero);
+    let tan_y = Vec4::select(over, tan_y * shrink, tan_y);
+    let tan_z = Vec4::select(over, tan_z * shrink, tan_z);
+    let imp = g.t1.scale(tan_y - old.y).add(g.t2.scale(tan_z - old.z));
+    apply_impulse(a, b, imp, p.ra, p.rb, p.live);
+    let new = W3 {
+        x: normal,
+        y: tan_y,
+        z: tan_z,
+    };
+    p.impulse = W3::select(p.live, new, old);
+    p.kd_w = Vec4::select(p.live, p.kd_w.max(normal), p.kd_w);
+}
