@@ -12,7 +12,14 @@
 //! cargo run --release --example bench -- --sizes 1000000,10000000 --no-cpu   # big GPU rows
 //! cargo run --release --example bench -- --sizes 100000,1000000 --particles-only  # scaling
 //! cargo run --release --example bench -- --grains-only --no-cpu   # grain scaling, 100k vs 1M
+//! cargo run --release --example bench -- --pile 100000 --no-cpu   # a poured heap's quality
 //! ```
+//!
+//! `--pile N [--settle S] [--no-gpu]` pours N grains of radius 2 cm into the sand box
+//! (`scenes::pile::pour`, 100 a sheet every third step), lets them settle for S s (5 by
+//! default) and prints the heap's quality
+//! (`scenes::pile::pile_metrics`): mean and worst overlap of touching pairs, mean kinetic
+//! energy, angle of repose, height.
 
 use std::time::Instant;
 use wgphys::aggregate::AggregateWorld;
@@ -141,6 +148,45 @@ fn measure(
     Ok((timed.then(|| median(gpu)), median(wall)))
 }
 
+/// The `--pile` rows: pour, settle 5 s, measure.
+fn pile(
+    ctx: &GpuContext,
+    n: u32,
+    settle: f32,
+    no_cpu: bool,
+    no_gpu: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    const RADIUS: f32 = 0.02;
+    let mut backends = Vec::new();
+    if !no_gpu {
+        backends.push(("gpu", Backend::Gpu(ctx.clone())));
+    }
+    if !no_cpu {
+        backends.push(("cpu", Backend::Cpu));
+    }
+    for (name, backend) in backends {
+        let start = Instant::now();
+        let (world, steps) = scenes::pile::pour(backend, n, RADIUS, (settle * 60.0).round() as u32)?;
+        let secs = start.elapsed().as_secs_f64();
+        let snap = world.read_snapshot()?;
+        let m =
+            scenes::pile::pile_metrics(&snap.pos, &snap.vel, RADIUS, world.config().contact_slop);
+        println!(
+            "pile {n} ({name}): {steps} steps in {secs:.1} s; {} touching pairs, mean overlap {:.3}% \
+             of a diameter (worst {:.1}%), mean kinetic energy {:.2e} J/kg, angle of repose {}, \
+             height {:.3} m",
+            m.touching_pairs,
+            100.0 * m.mean_overlap,
+            100.0 * m.worst_overlap,
+            m.mean_kinetic_energy,
+            m.repose_degrees
+                .map_or("– (no flank)".to_string(), |a| format!("{a:.1}°")),
+            m.height
+        );
+    }
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
@@ -164,6 +210,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (warm, steps) = if quick { (3, 5) } else { (10, 40) };
     let ctx = GpuContext::new()?;
     println!("wgphys bench — adapter: {}", ctx.describe());
+    if let Some(i) = args.iter().position(|a| a == "--pile") {
+        let n: u32 = args
+            .get(i + 1)
+            .ok_or("--pile needs a grain count")?
+            .parse()?;
+        let settle: f32 = match args.iter().position(|a| a == "--settle") {
+            Some(j) => args.get(j + 1).ok_or("--settle needs seconds")?.parse()?,
+            None => 5.0,
+        };
+        let no_gpu = args.iter().any(|a| a == "--no-gpu");
+        return pile(&ctx, n, settle, no_cpu, no_gpu);
+    }
     println!(
         "timestamp queries: {}",
         if ctx.timestamps {
