@@ -166,7 +166,8 @@ fn pile(
     }
     for (name, backend) in backends {
         let start = Instant::now();
-        let (world, steps) = scenes::pile::pour(backend, n, RADIUS, (settle * 60.0).round() as u32)?;
+        let (world, steps) =
+            scenes::pile::pour(backend, n, RADIUS, (settle * 60.0).round() as u32)?;
         let secs = start.elapsed().as_secs_f64();
         let snap = world.read_snapshot()?;
         let m =

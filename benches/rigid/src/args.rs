@@ -1,0 +1,115 @@
+//! The benchmark's command line: which scenes, sizes and engines to run, how many steps, and
+//! the solver settings a run may change ([`Tuning`]).
+
+use crate::{Res, Scene};
+
+pub(crate) struct Args {
+    pub(crate) quick: bool,
+    pub(crate) sizes: Vec<u32>,
+    pub(crate) scenes: Vec<Scene>,
+    pub(crate) gpu: bool,
+    pub(crate) cpu: bool,
+    pub(crate) rapier: bool,
+    pub(crate) rapier_default: bool,
+    pub(crate) steps: Option<usize>,
+    pub(crate) warmup: Option<usize>,
+    pub(crate) markdown: Option<String>,
+    /// Print wgphys' step report (read back now) every this many steps (diagnostics).
+    pub(crate) report_every: Option<usize>,
+    /// Relax iterations per substep instead of `RigidConfig`'s default (rapier "matched"
+    /// follows), for comparisons at another iteration count; colour slots instead of its
+    /// default.
+    pub(crate) relax: Tuning,
+}
+
+/// Solver settings a run may change from `RigidConfig`'s defaults.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Tuning {
+    pub(crate) relax: Option<u32>,
+    pub(crate) colour_slots: Option<u32>,
+}
+
+pub(crate) fn parse_args() -> Res<Args> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let value = |name: &str| -> Res<Option<&String>> {
+        match args.iter().position(|a| a == name) {
+            Some(i) => Ok(Some(
+                args.get(i + 1)
+                    .ok_or_else(|| format!("{name} needs a value"))?,
+            )),
+            None => Ok(None),
+        }
+    };
+    let known = [
+        "--quick",
+        "--no-gpu",
+        "--no-cpu",
+        "--no-rapier",
+        "--no-rapier-default",
+        "--sizes",
+        "--scenes",
+        "--steps",
+        "--warmup",
+        "--markdown",
+        "--report-every",
+        "--relax",
+        "--colour-slots",
+    ];
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if !known.contains(&a.as_str()) {
+            return Err(format!("unknown argument {a:?}; flags: {}", known.join(" ")).into());
+        }
+        i += if matches!(
+            a.as_str(),
+            "--sizes"
+                | "--scenes"
+                | "--steps"
+                | "--warmup"
+                | "--markdown"
+                | "--report-every"
+                | "--relax"
+                | "--colour-slots"
+        ) {
+            2
+        } else {
+            1
+        };
+    }
+    let quick = flag("--quick");
+    let sizes = match value("--sizes")? {
+        Some(s) => s.split(',').map(str::parse).collect::<Result<_, _>>()?,
+        None if quick => vec![500],
+        None => vec![5_000, 20_000, 100_000],
+    };
+    let scenes = match value("--scenes")? {
+        Some(s) => s
+            .split(',')
+            .map(|n| match n {
+                "pyramid" => Ok(Scene::Pyramid),
+                "rain" | "box_rain" => Ok(Scene::Rain),
+                _ => Err(format!("unknown scene {n:?} (pyramid, rain)")),
+            })
+            .collect::<Result<_, _>>()?,
+        None => vec![Scene::Pyramid, Scene::Rain],
+    };
+    Ok(Args {
+        quick,
+        sizes,
+        scenes,
+        gpu: !flag("--no-gpu"),
+        cpu: !flag("--no-cpu"),
+        rapier: !flag("--no-rapier"),
+        rapier_default: !flag("--no-rapier") && !flag("--no-rapier-default"),
+        steps: value("--steps")?.map(|s| s.parse()).transpose()?,
+        warmup: value("--warmup")?.map(|s| s.parse()).transpose()?,
+        markdown: value("--markdown")?.cloned(),
+        report_every: value("--report-every")?.map(|s| s.parse()).transpose()?,
+        relax: Tuning {
+            relax: value("--relax")?.map(|s| s.parse()).transpose()?,
+            colour_slots: value("--colour-slots")?.map(|s| s.parse()).transpose()?,
+        },
+    })
+}

@@ -1,0 +1,266 @@
+//! The wgphys side: the scene rebuilt on a backend with [`PAIRS_PER_BODY`] pair slots per body,
+//! stepped and timed ([`run_wgphys`]), GPU phases included where the adapter has timestamps.
+
+use std::time::Instant;
+
+use wgphys::gpu::GpuContext;
+use wgphys::particles::Backend;
+use wgphys::rigid::types::{body_kind, shape_kind, GpuBody};
+use wgphys::rigid::{Collider, RigidBody, RigidWorld};
+use wgphys::scenes::rigid as scenes;
+
+use crate::args::Tuning;
+use crate::report::{median, stability, Row, State};
+use crate::{Res, Scene, DT, HALF, SEED, SETTLE_STEP};
+
+/// Pair (and manifold) slots per body slot given to the benchmark's wgphys worlds (grown by
+/// `auto_grow` when a step finds more pairs). The scenes' own capacities (16 per body for the
+/// pyramid and the rain) need 224 B of manifold per pair slot, which is more than lavapipe's
+/// 128 MiB storage binding from about 37k bodies on.
+pub(crate) const PAIRS_PER_BODY: u32 = 4;
+
+/// Builds the wgphys scene (on the CPU, with `scenes::rigid`), then rebuilds it on `backend`
+/// with [`PAIRS_PER_BODY`]; returns the world and the dynamic bodies' slots.
+pub(crate) fn build(
+    scene: Scene,
+    n: u32,
+    backend: Backend,
+    relax: Tuning,
+) -> Res<(RigidWorld, Vec<usize>)> {
+    let (mut source, handles) = match scene {
+        Scene::Pyramid => scenes::pyramid(Backend::Cpu, pyramid_rows(n), HALF)?,
+        Scene::Rain => scenes::box_rain(Backend::Cpu, n, HALF, rain_half_width(n), SEED)?,
+    };
+    let slots: Vec<usize> = handles.iter().map(|h| h.index() as usize).collect();
+    let mut config = source.config().clone();
+    config.pair_capacity = PAIRS_PER_BODY * config.body_capacity;
+    if let Some(r) = relax.relax {
+        config.relax_iterations = r;
+    }
+    if let Some(c) = relax.colour_slots {
+        config.colour_slots = c;
+    }
+    let mut world = RigidWorld::new(backend, config)?;
+    let bodies = source.read_bodies()?;
+    let shapes = source.shapes().to_vec();
+    for (i, b) in bodies.iter().enumerate() {
+        let colliders = shapes
+            .iter()
+            .filter(|s| s.kind != 0 && s.body as usize == i)
+            .map(|s| {
+                if s.offset_pos.truncate() != glam::Vec3::ZERO {
+                    return Err("shape offsets are not rebuilt".into());
+                }
+                let c = match s.kind {
+                    shape_kind::BOX => Collider::cuboid(s.dims.truncate()),
+                    shape_kind::SPHERE => Collider::sphere(s.dims.x),
+                    shape_kind::HALF_SPACE => Collider::half_space(s.dims.truncate(), s.dims.w),
+                    k => return Err(format!("shape kind {k} is not rebuilt").into()),
+                };
+                Ok(c.material(s.material.x, s.material.y))
+            })
+            .collect::<Res<Vec<_>>>()?;
+        let body = if b.kind == body_kind::DYNAMIC {
+            RigidBody::dynamic().mass(1.0 / b.pos.w)
+        } else {
+            RigidBody::fixed()
+        }
+        .position(b.pos.truncate())
+        .rotation(glam::Quat::from_vec4(b.orient));
+        let h = world.add_body(body, &colliders)?;
+        if h.index() as usize != i {
+            return Err("rebuilt world's slots differ from the scene's".into());
+        }
+    }
+    Ok((world, slots))
+}
+
+/// Rows of a pyramid of about `n` boxes: rows·(rows+1)/2 ≈ n.
+fn pyramid_rows(n: u32) -> u32 {
+    (((8.0 * f64::from(n) + 1.0).sqrt() - 1.0) / 2.0)
+        .round()
+        .max(1.0) as u32
+}
+
+/// Inner half width of the rain container: about four layers of boxes at the scene's spacing of
+/// three half sizes.
+fn rain_half_width(n: u32) -> f32 {
+    let per_row = (f64::from(n) / 4.0).sqrt().ceil().max(1.0) as f32;
+    0.5 * per_row * 3.0 * HALF + 0.01
+}
+
+fn wg_states(bodies: &[GpuBody], slots: &[usize]) -> Vec<State> {
+    slots
+        .iter()
+        .map(|&i| {
+            let b = &bodies[i];
+            State {
+                pos: [b.pos.x, b.pos.y, b.pos.z],
+                speed: b.lin_vel.truncate().length(),
+            }
+        })
+        .collect()
+}
+
+pub(crate) fn run_wgphys(
+    scene: Scene,
+    n: u32,
+    ctx: Option<&GpuContext>,
+    steps: usize,
+    warmup: usize,
+    report_every: Option<usize>,
+    relax: Tuning,
+) -> Res<Row> {
+    let backend = match ctx {
+        Some(c) => Backend::Gpu(c.clone()),
+        None => Backend::Cpu,
+    };
+    let (mut world, slots) = build(scene, n, backend, relax)?;
+    let timed_gpu = world.enable_gpu_timing();
+    let mut gpu_ms: Vec<Vec<(&'static str, f64)>> = Vec::with_capacity(steps);
+    let mut stage_ms: Vec<Vec<(&'static str, f64)>> = Vec::with_capacity(steps);
+    let mut times = Vec::with_capacity(steps);
+    let mut host = Vec::with_capacity(steps);
+    let mut settled = None;
+    for k in 1..=steps {
+        let t0 = Instant::now();
+        world.step(DT)?;
+        if k > warmup {
+            // From the first encode to the return of `submit` (and the non-blocking poll of
+            // the status ring): what the host spends per step before the GPU has finished.
+            host.push(t0.elapsed().as_secs_f64() * 1e3);
+        }
+        if let Some(c) = ctx {
+            c.wait()?;
+        }
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        if k > warmup {
+            times.push(ms);
+            if timed_gpu {
+                gpu_ms.push(world.last_step_phase_ms()?);
+                if let Ok(stages) = world.last_step_stage_ms() {
+                    stage_ms.push(stages);
+                }
+            }
+        }
+        if k == SETTLE_STEP {
+            settled = Some(wg_states(&world.read_bodies()?, &slots));
+        }
+        if report_every.is_some_and(|e| e > 0 && k % e == 0) {
+            let r = world.read_report()?;
+            let b = world.read_bodies()?;
+            let low = slots
+                .iter()
+                .map(|&i| b[i].pos.y)
+                .fold(f32::INFINITY, f32::min);
+            // Colouring check: manifolds of one (parallel) colour must not share a dynamic body.
+            let mut seen = std::collections::HashMap::new();
+            let mut clashes = 0u32;
+            let mut coloured = 0u32;
+            let mut first_left = None;
+            for (slot, m) in world.read_manifolds()?.into_iter().enumerate() {
+                if m.colour >= wgphys::rigid::solver::SEQUENTIAL_COLOUR {
+                    if m.count > 0 && first_left.is_none() {
+                        first_left = Some((slot, m.colour));
+                    }
+                    continue;
+                }
+                coloured += 1;
+                let mut ends = [m.body_a, m.body_b];
+                ends.sort_unstable();
+                if ends[0] == ends[1] {
+                    continue;
+                }
+                for body in ends {
+                    let dynamic = b
+                        .get(body as usize)
+                        .is_some_and(|x| x.kind == body_kind::DYNAMIC);
+                    if dynamic && seen.insert((m.colour, body), ()).is_some() {
+                        clashes += 1;
+                    }
+                }
+            }
+            eprintln!(
+                "  step {k}: {:.1} ms, {r:?}, lowest centre y {low:.3}, dispatches {:?}, \
+                 {coloured} manifolds in parallel colours, {clashes} share a body with another \
+                 of their colour; first contact manifold left out (slot, colour): {first_left:?}",
+                ms,
+                world.dispatches_per_step()
+            );
+        }
+    }
+    if let Some(first) = stage_ms.first() {
+        let parts: Vec<String> = (0..first.len())
+            .map(|i| {
+                let ms = median(
+                    stage_ms
+                        .iter()
+                        .filter_map(|p| p.get(i).map(|x| x.1))
+                        .collect(),
+                );
+                format!("{} {ms:.3}", first[i].0)
+            })
+            .collect();
+        println!(
+            "GPU ms per stage, median over {} steps ({scene:?}, {n}): {}",
+            stage_ms.len(),
+            parts.join(", ")
+        );
+    }
+    let bodies = world.read_bodies()?;
+    let end = wg_states(&bodies, &slots);
+    if end
+        .iter()
+        .any(|s| !s.pos.iter().all(|x| x.is_finite()) || !s.speed.is_finite())
+    {
+        eprintln!("warning: wgphys produced non-finite body state ({scene:?}, {n})");
+    }
+    let report = world.read_report()?;
+    let awake = slots.iter().filter(|&&i| bodies[i].awake != 0).count();
+    let engine = match ctx {
+        Some(c) => format!("wgphys GPU ({})", c.describe()),
+        None => "wgphys CPU twin (1 thread)".into(),
+    };
+    let colours = if report.uncoloured > 0 {
+        format!("{} (+{} uncoloured)", report.colours, report.uncoloured)
+    } else {
+        report.colours.to_string()
+    };
+    Ok(Row {
+        scene,
+        bodies: slots.len(),
+        engine,
+        steps,
+        timed: times.len(),
+        ms: median(times),
+        stability: stability(scene, settled.as_deref(), &end),
+        awake: format!("{awake} ({} manifolds)", report.manifolds),
+        dispatches: match (world.dispatches_per_step(), world.passes_per_step()) {
+            (Some(d), Some(p)) => format!("{d} in {p} passes"),
+            _ => "–".into(),
+        },
+        host_ms: if ctx.is_some() {
+            format!("{:.3}", median(host))
+        } else {
+            "–".into()
+        },
+        gpu_ms: gpu_phases(&gpu_ms),
+        colours,
+    })
+}
+
+/// "total (phase a + phase b)": the median of each phase's GPU ms and of their sum.
+fn gpu_phases(steps: &[Vec<(&'static str, f64)>]) -> String {
+    let Some(first) = steps.first() else {
+        return "–".into();
+    };
+    let total = median(steps.iter().map(|p| p.iter().map(|x| x.1).sum()).collect());
+    let parts: Vec<String> = (0..first.len())
+        .map(|i| {
+            let ms = median(steps.iter().filter_map(|p| p.get(i).map(|x| x.1)).collect());
+            let name = first[i].0.trim_start_matches("wgphys:pass:rigid_");
+            format!("{name} {ms:.3}")
+        })
+        .collect();
+    format!("{total:.3} ({})", parts.join(" + "))
+}

@@ -1,0 +1,231 @@
+//! Building a [`GpuRigid`]: the buffers sized against the device's binding limit, the pass
+//! records and the bind groups of every layout class.
+
+use super::*;
+
+fn checked_bytes(ctx: &GpuContext, what: &'static str, count: u64, stride: u64) -> Result<u64> {
+    let bytes = count.saturating_mul(stride);
+    if bytes > ctx.max_binding_bytes() {
+        return Err(Error::InvalidInput {
+            what,
+            value: format!(
+                "{count} slots need {bytes} bytes, the device binds at most {}",
+                ctx.max_binding_bytes()
+            ),
+            fix: "lower the capacity",
+        });
+    }
+    Ok(bytes)
+}
+
+impl GpuRigid {
+    /// Creates every buffer and the bind groups; pipelines are compiled on first use.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] when a buffer would exceed the device's binding limit or the grid
+    /// spec is invalid.
+    pub fn new(ctx: &GpuContext, sizes: GpuRigidSizes) -> Result<Self> {
+        Self::with_program(ctx, sizes, std::sync::Arc::new(RigidProgram::new(ctx)?))
+    }
+
+    /// A backend of new sizes that shares this one's compiled pipelines (the state is not
+    /// copied).
+    ///
+    /// # Errors
+    /// As [`GpuRigid::new`].
+    pub fn resized(&self, sizes: GpuRigidSizes) -> Result<Self> {
+        Self::with_program(&self.ctx, sizes, self.program.clone())
+    }
+
+    fn with_program(
+        ctx: &GpuContext,
+        sizes: GpuRigidSizes,
+        program: std::sync::Arc<RigidProgram>,
+    ) -> Result<Self> {
+        let device = &ctx.device;
+        let body_bytes = checked_bytes(
+            ctx,
+            "body capacity",
+            u64::from(sizes.bodies),
+            size_of::<GpuBody>() as u64,
+        )?;
+        let shape_bytes = checked_bytes(
+            ctx,
+            "shape capacity",
+            u64::from(sizes.shapes),
+            size_of::<GpuShape>() as u64,
+        )?;
+        let xf_bytes = checked_bytes(ctx, "shape capacity", u64::from(sizes.shapes), 48)?;
+        let pair_bytes = checked_bytes(ctx, "pair capacity", u64::from(sizes.pairs), 8)?;
+        let manifold_bytes = checked_bytes(
+            ctx,
+            "pair capacity",
+            u64::from(sizes.pairs),
+            size_of::<GpuManifold>() as u64,
+        )?;
+        let solver_bytes =
+            checked_bytes(ctx, "pair capacity (solver rows)", sizes.solver_words, 16)?;
+        let scratch_bytes = checked_bytes(
+            ctx,
+            "shape capacity (pair scratch)",
+            sizes.pair_scratch_words,
+            4,
+        )?;
+        let grid = GpuGrid::new(ctx, sizes.shapes.max(1), sizes.grid)?;
+        let layout1 = &program.layout1;
+        let params = buffer::zeroed(
+            device,
+            "rigid_params",
+            size_of::<GpuRigidParams>() as u64,
+            U::UNIFORM | U::COPY_DST,
+        );
+        let records: Vec<u8> = (0..MAX_COLOURS)
+            .flat_map(|c| {
+                let mut rec = vec![0u8; PASS_STRIDE as usize];
+                let pass = GpuPass {
+                    colour: c,
+                    ..Default::default()
+                };
+                rec[..size_of::<GpuPass>()].copy_from_slice(bytemuck::bytes_of(&pass));
+                rec
+            })
+            .collect();
+        let pass_records = buffer::with_data(device, "rigid_pass_records", &records, U::UNIFORM);
+        let explosion = buffer::zeroed(
+            device,
+            "rigid_explosion",
+            size_of::<GpuExplosion>() as u64,
+            U::UNIFORM | U::COPY_DST,
+        );
+        let bind1 = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("wgphys:bind_group:rigid_pass"),
+            layout: layout1,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &pass_records,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(size_of::<GpuPass>() as u64),
+                    }),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: explosion.as_entire_binding(),
+                },
+            ],
+        });
+        let z = |name: &str, bytes: u64| buffer::zeroed(device, name, bytes, STATE);
+        let bodies = z("rigid_bodies", body_bytes);
+        let shapes = z("rigid_shapes", shape_bytes);
+        let shape_pos = z("rigid_shape_pos", 16 * u64::from(sizes.shapes));
+        let shape_xf = z("rigid_shape_xf", xf_bytes);
+        let pairs = z("rigid_pairs", pair_bytes);
+        let counters = z("rigid_counters", 4 * counter::LEN as u64);
+        let manifolds = z("rigid_manifolds", manifold_bytes);
+        let manifolds_prev = z("rigid_manifolds_prev", manifold_bytes);
+        let solver = z("rigid_solver", solver_bytes);
+        let claims = z("rigid_claims", 20 * u64::from(sizes.bodies));
+        // The colouring's sort by colour, whose output is `order` (see colour.wgsl).
+        let colour_sort = GpuRadixSort::new(ctx, sizes.pairs.max(1), COLOUR_KEY_BITS)?;
+        let order = colour_sort.sorted_values().clone();
+        let pair_scratch = z("rigid_pair_scratch", scratch_bytes);
+        let indirect = buffer::zeroed(
+            device,
+            "rigid_indirect",
+            4 * counter::LEN as u64,
+            STATE | U::INDIRECT,
+        );
+        let bind0 = program
+            .classes
+            .iter()
+            .map(|class| {
+                [false, true].map(|swap| {
+                    let (m, prev) = if swap {
+                        (&manifolds_prev, &manifolds)
+                    } else {
+                        (&manifolds, &manifolds_prev)
+                    };
+                    Self::make_bind0(
+                        device,
+                        class,
+                        &[
+                            &params,
+                            &bodies,
+                            &shapes,
+                            &shape_pos,
+                            &shape_xf,
+                            &pairs,
+                            &counters,
+                            m,
+                            prev,
+                            &solver,
+                            &claims,
+                            &order,
+                            grid.sorted_index(),
+                            grid.cell_start(),
+                            grid.cell_end(),
+                            &pair_scratch,
+                            &colour_sort.keys,
+                            &colour_sort.values,
+                        ],
+                    )
+                })
+            })
+            .collect();
+        Ok(Self {
+            ctx: ctx.clone(),
+            sizes,
+            program,
+            pipelines: HashMap::new(),
+            bind0,
+            flip: 0,
+            bind1,
+            params,
+            bodies,
+            shapes,
+            shape_pos,
+            shape_xf,
+            pairs,
+            counters,
+            manifolds,
+            manifolds_prev,
+            solver,
+            claims,
+            order,
+            pair_scratch,
+            indirect,
+            _pass_records: pass_records,
+            explosion,
+            grid,
+            colour_sort,
+            compiled: None,
+            timing: None,
+            stage_timing: None,
+            uploads: StepUploads::new(ctx, "wgphys:upload:rigid"),
+        })
+    }
+
+    /// Group 0 of one layout class: the buffers of `buffers` (in [`BINDINGS`] order) whose
+    /// bindings the class holds.
+    fn make_bind0(
+        device: &wgpu::Device,
+        class: &LayoutClass,
+        buffers: &[&wgpu::Buffer],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = BINDINGS
+            .iter()
+            .zip(buffers)
+            .filter(|(b, _)| class.bindings.contains(&b.index))
+            .map(|(b, buf)| wgpu::BindGroupEntry {
+                binding: b.index,
+                resource: buf.as_entire_binding(),
+            })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("wgphys:bind_group:rigid"),
+            layout: &class.layout0,
+            entries: &entries,
+        })
+    }
+}

@@ -1,0 +1,158 @@
+//! The composed WGSL module of the rigid domain and its group-0 bindings: the binding indices,
+//! the declarations emitted into the prelude, and the per-entry-point binding sets.
+
+use super::*;
+use crate::gpu::shader::{compose, prelude};
+
+/// Binding indices of the rigid domain's group 0, named once.
+pub mod binding {
+    #![allow(missing_docs)]
+    pub const PARAMS: u32 = 0;
+    pub const BODIES: u32 = 1;
+    pub const SHAPES: u32 = 2;
+    pub const SHAPE_POS: u32 = 3;
+    pub const SHAPE_XF: u32 = 4;
+    pub const PAIRS: u32 = 6;
+    pub const COUNTERS: u32 = 7;
+    pub const MANIFOLDS: u32 = 8;
+    pub const MANIFOLDS_PREV: u32 = 9;
+    pub const SOLVER: u32 = 10;
+    pub const CLAIMS: u32 = 11;
+    pub const ORDER: u32 = 12;
+    pub const GRID_SORTED: u32 = 13;
+    pub const GRID_START: u32 = 14;
+    pub const GRID_END: u32 = 15;
+    pub const PAIR_SCRATCH: u32 = 16;
+    pub const COLOUR_KEYS: u32 = 17;
+    pub const COLOUR_VALUES: u32 = 18;
+}
+
+const RW: &str = "storage, read_write";
+pub(super) const RO: &str = "storage, read";
+
+/// The rigid domain's group-0 bindings, emitted into the WGSL prelude. Each kernel's layout
+/// holds only the ones its entry point uses ([`crate::gpu::shader::entry_bindings`]).
+///
+/// | binding | holds |
+/// |---|---|
+/// | `shape_pos` | per shape: world centre (xyz), bounding-sphere radius (w); the grid's input |
+/// | `shape_xf` | per shape, 3 words: world rotation quaternion, AABB min (w: 1 large), AABB max |
+/// | `pairs` | shape pairs (a < b), sorted by a then b |
+/// | `counters` | see [`counter`] |
+/// | `manifolds` | one per pair slot |
+/// | `manifolds_prev` | last step's manifolds, for warm starting |
+/// | `solver` | per-manifold solver rows (layout owned by `solve.wgsl` / `solver.rs`) |
+/// | `claims` | 5 words per body: the wake stages' word, three colouring claim words, the colour mask |
+/// | `order` | manifold indices sorted by colour |
+/// | `pair_scratch` | the host-written large list (planes, half-spaces, shapes bigger than a cell), then the broad phase's per-item counts and offsets (see `shaders/rigid/broad.wgsl`) |
+/// | `colour_sort_keys`, `colour_sort_values` | per pair slot, its colour and its index: the input of the colour sort, whose output is `order` |
+pub const BINDINGS: &[BindingDecl] = &[
+    BindingDecl::new(binding::PARAMS, "params", "uniform", "RigidParams"),
+    BindingDecl::new(binding::BODIES, "bodies", RW, "array<Body>"),
+    BindingDecl::new(binding::SHAPES, "shapes", RO, "array<Shape>"),
+    BindingDecl::new(binding::SHAPE_POS, "shape_pos", RW, "array<vec4<f32>>"),
+    BindingDecl::new(binding::SHAPE_XF, "shape_xf", RW, "array<vec4<f32>>"),
+    BindingDecl::new(binding::PAIRS, "pairs", RW, "array<vec2<u32>>"),
+    BindingDecl::new(binding::COUNTERS, "counters", RW, "array<atomic<u32>>"),
+    BindingDecl::new(binding::MANIFOLDS, "manifolds", RW, "array<Manifold>"),
+    BindingDecl::new(
+        binding::MANIFOLDS_PREV,
+        "manifolds_prev",
+        RO,
+        "array<Manifold>",
+    ),
+    BindingDecl::new(binding::SOLVER, "solver", RW, "array<vec4<f32>>"),
+    BindingDecl::new(binding::CLAIMS, "claims", RW, "array<atomic<u32>>"),
+    BindingDecl::new(binding::ORDER, "order", RW, "array<u32>"),
+    BindingDecl::new(binding::GRID_SORTED, "grid_sorted", RO, "array<u32>"),
+    BindingDecl::new(binding::GRID_START, "grid_start", RO, "array<u32>"),
+    BindingDecl::new(binding::GRID_END, "grid_end", RO, "array<u32>"),
+    BindingDecl::new(binding::PAIR_SCRATCH, "pair_scratch", RW, "array<u32>"),
+    BindingDecl::new(binding::COLOUR_KEYS, "colour_sort_keys", RW, "array<u32>"),
+    BindingDecl::new(
+        binding::COLOUR_VALUES,
+        "colour_sort_values",
+        RW,
+        "array<u32>",
+    ),
+];
+
+/// Key bits of the colour sort: colours below [`MAX_COLOURS`], and `MAX_COLOURS` itself for a
+/// slot without one.
+pub(super) const COLOUR_KEY_BITS: u32 = (MAX_COLOURS + 1).next_power_of_two().trailing_zeros();
+
+/// The group-1 declaration: the per-colour pass uniform, bound with a dynamic offset.
+const PASS_DECL: &str = "@group(1) @binding(0) var<uniform> pass_info: Pass;\n\
+                         @group(1) @binding(1) var<uniform> explosion: Explosion;\n";
+
+/// The most storage buffers one rigid kernel binds in a shader stage (each kernel's layout
+/// holds the bindings its entry point uses), checked against the device before a world is
+/// built.
+///
+/// # Errors
+/// [`crate::Error::Gpu`] if the module does not validate (an engine bug).
+pub fn storage_buffers_per_stage() -> crate::error::Result<u32> {
+    static FOUND: std::sync::OnceLock<crate::gpu::shader::StorageBuffers> =
+        std::sync::OnceLock::new();
+    Ok(crate::gpu::shader::storage_buffers_once(&FOUND, shader_source)?.most(&[]))
+}
+
+/// The group-0 bindings of each rigid entry point (parsed once per process).
+pub(super) fn entry_bindings() -> Result<&'static [(String, Vec<u32>)]> {
+    static FOUND: std::sync::OnceLock<Vec<(String, Vec<u32>)>> = std::sync::OnceLock::new();
+    if let Some(found) = FOUND.get() {
+        return Ok(found);
+    }
+    let found = crate::gpu::shader::entry_bindings(&shader_source())?;
+    Ok(FOUND.get_or_init(|| found))
+}
+
+/// The composed WGSL module of the rigid domain.
+pub fn shader_source() -> String {
+    let consts = [
+        ("RIGID_WG", RIGID_WG),
+        ("NONE", NONE),
+        ("MAX_POINTS", MAX_POINTS),
+        ("MAX_COLOURS", MAX_COLOURS),
+        ("COUNTER_PAIRS", counter::PAIRS as u32),
+        ("COUNTER_PAIRS_WANTED", counter::PAIRS_WANTED as u32),
+        ("COUNTER_COLOURS", counter::COLOURS as u32),
+        ("COUNTER_UNCOLOURED", counter::UNCOLOURED as u32),
+        ("COUNTER_MANIFOLDS", counter::MANIFOLDS as u32),
+        ("COUNTER_AWAKE", counter::AWAKE as u32),
+        ("COUNTER_UNSOLVED", counter::UNSOLVED as u32),
+        ("COUNTER_COLOURS_WANTED", counter::COLOURS_WANTED as u32),
+        ("COUNTER_ROUNDS", counter::ROUNDS as u32),
+        ("COUNTER_TAIL", counter::TAIL as u32),
+        ("COUNTER_INDIRECT", counter::INDIRECT as u32),
+        ("COUNTER_COLOUR_START", counter::COLOUR_START as u32),
+        ("COUNTER_COLOUR_COUNT", counter::COLOUR_COUNT as u32),
+        ("SHAPE_SPHERE", shape_kind::SPHERE),
+        ("SHAPE_BOX", shape_kind::BOX),
+        ("SHAPE_CAPSULE", shape_kind::CAPSULE),
+        ("SHAPE_HALF_SPACE", shape_kind::HALF_SPACE),
+        ("SHAPE_PLANE", shape_kind::PLANE),
+        ("BODY_DYNAMIC", body_kind::DYNAMIC),
+        ("BODY_STATIC", body_kind::STATIC),
+        ("BODY_KINEMATIC", body_kind::KINEMATIC),
+    ];
+    let mut pre = prelude(&consts, BINDINGS);
+    pre.push_str(PASS_DECL);
+    compose(
+        &pre,
+        &[
+            include_str!("../../../shaders/rigid/types.wgsl"),
+            include_str!("../../../shaders/rigid/math.wgsl"),
+            &crate::grid::gpu::common_source(),
+            include_str!("../../../shaders/rigid/integrate.wgsl"),
+            include_str!("../../../shaders/common/rng.wgsl"),
+            include_str!("../../../shaders/rigid/forces.wgsl"),
+            include_str!("../../../shaders/rigid/broad.wgsl"),
+            include_str!("../../../shaders/rigid/narrow.wgsl"),
+            include_str!("../../../shaders/rigid/box_box.wgsl"),
+            include_str!("../../../shaders/rigid/colour.wgsl"),
+            include_str!("../../../shaders/rigid/solve.wgsl"),
+            include_str!("../../../shaders/rigid/ccd.wgsl"),
+        ],
+    )
+}
