@@ -148,18 +148,15 @@ fn measure(
     Ok((timed.then(|| median(gpu)), median(wall)))
 }
 
-/// The `--pile` rows: pour, settle 5 s, measure.
-fn pile(
-    ctx: &GpuContext,
-    n: u32,
-    settle: f32,
-    no_cpu: bool,
-    no_gpu: bool,
-) -> Result<(), Box<dyn std::error::Error>> {
+/// The `--pile` rows: pour, settle `settle` seconds, measure (the GPU context only when a GPU
+/// row is asked for).
+fn pile(n: u32, settle: f32, no_cpu: bool, no_gpu: bool) -> Result<(), Box<dyn std::error::Error>> {
     const RADIUS: f32 = 0.02;
     let mut backends = Vec::new();
     if !no_gpu {
-        backends.push(("gpu", Backend::Gpu(ctx.clone())));
+        let ctx = GpuContext::new()?;
+        println!("wgphys bench — adapter: {}", ctx.describe());
+        backends.push(("gpu", Backend::Gpu(ctx)));
     }
     if !no_cpu {
         backends.push(("cpu", Backend::Cpu));
@@ -171,7 +168,7 @@ fn pile(
         let secs = start.elapsed().as_secs_f64();
         let snap = world.read_snapshot()?;
         let m =
-            scenes::pile::pile_metrics(&snap.pos, &snap.vel, RADIUS, world.config().contact_slop);
+            scenes::pile::pile_metrics(&snap.pos, &snap.vel, RADIUS, world.config().contact_slop)?;
         println!(
             "pile {n} ({name}): {steps} steps in {secs:.1} s; {} touching pairs, mean overlap {:.3}% \
              of a diameter (worst {:.1}%), mean kinetic energy {:.2e} J/kg, angle of repose {}, \
@@ -208,9 +205,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map(str::parse)
             .collect::<Result<_, _>>()?;
     }
-    let (warm, steps) = if quick { (3, 5) } else { (10, 40) };
-    let ctx = GpuContext::new()?;
-    println!("wgphys bench — adapter: {}", ctx.describe());
     if let Some(i) = args.iter().position(|a| a == "--pile") {
         let n: u32 = args
             .get(i + 1)
@@ -221,8 +215,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             None => 5.0,
         };
         let no_gpu = args.iter().any(|a| a == "--no-gpu");
-        return pile(&ctx, n, settle, no_cpu, no_gpu);
+        return pile(n, settle, no_cpu, no_gpu);
     }
+    let (warm, steps) = if quick { (3, 5) } else { (10, 40) };
+    let ctx = GpuContext::new()?;
+    println!("wgphys bench — adapter: {}", ctx.describe());
     println!(
         "timestamp queries: {}",
         if ctx.timestamps {

@@ -898,7 +898,8 @@ fn a_pile_of_grains_comes_to_rest_inside_the_box() {
          {REST_KE:e} J, 1 kg at 1 cm/s); fastest grain {i} at {vmax} m/s; by second: {history:?}"
     );
     let slop = w.config().contact_slop;
-    let m = wgphys::scenes::pile::pile_metrics(&snap.pos, &snap.vel, radius, slop);
+    let m = wgphys::scenes::pile::pile_metrics(&snap.pos, &snap.vel, radius, slop)
+        .expect("a finite pile");
     let (pairs, mean) = (m.touching_pairs, m.mean_overlap);
     assert!(pairs > 0, "no two grains touch: the grains did not pile up");
     eprintln!(

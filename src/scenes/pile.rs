@@ -5,8 +5,9 @@
 //! an angle of repose set by friction (the flank of a heap of grains with Coulomb friction μ and
 //! no rolling resistance is at most about atan μ steep).
 
+use crate::{Error, Result};
 use glam::{Vec3, Vec4, Vec4Swizzles};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// What [`pile_metrics`] measures.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,25 +35,37 @@ pub struct PileMetrics {
 /// Measures a pile of grains of `radius` from their positions (xyz) and velocities (xyz);
 /// `slop` is the distance beyond touching that still counts as a contact (the world's
 /// `contact_slop`). The heap's axis is the vertical through the grains' mean x and z.
-pub fn pile_metrics(pos: &[Vec4], vel: &[Vec4], radius: f32, slop: f32) -> PileMetrics {
+///
+/// # Errors
+/// [`Error::InvalidInput`] for a radius that is not positive and finite, a negative or
+/// non-finite slop, velocities that do not match the positions one for one, or a non-finite
+/// position or velocity (a world that blew up is not a pile).
+pub fn pile_metrics(pos: &[Vec4], vel: &[Vec4], radius: f32, slop: f32) -> Result<PileMetrics> {
+    check_input(pos, vel, radius, slop)?;
     let diameter = 2.0 * radius;
     let reach = diameter + slop;
-    // Pairs closer than `reach`, from a hash of cells of that size.
+    // Pairs closer than `reach`, from a hash of cells of that size (i64 cells: any finite
+    // position has one, and the neighbour offsets saturate instead of overflowing).
     let cell = |p: Vec3| {
         let c = (p / reach).floor();
-        (c.x as i32, c.y as i32, c.z as i32)
+        (c.x as i64, c.y as i64, c.z as i64)
     };
-    let mut cells: HashMap<(i32, i32, i32), Vec<usize>> = HashMap::new();
+    let mut cells: HashMap<(i64, i64, i64), Vec<usize>> = HashMap::new();
     for (i, p) in pos.iter().enumerate() {
         cells.entry(cell(p.xyz())).or_default().push(i);
     }
     let (mut sum, mut pairs, mut worst) = (0.0f64, 0u64, 0.0f32);
     for (i, p) in pos.iter().enumerate() {
         let (cx, cy, cz) = cell(p.xyz());
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                for dz in -1..=1 {
-                    let Some(list) = cells.get(&(cx + dx, cy + dy, cz + dz)) else {
+        for dx in -1..=1i64 {
+            for dy in -1..=1i64 {
+                for dz in -1..=1i64 {
+                    let key = (
+                        cx.saturating_add(dx),
+                        cy.saturating_add(dy),
+                        cz.saturating_add(dz),
+                    );
+                    let Some(list) = cells.get(&key) else {
                         continue;
                     };
                     for &j in list.iter().filter(|&&j| j > i) {
@@ -68,7 +81,7 @@ pub fn pile_metrics(pos: &[Vec4], vel: &[Vec4], radius: f32, slop: f32) -> PileM
             }
         }
     }
-    let n = pos.len().max(1) as f64;
+    let n = vel.len().max(1) as f64;
     let ke = vel
         .iter()
         .map(|v| 0.5 * f64::from(v.xyz().length_squared()))
@@ -77,7 +90,7 @@ pub fn pile_metrics(pos: &[Vec4], vel: &[Vec4], radius: f32, slop: f32) -> PileM
     let (low, high) = pos.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
         (lo.min(p.y), hi.max(p.y))
     });
-    PileMetrics {
+    Ok(PileMetrics {
         grains: pos.len(),
         touching_pairs: pairs,
         mean_overlap: if pairs > 0 {
@@ -89,7 +102,46 @@ pub fn pile_metrics(pos: &[Vec4], vel: &[Vec4], radius: f32, slop: f32) -> PileM
         mean_kinetic_energy: ke as f32,
         repose_degrees: repose_angle(pos, radius),
         height: if pos.is_empty() { 0.0 } else { high - low },
+    })
+}
+
+fn check_input(pos: &[Vec4], vel: &[Vec4], radius: f32, slop: f32) -> Result<()> {
+    if !(radius > 0.0 && radius.is_finite()) {
+        return Err(Error::InvalidInput {
+            what: "pile radius",
+            value: radius.to_string(),
+            fix: "give the grains' radius, positive and finite",
+        });
     }
+    if !(slop >= 0.0 && slop.is_finite()) {
+        return Err(Error::InvalidInput {
+            what: "pile contact slop",
+            value: slop.to_string(),
+            fix: "give the world's contact_slop, zero or more and finite",
+        });
+    }
+    if pos.len() != vel.len() {
+        return Err(Error::InvalidInput {
+            what: "pile velocities",
+            value: format!("{} velocities for {} positions", vel.len(), pos.len()),
+            fix: "pass one velocity per position, as AggregateWorld::read_snapshot gives them",
+        });
+    }
+    if let Some((i, p)) = pos.iter().enumerate().find(|(_, p)| !p.xyz().is_finite()) {
+        return Err(Error::InvalidInput {
+            what: "pile position",
+            value: format!("grain {i} at {p}"),
+            fix: "measure a world whose state is finite",
+        });
+    }
+    if let Some((i, v)) = vel.iter().enumerate().find(|(_, v)| !v.xyz().is_finite()) {
+        return Err(Error::InvalidInput {
+            what: "pile velocity",
+            value: format!("grain {i} moving at {v}"),
+            fix: "measure a world whose state is finite",
+        });
+    }
+    Ok(())
 }
 
 /// The flank's slope: the top surface is the highest grain centre in rings one diameter wide
@@ -103,25 +155,23 @@ fn repose_angle(pos: &[Vec4], radius: f32) -> Option<f32> {
     let centre = pos.iter().fold(Vec3::ZERO, |s, p| s + p.xyz()) / n;
     let floor = pos.iter().fold(f32::MAX, |lo, p| lo.min(p.y));
     let ring_width = 2.0 * radius;
-    let mut top: Vec<f32> = Vec::new();
+    // Sparse rings: a grain far from the heap costs one entry, not a ring per diameter.
+    let mut top: BTreeMap<u64, f32> = BTreeMap::new();
     for p in pos {
         let rho = ((p.x - centre.x).powi(2) + (p.z - centre.z).powi(2)).sqrt();
-        let ring = (rho / ring_width) as usize;
-        if top.len() <= ring {
-            top.resize(ring + 1, f32::MIN);
-        }
-        top[ring] = top[ring].max(p.y - floor);
+        let ring = (rho / ring_width) as u64;
+        let h = top.entry(ring).or_insert(f32::MIN);
+        *h = h.max(p.y - floor);
     }
-    let height = top.iter().copied().fold(0.0f32, f32::max);
+    let height = top.values().copied().fold(0.0f32, f32::max);
     if height < 2.0 * radius {
         // One layer of grains: no heap to have a flank.
         return None;
     }
     let flank: Vec<(f32, f32)> = top
         .iter()
-        .enumerate()
         .filter(|&(_, &h)| h >= 0.2 * height && h <= 0.8 * height)
-        .map(|(ring, &h)| ((ring as f32 + 0.5) * ring_width, h))
+        .map(|(&ring, &h)| ((ring as f32 + 0.5) * ring_width, h))
         .collect();
     if flank.len() < 3 {
         return None;

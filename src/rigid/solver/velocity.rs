@@ -10,8 +10,10 @@
 //!   colour share no dynamic body, so four of them can go through the chain together, one per
 //!   lane (Box2D v3's wide solver does the same). Each lane performs the WGSL's operations on
 //!   its own contact in the WGSL's order: lane-wise IEEE additions, products, quotients and
-//!   square roots round exactly as the scalar ones do, so the result is the same bits as
-//!   solving the contacts one by one.
+//!   square roots round exactly as the scalar ones do, so for finite values the result is the
+//!   same bits as solving the contacts one by one (`tests/rigid_solver_passes.rs` checks it
+//!   against a scalar reference). A NaN may come out differently: SSE's lane maximum returns its
+//!   second operand where `f32::max` returns the number.
 //! - Consecutive contacts of the colouring's order are packed into a group of up to four until
 //!   one would share a dynamic body with the group; groups run in order. That keeps the
 //!   sequential colour (whose contacts do share bodies) exactly sequential, and makes the
@@ -224,6 +226,10 @@ struct Anchor {
 /// what the velocity stages read and write. Built by [`VelocitySet::new`] after
 /// `solve_prepare`; the impulses and the third rows' maxima go back to `manifolds` and `rows`
 /// with [`VelocitySet::store_impulses`].
+///
+/// The packing and the bodies' roles (dynamic or not, the static world's index) are fixed when
+/// the set is built: build a new set when bodies are added, removed, woken or put to sleep
+/// (the step does once per step, and nothing of the kind happens inside its substeps).
 #[derive(Clone, Debug, Default)]
 pub struct VelocitySet {
     groups: Vec<Group>,
@@ -373,6 +379,11 @@ impl VelocitySet {
             self.anchors.push(anchor);
         }
         self.groups.push(g);
+    }
+
+    /// Groups of contacts the set holds (at most four contacts each): what the packing achieved.
+    pub fn group_count(&self) -> usize {
+        self.groups.len()
     }
 
     /// Recomputes every point's arms and overlap from the bodies' current poses (after
@@ -546,15 +557,17 @@ impl VelocitySet {
         let zero = Vec4::ZERO;
         for (g, pts) in groups.iter().zip(points.chunks_exact_mut(MP)) {
             let e = g.restitution;
-            let bouncy = e.cmpgt(zero);
+            // Each mask is the negation of the scalar code's skip condition, so a NaN skips or
+            // solves as it does there.
+            let bouncy = !e.cmple(zero);
             if !bouncy.any() {
                 continue;
             }
             let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
             for p in pts.iter_mut() {
-                let fast = (-p.vn0).cmpge(Vec4::splat(params.restitution_cutoff));
-                let pushed = p.kd_w.cmpgt(zero) & p.kd.x.cmpgt(zero);
-                let live = p.live & bouncy & fast & pushed;
+                let slow = (-p.vn0).cmplt(Vec4::splat(params.restitution_cutoff));
+                let idle = p.kd_w.cmple(zero) | p.kd.x.cmple(zero);
+                let live = p.live & bouncy & !(slow | idle);
                 if !live.any() {
                     continue;
                 }
