@@ -702,7 +702,7 @@ fn rigid_structs_layout() {
         "Pass",
         rust_layout!(GpuPass {
             colour,
-            _pad0,
+            warm,
             _pad1,
             _pad2
         }),

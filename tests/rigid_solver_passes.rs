@@ -174,8 +174,38 @@ fn the_step_is_one_pass_for_small_scenes_and_two_for_large_ones() {
     // before the last; the last slot is the tail, one workgroup.
     let first_contact = ops
         .iter()
-        .position(|o| entry(o) == "solve_contact")
+        .position(|o| {
+            matches!(
+                o,
+                StepOp::Kernel {
+                    stage: RigidStage::SolveContact,
+                    ..
+                }
+            )
+        })
         .expect("a contact sweep");
+    // The warm-apply sweep runs through the contact pipeline with the warm records.
+    let first_warm = ops
+        .iter()
+        .position(|o| {
+            matches!(
+                o,
+                StepOp::Kernel {
+                    stage: RigidStage::SolveWarmApply,
+                    ..
+                }
+            )
+        })
+        .expect("a warm-apply sweep");
+    assert_eq!(
+        ops[first_warm + 5],
+        StepOp::Kernel {
+            stage: RigidStage::SolveWarmApply,
+            entry: "solve_contact",
+            dispatch: PassDispatch::Indirect((counter::INDIRECT + 15) as u32),
+            record: WARM_PASS_RECORDS + 5
+        }
+    );
     assert_eq!(
         ops[first_contact + 5],
         StepOp::Kernel {

@@ -555,14 +555,15 @@ fn solve_colour_thread(stage: u32, c: u32, t: u32) {
     }
 }
 
-@compute @workgroup_size(RIGID_WG)
-fn solve_warm_apply(@builtin(global_invocation_id) gid: vec3<u32>) {
-    solve_colour_thread(SOLVE_STAGE_WARM, pass_info.colour, gid.x);
-}
-
+// solve_contact also runs the solve_warm_apply stage, chosen by its pass record (`warm`, a
+// uniform, so every invocation takes the same branch): lavapipe ran a warm-apply entry point
+// of its own three to four times slower per dispatch, empty dispatches included. The warm
+// stage is the lighter of the two, so sharing the pipeline costs the contact sweep nothing
+// where registers are what limit a dispatch.
 @compute @workgroup_size(RIGID_WG)
 fn solve_contact(@builtin(global_invocation_id) gid: vec3<u32>) {
-    solve_colour_thread(SOLVE_STAGE_CONTACT, pass_info.colour, gid.x);
+    let stage = select(SOLVE_STAGE_CONTACT, SOLVE_STAGE_WARM, pass_info.warm != 0u);
+    solve_colour_thread(stage, pass_info.colour, gid.x);
 }
 
 @compute @workgroup_size(RIGID_WG)

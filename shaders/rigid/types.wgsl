@@ -83,7 +83,7 @@ struct RigidParams {
 /// Per-dispatch solver uniform (group 1, dynamic offset): 16 bytes.
 struct Pass {
     colour: u32,
-    _pad0: u32,
+    warm: u32,
     _pad1: u32,
     _pad2: u32,
 }

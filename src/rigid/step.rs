@@ -128,7 +128,7 @@ impl RigidStage {
     /// in one workgroup.
     fn colour_entries(self) -> Option<(&'static str, &'static str, &'static str)> {
         Some(match self {
-            RigidStage::SolveWarmApply => ("solve_warm_apply", "", "solve_warm_apply_tail"),
+            RigidStage::SolveWarmApply => ("solve_contact", "", "solve_warm_apply_tail"),
             RigidStage::SolveContact => {
                 ("solve_contact", "solve_contact_fused", "solve_contact_tail")
             }
@@ -339,9 +339,17 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
         }
         return;
     }
+    // The warm-apply colours run through `solve_contact`'s pipeline with `warm = 1` in their
+    // pass records (the same operations as an entry point of their own): lavapipe ran every
+    // dispatch of a separate warm-apply pipeline three to four times slower than the contact
+    // sweep's, empty ones included (BENCHMARKS.md, session 10).
+    let record = |c: u32| match stage {
+        RigidStage::SolveWarmApply => WARM_PASS_RECORDS + c,
+        _ => c,
+    };
     for c in 0..solver::tail_colour(shape.colour_slots) {
         let word = (counter::INDIRECT + 3 * c as usize) as u32;
-        ops.push(kernel(stage, one, PassDispatch::Indirect(word), c));
+        ops.push(kernel(stage, one, PassDispatch::Indirect(word), record(c)));
     }
     ops.push(kernel(stage, tail, PassDispatch::Direct(1), 0));
 }

@@ -235,15 +235,17 @@ pub struct GpuRigidParams {
     pub soft_static: Vec4,
 }
 
-/// Per-dispatch uniform of the solver passes (group 1, dynamic offset, one record per colour
-/// every [`PASS_STRIDE`] bytes): which colour a solver dispatch works on. 16 bytes.
+/// Per-dispatch uniform of the solver passes (group 1, dynamic offset, one record every
+/// [`PASS_STRIDE`] bytes, [`PASS_RECORDS`] of them): which colour a solver dispatch works on,
+/// and for the shared sweep entry point which stage. 16 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuPass {
     /// Colour (batch) this dispatch solves.
     pub colour: u32,
-    /// Padding.
-    pub _pad0: u32,
+    /// 1 where the `solve_contact` entry point runs the `solve_warm_apply` stage (records
+    /// [`WARM_PASS_RECORDS`] on), else 0: see `step::sweep`.
+    pub warm: u32,
     /// Padding.
     pub _pad1: u32,
     /// Padding.
@@ -252,6 +254,14 @@ pub struct GpuPass {
 
 /// Byte stride of the [`GpuPass`] records (the minimum uniform offset alignment WebGPU allows).
 pub const PASS_STRIDE: u64 = 256;
+
+/// The first [`GpuPass`] record of the warm-apply sweep: records `0..MAX_COLOURS` hold colour c
+/// for the stage the entry point names, records `WARM_PASS_RECORDS + c` colour c with
+/// `warm = 1`.
+pub const WARM_PASS_RECORDS: u32 = MAX_COLOURS;
+
+/// [`GpuPass`] records in the pass-record buffer.
+pub const PASS_RECORDS: u32 = 2 * MAX_COLOURS;
 
 /// The three-phase explosion of catalogue §14.3 as the `rigid_forces` stage sees it (group 1,
 /// binding 1). 80 bytes. See `Explosion` for the meaning of every field.

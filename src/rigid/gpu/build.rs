@@ -79,11 +79,12 @@ impl GpuRigid {
             size_of::<GpuRigidParams>() as u64,
             U::UNIFORM | U::COPY_DST,
         );
-        let records: Vec<u8> = (0..MAX_COLOURS)
-            .flat_map(|c| {
+        let records: Vec<u8> = (0..PASS_RECORDS)
+            .flat_map(|r| {
                 let mut rec = vec![0u8; PASS_STRIDE as usize];
                 let pass = GpuPass {
-                    colour: c,
+                    colour: r % WARM_PASS_RECORDS,
+                    warm: u32::from(r >= WARM_PASS_RECORDS),
                     ..Default::default()
                 };
                 rec[..size_of::<GpuPass>()].copy_from_slice(bytemuck::bytes_of(&pass));

@@ -62,7 +62,7 @@ impl GpuRigid {
             });
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, self.group0(p.entry), &[]);
-            let offset = (p.colour.min(MAX_COLOURS - 1) as u64 * PASS_STRIDE) as u32;
+            let offset = (p.colour.min(PASS_RECORDS - 1) as u64 * PASS_STRIDE) as u32;
             pass.set_bind_group(1, &self.bind1, &[offset]);
             match p.dispatch {
                 PassDispatch::Direct(x) => {

@@ -275,7 +275,7 @@ impl GpuRigid {
                                 pipeline,
                                 class: self.program.class(entry),
                                 dispatch,
-                                offset: (record.min(MAX_COLOURS - 1) as u64 * PASS_STRIDE) as u32,
+                                offset: (record.min(PASS_RECORDS - 1) as u64 * PASS_STRIDE) as u32,
                             }
                         }
                     })
