@@ -12,6 +12,7 @@
 //! cargo run --release --example bench -- --sizes 1000000,10000000 --no-cpu   # big GPU rows
 //! cargo run --release --example bench -- --sizes 100000,1000000 --particles-only  # scaling
 //! cargo run --release --example bench -- --grains-only --no-cpu   # grain scaling, 100k vs 1M
+//! cargo run --release --example bench -- --grains-only --grain-sizes 100000   # grains, GPU and CPU
 //! cargo run --release --example bench -- --pile 100000 --no-cpu   # a poured heap's quality
 //! ```
 //!
@@ -359,11 +360,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // Mass-aggregate rows: wall time per step (submit + wait); lavapipe runs on the host CPU,
     // so wall time there is GPU time plus a small submit cost.
-    let grain_sizes: Vec<u32> = if quick {
+    let mut grain_sizes: Vec<u32> = if quick {
         vec![10_000]
     } else {
         vec![100_000, 1_000_000]
     };
+    if let Some(i) = args.iter().position(|a| a == "--grain-sizes") {
+        grain_sizes = args
+            .get(i + 1)
+            .ok_or("--grain-sizes needs a list")?
+            .split(',')
+            .map(str::parse)
+            .collect::<Result<_, _>>()?;
+    }
     for &n in grain_sizes.iter().filter(|_| !particles_only) {
         for (name, backend) in [("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)] {
             if no_cpu && name == "cpu" {

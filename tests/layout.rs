@@ -443,6 +443,10 @@ fn agg_params_layout() {
         integrator,
         collisions,
         stack_scaling,
+        near_reach,
+        list_capacity,
+        near_scale,
+        near_reach2,
         fields,
     });
     check(&m, &layouter(&m), "AggParams", r);
@@ -561,6 +565,8 @@ fn agg_binding_strides_match_rust_elements() {
         ("cells_out", size_of::<[u32; 2]>()),
         ("cell_slots", size_of::<u32>()),
         ("cell_slots_out", size_of::<u32>()),
+        ("candidates", size_of::<u32>()),
+        ("candidates_out", size_of::<u32>()),
     ]
     .into_iter()
     .collect();

@@ -30,15 +30,16 @@
 // 1 + 1024 x depth and not its partner's (the cradle gained 3.7e-4 of its momentum so on an
 // H200). Its depth still counts in the position average.
 //
-// Neighbours are visited in a fixed order (cells dz, dy, dx, then sorted order within a
-// cell), so the sums are deterministic. Static colliders are applied afterwards, unaveraged,
+// A grain's candidates are fixed for the step by `near_list` (near_list.wgsl): the grains within
+// a cell size, the slop and a skin of it, as the grid was built. They are
+// visited in a fixed order (near_list.wgsl), so the sums are deterministic. Static colliders are applied afterwards, unaveraged,
 // so walls stay hard. RELAXATION and REST_DEPTH come from src/aggregate/model.rs.
 //
 // With the grid (`collide_near`), the iterations run in the spatial order of order.wgsl: slot
 // s holds particle order[s], its state packed into near_in (position and radius, or -1 when
 // removed, at [s]; velocity and inverse mass at [n + s], the second half of the same binding:
-// see order.wgsl) and near_acc (acceleration), and a grid key's particles are listed by slot
-// in `cells` / `cell_slots`. Thread s handles slot s, so a thread's neighbours sit in nearby
+// see order.wgsl) and near_acc (acceleration), and its candidates by slot in `candidates`.
+// Thread s handles slot s, so a thread's neighbours sit in nearby
 // slots, read by nearby threads. The arithmetic, the visiting order and the tie-break on
 // particle indices are those of the particle-order loop: only where the values are read from
 // changes. Without a grid (`collide`: colliders only) thread i handles particle i in place.
@@ -121,16 +122,119 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
     vel_out[i] = vec4<f32>(b.v, vv.w);
 }
 
-/// With the grid: slot s of the spatial order (see the header).
+/// A grain's sums over its contacts in one collide iteration.
+struct Sums {
+    dv: vec3<f32>,
+    dp: vec3<f32>,
+    dpr: vec3<f32>,
+    count: f32,
+    // What the velocity change is averaged over: count, less the contacts without
+    // acceleration that do not close (see the header).
+    vcount: f32,
+}
+
+/// The grain in slot s as the collide loop reads it: the iterate's position and velocity,
+/// radius, inverse mass, own and field accelerations, and its particle index (the tie-break
+/// of coincident grains).
+struct Grain {
+    p: vec3<f32>,
+    v: vec3<f32>,
+    r: f32,
+    w: f32,
+    acc: vec3<f32>,
+    a: vec3<f32>,
+    i: u32,
+}
+
+/// Adds grain `g`'s contact with the grain in slot t to its sums.
+fn near_contact(sums: ptr<function, Sums>, g: Grain, t: u32) {
+    let dt = params.dt;
+    let pj = near_in[t];
+    let rr = g.r + pj.w;
+    let d = g.p - pj.xyz;
+    let dist2 = dot(d, d);
+    let reach = rr + params.contact_slop;
+    if (dist2 > reach * reach) {
+        return;
+    }
+    let dist = sqrt(dist2);
+    var n: vec3<f32>;
+    if (dist > 0.0) {
+        n = d / dist;
+    } else {
+        n = vec3<f32>(0.0, select(-1.0, 1.0, g.i < candidates[params.n + t]), 0.0);
+    }
+    let vj = near_in[params.n + t];
+    let acc_j = near_acc[t].xyz;
+    // Stack scaling: the lower grain counts as heavier by about e^(k dy).
+    let wj = vj.w * stack_weight(params.stack_scaling * (pj.y - g.p.y));
+    let share = g.w / (g.w + wj);
+    let rel = g.v - vj.xyz;
+    let vn = dot(rel, n);
+    let pen = rr - dist;
+    let impact2 = impact_speed2(g.a, acc_j);
+    let wi = impact_weight(vn, impact2);
+    if (wi > 0.0) {
+        var new_vn = -params.restitution * vn;
+        // The gravity fields act on both particles alike and cancel here.
+        let acc_vn = dot(g.acc - acc_j, n) * dt;
+        if (acc_vn < 0.0) {
+            new_vn = max(new_vn + params.restitution * acc_vn, 0.0);
+        }
+        let dvn = new_vn - vn;
+        var dvc = n * dvn;
+        let vt = rel - n * vn;
+        let vt_len = length(vt);
+        if (vt_len > 0.0) {
+            dvc = dvc - vt * (min(vt_len, params.friction * dvn) / vt_len);
+        }
+        let sw = share * wi;
+        (*sums).dv = (*sums).dv + dvc * sw;
+        if (pen > 0.0) {
+            (*sums).dp = (*sums).dp + n * (pen * sw);
+        }
+    }
+    if (impact2 == 0.0) {
+        // Without acceleration, the book's response alone.
+        if (wi > 0.0) {
+            (*sums).count = (*sums).count + 1.0;
+            (*sums).vcount = (*sums).vcount + 1.0;
+        } else if (pen > 0.0) {
+            // Weighted by depth as a resting contact is, so that a touching pair that one
+            // rounding reads as overlapping by an ulp does not count as a whole contact in the
+            // average of its grains.
+            let wd = clamp(pen / (rr * REST_DEPTH), 0.0, 1.0);
+            (*sums).dp = (*sums).dp + n * (pen * share * wd);
+            (*sums).count = (*sums).count + wd;
+        }
+    } else {
+        if (wi < 1.0 && pen > 0.0) {
+            var dpc = n * pen;
+            let vt = rel - n * vn;
+            let slip = length(vt) * dt;
+            if (slip > 0.0) {
+                dpc = dpc - vt * (dt * min(slip, params.friction * pen) / slip);
+            }
+            (*sums).dpr = (*sums).dpr + dpc * (share * (1.0 - wi));
+        }
+        let c = max(wi, clamp(pen / (rr * REST_DEPTH), 0.0, 1.0));
+        (*sums).count = (*sums).count + c;
+        (*sums).vcount = (*sums).vcount + c;
+    }
+}
+
+/// With the grid: slot s of the spatial order (see the header), its candidates from the
+/// step's near list (near_list.wgsl).
 @compute @workgroup_size(WG)
 fn collide_near(@builtin(global_invocation_id) gid: vec3<u32>) {
     let s = gid.x;
-    if (s >= params.n) {
+    let n = params.n;
+    if (s >= n) {
         return;
     }
     let dt = params.dt;
     let pv = near_in[s];
-    let vv = near_in[params.n + s];
+    let vv = near_in[n + s];
     let w = vv.w;
     let r = pv.w;
     var p = pv.xyz;
@@ -138,124 +242,51 @@ fn collide_near(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (r >= 0.0 && w > 0.0) {
         let acc_i = near_acc[s].xyz;
         let a_i = with_gravity(acc_i);
-        // The particle index, for the tie-break of coincident grains.
-        let i = order[s];
-        var dv = vec3<f32>(0.0);
-        var dp = vec3<f32>(0.0);
-        var dpr = vec3<f32>(0.0);
-        var count = 0.0;
-        // What the velocity change is averaged over: count, less the contacts without
-        // acceleration that do not close (see the header).
-        var vcount = 0.0;
-        var keys = grid_neighbour_keys(grid_cell(p, params.inv_cell_size), params.table_mask);
-        for (var m = 0u; m < 27u; m = m + 1u) {
-            if (grid_key_is_repeat(&keys, m)) {
-                continue;
+        let i = candidates[n + s];
+        let g = Grain(p, v, r, w, acc_i, a_i, i);
+        var sums = Sums(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0);
+        let listed = candidates[s];
+        if (listed <= params.list_capacity) {
+            for (var e = 0u; e < listed; e = e + 1u) {
+                near_contact(&sums, g, candidates[(2u + e) * n + s]);
             }
-            let cell = cells[keys[m]];
-            let listed = cell.y >= CELL_LISTED;
-            var in_key = select(2u, 1u, cell.x == cell.y);
-            if (listed) {
-                in_key = cell.y - CELL_LISTED;
-            }
-            for (var e = 0u; e < in_key; e = e + 1u) {
-                var t = select(cell.y, cell.x, e == 0u);
-                if (listed) {
-                    t = cell_slots[cell.x + e];
-                }
-                let pj = near_in[t];
-                // pj.w: the radius, -1 for a removed particle.
-                if (t == s || pj.w < 0.0) {
-                    continue;
-                }
-                let rr = r + pj.w;
-                let d = p - pj.xyz;
-                let dist2 = dot(d, d);
-                let reach = rr + params.contact_slop;
-                if (dist2 > reach * reach) {
-                    continue;
-                }
-                let dist = sqrt(dist2);
-                var n: vec3<f32>;
-                if (dist > 0.0) {
-                    n = d / dist;
-                } else {
-                    n = vec3<f32>(0.0, select(-1.0, 1.0, i < order[t]), 0.0);
-                }
-                let vj = near_in[params.n + t];
-                let acc_j = near_acc[t].xyz;
-                // Stack scaling: the lower grain counts as heavier by about e^(k dy).
-                let wj = vj.w * stack_weight(params.stack_scaling * (pj.y - p.y));
-                let share = w / (w + wj);
-                let rel = v - vj.xyz;
-                let vn = dot(rel, n);
-                let pen = rr - dist;
-                let impact2 = impact_speed2(a_i, acc_j);
-                let wi = impact_weight(vn, impact2);
-                if (wi > 0.0) {
-                    var new_vn = -params.restitution * vn;
-                    // The gravity fields act on both particles alike and cancel here.
-                    let acc_vn = dot(acc_i - acc_j, n) * dt;
-                    if (acc_vn < 0.0) {
-                        new_vn = max(new_vn + params.restitution * acc_vn, 0.0);
-                    }
-                    let dvn = new_vn - vn;
-                    var dvc = n * dvn;
-                    let vt = rel - n * vn;
-                    let vt_len = length(vt);
-                    if (vt_len > 0.0) {
-                        dvc = dvc - vt * (min(vt_len, params.friction * dvn) / vt_len);
-                    }
-                    let sw = share * wi;
-                    dv = dv + dvc * sw;
-                    if (pen > 0.0) {
-                        dp = dp + n * (pen * sw);
-                    }
-                }
-                if (impact2 == 0.0) {
-                    // Without acceleration, the book's response alone.
-                    if (wi > 0.0) {
-                        count = count + 1.0;
-                        vcount = vcount + 1.0;
-                    } else if (pen > 0.0) {
-                        // Weighted by depth as a resting contact is, so that a touching pair
-                        // that one rounding reads as overlapping by an ulp does not count as a
-                        // whole contact in the average of its grains.
-                        let wd = clamp(pen / (rr * REST_DEPTH), 0.0, 1.0);
-                        dp = dp + n * (pen * share * wd);
-                        count = count + wd;
-                    }
-                } else {
-                    if (wi < 1.0 && pen > 0.0) {
-                        var dpc = n * pen;
-                        let vt = rel - n * vn;
-                        let slip = length(vt) * dt;
-                        if (slip > 0.0) {
-                            dpc = dpc - vt * (dt * min(slip, params.friction * pen) / slip);
+        } else {
+            // More candidates than the list holds: the same ones, in the same order, from the
+            // grid, tested on the positions it was built from.
+            let pb = pos_in[i].xyz;
+            let box = near_box_cells(pb);
+            for (var dz = 0; dz <= box[1].z; dz = dz + 1) {
+                for (var dy = 0; dy <= box[1].y; dy = dy + 1) {
+                    for (var dx = 0; dx <= box[1].x; dx = dx + 1) {
+                        let c = box[0] + vec3<i32>(dx, dy, dz);
+                        let cell = cells[grid_key(c, params.table_mask)];
+                        let len = cell_entry_len(cell);
+                        for (var e = 0u; e < len; e = e + 1u) {
+                            let t = cell_entry_slot(cell, e);
+                            if (t != s && near_in[t].w >= 0.0
+                                && near_candidate(pb, pos_in[candidates[n + t]].xyz, c)) {
+                                near_contact(&sums, g, t);
+                            }
                         }
-                        dpr = dpr + dpc * (share * (1.0 - wi));
                     }
-                    let c = max(wi, clamp(pen / (rr * REST_DEPTH), 0.0, 1.0));
-                    count = count + c;
-                    vcount = vcount + c;
                 }
             }
         }
-        if (count > 0.0) {
-            let k = 1.0 / max(count / RELAXATION, 1.0);
+        if (sums.count > 0.0) {
+            let k = 1.0 / max(sums.count / RELAXATION, 1.0);
             // The velocity follows the resting corrections: one division per grain.
-            let dpk = dpr * k;
+            let dpk = sums.dpr * k;
             var dvk = vec3<f32>(0.0);
-            if (vcount > 0.0) {
-                dvk = dv / vcount;
+            if (sums.vcount > 0.0) {
+                dvk = sums.dv / sums.vcount;
             }
             v = v + dvk + dpk / dt;
-            p = p + dp / count + dpk;
+            p = p + sums.dp / sums.count + dpk;
         }
         let b = apply_colliders(Body(p, v), r, a_i);
         p = b.p;
         v = b.v;
     }
     near_out[s] = vec4<f32>(p, pv.w);
-    near_out[params.n + s] = vec4<f32>(v, w);
+    near_out[n + s] = vec4<f32>(v, w);
 }

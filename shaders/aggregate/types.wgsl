@@ -1,6 +1,6 @@
 // Aggregate-domain structs. Mirrored by src/aggregate/types.rs; tests/layout.rs checks them.
 
-/// Per-step uniform block: 576 bytes.
+/// Per-step uniform block: 592 bytes.
 struct AggParams {
     dt: f32,
     n: u32,
@@ -18,6 +18,10 @@ struct AggParams {
     integrator: u32,
     collisions: u32,
     stack_scaling: f32,
+    near_reach: f32,
+    list_capacity: u32,
+    near_scale: f32,
+    near_reach2: u32,
     fields: array<Field, MAX_FIELDS>,
 }
 

@@ -2,13 +2,13 @@
 //! operation order, plain slices. `solve_links_most_severe` is the book's sequential resolver,
 //! kept as a CPU option and as the reference the batches are tested against.
 
-use super::model::{COLLIDE_RELAXATION, COLLIDE_REST_DEPTH};
+use super::model::{COLLIDE_RELAXATION, COLLIDE_REST_DEPTH, NEAR_SPAN};
 use super::types::*;
-use crate::grid::{cell_of, key_is_repeat, neighbour_keys, CpuGrid, GridSpec};
+use crate::grid::{cell_key, cell_of, CpuGrid, GridSpec};
 use crate::particles::cpu::{collider_contact, field_accel_one, resolve_contact};
 use crate::particles::types::GpuCollider;
 use crate::rounding as fm;
-use glam::{Vec3, Vec4, Vec4Swizzles};
+use glam::{IVec3, Vec3, Vec4, Vec4Swizzles};
 
 /// Aggregate particle state: the current arrays and the scratch arrays the Jacobi stages write.
 #[derive(Clone, Debug, Default)]
@@ -292,6 +292,97 @@ pub fn near_cells(grid: &CpuGrid, table_size: u32, slot_of: &[u32]) -> (Vec<[u32
     (cells, cell_slots)
 }
 
+/// The step's collide candidates, per particle (twin of `near_list` in
+/// shaders/aggregate/near_list.wgsl, by particle index and without a capacity).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NearList {
+    /// Particle i's candidates are `entries[start[i]..start[i + 1]]`.
+    pub start: Vec<u32>,
+    /// Particle indices, in the collide loop's visiting order.
+    pub entries: Vec<u32>,
+}
+
+impl NearList {
+    /// Particle i's candidates.
+    pub fn of(&self, i: usize) -> &[u32] {
+        match (self.start.get(i), self.start.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.entries[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// Twin of `near_box_cells` (shaders/aggregate/near_list.wgsl): the lowest grid cell of the
+/// box of half-side `h` around `p`, and how many cells past it the box reaches along each
+/// axis (at most `NEAR_SPAN − 1`).
+fn near_box_cells(p: Vec3, h: f32, spec: &GridSpec) -> (IVec3, IVec3) {
+    let lo = cell_of(p - Vec3::splat(h), spec.cell_size);
+    let hi = cell_of(p + Vec3::splat(h), spec.cell_size);
+    let cap = NEAR_SPAN as i32 - 1;
+    (
+        lo,
+        hi.wrapping_sub(lo).clamp(IVec3::ZERO, IVec3::splat(cap)),
+    )
+}
+
+/// Twin of `near_list` (shaders/aggregate/near_list.wgsl): for each particle that runs
+/// contacts (alive, movable), the particles whose positions lie within `params.near_reach` of
+/// its own (`grid` built from `s.pos`; distances in whole units, see `near_in_reach`): the candidates of its
+/// collide iterations this step, in their visiting order (the cells the box overlaps, z
+/// outermost and x innermost, then the grid's order within a cell).
+pub fn near_list(s: &AggState, params: &GpuAggParams, grid: &CpuGrid, spec: &GridSpec) -> NearList {
+    let n = params.n as usize;
+    let h = params.near_reach;
+    let mut list = NearList {
+        start: Vec::with_capacity(n + 1),
+        entries: Vec::new(),
+    };
+    list.start.push(0);
+    for i in 0..n {
+        let pi = s.pos[i].xyz();
+        if s.pos[i].w != 0.0 && s.acc[i].w > 0.0 {
+            let (lo, span) = near_box_cells(pi, h, spec);
+            for dz in 0..=span.z {
+                for dy in 0..=span.y {
+                    for dx in 0..=span.x {
+                        let c = lo.wrapping_add(IVec3::new(dx, dy, dz));
+                        for &j in &grid.sorted_index[grid.key_range(cell_key(c, spec.table_size))] {
+                            let pj = s.pos[j as usize];
+                            // The cell test skips a key's grains from other cells (a hash
+                            // collision), so each grain is listed once.
+                            if j as usize != i
+                                && pj.w != 0.0
+                                && near_in_reach(pi, pj.xyz(), params)
+                                && cell_of(pj.xyz(), spec.cell_size) == c
+                            {
+                                list.entries.push(j);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        list.start.push(list.entries.len() as u32);
+    }
+    list
+}
+
+/// Twin of `near_in_reach`: whether `a` and `b` are within `params.near_reach` of each other,
+/// measured in whole units of `1 / params.near_scale` (an exact integer squared distance).
+fn near_in_reach(a: Vec3, b: Vec3, params: &GpuAggParams) -> bool {
+    let d = (a - b).abs();
+    let h = params.near_reach;
+    if !(d.x <= h && d.y <= h && d.z <= h) {
+        return false;
+    }
+    let q = (d * params.near_scale).floor();
+    let (x, y, z) = (q.x as u32, q.y as u32, q.z as u32);
+    x.wrapping_mul(x)
+        .wrapping_add(y.wrapping_mul(y))
+        .wrapping_add(z.wrapping_mul(z))
+        <= params.near_reach2
+}
+
 fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
     let mut a = s.acc[i].xyz();
     for fld in &params.fields[..params.field_count as usize] {
@@ -302,8 +393,9 @@ fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
     a
 }
 
-/// Stage `collide`: one Jacobi iteration of particle–particle contacts on the grid plus the
-/// static colliders; writes the next arrays and swaps them in.
+/// Stage `collide`: one Jacobi iteration of particle–particle contacts, each particle against
+/// its candidates in `near` (the step's [`near_list`]), plus the static colliders; writes the
+/// next arrays and swaps them in.
 ///
 /// Impacts (contacts closing faster than `impact_speed2`'s speed) get the book's velocity
 /// response with restitution and their penetration pushed out; their shares are averaged over
@@ -323,7 +415,7 @@ fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
 /// impact, part resting (`impact_weight`), and n counts a resting contact in proportion to
 /// its depth up to `COLLIDE_REST_DEPTH` × the two radii, and a closing contact that does not
 /// penetrate yet by its impact weight.
-pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridSpec)>) {
+pub fn collide(s: &mut AggState, inp: &AggInputs, near: Option<&NearList>) {
     let params = inp.params;
     let dt = params.dt;
     let relaxation = COLLIDE_RELAXATION;
@@ -342,91 +434,80 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, grid: Option<(&CpuGrid, &GridS
             let mut count = 0.0f32;
             // What the velocity change is averaged over (see collide.wgsl).
             let mut vcount = 0.0f32;
-            if let (true, Some((grid, spec))) = (params.collisions != 0, grid) {
-                let keys = neighbour_keys(cell_of(p, spec.cell_size), spec.table_size);
-                for m in 0..keys.len() {
-                    if key_is_repeat(&keys, m) {
+            if let (true, Some(near)) = (params.collisions != 0, near) {
+                for &j in near.of(i) {
+                    let j = j as usize;
+                    let pj = s.pos[j];
+                    let rr = r + s.radius[j];
+                    let d = p - pj.xyz();
+                    let dist2 = fm::dot(d, d);
+                    let reach = rr + params.contact_slop;
+                    if dist2 > reach * reach {
                         continue;
                     }
-                    let key = keys[m];
-                    let (start, end) = (grid.cell_start[key as usize], grid.cell_end[key as usize]);
-                    for sidx in start..end {
-                        let j = grid.sorted_index[sidx as usize] as usize;
-                        let pj = s.pos[j];
-                        if j == i || pj.w == 0.0 {
-                            continue;
+                    let dist = fm::sqrt(dist2);
+                    let mut n = Vec3::new(0.0, if i < j { 1.0 } else { -1.0 }, 0.0);
+                    if dist > 0.0 {
+                        n = fm::div3(d, dist);
+                    }
+                    let wj = s.acc[j].w * stack_weight(params.stack_scaling * (pj.y - p.y));
+                    let share = fm::div(w, w + wj);
+                    let rel = v - s.vel[j].xyz();
+                    let vn = fm::dot(rel, n);
+                    let pen = rr - dist;
+                    let impact2 = impact_speed2(s, params, a_i, j);
+                    let wi = impact_weight(vn, impact2);
+                    if wi > 0.0 {
+                        let mut new_vn = -params.restitution * vn;
+                        let acc_vn = fm::dot(s.acc[i].xyz() - s.acc[j].xyz(), n) * dt;
+                        if acc_vn < 0.0 {
+                            new_vn = fm::madd(params.restitution, acc_vn, new_vn).max(0.0);
                         }
-                        let rr = r + s.radius[j];
-                        let d = p - pj.xyz();
-                        let dist2 = fm::dot(d, d);
-                        let reach = rr + params.contact_slop;
-                        if dist2 > reach * reach {
-                            continue;
+                        let dvn = new_vn - vn;
+                        let mut dvc = n * dvn;
+                        let vt = fm::madd3(n, -vn, rel);
+                        let vt_len = fm::length(vt);
+                        if vt_len > 0.0 {
+                            dvc = fm::madd3(
+                                vt,
+                                -fm::div(vt_len.min(params.friction * dvn), vt_len),
+                                dvc,
+                            );
                         }
-                        let dist = fm::sqrt(dist2);
-                        let mut n = Vec3::new(0.0, if i < j { 1.0 } else { -1.0 }, 0.0);
-                        if dist > 0.0 {
-                            n = fm::div3(d, dist);
+                        let sw = share * wi;
+                        dv = fm::madd3(dvc, sw, dv);
+                        if pen > 0.0 {
+                            dp = fm::madd3(n, pen * sw, dp);
                         }
-                        let wj = s.acc[j].w * stack_weight(params.stack_scaling * (pj.y - p.y));
-                        let share = fm::div(w, w + wj);
-                        let rel = v - s.vel[j].xyz();
-                        let vn = fm::dot(rel, n);
-                        let pen = rr - dist;
-                        let impact2 = impact_speed2(s, params, a_i, j);
-                        let wi = impact_weight(vn, impact2);
+                    }
+                    if impact2 == 0.0 {
+                        // Without acceleration, the book's response alone.
                         if wi > 0.0 {
-                            let mut new_vn = -params.restitution * vn;
-                            let acc_vn = fm::dot(s.acc[i].xyz() - s.acc[j].xyz(), n) * dt;
-                            if acc_vn < 0.0 {
-                                new_vn = fm::madd(params.restitution, acc_vn, new_vn).max(0.0);
-                            }
-                            let dvn = new_vn - vn;
-                            let mut dvc = n * dvn;
+                            count += 1.0;
+                            vcount += 1.0;
+                        } else if pen > 0.0 {
+                            // Weighted by depth (see collide.wgsl).
+                            let wd = (pen / (rr * COLLIDE_REST_DEPTH)).clamp(0.0, 1.0);
+                            dp = fm::madd3(n, pen * share * wd, dp);
+                            count += wd;
+                        }
+                    } else {
+                        if wi < 1.0 && pen > 0.0 {
+                            let mut dpc = n * pen;
                             let vt = fm::madd3(n, -vn, rel);
-                            let vt_len = fm::length(vt);
-                            if vt_len > 0.0 {
-                                dvc = fm::madd3(
+                            let slip = fm::length(vt) * dt;
+                            if slip > 0.0 {
+                                dpc = fm::madd3(
                                     vt,
-                                    -fm::div(vt_len.min(params.friction * dvn), vt_len),
-                                    dvc,
+                                    -fm::div(dt * slip.min(params.friction * pen), slip),
+                                    dpc,
                                 );
                             }
-                            let sw = share * wi;
-                            dv = fm::madd3(dvc, sw, dv);
-                            if pen > 0.0 {
-                                dp = fm::madd3(n, pen * sw, dp);
-                            }
+                            dpr = fm::madd3(dpc, share * (1.0 - wi), dpr);
                         }
-                        if impact2 == 0.0 {
-                            // Without acceleration, the book's response alone.
-                            if wi > 0.0 {
-                                count += 1.0;
-                                vcount += 1.0;
-                            } else if pen > 0.0 {
-                                // Weighted by depth (see collide.wgsl).
-                                let wd = (pen / (rr * COLLIDE_REST_DEPTH)).clamp(0.0, 1.0);
-                                dp = fm::madd3(n, pen * share * wd, dp);
-                                count += wd;
-                            }
-                        } else {
-                            if wi < 1.0 && pen > 0.0 {
-                                let mut dpc = n * pen;
-                                let vt = fm::madd3(n, -vn, rel);
-                                let slip = fm::length(vt) * dt;
-                                if slip > 0.0 {
-                                    dpc = fm::madd3(
-                                        vt,
-                                        -fm::div(dt * slip.min(params.friction * pen), slip),
-                                        dpc,
-                                    );
-                                }
-                                dpr = fm::madd3(dpc, share * (1.0 - wi), dpr);
-                            }
-                            let c = wi.max((pen / (rr * COLLIDE_REST_DEPTH)).clamp(0.0, 1.0));
-                            count += c;
-                            vcount += c;
-                        }
+                        let c = wi.max((pen / (rr * COLLIDE_REST_DEPTH)).clamp(0.0, 1.0));
+                        count += c;
+                        vcount += c;
                     }
                 }
             }

@@ -10,7 +10,6 @@ use super::types::*;
 use crate::error::Result;
 use crate::gpu::buffer::{self, STATE};
 use crate::gpu::kernel::{Dispatch, Kernel};
-use crate::gpu::sort::GpuRadixSort;
 use crate::gpu::timing::StepTimer;
 use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
@@ -21,22 +20,13 @@ use glam::Vec4;
 use std::mem::size_of;
 use wgpu::BufferUsages as U;
 
+use super::near::{candidates_buffer, cells_buffer, Near};
+pub use super::near::{NearTables, DEFAULT_LIST_CAPACITY};
 use super::shader::MAX_GROUPS;
 pub use super::shader::{
     binding, shader_source, storage_buffers_per_stage, BINDINGS, CELL_ENTRY_BYTES, NEAR_KEY_BITS,
     NEAR_STATE_BYTES,
 };
-
-/// The spatial order of a step, read back by [`GpuAggregate::read_near`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct NearTables {
-    /// Slot s holds particle `order[s]`.
-    pub order: Vec<u32>,
-    /// Per grid key, its particles' slots (see [`cpu::near_cells`](super::cpu::near_cells)).
-    pub cells: Vec<[u32; 2]>,
-    /// Per grid-sorted position, the particle's slot.
-    pub cell_slots: Vec<u32>,
-}
 
 /// The static tables, as the host last set them.
 pub struct Tables<'a> {
@@ -59,91 +49,6 @@ struct Kernels {
     collide_b_to_a: Kernel,
     collide_a_to_b: Kernel,
     solve_links: Kernel,
-}
-
-/// The spatial order of a world with a grid: its sort, the packed state in that order, the
-/// grid keys' slot table, and the kernels that use them (see shaders/aggregate/order.wgsl).
-struct Near {
-    sort: GpuRadixSort,
-    /// The packed state, ping-pong: `2 × capacity` vec4s, slot s's position and radius (-1:
-    /// removed) at `[s]` and its velocity and inverse mass at `[n + s]` (one binding for both,
-    /// so every aggregate kernel binds at most 8 storage buffers; see order.wgsl).
-    state: [wgpu::Buffer; 2],
-    /// Own acceleration.
-    acc: wgpu::Buffer,
-    /// Per particle, its slot.
-    slot: wgpu::Buffer,
-    /// Per grid key, its particles' slots (`CELL_ENTRY_BYTES` each).
-    cells: wgpu::Buffer,
-    /// Per grid-sorted position, the particle's slot.
-    cell_slots: wgpu::Buffer,
-    keys: Kernel,
-    gather: Kernel,
-    cells_kernel: Kernel,
-    /// `collide[k]` reads `state[k]` and writes the other.
-    collide: [Kernel; 2],
-    /// `scatter[k]` reads `state[k]`.
-    scatter: [Kernel; 2],
-}
-
-impl Near {
-    fn new(
-        ctx: &GpuContext,
-        module: &wgpu::ShaderModule,
-        capacity: u32,
-        spec: &GridSpec,
-    ) -> Result<Self> {
-        let device = &ctx.device;
-        let n = u64::from(capacity);
-        let v4 = |name: &str| buffer::zeroed(device, name, 16 * n, STATE);
-        let state = |name: &str| buffer::zeroed(device, name, NEAR_STATE_BYTES * n, STATE);
-        let u32s = |name: &str| buffer::zeroed(device, name, 4 * n, STATE);
-        Ok(Self {
-            sort: GpuRadixSort::new(ctx, capacity, NEAR_KEY_BITS)?,
-            state: [state("agg_near_state"), state("agg_near_state_next")],
-            acc: v4("agg_near_acc"),
-            slot: u32s("agg_near_slot"),
-            cells: cells_buffer(ctx, spec)?,
-            cell_slots: u32s("agg_cell_slots"),
-            keys: Kernel::new(device, module, "near_keys"),
-            gather: Kernel::new(device, module, "near_gather"),
-            cells_kernel: Kernel::new(device, module, "near_cells"),
-            collide: [
-                Kernel::new(device, module, "collide_near"),
-                Kernel::new(device, module, "collide_near"),
-            ],
-            scatter: [
-                Kernel::new(device, module, "near_scatter"),
-                Kernel::new(device, module, "near_scatter"),
-            ],
-        })
-    }
-
-    /// Dispatches of the order, gather, slot table, `iterations` collide iterations and
-    /// scatter for `n > 0` particles.
-    fn dispatches(&self, iterations: u32) -> u32 {
-        self.sort.dispatches() + 4 + iterations
-    }
-}
-
-/// The slot table for a grid of `spec.table_size` keys.
-///
-/// # Errors
-/// [`crate::Error::InvalidInput`] when it exceeds the device's binding limit.
-fn cells_buffer(ctx: &GpuContext, spec: &GridSpec) -> Result<wgpu::Buffer> {
-    let bytes = CELL_ENTRY_BYTES * u64::from(spec.table_size);
-    if bytes > ctx.max_binding_bytes() {
-        return Err(crate::Error::InvalidInput {
-            what: "grid table_size",
-            value: format!(
-                "{} ({bytes} bytes for the collide stage's slot table, the device allows {})",
-                spec.table_size,
-                ctx.max_binding_bytes()
-            ),
-            fix: "pass a smaller power of two for Collisions::table_size",
-        });
-    }
-    Ok(buffer::zeroed(&ctx.device, "agg_cells", bytes, STATE))
 }
 
 /// The GPU backend of an aggregate world.
@@ -397,6 +302,17 @@ impl GpuAggregate {
                     (CELL_SLOTS_OUT, &near.cell_slots),
                 ],
             );
+            near.list.bind(
+                d,
+                &[
+                    (PARAMS, &self.params),
+                    (NEAR_IN, &near.state[0]),
+                    (ORDER, order),
+                    (CELLS, &near.cells),
+                    (CELL_SLOTS, &near.cell_slots),
+                    (CANDIDATES_OUT, &near.candidates),
+                ],
+            );
             for k in 0..2 {
                 near.collide[k].bind(
                     d,
@@ -405,10 +321,11 @@ impl GpuAggregate {
                         (NEAR_IN, &near.state[k]),
                         (NEAR_OUT, &near.state[1 - k]),
                         (NEAR_ACC, &near.acc),
-                        (ORDER, order),
                         (COLLIDERS, &self.colliders),
                         (CELLS, &near.cells),
                         (CELL_SLOTS, &near.cell_slots),
+                        (CANDIDATES, &near.candidates),
+                        (POS_IN, &self.pos_b),
                     ],
                 );
                 near.scatter[k].bind(
@@ -448,6 +365,22 @@ impl GpuAggregate {
         self.grid = Some(GpuGrid::new(&self.ctx, self.capacity, spec)?);
         if let Some(near) = &mut self.near {
             near.cells = cells;
+        }
+        self.bind_all();
+        Ok(())
+    }
+
+    /// Sets how many candidates a slot's list holds on the GPU (`near_list`; default
+    /// [`DEFAULT_LIST_CAPACITY`], fewer where the device's binding limit needs it). Slots with
+    /// more walk the grid in the collide stage and reach the same result, slower. Worlds
+    /// without a grid ignore it.
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidInput`] when the lists would exceed the device's binding limit.
+    pub fn set_list_capacity(&mut self, list_capacity: u32) -> Result<()> {
+        if let Some(near) = &mut self.near {
+            near.candidates = candidates_buffer(&self.ctx, self.capacity, list_capacity)?;
+            near.list_capacity = list_capacity;
         }
         self.bind_all();
         Ok(())
@@ -530,7 +463,7 @@ impl GpuAggregate {
     }
 
     /// Records one step as at most two compute passes: `aggregate_step` (integrate, then the
-    /// grid build, the spatial order and the collision iterations), then, after the copy back
+    /// grid build, the spatial order, the candidate lists and the collision iterations), then, after the copy back
     /// when the iterations ended in the second buffer pair, `aggregate_links` (the link solver,
     /// when the world has links). Returns the number of dispatches recorded (the grid build's
     /// included). With timing on, the step's span opens with the first pass and closes with the
@@ -544,6 +477,10 @@ impl GpuAggregate {
         params: &GpuAggParams,
         collide: bool,
     ) -> Result<u32> {
+        let params = &GpuAggParams {
+            list_capacity: self.near.as_ref().map_or(0, |k| k.list_capacity),
+            ..*params
+        };
         self.uploads.write(&self.params, 0, &[*params]);
         self.uploads.record(encoder);
         let n = params.n;
@@ -593,6 +530,8 @@ impl GpuAggregate {
                     k.cells_kernel
                         .dispatch_in(&mut pass, Dispatch::Direct(cell_groups));
                     span(&mut pass, &mut at, "near_order", 0);
+                    k.list.dispatch_in(&mut pass, groups);
+                    span(&mut pass, &mut at, "near_list", 0);
                     let mut cur = 0;
                     for i in 0..iterations {
                         k.collide[cur].dispatch_in(&mut pass, groups);
@@ -674,7 +613,7 @@ impl GpuAggregate {
 
     /// GPU milliseconds of each stage of the last step recorded with timing on, in step
     /// order: `integrate`, `grid_build`, `near_order` (keys, sort, gather, cell lists),
-    /// `collide` once per iteration (numbered from 1), `near_scatter`, `links`; each from a
+    /// `near_list` (the candidate lists), `collide` once per iteration (numbered from 1), `near_scatter`, `links`; each from a
     /// timestamp written inside the pass after the stage's dispatches (approximate where a GPU
     /// overlaps dispatches). Needs `TIMESTAMP_QUERY_INSIDE_PASSES`.
     ///
@@ -748,6 +687,13 @@ impl GpuAggregate {
             order: buffer::read_vec(d, q, near.sort.sorted_values(), n)?,
             cells: buffer::read_vec(d, q, &near.cells, grid.spec().table_size as usize)?,
             cell_slots: buffer::read_vec(d, q, &near.cell_slots, n)?,
+            candidates: buffer::read_vec(
+                d,
+                q,
+                &near.candidates,
+                (2 + near.list_capacity as usize) * n,
+            )?,
+            list_capacity: near.list_capacity,
         }))
     }
 

@@ -36,6 +36,8 @@ pub mod binding {
     pub const CELLS_OUT: u32 = 25;
     pub const CELL_SLOTS: u32 = 26;
     pub const CELL_SLOTS_OUT: u32 = 27;
+    pub const CANDIDATES: u32 = 28;
+    pub const CANDIDATES_OUT: u32 = 29;
 }
 
 /// Bits of the spatial order's sort key (`near_key` in shaders/aggregate/order.wgsl): the
@@ -232,6 +234,18 @@ pub const BINDINGS: &[BindingDecl] = &[
         space: RW,
         ty: "array<u32>",
     },
+    BindingDecl {
+        index: binding::CANDIDATES,
+        name: "candidates",
+        space: RO,
+        ty: "array<u32>",
+    },
+    BindingDecl {
+        index: binding::CANDIDATES_OUT,
+        name: "candidates_out",
+        space: RW,
+        ty: "array<u32>",
+    },
 ];
 
 /// The most storage buffers one of the aggregate kernels a world builds binds in a shader stage
@@ -241,9 +255,10 @@ pub const BINDINGS: &[BindingDecl] = &[
 ///
 /// 8 either way, WebGPU's default `max_storage_buffers_per_shader_stage`, so an aggregate
 /// world, gridded or not, builds on a renderer's device made with the default limits:
-/// `agg_integrate` and `near_gather` bind 8, `collide` and `collide_near` 7, `near_cells` and
-/// `near_scatter` 6, `solve_links` 5, `near_keys` 3 (the spatial-order kernels with positions
-/// and velocities in one binding, see [`NEAR_STATE_BYTES`]).
+/// `agg_integrate`, `near_gather` and `collide_near` bind 8, `collide` 7, `near_cells` and
+/// `near_scatter` 6, `near_list` and `solve_links` 5, `near_keys` 3 (the spatial-order kernels
+/// with positions and velocities in one binding, see [`NEAR_STATE_BYTES`], and `collide_near`
+/// reading its particle indices from the candidate lists, see shaders/aggregate/near_list.wgsl).
 ///
 /// # Errors
 /// [`crate::Error::Gpu`] if the module does not validate (an engine bug).
@@ -256,6 +271,7 @@ pub fn storage_buffers_per_stage(gridded: bool) -> crate::error::Result<u32> {
         "near_keys",
         "near_gather",
         "near_cells",
+        "near_list",
         "collide_near",
         "near_scatter",
     ];
@@ -275,6 +291,7 @@ pub fn shader_source() -> String {
         ("FIELD_EMITTER_SHIFT", FIELD_EMITTER_SHIFT),
         ("NONE", NONE),
         ("CELL_LISTED", CELL_LISTED),
+        ("NEAR_SPAN", super::model::NEAR_SPAN),
     ];
     // The collide stage's float constants, defined once in model.rs.
     let relaxation = format!(
@@ -294,6 +311,7 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/aggregate/links.wgsl"),
             include_str!("../../shaders/aggregate/collide.wgsl"),
             include_str!("../../shaders/aggregate/order.wgsl"),
+            include_str!("../../shaders/aggregate/near_list.wgsl"),
         ],
     )
 }

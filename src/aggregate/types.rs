@@ -1,5 +1,6 @@
 //! `#[repr(C)]` mirrors of `shaders/aggregate/types.wgsl`; checked by the layout test.
 
+use super::model::{NEAR_SKIN, NEAR_UNITS};
 use crate::particles::types::{GpuField, MAX_FIELDS};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec4;
@@ -13,7 +14,7 @@ pub const MAX_COLOURS: u32 = 64;
 /// `shaders/aggregate/order.wgsl`); emitted into WGSL.
 pub const CELL_LISTED: u32 = 0x8000_0000;
 
-/// Per-step uniform block of the aggregate world. 576 bytes.
+/// Per-step uniform block of the aggregate world. 592 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct GpuAggParams {
@@ -49,8 +50,34 @@ pub struct GpuAggParams {
     pub collisions: u32,
     /// Stack mass scaling k (1/m); 0 turns it off. See `Collisions::stack_scaling`.
     pub stack_scaling: f32,
+    /// The distance within which a grain's neighbours, as the grid was built, are its
+    /// candidates for the step (`near_list`): the cell size, the contact slop and the skin
+    /// ([`NEAR_SKIN`]), m.
+    pub near_reach: f32,
+    /// Candidates a slot's list holds on the GPU (`near_list`); a slot with more walks the
+    /// grid in the collide stage instead. Set by the GPU backend from its buffers.
+    pub list_capacity: u32,
+    /// [`NEAR_UNITS`] per cell size, 1/m: the scale at which
+    /// `near_list` measures distances in whole units.
+    pub near_scale: f32,
+    /// The squared candidate distance in those units, rounded down.
+    pub near_reach2: u32,
     /// Force fields.
     pub fields: [GpuField; MAX_FIELDS as usize],
+}
+
+impl GpuAggParams {
+    /// Sets the candidate search of `near_list` for a grid of `cell_size` and a contact slop:
+    /// `near_reach` (the cell, the slop and the skin [`NEAR_SKIN`] of a cell), `near_scale`
+    /// ([`NEAR_UNITS`] per cell) and `near_reach2` (the reach squared in those units, rounded
+    /// down).
+    pub fn set_near_reach(&mut self, cell_size: f32, contact_slop: f32) {
+        self.near_reach = cell_size * (1.0 + NEAR_SKIN) + contact_slop;
+        self.near_scale = NEAR_UNITS / cell_size;
+        let r = f64::from(self.near_reach) * f64::from(self.near_scale);
+        // About 320 units: the square is far below u32::MAX.
+        self.near_reach2 = (r * r).floor().clamp(0.0, f64::from(u32::MAX)) as u32;
+    }
 }
 
 /// A force generator. 48 bytes. See `ForceGenerator` for the kinds and parameters.

@@ -426,7 +426,7 @@ impl AggregateWorld {
 
     fn params(&self, dt: f32) -> GpuAggParams {
         let (coll, spec) = (self.config.collisions, self.grid_spec);
-        GpuAggParams {
+        let mut p = GpuAggParams {
             dt,
             n: self.n,
             link_count: self.sorted_links.len() as u32,
@@ -440,11 +440,19 @@ impl AggregateWorld {
             inv_cell_size: spec.map_or(1.0, |s| s.inv_cell_size()),
             table_mask: spec.map_or(0, |s| s.table_size - 1),
             contact_slop: self.config.contact_slop,
+            near_reach: 0.0,
+            list_capacity: 0,
+            near_scale: 0.0,
+            near_reach2: 0,
             integrator: u32::from(self.config.integrator == Integrator::SemiImplicit),
             collisions: u32::from(coll.is_some()),
             stack_scaling: coll.map_or(0.0, |c| c.stack_scaling),
             fields: crate::particles::types::fields_at(&self.fields, self.time as f32),
+        };
+        if let Some(s) = spec {
+            p.set_near_reach(s.cell_size, self.config.contact_slop);
         }
+        p
     }
 
     /// Advances by `dt`: integrate (generators, fields), collide (grid + colliders), links.
@@ -494,15 +502,15 @@ impl AggregateWorld {
         let _rounding = crate::rounding::scope(self.config.cpu_rounding);
         cpu::agg_integrate(s, &inp);
         if collide {
-            let grid = match &self.grid_spec {
+            let near = match &self.grid_spec {
                 Some(spec) => {
                     self.grid_cpu = CpuGrid::build(&s.pos[..self.n as usize], spec)?;
-                    Some((&self.grid_cpu, spec))
+                    Some(cpu::near_list(s, &params, &self.grid_cpu, spec))
                 }
                 None => None,
             };
             for _ in 0..params.collide_iterations {
-                cpu::collide(s, &inp, grid);
+                cpu::collide(s, &inp, near.as_ref());
             }
         }
         if params.link_count > 0 {
@@ -600,7 +608,7 @@ impl AggregateWorld {
     }
 
     /// GPU milliseconds of each stage of the last step recorded with timing on, in step order
-    /// (`integrate`, `grid_build`, `near_order`, `collide` per iteration numbered from 1,
+    /// (`integrate`, `grid_build`, `near_order`, `near_list`, `collide` per iteration numbered from 1,
     /// `near_scatter`, `links`; see [`GpuAggregate::last_step_stage_ms`]).
     ///
     /// # Errors
