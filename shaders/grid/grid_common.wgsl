@@ -67,9 +67,13 @@ fn grid_hash(c: vec3<i32>) -> u32 {
     return h;
 }
 
-/// The table key of a cell: its hash masked to the table (table_mask = table_size - 1).
+/// The table key of a cell (table_mask = table_size - 1): the hash of its block of 4x4x4 cells
+/// above the six low bits, which hold the cell's place in the block, so that the cells of a
+/// block sit side by side in the table (see src/grid/mod.rs).
 fn grid_key(c: vec3<i32>, table_mask: u32) -> u32 {
-    return grid_hash(c) & table_mask;
+    let o = bitcast<vec3<u32>>(c) & vec3<u32>(3u);
+    let low = o.x | (o.y << 2u) | (o.z << 4u);
+    return ((grid_hash(c >> vec3<u32>(2u)) << 6u) | low) & table_mask;
 }
 
 /// The m-th cell (m in 0..27) of the 3x3x3 stencil around `c`: dz outermost, dx innermost.
