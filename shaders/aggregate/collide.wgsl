@@ -259,6 +259,9 @@ fn collide_near(@builtin(global_invocation_id) gid: vec3<u32>) {
                 for (var dy = 0; dy <= box[1].y; dy = dy + 1) {
                     for (var dx = 0; dx <= box[1].x; dx = dx + 1) {
                         let c = box[0] + vec3<i32>(dx, dy, dz);
+                        if (near_cell_out_of_reach(pb, c)) {
+                            continue;
+                        }
                         let cell = cells[grid_key(c, params.table_mask)];
                         let len = cell_entry_len(cell);
                         for (var e = 0u; e < len; e = e + 1u) {

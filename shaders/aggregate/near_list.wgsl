@@ -70,6 +70,21 @@ fn near_box_cells(p: vec3<f32>) -> array<vec3<i32>, 2> {
     return array<vec3<i32>, 2>(lo, clamp(hi - lo, vec3<i32>(0), vec3<i32>(i32(NEAR_SPAN) - 1)));
 }
 
+/// Whether no grain of grid cell `c` can be within reach of `p` (so the walk skips the cell,
+/// about a quarter of the box's cells: its corners). Conservative: `f` (p in cell units) and
+/// the gap to the cell round by at most |f| 2^-23 cells, and a grain's measured distance
+/// (near_in_reach) rounds down by less than a unit, so with a margin of three units and
+/// |f| 2^-14 cells the lower bound never exceeds any listed grain's measure, whichever way an
+/// adapter rounds or fuses this arithmetic; skipping therefore changes no list.
+fn near_cell_out_of_reach(p: vec3<f32>, c: vec3<i32>) -> bool {
+    let f = p * params.inv_cell_size;
+    let lo = vec3<f32>(c);
+    let gap = max(vec3<f32>(0.0), max(lo - f, f - (lo + 1.0)));
+    let margin = 3.0 + abs(f) * (f32(NEAR_UNITS) / 16384.0);
+    let low = max(vec3<f32>(0.0), gap * f32(NEAR_UNITS) - margin);
+    return dot(low, low) > f32(params.near_reach2) + 4.0;
+}
+
 /// Whether the grain at `q` is within reach of `p` and lies in grid cell `c` (tested in that
 /// order: most grains of the cells walked are out of reach).
 fn near_candidate(p: vec3<f32>, q: vec3<f32>, c: vec3<i32>) -> bool {
@@ -93,6 +108,9 @@ fn near_list(@builtin(global_invocation_id) gid: vec3<u32>) {
             for (var dy = 0; dy <= box[1].y; dy = dy + 1) {
                 for (var dx = 0; dx <= box[1].x; dx = dx + 1) {
                     let c = box[0] + vec3<i32>(dx, dy, dz);
+                    if (near_cell_out_of_reach(p, c)) {
+                        continue;
+                    }
                     let cell = cells[grid_key(c, params.table_mask)];
                     let len = cell_entry_len(cell);
                     for (var e = 0u; e < len; e = e + 1u) {

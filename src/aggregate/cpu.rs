@@ -2,7 +2,7 @@
 //! operation order, plain slices. `solve_links_most_severe` is the book's sequential resolver,
 //! kept as a CPU option and as the reference the batches are tested against.
 
-use super::model::{COLLIDE_RELAXATION, COLLIDE_REST_DEPTH, NEAR_SPAN};
+use super::model::{COLLIDE_RELAXATION, COLLIDE_REST_DEPTH, NEAR_SPAN, NEAR_UNITS};
 use super::types::*;
 use crate::grid::{cell_key, cell_of, CpuGrid, GridSpec};
 use crate::particles::cpu::{collider_contact, field_accel_one, resolve_contact};
@@ -346,6 +346,9 @@ pub fn near_list(s: &AggState, params: &GpuAggParams, grid: &CpuGrid, spec: &Gri
                 for dy in 0..=span.y {
                     for dx in 0..=span.x {
                         let c = lo.wrapping_add(IVec3::new(dx, dy, dz));
+                        if near_cell_out_of_reach(pi, c, params) {
+                            continue;
+                        }
                         for &j in &grid.sorted_index[grid.key_range(cell_key(c, spec.table_size))] {
                             let pj = s.pos[j as usize];
                             // The cell test skips a key's grains from other cells (a hash
@@ -365,6 +368,18 @@ pub fn near_list(s: &AggState, params: &GpuAggParams, grid: &CpuGrid, spec: &Gri
         list.start.push(list.entries.len() as u32);
     }
     list
+}
+
+/// Twin of `near_cell_out_of_reach` (shaders/aggregate/near_list.wgsl): whether no grain of
+/// cell `c` can be within reach of `p`, with the WGSL's margins (skipping changes no list).
+fn near_cell_out_of_reach(p: Vec3, c: IVec3, params: &GpuAggParams) -> bool {
+    let units = NEAR_UNITS;
+    let f = p * params.inv_cell_size;
+    let lo = c.as_vec3();
+    let gap = (lo - f).max(f - (lo + Vec3::ONE)).max(Vec3::ZERO);
+    let margin = Vec3::splat(3.0) + f.abs() * (units / 16384.0);
+    let low = (gap * units - margin).max(Vec3::ZERO);
+    low.dot(low) > params.near_reach2 as f32 + 4.0
 }
 
 /// Twin of `near_in_reach`: whether `a` and `b` are within `params.near_reach` of each other,

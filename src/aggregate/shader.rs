@@ -292,6 +292,7 @@ pub fn shader_source() -> String {
         ("NONE", NONE),
         ("CELL_LISTED", CELL_LISTED),
         ("NEAR_SPAN", super::model::NEAR_SPAN),
+        ("NEAR_UNITS", super::model::NEAR_UNITS as u32),
     ];
     // The collide stage's float constants, defined once in model.rs.
     let relaxation = format!(

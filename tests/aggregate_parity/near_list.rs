@@ -89,8 +89,9 @@ fn listed(t: &NearTables, n: usize, s: usize) -> (u32, Option<Vec<u32>>) {
 /// count), 20 coincident pairs, removed and immovable grains (no list), in a 4096-key table and
 /// a 64-key one (dozens of cells per key: the cell test must keep other cells' grains out).
 ///
-/// And the lists hold what they promise (src/aggregate/model.rs `NEAR_SKIN`, `NEAR_UNITS`),
-/// checked pair by pair in f64: every pair within a cell and the slop (every pair that can
+/// And the lists hold exactly the grains their measure admits (every pair tested without the
+/// grid, so no cell the walk visits or skips loses one), and that measure holds what it
+/// promises (src/aggregate/model.rs `NEAR_SKIN`, `NEAR_UNITS`), checked pair by pair in f64: every pair within a cell and the slop (every pair that can
 /// touch) is listed, and no pair beyond the reach (a cell, the slop and a quarter cell) plus
 /// the measure's blur (√3 units of a 256th of a cell, plus an ulp of the coordinates) is.
 #[test]
@@ -165,7 +166,34 @@ fn candidate_lists_match_the_cpu_twin_and_their_definition() {
             "{full} / {overflowed} / {empty}"
         );
 
-        // The definition, in f64 from the positions.
+        // The definition: the measure near_list.wgsl documents (whole units of 1/near_scale,
+        // each axis within near_reach first), pair by pair, without the grid: the lists hold
+        // exactly these grains, so the walk (its cells, and the cells it skips) drops none.
+        let measure = |a: Vec4, b: Vec4| {
+            let d = (a - b).truncate().abs();
+            let h = p.near_reach;
+            if !(d.x <= h && d.y <= h && d.z <= h) {
+                return false;
+            }
+            let q = (d * p.near_scale).floor();
+            let (x, y, z) = (q.x as u32, q.y as u32, q.z as u32);
+            x * x + y * y + z * z <= p.near_reach2
+        };
+        for i in 0..n as usize {
+            let runs = pos[i].w != 0.0 && inv_mass[i] > 0.0;
+            let mut defined: Vec<u32> = (0..n)
+                .filter(|&j| runs && j as usize != i && pos[j as usize].w != 0.0)
+                .filter(|&j| measure(pos[i], pos[j as usize]))
+                .collect();
+            let mut got = want.of(i).to_vec();
+            defined.sort_unstable();
+            got.sort_unstable();
+            assert_eq!(
+                got, defined,
+                "table {table}: particle {i}'s candidates as a set"
+            );
+        }
+        // And the measure is what it promises, in f64 from the positions.
         let reach = f64::from(p.near_reach);
         let blur = 3f64.sqrt() * f64::from(CELL) / 256.0 + 1e-6;
         let touch = f64::from(CELL + SLOP);
