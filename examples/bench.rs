@@ -186,6 +186,17 @@ fn pile(n: u32, settle: f32, no_cpu: bool, no_gpu: bool) -> Result<(), Box<dyn s
     Ok(())
 }
 
+/// The comma-separated sizes after `flag`, if it was given.
+fn size_list(args: &[String], flag: &str) -> Result<Option<Vec<u32>>, Box<dyn std::error::Error>> {
+    let Some(i) = args.iter().position(|a| a == flag) else {
+        return Ok(None);
+    };
+    let list = args.get(i + 1).ok_or(format!("{flag} needs a list"))?;
+    Ok(Some(
+        list.split(',').map(str::parse).collect::<Result<_, _>>()?,
+    ))
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
@@ -198,13 +209,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         vec![10_000, 100_000, 1_000_000]
     };
-    if let Some(i) = args.iter().position(|a| a == "--sizes") {
-        sizes = args
-            .get(i + 1)
-            .ok_or("--sizes needs a list")?
-            .split(',')
-            .map(str::parse)
-            .collect::<Result<_, _>>()?;
+    if let Some(list) = size_list(&args, "--sizes")? {
+        sizes = list;
     }
     if let Some(i) = args.iter().position(|a| a == "--pile") {
         let n: u32 = args
@@ -365,13 +371,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         vec![100_000, 1_000_000]
     };
-    if let Some(i) = args.iter().position(|a| a == "--grain-sizes") {
-        grain_sizes = args
-            .get(i + 1)
-            .ok_or("--grain-sizes needs a list")?
-            .split(',')
-            .map(str::parse)
-            .collect::<Result<_, _>>()?;
+    if let Some(list) = size_list(&args, "--grain-sizes")? {
+        grain_sizes = list;
     }
     for &n in grain_sizes.iter().filter(|_| !particles_only) {
         for (name, backend) in [("gpu", Backend::Gpu(ctx.clone())), ("cpu", Backend::Cpu)] {
