@@ -69,14 +69,14 @@ fn with_gravity(a: vec3<f32>) -> vec3<f32> {
     return t;
 }
 
-/// The square of the impact speed between i (field acceleration `a_i`) and j (own acceleration
-/// `acc_j`): the speed the larger of their two field accelerations adds in two steps; 0 when
-/// neither accelerates (then every closing contact is an impact). Squared so that no square
-/// root is compared.
-fn impact_speed2(a_i: vec3<f32>, acc_j: vec3<f32>) -> f32 {
-    let a_j = with_gravity(acc_j);
+/// The square of the impact speed between two grains from the squares `a2_i`, `a2_j` of their
+/// field accelerations (own acceleration plus the gravity fields; the spatial order keeps each
+/// grain's in near_acc.w): the speed the larger of them adds in two steps; 0 when neither
+/// accelerates (then every closing contact is an impact). Squared so that no square root is
+/// compared.
+fn impact_speed2(a2_i: f32, a2_j: f32) -> f32 {
     let reach = 2.0 * params.dt;
-    return reach * reach * max(dot(a_i, a_i), dot(a_j, a_j));
+    return reach * reach * max(a2_i, a2_j);
 }
 
 /// How much of a contact closing at `vn` is an impact, from 0 (resting) to 1: 0 when parting,
@@ -96,6 +96,14 @@ fn impact_weight(vn: f32, impact2: f32) -> f32 {
 fn apply_colliders(b_in: Body, r: f32, a_i: vec3<f32>) -> Body {
     var b = b_in;
     for (var c = 0u; c < params.collider_count; c = c + 1u) {
+        // A half-space out of reach, the common case, costs its depth alone (the same
+        // expression collider_contact evaluates, so the same decision).
+        if (colliders[c].kind == 1u) {
+            let a = colliders[c].a;
+            if (!(r - (dot(a.xyz, b.p) - a.w) > -params.contact_slop)) {
+                continue;
+            }
+        }
         let col = colliders[c];
         let contact = collider_contact(col, b.p, r);
         if (contact.w > -params.contact_slop) {
@@ -143,6 +151,8 @@ struct Grain {
     w: f32,
     acc: vec3<f32>,
     a: vec3<f32>,
+    // dot(a, a)
+    a2: f32,
     i: u32,
 }
 
@@ -165,14 +175,15 @@ fn near_contact(sums: ptr<function, Sums>, g: Grain, t: u32) {
         n = vec3<f32>(0.0, select(-1.0, 1.0, g.i < candidates[params.n + t]), 0.0);
     }
     let vj = near_in[params.n + t];
-    let acc_j = near_acc[t].xyz;
+    let acc_t = near_acc[t];
+    let acc_j = acc_t.xyz;
     // Stack scaling: the lower grain counts as heavier by about e^(k dy).
     let wj = vj.w * stack_weight(params.stack_scaling * (pj.y - g.p.y));
     let share = g.w / (g.w + wj);
     let rel = g.v - vj.xyz;
     let vn = dot(rel, n);
     let pen = rr - dist;
-    let impact2 = impact_speed2(g.a, acc_j);
+    let impact2 = impact_speed2(g.a2, acc_t.w);
     let wi = impact_weight(vn, impact2);
     if (wi > 0.0) {
         var new_vn = -params.restitution * vn;
@@ -240,10 +251,11 @@ fn collide_near(@builtin(global_invocation_id) gid: vec3<u32>) {
     var p = pv.xyz;
     var v = vv.xyz;
     if (r >= 0.0 && w > 0.0) {
-        let acc_i = near_acc[s].xyz;
+        let acc_s = near_acc[s];
+        let acc_i = acc_s.xyz;
         let a_i = with_gravity(acc_i);
         let i = candidates[n + s];
-        let g = Grain(p, v, r, w, acc_i, a_i, i);
+        let g = Grain(p, v, r, w, acc_i, a_i, acc_s.w, i);
         var sums = Sums(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0);
         let listed = candidates[s];
         if (listed <= params.list_capacity) {

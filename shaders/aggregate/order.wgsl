@@ -7,7 +7,8 @@
 //    slots, in particle order within a block.
 // 2. `near_gather`: slot s gets its particle's state, packed as the collide loop reads a
 //    neighbour: near_out[s] (position, radius; -1 for a removed particle), near_out[n + s]
-//    (velocity, inverse mass), near_acc_out[s] (own acceleration); and near_slot[i] = s.
+//    (velocity, inverse mass), near_acc_out[s] (own acceleration; w: the square of it with the
+//    gravity fields, what the collide loop's impact test reads); and near_slot[i] = s.
 // 3. `near_cells`: per grid key, the slots of its particles in the grid's order, in one 8-byte
 //    entry: inline for a key holding one or two particles, (a, a) or (a, b), else
 //    (first, CELL_LISTED + count), the slots being cell_slots[first..first + count], where
@@ -75,7 +76,8 @@ fn near_gather(@builtin(global_invocation_id) gid: vec3<u32>) {
     let av = acc[i];
     near_out[s] = vec4<f32>(pv.xyz, select(-1.0, radius[i], pv.w != 0.0));
     near_out[params.n + s] = vec4<f32>(vel_in[i].xyz, av.w);
-    near_acc_out[s] = vec4<f32>(av.xyz, 0.0);
+    let a = with_gravity(av.xyz);
+    near_acc_out[s] = vec4<f32>(av.xyz, dot(a, a));
     near_slot[i] = s;
 }
 

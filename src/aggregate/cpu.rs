@@ -224,10 +224,9 @@ fn stack_weight(x: f32) -> f32 {
 /// impact; slower contacts are resting contacts, resolved on positions. 0 when neither grain
 /// accelerates: then every closing contact is an impact. Squared so that no square root is
 /// compared. Twin of `impact_speed2` in collide.wgsl.
-fn impact_speed2(s: &AggState, params: &GpuAggParams, a_i: Vec3, j: usize) -> f32 {
-    let a_j = accel_field(s, params, j);
+fn impact_speed2(params: &GpuAggParams, a2_i: f32, a2_j: f32) -> f32 {
     let reach = 2.0 * params.dt;
-    reach * reach * a_i.dot(a_i).max(a_j.dot(a_j))
+    reach * reach * a2_i.max(a2_j)
 }
 
 /// How much of a contact closing at `vn` is an impact, from 0 (resting) to 1: 0 when parting,
@@ -300,6 +299,9 @@ pub struct NearList {
     pub start: Vec<u32>,
     /// Particle indices, in the collide loop's visiting order.
     pub entries: Vec<u32>,
+    /// Per particle, the square of its field acceleration (own plus the gravity fields), what
+    /// the impact test reads (`near_acc.w` of the spatial order on the GPU).
+    pub accel2: Vec<f32>,
 }
 
 impl NearList {
@@ -336,6 +338,12 @@ pub fn near_list(s: &AggState, params: &GpuAggParams, grid: &CpuGrid, spec: &Gri
     let mut list = NearList {
         start: Vec::with_capacity(n + 1),
         entries: Vec::new(),
+        accel2: (0..n)
+            .map(|i| {
+                let a = accel_field(s, params, i);
+                a.dot(a)
+            })
+            .collect(),
     };
     list.start.push(0);
     for i in 0..n {
@@ -470,7 +478,7 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, near: Option<&NearList>) {
                     let rel = v - s.vel[j].xyz();
                     let vn = fm::dot(rel, n);
                     let pen = rr - dist;
-                    let impact2 = impact_speed2(s, params, a_i, j);
+                    let impact2 = impact_speed2(params, near.accel2[i], near.accel2[j]);
                     let wi = impact_weight(vn, impact2);
                     if wi > 0.0 {
                         let mut new_vn = -params.restitution * vn;
