@@ -333,18 +333,28 @@ fn near_box_cells(p: Vec3, h: f32, spec: &GridSpec) -> (IVec3, IVec3) {
 /// collide iterations this step, in their visiting order (the cells the box overlaps, z
 /// outermost and x innermost, then the grid's order within a cell).
 pub fn near_list(s: &AggState, params: &GpuAggParams, grid: &CpuGrid, spec: &GridSpec) -> NearList {
+    let mut list = NearList::default();
+    near_list_into(&mut list, s, params, grid, spec);
+    list
+}
+
+/// [`near_list`] into `list`, reusing its storage (the world's CPU step keeps one across steps).
+pub fn near_list_into(
+    list: &mut NearList,
+    s: &AggState,
+    params: &GpuAggParams,
+    grid: &CpuGrid,
+    spec: &GridSpec,
+) {
     let n = params.n as usize;
     let h = params.near_reach;
-    let mut list = NearList {
-        start: Vec::with_capacity(n + 1),
-        entries: Vec::new(),
-        accel2: (0..n)
-            .map(|i| {
-                let a = accel_field(s, params, i);
-                a.dot(a)
-            })
-            .collect(),
-    };
+    list.start.clear();
+    list.entries.clear();
+    list.accel2.clear();
+    list.accel2.extend((0..n).map(|i| {
+        let a = accel_field(s, params, i);
+        a.dot(a)
+    }));
     list.start.push(0);
     for i in 0..n {
         let pi = s.pos[i].xyz();
@@ -375,7 +385,6 @@ pub fn near_list(s: &AggState, params: &GpuAggParams, grid: &CpuGrid, spec: &Gri
         }
         list.start.push(list.entries.len() as u32);
     }
-    list
 }
 
 /// Twin of `near_cell_out_of_reach` (shaders/aggregate/near_list.wgsl): whether no grain of

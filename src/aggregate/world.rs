@@ -49,6 +49,8 @@ pub struct AggregateWorld {
     gen_refs: Vec<u32>,
     dirty: bool,
     grid_cpu: CpuGrid,
+    /// The CPU step's candidate lists, rebuilt in place every step.
+    near_cpu: cpu::NearList,
     last_dispatches: u32,
     /// Seconds stepped (turbulence fields drift with it).
     time: f64,
@@ -129,6 +131,7 @@ impl AggregateWorld {
             gen_refs: Vec::new(),
             dirty: false,
             grid_cpu: CpuGrid::default(),
+            near_cpu: cpu::NearList::default(),
             last_dispatches: 0,
             config,
         };
@@ -505,12 +508,13 @@ impl AggregateWorld {
             let near = match &self.grid_spec {
                 Some(spec) => {
                     self.grid_cpu = CpuGrid::build(&s.pos[..self.n as usize], spec)?;
-                    Some(cpu::near_list(s, &params, &self.grid_cpu, spec))
+                    cpu::near_list_into(&mut self.near_cpu, s, &params, &self.grid_cpu, spec);
+                    Some(&self.near_cpu)
                 }
                 None => None,
             };
             for _ in 0..params.collide_iterations {
-                cpu::collide(s, &inp, near.as_ref());
+                cpu::collide(s, &inp, near);
             }
         }
         if params.link_count > 0 {
