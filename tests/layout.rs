@@ -699,7 +699,11 @@ fn rigid_structs_layout() {
             relax_iterations,
             inv_dt,
             soft,
-            soft_static
+            soft_static,
+            block_shift,
+            block_bins,
+            block_sweeps,
+            _pad0
         }),
     );
     check(
@@ -753,6 +757,8 @@ fn rigid_binding_strides_match_rust_elements() {
         ("pair_scratch", size_of::<u32>()),
         ("colour_sort_keys", size_of::<u32>()),
         ("colour_sort_values", size_of::<u32>()),
+        ("colour_sorted_keys", size_of::<u32>()),
+        ("blocks", size_of::<u32>()),
     ]
     .into_iter()
     .collect();

@@ -408,3 +408,33 @@ fn gpu_read_manifolds_returns_this_steps_contacts() {
         }
     }
 }
+
+/// The block solver's knobs: a block edge that is not 0 or a power of two from 4 to 1024, or
+/// no sweeps per block, is refused with a message naming the field.
+#[test]
+fn bad_block_settings_are_refused() {
+    for (cells, sweeps) in [(3, 3), (2, 3), (12, 3), (2048, 3), (8, 0)] {
+        let cfg = RigidConfig {
+            block_cells: cells,
+            block_sweeps: sweeps,
+            ..RigidConfig::default()
+        };
+        match RigidWorld::new(Backend::Cpu, cfg) {
+            Err(Error::InvalidInput { what, .. }) => {
+                assert!(what.starts_with("block_"), "{cells}/{sweeps}: {what}")
+            }
+            Err(e) => panic!("block_cells {cells}, block_sweeps {sweeps}: {e:?}"),
+            Ok(_) => panic!("block_cells {cells}, block_sweeps {sweeps} was accepted"),
+        }
+    }
+    for cells in [0, 4, 8, 1024] {
+        let cfg = RigidConfig {
+            block_cells: cells,
+            ..RigidConfig::default()
+        };
+        assert!(
+            RigidWorld::new(Backend::Cpu, cfg).is_ok(),
+            "block_cells {cells}"
+        );
+    }
+}

@@ -413,6 +413,7 @@ fn gpu_rigid_host_broad_phase_matches_the_cpu() {
                 solver_words: 64,
                 pair_scratch_words: pair_scratch_words(n, k),
                 grid: c.spec,
+                block_bins: 0,
             },
         )
         .expect("GpuRigid");

@@ -582,6 +582,7 @@ fn narrow_parity(seed: u64, margin: f32) {
             solver_words: 64,
             pair_scratch_words: 64,
             grid: GridSpec::new(1.0, 64).expect("grid"),
+            block_bins: 0,
         },
     )
     .expect("gpu backend");

@@ -116,6 +116,7 @@ fn shape_of(p: &GpuRigidParams) -> StepShape {
         position_iterations: p.position_iterations,
         explosion: false,
         colour_slots: tail_colour(p.colour_slots) + 1,
+        block_bins: if p.block_shift > 0 { p.block_bins } else { 0 },
     }
 }
 
@@ -289,6 +290,7 @@ fn the_dispatch_budget_of_a_5k_pyramid_step() {
         position_iterations: 0,
         explosion: false,
         colour_slots: RigidConfig::default().colour_slots,
+        block_bins: 0,
     };
     let plan = step_plan(shape, 26, 3);
     let sweep = 8;
@@ -315,6 +317,48 @@ fn the_dispatch_budget_of_a_5k_pyramid_step() {
             .collect::<Vec<_>>(),
         "the plan runs the stages in the order of RigidStage::ALL"
     );
+}
+
+/// The same step with the block solver (`RigidConfig::with_blocks`: 3 relax rounds of 3 sweeps
+/// per block): the colouring adds `block_ranges`, and every sweep is 5 dispatches (4 partitions
+/// and the leftover bin) instead of one per colour slot, so the relax rounds cost 15
+/// dispatches a substep instead of 64.
+#[test]
+fn the_dispatch_budget_of_a_5k_pyramid_step_with_blocks() {
+    let config = RigidConfig::default().with_blocks();
+    let shape = StepShape {
+        bodies: 5051,
+        shapes: 5051,
+        large: 1,
+        pair_capacity: 40_408,
+        substeps: 4,
+        velocity_iterations: 1,
+        relax_iterations: config.relax_iterations,
+        position_iterations: 0,
+        explosion: false,
+        colour_slots: config.colour_slots,
+        block_bins: solver::block::bins_for(8192),
+    };
+    let plan = step_plan(shape, 26, 3);
+    let sweep = solver::block::PARTITIONS + 1;
+    let want = 15 + 26 + 3 + 33 + 1 + 4 * (3 + (1 + 1 + 3) * sweep) + sweep;
+    assert_eq!(plan.dispatches(), want);
+    // 195: less than half the 417 of the colour-by-colour step above; issue 9 asks for 150,
+    // which the colouring's 36 and the grid's 26 stand between.
+    const BUDGET: u32 = 195;
+    assert!(
+        plan.dispatches() <= BUDGET,
+        "{} dispatches",
+        plan.dispatches()
+    );
+    assert_eq!(plan.passes(), 2);
+    let blocks = plan
+        .phases
+        .iter()
+        .flat_map(|p| &p.ops)
+        .filter(|op| matches!(op, StepOp::Kernel { entry, .. } if entry.ends_with("_block")))
+        .count() as u32;
+    assert_eq!(blocks, (4 * (1 + 1 + 3) + 1) * sweep);
 }
 
 /// The constants the WGSL restates are the Rust ones (the prelude is not ours to extend).
@@ -383,6 +427,7 @@ fn run_gpu(
         solver_words: u64::from(p.pair_capacity) * u64::from(solver_rows_per_manifold()),
         pair_scratch_words: 64,
         grid: GridSpec::new(1.0, 64).expect("grid"),
+        block_bins: if p.block_shift > 0 { p.block_bins } else { 0 },
     };
     let mut g = GpuRigid::new(&gpu(), sizes).expect("gpu backend");
     g.write(&g.params, &[*p]);
@@ -671,5 +716,7 @@ fn one_colour_batch_matches_the_cpu_twin() {
     }
 }
 
+#[path = "rigid_solver_passes/blocks.rs"]
+mod blocks;
 #[path = "rigid_solver_passes/lanes.rs"]
 mod lanes;

@@ -52,6 +52,7 @@ fn sizes(bodies: u32) -> GpuRigidSizes {
         solver_words: 64,
         pair_scratch_words: 64,
         grid: GridSpec::new(1.0, 64).expect("grid"),
+        block_bins: 0,
     }
 }
 

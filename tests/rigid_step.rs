@@ -7,8 +7,9 @@ mod common;
 use common::gpu;
 use common::rigid::*;
 use wgphys::particles::Backend;
-use wgphys::rigid::step::RigidStage;
+use wgphys::rigid::step::{RigidStage, StepOp};
 use wgphys::rigid::types::GpuBody;
+use wgphys::rigid::{RigidConfig, RigidWorld};
 use wgphys::scenes::rigid as scenes;
 use wgphys::Error;
 
@@ -80,10 +81,47 @@ fn gpu_runs_are_bit_identical() {
 #[test]
 fn gpu_matches_the_cpu_end_to_end() {
     let rows = 5;
-    let (mut a, boxes) = scenes::pyramid(Backend::Gpu(gpu()), rows, 0.5).expect("pyramid");
-    let (mut c, _) = scenes::pyramid(Backend::Cpu, rows, 0.5).expect("pyramid");
+    let (a, boxes) = scenes::pyramid(Backend::Gpu(gpu()), rows, 0.5).expect("pyramid");
+    let (c, _) = scenes::pyramid(Backend::Cpu, rows, 0.5).expect("pyramid");
+    pyramid_gpu_matches_the_cpu(a, c, &boxes, rows);
+}
+
+/// The same with the block solver (`RigidConfig::with_blocks`) on a 10-row pyramid in a world
+/// with 8192 pair slots, too many for the one-workgroup solver, so the step runs block by
+/// block (solver::block): the same budget, the same stability check.
+#[test]
+fn gpu_matches_the_cpu_end_to_end_with_blocks() {
+    let rows = 10;
+    let config = RigidConfig {
+        pair_capacity: 8192,
+        ..scenes::config(64).with_blocks()
+    };
+    let mut a = RigidWorld::new(Backend::Gpu(gpu()), config.clone()).expect("gpu world");
+    let mut c = RigidWorld::new(Backend::Cpu, config).expect("cpu world");
+    let boxes = scenes::pyramid_in(&mut a, rows, 0.5).expect("pyramid");
+    scenes::pyramid_in(&mut c, rows, 0.5).expect("pyramid");
+    let plan = a.step_plan().expect("a GPU plan");
+    assert!(
+        plan.phases.iter().flat_map(|p| &p.ops).any(|op| matches!(
+            op,
+            StepOp::Kernel {
+                entry: "solve_relax_block",
+                ..
+            }
+        )),
+        "the step should relax block by block"
+    );
+    pyramid_gpu_matches_the_cpu(a, c, &boxes, rows);
+}
+
+fn pyramid_gpu_matches_the_cpu(
+    mut a: RigidWorld,
+    mut c: RigidWorld,
+    boxes: &[wgphys::rigid::BodyHandle],
+    rows: u32,
+) {
     run(&mut a, 60, DT);
-    let p1 = positions(&mut a, &boxes);
+    let p1 = positions(&mut a, boxes);
     run(&mut a, 240, DT);
     run(&mut c, 300, DT);
     let ra = a.read_report().expect("report");
@@ -91,7 +129,7 @@ fn gpu_matches_the_cpu_end_to_end() {
     let slop = c.config().position_slop;
     let budget = rows as f32 * slop;
     let (mut dp, mut dq) = (0.0f32, 0.0f32);
-    for h in &boxes {
+    for h in boxes {
         let i = h.index() as usize;
         dp = dp.max((pos(&ga[i]) - pos(&gc[i])).length());
         // 2·asin|vector part of q_gpu⁻¹·q_cpu| (acos of the dot product loses half the digits).
@@ -105,7 +143,7 @@ fn gpu_matches_the_cpu_end_to_end() {
             .count()
     };
     let (awake_gpu, awake_cpu) = (awake(&ga), awake(&gc));
-    let p_end = positions(&mut a, &boxes);
+    let p_end = positions(&mut a, boxes);
     let (drift, drift_box) = max_move(&p1, &p_end);
     println!(
         "pyramid of {rows} after 300 steps: gpu vs cpu |Δp| ≤ {dp:.3e} m (budget {budget}), \

@@ -211,7 +211,7 @@ fn colour_keys(
     workgroupBarrier();
     let k = gid.x;
     if (k < params.pair_capacity) {
-        var key = MAX_COLOURS;
+        var key = colour_empty_key();
         if (k < solve_manifold_count()) {
             let m = manifolds[k];
             var c = m.colour;
@@ -220,7 +220,7 @@ fn colour_keys(
                 manifolds[k].colour = c;
             }
             if (c != NONE) {
-                key = c;
+                key = colour_sort_key(manifolds[k], c);
                 atomicAdd(&colour_wg_counts[c], 1u);
             }
             if (m.count > 0u) {
@@ -237,6 +237,104 @@ fn colour_keys(
             atomicAdd(&counters[COUNTER_COLOUR_COUNT + t], c);
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The block solver's order (params.block_shift > 0; CPU twin: src/rigid/solver/block.rs, whose
+// docs say why): a contact's key is (bin << BLOCK_COLOUR_BITS) | colour, its bin the block of
+// the first of BLOCK_PARTITIONS partitions (each shifted by a quarter block) that holds both
+// its dynamic bodies' cells, hashed into params.block_bins bins; the leftover bin (no
+// partition holds them, or the sequential colour) after them.
+
+const BLOCK_PARTITIONS: u32 = 4u;
+const BLOCK_COLOUR_BITS: u32 = 5u;
+
+fn block_leftover_bin() -> u32 {
+    return BLOCK_PARTITIONS * params.block_bins;
+}
+
+/// The block holding `cell` in partition `part`.
+fn block_of(cell: vec3<i32>, part: u32) -> vec3<i32> {
+    let step = i32(((1u << params.block_shift) / BLOCK_PARTITIONS) * part);
+    return (cell + vec3<i32>(step)) >> vec3<u32>(params.block_shift);
+}
+
+fn block_bin(block: vec3<i32>, part: u32) -> u32 {
+    return part * params.block_bins + (grid_hash(block) & (params.block_bins - 1u));
+}
+
+/// The grid cell of body i's centre (the origin's for the static world).
+fn block_cell(i: u32) -> vec3<i32> {
+    var p = vec3<f32>(0.0);
+    if (i < params.body_count) {
+        p = bodies[i].pos.xyz;
+    }
+    return grid_cell(p, params.inv_cell_size);
+}
+
+/// The sort key of a manifold of colour c: its colour, or with the block solver its bin and
+/// colour (solver/block.rs `block_key`).
+fn colour_sort_key(m: Manifold, c: u32) -> u32 {
+    if (params.block_shift == 0u) {
+        return c;
+    }
+    let a = solve_is_dynamic(m.body_a);
+    let b = m.body_b != m.body_a && solve_is_dynamic(m.body_b);
+    var bin = block_leftover_bin();
+    if (c != sequential_colour()) {
+        if (a && b) {
+            let ca = block_cell(m.body_a);
+            let cb = block_cell(m.body_b);
+            for (var part = 0u; part < BLOCK_PARTITIONS; part++) {
+                let blk = block_of(ca, part);
+                if (all(blk == block_of(cb, part))) {
+                    bin = block_bin(blk, part);
+                    break;
+                }
+            }
+        } else if (a || b) {
+            let one = select(m.body_b, m.body_a, a);
+            bin = block_bin(block_of(block_cell(one), 0u), 0u);
+        }
+    }
+    return (bin << BLOCK_COLOUR_BITS) | c;
+}
+
+/// The key of a slot with nothing to solve (sorted after every other).
+fn colour_empty_key() -> u32 {
+    if (params.block_shift == 0u) {
+        return MAX_COLOURS;
+    }
+    return (block_leftover_bin() + 1u) << BLOCK_COLOUR_BITS;
+}
+
+/// The first position in [lo, hi) of the sorted keys whose key is at least `key`.
+fn block_lower_bound(key: u32, lo_in: u32, hi_in: u32) -> u32 {
+    var lo = lo_in;
+    var hi = hi_in;
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        if (colour_sorted_keys[mid] < key) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/// After the sort, with the block solver: bin b's range of `order`, blocks[2b] to blocks[2b + 1],
+/// one thread per bin (the leftover bin's included).
+@compute @workgroup_size(RIGID_WG)
+fn block_ranges(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let b = gid.x;
+    if (b > block_leftover_bin()) {
+        return;
+    }
+    let n = min(params.pair_capacity, arrayLength(&colour_sorted_keys));
+    let lo = block_lower_bound(b << BLOCK_COLOUR_BITS, 0u, n);
+    blocks[2u * b] = lo;
+    blocks[2u * b + 1u] = block_lower_bound((b + 1u) << BLOCK_COLOUR_BITS, lo, n);
 }
 
 /// After the sort: the colour ranges, counts and indirect arguments from the per-colour counts.

@@ -582,6 +582,88 @@ fn solve_position(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Block entry points (params.block_shift > 0; src/rigid/solver/block.rs): one dispatch per
+// partition, workgroup g solving bin g of it (the leftover bin: one workgroup), `sweeps` times
+// its colours in order with a barrier between colours. The bin's range in `order` is blocks[2b]
+// to blocks[2b + 1]; a colour's run ends where the sorted key grows.
+
+const SOLVE_BLOCK_WG: u32 = 32u;
+var<workgroup> solve_block_start: u32;
+var<workgroup> solve_block_end: u32;
+var<workgroup> solve_block_run: u32;
+
+fn solve_block(stage: u32, part: u32, g: u32, t: u32, sweeps: u32) {
+    var bin = block_leftover_bin();
+    if (part < BLOCK_PARTITIONS) {
+        bin = part * params.block_bins + g;
+    }
+    if (t == 0u) {
+        solve_block_start = blocks[2u * bin];
+        solve_block_end = blocks[2u * bin + 1u];
+    }
+    let start = workgroupUniformLoad(&solve_block_start);
+    let end = workgroupUniformLoad(&solve_block_end);
+    for (var s = 0u; s < sweeps; s++) {
+        var pos = start;
+        while (pos < end) {
+            if (t == 0u) {
+                solve_block_run = block_lower_bound(colour_sorted_keys[pos] + 1u, pos, end);
+            }
+            let run = workgroupUniformLoad(&solve_block_run);
+            if ((colour_sorted_keys[pos] & ((1u << BLOCK_COLOUR_BITS) - 1u)) == sequential_colour()) {
+                if (t == 0u) {
+                    for (var i = pos; i < run; i++) {
+                        solve_one(stage, order[i]);
+                    }
+                }
+            } else {
+                for (var i = pos + t; i < run; i += SOLVE_BLOCK_WG) {
+                    solve_one(stage, order[i]);
+                }
+            }
+            storageBarrier();
+            workgroupBarrier();
+            pos = run;
+        }
+    }
+}
+
+// The warm-apply sweep runs through this entry too (`warm` in its pass record), as with
+// solve_contact.
+@compute @workgroup_size(SOLVE_BLOCK_WG)
+fn solve_contact_block(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let stage = select(SOLVE_STAGE_CONTACT, SOLVE_STAGE_WARM, pass_info.warm != 0u);
+    solve_block(stage, pass_info.colour, wg.x, t, 1u);
+}
+
+@compute @workgroup_size(SOLVE_BLOCK_WG)
+fn solve_relax_block(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    solve_block(SOLVE_STAGE_RELAX, pass_info.colour, wg.x, t, params.block_sweeps);
+}
+
+@compute @workgroup_size(SOLVE_BLOCK_WG)
+fn solve_restitution_block(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    solve_block(SOLVE_STAGE_RESTITUTION, pass_info.colour, wg.x, t, 1u);
+}
+
+@compute @workgroup_size(SOLVE_BLOCK_WG)
+fn solve_position_block(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    solve_block(SOLVE_STAGE_POSITION, pass_info.colour, wg.x, t, 1u);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Fused entry points: one workgroup walks colours (and iterations) with a storage barrier
 // between colours, so a small scene solves in one dispatch instead of one per colour.
 

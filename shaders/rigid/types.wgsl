@@ -48,7 +48,7 @@ struct Manifold {
     impulses: array<vec4<f32>, 4>,
 }
 
-/// Per-step uniform block: 128 bytes.
+/// Per-step uniform block: 144 bytes.
 struct RigidParams {
     dt: f32,
     body_count: u32,
@@ -78,6 +78,12 @@ struct RigidParams {
     soft: vec4<f32>,
     // the same against static, kinematic and sleeping bodies (twice as stiff)
     soft_static: vec4<f32>,
+    // the block solver (solver/block.rs): log2 of the block edge in cells (0: off), bins per
+    // partition, sweeps per block in a relax dispatch
+    block_shift: u32,
+    block_bins: u32,
+    block_sweeps: u32,
+    _pad0: u32,
 }
 
 /// Per-dispatch solver uniform (group 1, dynamic offset): 16 bytes.

@@ -115,7 +115,13 @@ fn flush_subnormal(v: Vec3) -> Vec3 {
 /// count as zero (as on CPU adapters that flush denormals), and cells beyond the `i32` range
 /// clamp to its ends, so far-away points share the outermost cells.
 pub fn cell_of(p: Vec3, cell_size: f32) -> IVec3 {
-    let q = flush_subnormal(flush_subnormal(p) * (1.0 / cell_size));
+    cell_at(p, 1.0 / cell_size)
+}
+
+/// [`cell_of`] from the inverse cell size (`GridSpec::inv_cell_size`, the value the GPU's
+/// `grid_cell` multiplies by), bit for bit the same cell.
+pub fn cell_at(p: Vec3, inv_cell_size: f32) -> IVec3 {
+    let q = flush_subnormal(flush_subnormal(p) * inv_cell_size);
     // 2147483520 is the largest f32 below 2^31: every clamped value converts exactly.
     q.floor()
         .clamp(Vec3::splat(-2_147_483_648.0), Vec3::splat(2_147_483_520.0))

@@ -82,6 +82,9 @@ pub struct GpuRigidSizes {
     pub pair_scratch_words: u64,
     /// The grid over shape centres.
     pub grid: GridSpec,
+    /// Bins per partition of the block solver (`solver::block`), 0 without it: sizes the
+    /// `blocks` buffer and the key bits of the colouring's sort.
+    pub block_bins: u32,
 }
 
 /// The compiled side of the rigid domain, shared by every [`GpuRigid`] a world makes as it
@@ -139,8 +142,10 @@ pub struct GpuRigid {
     pub solver: wgpu::Buffer,
     /// Per-body claims (colouring, waking).
     pub claims: wgpu::Buffer,
-    /// Manifold indices sorted by colour.
+    /// Manifold indices sorted by colour (by bin, then colour, with the block solver).
     pub order: wgpu::Buffer,
+    /// The block solver's bin ranges in `order` (two words per bin; see `solver::block`).
+    pub blocks: wgpu::Buffer,
     /// The large list (host-written, at the head), then the broad phase's scratch.
     pub pair_scratch: wgpu::Buffer,
     /// The indirect arguments of the solver passes, copied from `counters` after colouring (a

@@ -33,7 +33,9 @@
 //! follows the bodies from anchors fixed in each body, so the contacts stay valid while the
 //! bodies move. Small scenes run the solver's colours and iterations fused in
 //! single-workgroup dispatches; large ones colour in rounds of passes and dispatch per colour
-//! (see [`step::step_plan`]).
+//! (see [`step::step_plan`]), or, with [`RigidConfig::with_blocks`], per partition of the grid
+//! into blocks, each block's colours swept in one workgroup (`solve_*_block`, see
+//! [`solver::block`]): 5 dispatches a sweep instead of one per colour.
 
 pub mod broad;
 pub mod ccd;

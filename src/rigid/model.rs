@@ -507,8 +507,20 @@ pub struct RigidConfig {
     /// (Box2D v3 runs 1): one sweep per colour moves a change of load only a few rows through a
     /// stack, and a 100-row wall of 3D boxes with 4-point contacts needs about 6 to stand still
     /// (median drift between t = 1 s and 1.5 s: 51 mm at 1, 9.7 mm at 4, 4.1 mm at 6, 2.0 mm
-    /// at 8, CPU twin). Lower it for speed in shallow scenes.
+    /// at 8, CPU twin). Lower it for speed in shallow scenes. With blocks (`block_cells > 0`)
+    /// each is a round in which every block sweeps its own contacts `block_sweeps` times
+    /// (scenes small enough for the one-workgroup solver run `relax_iterations × block_sweeps`
+    /// whole sweeps instead); see [`RigidConfig::with_blocks`].
     pub relax_iterations: u32,
+    /// Edge of the contact solver's blocks in broad-phase grid cells: 0 (the default: every
+    /// sweep runs colour by colour over the whole scene, one dispatch per colour), or a power
+    /// of two from 4 to 1024. With blocks, a block's contacts are swept in one workgroup, so a
+    /// sweep costs 5 dispatches (4 partitions of the grid into blocks and a leftover bin)
+    /// instead of one per colour, and a relax round sweeps each block `block_sweeps` times.
+    /// See `solver::block` and [`RigidConfig::with_blocks`].
+    pub block_cells: u32,
+    /// Sweeps of a block's contacts in one relax round (see `relax_iterations`). Default 3.
+    pub block_sweeps: u32,
     /// Iterations of the book's non-linear position projection (catalogue §14.4), run once per
     /// step after the substeps. Off (0) by default: the soft contact already pushes overlaps
     /// apart at a bounded speed inside the substeps, and a projection moves bodies without
@@ -561,6 +573,21 @@ pub struct RigidConfig {
     pub combine_restitution: super::material::Combine,
 }
 
+impl RigidConfig {
+    /// The block solver (`solver::block`): blocks of 8 cells, 3 relax rounds of 3 sweeps per
+    /// block. The 100-row wall's median drift between t = 1 s and 1.5 s is 2.8 mm (CPU twin;
+    /// 1.8 mm with the default 8 whole sweeps), in 181 dispatches a step instead of 441. Off by
+    /// default: on lavapipe, whose workgroups with barriers are costly, a step takes longer;
+    /// on hardware GPUs, where each dispatch is a global barrier, it is meant to take less
+    /// (BENCHMARKS.md, "Block solver").
+    pub fn with_blocks(mut self) -> Self {
+        self.block_cells = 8;
+        self.block_sweeps = 3;
+        self.relax_iterations = 3;
+        self
+    }
+}
+
 impl Default for RigidConfig {
     fn default() -> Self {
         Self {
@@ -571,6 +598,8 @@ impl Default for RigidConfig {
             gravity: Vec3::new(0.0, -9.81, 0.0),
             velocity_iterations: 1,
             relax_iterations: 8,
+            block_cells: 0,
+            block_sweeps: 3,
             position_iterations: 0,
             substeps: 4,
             colour_slots: 8,

@@ -39,6 +39,7 @@ use super::math::{mat3_cols, quat_add_scaled, quat_normalize, quat_rotate, quat_
 use super::types::*;
 use glam::{Mat3, Vec3, Vec4, Vec4Swizzles};
 
+pub mod block;
 pub mod velocity;
 pub use velocity::VelocitySet;
 

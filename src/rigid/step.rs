@@ -126,6 +126,18 @@ impl RigidStage {
     /// iterations in one workgroup (the fused path of small scenes; the warm start rides in
     /// `solve_contact_fused`); and the tail, the colours after a sweep's per-colour dispatches
     /// in one workgroup.
+    /// The block solver's entry point of a per-colour stage (`solver::block`; the warm start
+    /// rides in `solve_contact_block`).
+    fn block_entry(self) -> Option<&'static str> {
+        Some(match self {
+            RigidStage::SolveWarmApply | RigidStage::SolveContact => "solve_contact_block",
+            RigidStage::SolveRelax => "solve_relax_block",
+            RigidStage::SolveRestitution => "solve_restitution_block",
+            RigidStage::SolvePosition => "solve_position_block",
+            _ => return None,
+        })
+    }
+
     fn colour_entries(self) -> Option<(&'static str, &'static str, &'static str)> {
         Some(match self {
             RigidStage::SolveWarmApply => ("solve_contact", "", "solve_warm_apply_tail"),
@@ -212,6 +224,8 @@ pub struct StepShape {
     pub explosion: bool,
     /// Colour slots dispatched per sweep (`RigidConfig::colour_slots`, 1..=[`MAX_COLOURS`]).
     pub colour_slots: u32,
+    /// Bins per partition when the sweeps run block by block (`solver::block`), else 0.
+    pub block_bins: u32,
 }
 
 /// The most compute passes (phases) a step records: `rigid_collide`, then `rigid_solve` for
@@ -295,15 +309,22 @@ pub fn fused_solver(pair_capacity: u32) -> bool {
     pair_capacity <= solver::FUSED_MAX_MANIFOLDS
 }
 
+/// Whether the step's sweeps run block by block (`solver::block`): blocks are on
+/// (`block_shift > 0`) and the scene is too large for the fused single-workgroup solver.
+pub fn block_solver(params: &GpuRigidParams) -> bool {
+    params.block_shift > 0 && !fused_solver(params.pair_capacity)
+}
+
 /// The colouring's dispatches: `colour_manifolds` (one workgroup) up to
 /// [`solver::COLOUR_FUSED_MAX_MANIFOLDS`] pair slots, else `colour_init`, `colour_claim`
 /// (round 0), [`solver::COLOUR_ROUNDS`] × `colour_round` (pick round r, then the losers claim
 /// round r + 1) with the round in the pass record, `colour_keys`, the sort by colour and
-/// `colour_ranges`.
-fn colour_ops(pair_capacity: u32, ops: &mut Vec<StepOp>) {
+/// `colour_ranges`; with blocks (`block_bins > 0`) always the latter, the sort by bin and
+/// colour, then `block_ranges`.
+fn colour_ops(pair_capacity: u32, block_bins: u32, ops: &mut Vec<StepOp>) {
     let stage = RigidStage::Colour;
     let per_manifold = PassDispatch::Direct(pair_capacity.div_ceil(RIGID_WG).max(1));
-    if pair_capacity <= solver::COLOUR_FUSED_MAX_MANIFOLDS {
+    if pair_capacity <= solver::COLOUR_FUSED_MAX_MANIFOLDS && block_bins == 0 {
         ops.push(kernel(
             stage,
             "colour_manifolds",
@@ -322,6 +343,15 @@ fn colour_ops(pair_capacity: u32, ops: &mut Vec<StepOp>) {
         slots: pair_capacity,
     });
     ops.push(kernel(stage, "colour_ranges", PassDispatch::Direct(1), 0));
+    if block_bins > 0 {
+        let bins = solver::block::leftover_bin(block_bins) + 1;
+        ops.push(kernel(
+            stage,
+            "block_ranges",
+            PassDispatch::Direct(bins.div_ceil(RIGID_WG)),
+            0,
+        ));
+    }
 }
 
 /// One sweep of a per-colour stage over every colour: on the fused path one dispatch of its
@@ -347,6 +377,19 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
         RigidStage::SolveWarmApply => WARM_PASS_RECORDS + c,
         _ => c,
     };
+    if shape.block_bins > 0 {
+        // Block by block (solver::block): a dispatch per partition, a workgroup per bin, then
+        // the leftover bin in one workgroup; the partition is the record's colour.
+        if let Some(entry) = stage.block_entry() {
+            for part in 0..solver::block::PARTITIONS {
+                let groups = PassDispatch::Direct(shape.block_bins);
+                ops.push(kernel(stage, entry, groups, record(part)));
+            }
+            let leftover = record(solver::block::PARTITIONS);
+            ops.push(kernel(stage, entry, PassDispatch::Direct(1), leftover));
+        }
+        return;
+    }
     for c in 0..solver::tail_colour(shape.colour_slots) {
         let word = (counter::INDIRECT + 3 * c as usize) as u32;
         ops.push(kernel(stage, one, PassDispatch::Indirect(word), record(c)));
@@ -429,7 +472,12 @@ pub fn step_plan(shape: StepShape, grid_dispatches: u32, sort_dispatches: u32) -
 pub fn solver_ops(shape: &StepShape) -> (Vec<StepOp>, Vec<StepOp>) {
     let shape = *shape;
     let mut collide = vec![over(RigidStage::WarmStart, shape.pair_capacity)];
-    colour_ops(shape.pair_capacity, &mut collide);
+    let block_bins = if fused_solver(shape.pair_capacity) {
+        0
+    } else {
+        shape.block_bins
+    };
+    colour_ops(shape.pair_capacity, block_bins, &mut collide);
     collide.push(over(RigidStage::SolvePrepare, shape.pair_capacity));
     let mut solve = Vec::new();
     for _ in 0..shape.substeps {
@@ -576,6 +624,14 @@ pub fn cpu_solve(
     ms: &mut [GpuManifold],
     rows: &mut [Vec4],
 ) {
+    // With blocks (solver::block), the batches are a bin's contacts of one colour, in bin
+    // order; a relax round sweeps each bin `block_sweeps` times before the next.
+    let blocks =
+        block_solver(params).then(|| solver::block::block_order(params, bodies, ms, colouring));
+    let (colouring, bins) = match &blocks {
+        Some(b) => (&b.batches, Some(&b.bins)),
+        None => (colouring, None),
+    };
     let colours = 0..colouring.colour_count;
     // The velocity stages run over the coloured contacts copied into the solver's order; what
     // they derive from the poses is computed whenever the poses change (the GPU recomputes it
@@ -599,8 +655,21 @@ pub fn cpu_solve(
         set.refresh_poses(bodies);
         set.load_velocities(bodies);
         for _ in 0..params.relax_iterations {
-            for k in colours.clone() {
-                set.solve_relax(params, k);
+            match bins {
+                Some(bins) => {
+                    for (_, batches) in bins {
+                        for _ in 0..params.block_sweeps {
+                            for k in batches.clone() {
+                                set.solve_relax(params, k);
+                            }
+                        }
+                    }
+                }
+                None => {
+                    for k in colours.clone() {
+                        set.solve_relax(params, k);
+                    }
+                }
             }
         }
         set.store_velocities(bodies);

@@ -170,7 +170,7 @@ pub struct GpuManifold {
     pub impulses: [Vec4; 4],
 }
 
-/// Per-step uniform block of the rigid world. 128 bytes.
+/// Per-step uniform block of the rigid world. 144 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuRigidParams {
@@ -233,6 +233,15 @@ pub struct GpuRigidParams {
     /// The soft contact against static, kinematic and sleeping bodies, twice as stiff (Box2D
     /// v3's rule: the ground must not give way under a stack), same layout as `soft`.
     pub soft_static: Vec4,
+    /// log2 of the solver blocks' edge in grid cells (`RigidConfig::block_cells`); 0: the
+    /// sweeps run colour by colour over the whole scene instead (see `solver::block`).
+    pub block_shift: u32,
+    /// Bins per partition of the block solver (a power of two; one workgroup each).
+    pub block_bins: u32,
+    /// Sweeps a block runs over its contacts in one relax dispatch (`RigidConfig::block_sweeps`).
+    pub block_sweeps: u32,
+    /// Padding to 16 bytes.
+    pub _pad0: u32,
 }
 
 /// Per-dispatch uniform of the solver passes (group 1, dynamic offset, one record every

@@ -11,7 +11,7 @@ use super::report::{
     free_status_slot, poll_status, report_from_counters, StatusSlot, STATUS_BYTES,
 };
 use super::solver;
-use super::step::{cpu_step, CpuRigid, StepPlan, StepShape};
+use super::step::{cpu_step, fused_solver, CpuRigid, StepPlan, StepShape};
 use super::types::*;
 use crate::error::{Error, Result};
 use crate::grid::GridSpec;
@@ -21,8 +21,10 @@ use std::mem::offset_of;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 mod capacity;
+mod config;
 mod control;
 mod device;
+use config::validate_config;
 
 static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
 
@@ -139,6 +141,7 @@ impl RigidWorld {
                             pair_capacity,
                             plan.cell_size,
                             0,
+                            block_bins(&config, body_capacity),
                         )?,
                     )
                 })?,
@@ -351,7 +354,13 @@ impl RigidWorld {
             step: self.steps as u32,
             warm_start: u32::from(c.warm_start),
             substeps: c.substeps,
-            relax_iterations: c.relax_iterations,
+            // With blocks, a relax iteration is a round of `block_sweeps` sweeps per block; a
+            // scene small enough for the fused solver runs as many whole sweeps instead.
+            relax_iterations: if c.block_cells > 0 && fused_solver(self.pair_capacity) {
+                c.relax_iterations * c.block_sweeps
+            } else {
+                c.relax_iterations
+            },
             colour_slots: self.colour_slots,
             inv_dt: 1.0 / sub_dt,
             soft: solver::soft_contact(
@@ -366,6 +375,14 @@ impl RigidWorld {
                 c.max_push_out,
                 sub_dt,
             ),
+            block_shift: if c.block_cells > 0 && !fused_solver(self.pair_capacity) {
+                c.block_cells.trailing_zeros()
+            } else {
+                0
+            },
+            block_bins: block_bins(c, self.body_capacity),
+            block_sweeps: c.block_sweeps,
+            _pad0: 0,
         }
     }
 
@@ -389,6 +406,7 @@ impl RigidWorld {
                     self.pair_capacity,
                     self.plan.cell_size,
                     self.large_capacity,
+                    block_bins(&self.config, self.body_capacity),
                 )?;
                 capacity::rebuild(g, self.bodies.len(), &self.shapes, at)?;
             }
@@ -539,6 +557,11 @@ impl RigidWorld {
             position_iterations: c.position_iterations,
             explosion: self.explosion.is_some(),
             colour_slots: self.colour_slots,
+            block_bins: if c.block_cells > 0 && !fused_solver(self.pair_capacity) {
+                block_bins(c, self.body_capacity)
+            } else {
+                0
+            },
         }
     }
 
@@ -704,48 +727,6 @@ impl RigidWorld {
     }
 }
 
-fn validate_config(c: &RigidConfig) -> Result<()> {
-    use crate::error::{finite3, non_negative, positive};
-    finite3("gravity", c.gravity)?;
-    if c.substeps == 0 || c.velocity_iterations == 0 {
-        return Err(Error::InvalidInput {
-            what: "substeps / velocity_iterations",
-            value: format!("{} / {}", c.substeps, c.velocity_iterations),
-            fix: "use at least one substep and one velocity iteration",
-        });
-    }
-    if !(1..=MAX_COLOURS).contains(&c.colour_slots) {
-        return Err(Error::InvalidInput {
-            what: "colour_slots",
-            value: format!("{}", c.colour_slots),
-            fix: "pass 1 to 32 (the wall and box piles use about 10 colours; 16 is the default)",
-        });
-    }
-    positive("contact_hertz", c.contact_hertz)?;
-    non_negative("contact_damping_ratio", c.contact_damping_ratio)?;
-    positive("max_push_out", c.max_push_out)?;
-    non_negative("restitution_cutoff", c.restitution_cutoff)?;
-    non_negative("contact_margin", c.contact_margin)?;
-    positive("angular_limit", c.angular_limit)?;
-    non_negative("position_slop", c.position_slop)?;
-    non_negative("sleep_epsilon", c.sleep_epsilon)?;
-    if !(c.position_relax > 0.0 && c.position_relax <= 1.0) {
-        return Err(Error::InvalidInput {
-            what: "position_relax",
-            value: format!("{}", c.position_relax),
-            fix: "pass a fraction in (0, 1]",
-        });
-    }
-    if !(c.sleep_base_bias > 0.0 && c.sleep_base_bias < 1.0) {
-        return Err(Error::InvalidInput {
-            what: "sleep_base_bias",
-            value: format!("{}", c.sleep_base_bias),
-            fix: "pass a weight in (0, 1); the book suggests 0.5 to 0.8",
-        });
-    }
-    Ok(())
-}
-
 fn body_offset(i: u32) -> u64 {
     u64::from(i) * std::mem::size_of::<GpuBody>() as u64
 }
@@ -754,12 +735,22 @@ fn shape_offset(i: u32) -> u64 {
     u64::from(i) * std::mem::size_of::<GpuShape>() as u64
 }
 
+/// Bins per partition of the block solver for `bodies` body slots (0 with blocks off).
+fn block_bins(c: &RigidConfig, bodies: u32) -> u32 {
+    if c.block_cells > 0 {
+        solver::block::bins_for(bodies)
+    } else {
+        0
+    }
+}
+
 fn sizes(
     bodies: u32,
     shapes: u32,
     pairs: u32,
     cell_size: f32,
     large: u32,
+    block_bins: u32,
 ) -> Result<GpuRigidSizes> {
     let large = large.max(broad::large_capacity_hint(shapes)).min(shapes);
     Ok(GpuRigidSizes {
@@ -769,6 +760,7 @@ fn sizes(
         solver_words: u64::from(pairs) * u64::from(solver::solver_rows_per_manifold()),
         pair_scratch_words: broad::pair_scratch_words(shapes, large),
         grid: grid_spec(cell_size, shapes)?,
+        block_bins,
     })
 }
 

@@ -57,7 +57,18 @@ pub fn add_sphere(world: &mut RigidWorld, at: Vec3, radius: f32) -> Result<BodyH
 pub fn pyramid(backend: Backend, rows: u32, half: f32) -> Result<(RigidWorld, Vec<BodyHandle>)> {
     let n = rows * (rows + 1) / 2;
     let mut world = RigidWorld::new(backend, config(n + 1))?;
-    add_ground(&mut world)?;
+    let boxes = pyramid_in(&mut world, rows, half)?;
+    Ok((world, boxes))
+}
+
+/// [`pyramid`] built in a world of your own (its configuration yours): the ground, then the
+/// boxes, bottom row first.
+///
+/// # Errors
+/// As [`RigidWorld::add_body`].
+pub fn pyramid_in(world: &mut RigidWorld, rows: u32, half: f32) -> Result<Vec<BodyHandle>> {
+    let n = rows * (rows + 1) / 2;
+    add_ground(world)?;
     let mut boxes = Vec::with_capacity(n as usize);
     let size = 2.0 * half;
     for row in 0..rows {
@@ -65,10 +76,10 @@ pub fn pyramid(backend: Backend, rows: u32, half: f32) -> Result<(RigidWorld, Ve
         let x0 = -0.5 * (count - 1) as f32 * size;
         for k in 0..count {
             let at = Vec3::new(x0 + k as f32 * size, half + row as f32 * size, 0.0);
-            boxes.push(add_box(&mut world, at, Vec3::splat(half), Quat::IDENTITY)?);
+            boxes.push(add_box(world, at, Vec3::splat(half), Quat::IDENTITY)?);
         }
     }
-    Ok((world, boxes))
+    Ok(boxes)
 }
 
 /// A tower of `n` cubes of half size `half`, each resting on the one below.

@@ -27,6 +27,8 @@ pub(crate) struct Args {
 pub(crate) struct Tuning {
     pub(crate) relax: Option<u32>,
     pub(crate) colour_slots: Option<u32>,
+    /// `--blocks`: the block solver (`RigidConfig::with_blocks`; `--relax` then counts rounds).
+    pub(crate) blocks: bool,
 }
 
 pub(crate) fn parse_args() -> Res<Args> {
@@ -55,6 +57,7 @@ pub(crate) fn parse_args() -> Res<Args> {
         "--report-every",
         "--relax",
         "--colour-slots",
+        "--blocks",
     ];
     let mut i = 0;
     while i < args.len() {
@@ -110,6 +113,7 @@ pub(crate) fn parse_args() -> Res<Args> {
         relax: Tuning {
             relax: value("--relax")?.map(|s| s.parse()).transpose()?,
             colour_slots: value("--colour-slots")?.map(|s| s.parse()).transpose()?,
+            blocks: flag("--blocks"),
         },
     })
 }

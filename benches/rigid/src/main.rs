@@ -40,7 +40,9 @@
 //!
 //! Other flags: `--no-gpu`, `--no-cpu`, `--no-rapier`, `--no-rapier-default`, `--relax N`
 //! (relax iterations per substep instead of the default 8; rapier "matched" follows),
-//! `--colour-slots N` (solver dispatches per sweep instead of the default 8).
+//! `--colour-slots N` (solver dispatches per sweep instead of the default 8), `--blocks` (the
+//! block solver, `RigidConfig::with_blocks`: 3 relax rounds of 3 sweeps per block; `--relax`
+//! then counts rounds, and rapier "matched" is not matched: run it with `--no-rapier`).
 
 mod args;
 mod report;

@@ -34,6 +34,9 @@ pub(crate) fn build(
     let slots: Vec<usize> = handles.iter().map(|h| h.index() as usize).collect();
     let mut config = source.config().clone();
     config.pair_capacity = PAIRS_PER_BODY * config.body_capacity;
+    if relax.blocks {
+        config = config.with_blocks();
+    }
     if let Some(r) = relax.relax {
         config.relax_iterations = r;
     }

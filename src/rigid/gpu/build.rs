@@ -128,8 +128,17 @@ impl GpuRigid {
         let solver = z("rigid_solver", solver_bytes);
         let claims = z("rigid_claims", 20 * u64::from(sizes.bodies));
         // The colouring's sort by colour, whose output is `order` (see colour.wgsl).
-        let colour_sort = GpuRadixSort::new(ctx, sizes.pairs.max(1), COLOUR_KEY_BITS)?;
+        // With the block solver the keys are (bin, colour): see solver::block.
+        let key_bits = match sizes.block_bins {
+            0 => COLOUR_KEY_BITS,
+            bins => crate::rigid::solver::block::key_bits(bins),
+        };
+        let colour_sort = GpuRadixSort::new(ctx, sizes.pairs.max(1), key_bits)?;
         let order = colour_sort.sorted_values().clone();
+        let bins = u64::from(crate::rigid::solver::block::leftover_bin(
+            sizes.block_bins.max(1),
+        ));
+        let blocks = z("rigid_blocks", 8 * (bins + 2));
         let pair_scratch = z("rigid_pair_scratch", scratch_bytes);
         let indirect = buffer::zeroed(
             device,
@@ -169,6 +178,8 @@ impl GpuRigid {
                             &pair_scratch,
                             &colour_sort.keys,
                             &colour_sort.values,
+                            colour_sort.sorted_keys(),
+                            &blocks,
                         ],
                     )
                 })
@@ -194,6 +205,7 @@ impl GpuRigid {
             solver,
             claims,
             order,
+            blocks,
             pair_scratch,
             indirect,
             _pass_records: pass_records,

@@ -25,6 +25,8 @@ pub mod binding {
     pub const PAIR_SCRATCH: u32 = 16;
     pub const COLOUR_KEYS: u32 = 17;
     pub const COLOUR_VALUES: u32 = 18;
+    pub const COLOUR_SORTED_KEYS: u32 = 19;
+    pub const BLOCKS: u32 = 20;
 }
 
 const RW: &str = "storage, read_write";
@@ -45,7 +47,9 @@ pub(super) const RO: &str = "storage, read";
 /// | `claims` | 5 words per body: the wake stages' word, three colouring claim words, the colour mask |
 /// | `order` | manifold indices sorted by colour |
 /// | `pair_scratch` | the host-written large list (planes, half-spaces, shapes bigger than a cell), then the broad phase's per-item counts and offsets (see `shaders/rigid/broad.wgsl`) |
-/// | `colour_sort_keys`, `colour_sort_values` | per pair slot, its colour and its index: the input of the colour sort, whose output is `order` |
+/// | `colour_sort_keys`, `colour_sort_values` | per pair slot, its colour (with the block solver: its bin and colour) and its index: the input of the colour sort, whose output is `order` |
+/// | `colour_sorted_keys` | the colour sort's sorted keys (the block solver's bin ranges are found in them) |
+/// | `blocks` | per bin of the block solver, its first and end position in `order` |
 pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl::new(binding::PARAMS, "params", "uniform", "RigidParams"),
     BindingDecl::new(binding::BODIES, "bodies", RW, "array<Body>"),
@@ -75,6 +79,13 @@ pub const BINDINGS: &[BindingDecl] = &[
         RW,
         "array<u32>",
     ),
+    BindingDecl::new(
+        binding::COLOUR_SORTED_KEYS,
+        "colour_sorted_keys",
+        RO,
+        "array<u32>",
+    ),
+    BindingDecl::new(binding::BLOCKS, "blocks", RW, "array<u32>"),
 ];
 
 /// Key bits of the colour sort: colours below [`MAX_COLOURS`], and `MAX_COLOURS` itself for a

@@ -45,6 +45,7 @@ impl RigidWorld {
                 pair_capacity,
                 self.plan.cell_size,
                 self.large_capacity,
+                block_bins(&self.config, body_capacity),
             )?;
             rebuild(g, self.bodies.len(), &self.shapes, at)?;
             self.plan_dirty = true;
