@@ -323,8 +323,17 @@ fn block_lower_bound(key: u32, lo_in: u32, hi_in: u32) -> u32 {
     return lo;
 }
 
-/// After the sort, with the block solver: bin b's range of `order`, blocks[2b] to blocks[2b + 1],
-/// one thread per bin (the leftover bin's included).
+/// Where partition `part`'s list of non-empty bins starts in `blocks` (after the ranges).
+fn block_list_base(part: u32) -> u32 {
+    return 2u * (block_leftover_bin() + 2u) + part * params.block_bins;
+}
+
+/// After the sort, with the block solver, one thread per bin (the leftover bin's included): bin
+/// b's range of `order`, blocks[2b] to blocks[2b + 1]; a non-empty bin of a partition is also
+/// appended to the partition's list, whose length is the x argument of the partition's
+/// indirect dispatch (colour_ranges left it 0), so no workgroup is launched for an empty bin.
+/// The lists' order depends on the threads, and does not matter: bins of a partition share no
+/// dynamic body.
 @compute @workgroup_size(RIGID_WG)
 fn block_ranges(@builtin(global_invocation_id) gid: vec3<u32>) {
     let b = gid.x;
@@ -333,8 +342,14 @@ fn block_ranges(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let n = min(params.pair_capacity, arrayLength(&colour_sorted_keys));
     let lo = block_lower_bound(b << BLOCK_COLOUR_BITS, 0u, n);
+    let hi = block_lower_bound((b + 1u) << BLOCK_COLOUR_BITS, lo, n);
     blocks[2u * b] = lo;
-    blocks[2u * b + 1u] = block_lower_bound((b + 1u) << BLOCK_COLOUR_BITS, lo, n);
+    blocks[2u * b + 1u] = hi;
+    if (hi > lo && b < block_leftover_bin()) {
+        let part = b / params.block_bins;
+        let at = atomicAdd(&counters[COUNTER_INDIRECT + 3u * part], 1u);
+        blocks[block_list_base(part) + at] = b;
+    }
 }
 
 /// After the sort: the colour ranges, counts and indirect arguments from the per-colour counts.
@@ -445,6 +460,10 @@ fn colour_publish(t: u32, n: u32) {
         var groups = (total + RIGID_WG - 1u) / RIGID_WG;
         if (t == sequential_colour()) {
             groups = min(total, 1u);
+        }
+        if (params.block_shift > 0u && t < BLOCK_PARTITIONS) {
+            // With blocks these are the partitions' arguments, counted by block_ranges.
+            groups = 0u;
         }
         atomicStore(&counters[COUNTER_INDIRECT + 3u * t], groups);
         atomicStore(&counters[COUNTER_INDIRECT + 3u * t + 1u], 1u);

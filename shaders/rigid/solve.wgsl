@@ -582,34 +582,43 @@ fn solve_position(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Block entry points (params.block_shift > 0; src/rigid/solver/block.rs): one dispatch per
-// partition, workgroup g solving bin g of it (the leftover bin: one workgroup), `sweeps` times
-// its colours in order with a barrier between colours. The bin's range in `order` is blocks[2b]
-// to blocks[2b + 1]; a colour's run ends where the sorted key grows.
+// Block entry points (params.block_shift > 0; src/rigid/solver/block.rs): one indirect dispatch
+// per partition, workgroup g solving the g-th non-empty bin of it (block_ranges lists them; the
+// leftover bin: one workgroup), `sweeps` times its colours in order with a barrier between
+// colours. The bin's range in `order` is blocks[2b] to blocks[2b + 1]; a colour's run ends where
+// the sorted key grows.
 
+// Threads of a block workgroup: one warp on NVIDIA; a bin's colour holds tens of contacts in a
+// wall of boxes. lavapipe runs each 8 lanes of a workgroup with barriers as a coroutine, and its
+// block sweeps were 2x slower with 64 threads than with 16 (BENCHMARKS.md, "Block solver").
 const SOLVE_BLOCK_WG: u32 = 32u;
-var<workgroup> solve_block_start: u32;
-var<workgroup> solve_block_end: u32;
-var<workgroup> solve_block_run: u32;
+var<workgroup> solve_block_runs: array<u32, MAX_COLOURS>;
+var<workgroup> solve_block_count: u32;
 
 fn solve_block(stage: u32, part: u32, g: u32, t: u32, sweeps: u32) {
     var bin = block_leftover_bin();
     if (part < BLOCK_PARTITIONS) {
-        bin = part * params.block_bins + g;
+        bin = blocks[block_list_base(part) + g];
     }
+    // Thread 0 finds where each colour's run ends (a bin holds at most MAX_COLOURS runs, its
+    // keys ascending), so that a run costs the workgroup one barrier.
     if (t == 0u) {
-        solve_block_start = blocks[2u * bin];
-        solve_block_end = blocks[2u * bin + 1u];
+        var pos = blocks[2u * bin];
+        let end = blocks[2u * bin + 1u];
+        var count = 0u;
+        while (pos < end && count < MAX_COLOURS) {
+            pos = block_lower_bound(colour_sorted_keys[pos] + 1u, pos, end);
+            solve_block_runs[count] = pos;
+            count++;
+        }
+        solve_block_count = count;
     }
-    let start = workgroupUniformLoad(&solve_block_start);
-    let end = workgroupUniformLoad(&solve_block_end);
+    let count = workgroupUniformLoad(&solve_block_count);
+    let start = blocks[2u * bin];
     for (var s = 0u; s < sweeps; s++) {
         var pos = start;
-        while (pos < end) {
-            if (t == 0u) {
-                solve_block_run = block_lower_bound(colour_sorted_keys[pos] + 1u, pos, end);
-            }
-            let run = workgroupUniformLoad(&solve_block_run);
+        for (var r = 0u; r < count; r++) {
+            let run = solve_block_runs[r];
             if ((colour_sorted_keys[pos] & ((1u << BLOCK_COLOUR_BITS) - 1u)) == sequential_colour()) {
                 if (t == 0u) {
                     for (var i = pos; i < run; i++) {

@@ -382,8 +382,14 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
         // the leftover bin in one workgroup; the partition is the record's colour.
         if let Some(entry) = stage.block_entry() {
             for part in 0..solver::block::PARTITIONS {
-                let groups = PassDispatch::Direct(shape.block_bins);
-                ops.push(kernel(stage, entry, groups, record(part)));
+                // The partition's non-empty bins, counted by `block_ranges`.
+                let word = (counter::INDIRECT + 3 * part as usize) as u32;
+                ops.push(kernel(
+                    stage,
+                    entry,
+                    PassDispatch::Indirect(word),
+                    record(part),
+                ));
             }
             let leftover = record(solver::block::PARTITIONS);
             ops.push(kernel(stage, entry, PassDispatch::Direct(1), leftover));

@@ -138,7 +138,8 @@ impl GpuRigid {
         let bins = u64::from(crate::rigid::solver::block::leftover_bin(
             sizes.block_bins.max(1),
         ));
-        let blocks = z("rigid_blocks", 8 * (bins + 2));
+        // Two words per bin, then per partition the list of its non-empty bins.
+        let blocks = z("rigid_blocks", 8 * (bins + 2) + 4 * bins);
         let pair_scratch = z("rigid_pair_scratch", scratch_bytes);
         let indirect = buffer::zeroed(
             device,

@@ -59,7 +59,8 @@ pub fn key_bits(bins: u32) -> u32 {
 }
 
 /// Bins per partition for a world of `bodies` body slots: about one per 32 bodies (a wall's
-/// 8-cell block holds about 64 boxes), a power of two, at most `2^14`.
+/// 8-cell block holds about 64 boxes), a power of two, at most `2^14`. Only bins that hold
+/// contacts launch a workgroup (`block_ranges` lists them).
 pub fn bins_for(bodies: u32) -> u32 {
     (bodies / 32).clamp(1, 1 << 14).next_power_of_two()
 }
