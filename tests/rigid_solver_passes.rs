@@ -265,6 +265,24 @@ fn the_step_is_one_pass_for_small_scenes_and_two_for_large_ones() {
     assert_eq!(solver_rows_per_manifold(), ROWS_PER_POINT * MAX_POINTS);
 }
 
+/// The plan's inputs for a 5k-box pyramid's world under `config` (40,400 pair slots, colouring
+/// in rounds).
+fn pyramid_5k_shape(config: &RigidConfig, block_bins: u32) -> StepShape {
+    StepShape {
+        bodies: 5051,
+        shapes: 5051,
+        large: 1,
+        pair_capacity: 40_408,
+        substeps: config.substeps,
+        velocity_iterations: config.velocity_iterations,
+        relax_iterations: config.relax_iterations,
+        position_iterations: config.position_iterations,
+        explosion: false,
+        colour_slots: config.colour_slots,
+        block_bins,
+    }
+}
+
 /// The dispatch budget of a step, counted from the stage list: a 5k-box pyramid's world
 /// (40,400 pair slots, colouring in rounds) with the default configuration. Per step: 15
 /// collide dispatches (step_start, shape_aabbs, 4 broad, narrow, 2 wake, warm_start,
@@ -279,19 +297,8 @@ fn the_step_is_one_pass_for_small_scenes_and_two_for_large_ones() {
 /// with 16 slots 772.
 #[test]
 fn the_dispatch_budget_of_a_5k_pyramid_step() {
-    let shape = StepShape {
-        bodies: 5051,
-        shapes: 5051,
-        large: 1,
-        pair_capacity: 40_408,
-        substeps: 4,
-        velocity_iterations: 1,
-        relax_iterations: 8,
-        position_iterations: 0,
-        explosion: false,
-        colour_slots: RigidConfig::default().colour_slots,
-        block_bins: 0,
-    };
+    let config = RigidConfig::default();
+    let shape = pyramid_5k_shape(&config, 0);
     let plan = step_plan(shape, 26, 3);
     let sweep = 8;
     let want = 15 + 26 + 3 + 33 + 4 * (3 + (1 + 1 + 8) * sweep) + sweep;
@@ -326,19 +333,7 @@ fn the_dispatch_budget_of_a_5k_pyramid_step() {
 #[test]
 fn the_dispatch_budget_of_a_5k_pyramid_step_with_blocks() {
     let config = RigidConfig::default().with_blocks();
-    let shape = StepShape {
-        bodies: 5051,
-        shapes: 5051,
-        large: 1,
-        pair_capacity: 40_408,
-        substeps: 4,
-        velocity_iterations: 1,
-        relax_iterations: config.relax_iterations,
-        position_iterations: 0,
-        explosion: false,
-        colour_slots: config.colour_slots,
-        block_bins: solver::block::bins_for(8192),
-    };
+    let shape = pyramid_5k_shape(&config, solver::block::bins_for(8192));
     let plan = step_plan(shape, 26, 3);
     let sweep = solver::block::PARTITIONS + 1;
     let want = 15 + 26 + 3 + 33 + 1 + 4 * (3 + (1 + 1 + 3) * sweep) + sweep;

@@ -619,17 +619,8 @@ fn solve_block(stage: u32, part: u32, g: u32, t: u32, sweeps: u32) {
         var pos = start;
         for (var r = 0u; r < count; r++) {
             let run = solve_block_runs[r];
-            if ((colour_sorted_keys[pos] & ((1u << BLOCK_COLOUR_BITS) - 1u)) == sequential_colour()) {
-                if (t == 0u) {
-                    for (var i = pos; i < run; i++) {
-                        solve_one(stage, order[i]);
-                    }
-                }
-            } else {
-                for (var i = pos + t; i < run; i += SOLVE_BLOCK_WG) {
-                    solve_one(stage, order[i]);
-                }
-            }
+            let c = colour_sorted_keys[pos] & ((1u << BLOCK_COLOUR_BITS) - 1u);
+            solve_run(stage, t, SOLVE_BLOCK_WG, pos, run, c == sequential_colour());
             storageBarrier();
             workgroupBarrier();
             pos = run;
@@ -678,21 +669,27 @@ fn solve_position_block(
 
 var<workgroup> solve_colours_used: u32;
 
+/// Thread t of a workgroup of `threads` solves its share of order[start..end), one colour's
+/// contacts; the sequential colour's (which share bodies) all in thread 0, in order.
+fn solve_run(stage: u32, t: u32, threads: u32, start: u32, end: u32, sequential: bool) {
+    if (sequential) {
+        if (t == 0u) {
+            for (var s = start; s < end; s++) {
+                solve_one(stage, order[s]);
+            }
+        }
+    } else {
+        for (var s = start + t; s < end; s += threads) {
+            solve_one(stage, order[s]);
+        }
+    }
+}
+
 fn solve_fused_colours(stage: u32, t: u32, first: u32, used: u32) {
     for (var c = first; c < used; c++) {
         let start = atomicLoad(&counters[COUNTER_COLOUR_START + c]);
         let end = atomicLoad(&counters[COUNTER_COLOUR_START + c + 1u]);
-        if (c == sequential_colour()) {
-            if (t == 0u) {
-                for (var s = start; s < end; s++) {
-                    solve_one(stage, order[s]);
-                }
-            }
-        } else {
-            for (var s = start + t; s < end; s += RIGID_WG) {
-                solve_one(stage, order[s]);
-            }
-        }
+        solve_run(stage, t, RIGID_WG, start, end, c == sequential_colour());
         storageBarrier();
         workgroupBarrier();
     }
