@@ -435,12 +435,20 @@ fn r_seen(
     Ok((w.len(), alive, bytemuck::cast_slice(&bodies).to_vec()))
 }
 
-fn fuzz_rigid(ops: &[ROp], grow: bool) -> Result<(), TestCaseError> {
-    let cfg = RigidConfig {
+fn fuzz_rigid(ops: &[ROp], grow: bool, blocks: bool) -> Result<(), TestCaseError> {
+    let mut cfg = RigidConfig {
         body_capacity: 8,
         auto_grow: grow,
         ..RigidConfig::default()
     };
+    if blocks {
+        // The block solver, with more pair slots than the one-workgroup solver takes, so the
+        // step runs block by block.
+        cfg = RigidConfig {
+            pair_capacity: 4160,
+            ..cfg.with_blocks()
+        };
+    }
     let mut worlds = [
         RigidWorld::new(Backend::Cpu, cfg.clone()).map_err(fail)?,
         RigidWorld::new(Backend::Gpu(ctx()), cfg).map_err(fail)?,
@@ -537,7 +545,8 @@ proptest! {
     fn rigid_world_survives_random_call_sequences(
         ops in prop::collection::vec(r_op(), 1..30),
         grow in any::<bool>(),
+        blocks in any::<bool>(),
     ) {
-        fuzz_rigid(&ops, grow)?;
+        fuzz_rigid(&ops, grow, blocks)?;
     }
 }
