@@ -5,6 +5,7 @@
 //! ```text
 //! cargo run --release --example pyramid                 # window; headless machines get a PNG
 //! cargo run --release --example pyramid -- --rows 30
+//! cargo run --release --example pyramid -- --rows 100 --blocks   # the block solver
 //! cargo run --release --example pyramid -- --headless --frames 300 --out pyramid.png
 //! ```
 //!
@@ -52,11 +53,21 @@ struct Pyramid {
 
 impl Pyramid {
     fn build(ctx: &GpuContext, rows: u32) -> Result<(RigidWorld, Vec<BodyHandle>), BoxError> {
-        Ok(scenes::rigid::pyramid(
-            Backend::Gpu(ctx.clone()),
-            rows,
-            HALF,
-        )?)
+        let backend = Backend::Gpu(ctx.clone());
+        if !std::env::args().skip(1).any(|a| a == "--blocks") {
+            return Ok(scenes::rigid::pyramid(backend, rows, HALF)?);
+        }
+        // The block solver (RigidConfig::with_blocks), with more pair slots than the
+        // one-workgroup solver takes, so that the step runs block by block.
+        let n = rows * (rows + 1) / 2 + 1;
+        let config = scenes::rigid::config(n).with_blocks();
+        let config = wgphys::rigid::RigidConfig {
+            pair_capacity: config.pair_capacity.max(8 * 2 * n).max(8192),
+            ..config
+        };
+        let mut world = RigidWorld::new(backend, config)?;
+        let boxes = scenes::rigid::pyramid_in(&mut world, rows, HALF)?;
+        Ok((world, boxes))
     }
 
     /// The height of the pyramid's top, m.
@@ -86,7 +97,10 @@ impl RigidDemo for Pyramid {
     const CONTROLS: &'static str =
         "B or click: fire a ball at the pyramid; W: wake every box; C: contacts overlay; \
          R: rebuild";
-    const OPTIONS: &'static [&'static str] = &["--rows N   rows of boxes (default 20)"];
+    const OPTIONS: &'static [&'static str] = &[
+        "--rows N   rows of boxes (default 20)",
+        "--blocks   the block solver (RigidConfig::with_blocks)",
+    ];
 
     fn new(ctx: &GpuContext, headless_frames: Option<u32>) -> Result<Self, BoxError> {
         let rows = match cli_option("--rows") {
