@@ -122,10 +122,6 @@ impl RigidStage {
         }
     }
 
-    /// The per-colour solver stages' entry points: one colour; all colours with the
-    /// iterations in one workgroup (the fused path of small scenes; the warm start rides in
-    /// `solve_contact_fused`); and the tail, the colours after a sweep's per-colour dispatches
-    /// in one workgroup.
     /// The block solver's entry point of a per-colour stage (`solver::block`; the warm start
     /// rides in `solve_contact_block`).
     fn block_entry(self) -> Option<&'static str> {
@@ -138,6 +134,10 @@ impl RigidStage {
         })
     }
 
+    /// The per-colour solver stages' entry points: one colour; all colours with the
+    /// iterations in one workgroup (the fused path of small scenes; the warm start rides in
+    /// `solve_contact_fused`); and the tail, the colours after a sweep's per-colour dispatches
+    /// in one workgroup.
     fn colour_entries(self) -> Option<(&'static str, &'static str, &'static str)> {
         Some(match self {
             RigidStage::SolveWarmApply => ("solve_contact", "", "solve_warm_apply_tail"),

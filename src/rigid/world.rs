@@ -356,7 +356,7 @@ impl RigidWorld {
             substeps: c.substeps,
             // With blocks, a relax iteration is a round of `block_sweeps` sweeps per block; a
             // scene small enough for the fused solver runs as many whole sweeps instead.
-            relax_iterations: if c.block_cells > 0 && fused_solver(self.pair_capacity) {
+            relax_iterations: if c.block_cells > 0 && !self.blocks_run() {
                 c.relax_iterations * c.block_sweeps
             } else {
                 c.relax_iterations
@@ -375,7 +375,7 @@ impl RigidWorld {
                 c.max_push_out,
                 sub_dt,
             ),
-            block_shift: if c.block_cells > 0 && !fused_solver(self.pair_capacity) {
+            block_shift: if self.blocks_run() {
                 c.block_cells.trailing_zeros()
             } else {
                 0
@@ -543,6 +543,13 @@ impl RigidWorld {
         Ok(report)
     }
 
+    /// Whether this step's sweeps run block by block: blocks are on and the world has more pair
+    /// slots than the one-workgroup solver takes (`step::block_solver` reads the same from the
+    /// parameters this sets).
+    fn blocks_run(&self) -> bool {
+        self.config.block_cells > 0 && !fused_solver(self.pair_capacity)
+    }
+
     /// What the GPU step's plan depends on, at the current sizes.
     fn step_shape(&self) -> StepShape {
         let c = &self.config;
@@ -557,7 +564,7 @@ impl RigidWorld {
             position_iterations: c.position_iterations,
             explosion: self.explosion.is_some(),
             colour_slots: self.colour_slots,
-            block_bins: if c.block_cells > 0 && !fused_solver(self.pair_capacity) {
+            block_bins: if self.blocks_run() {
                 block_bins(c, self.body_capacity)
             } else {
                 0

@@ -175,7 +175,11 @@ pub fn block_order(
             order,
             colour_count: start.len() as u32 - 1,
             colour_start: start,
-            ..colouring.clone()
+            uncoloured: colouring.uncoloured,
+            manifolds: colouring.manifolds,
+            colours_wanted: colouring.colours_wanted,
+            rounds: colouring.rounds,
+            tail: colouring.tail,
         },
         bins: out_bins,
     }
