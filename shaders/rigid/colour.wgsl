@@ -27,6 +27,9 @@
 // per colour), the stable radix sort of (key, slot) (src/gpu/sort.rs, whose output buffer is
 // `order`) and `colour_ranges` (one workgroup over the MAX_COLOURS counts): the same order,
 // without one workgroup walking every slot (8 ms a step at 100k boxes on an H200).
+// With the block solver (params.block_shift > 0, large scenes) a third way, at the end of this
+// file: `colour_init`, `colour_keys` (a key per slot: its bin), the sort and `block_colour`
+// (each bin coloured by one thread).
 
 var<workgroup> colour_left: atomic<u32>;
 var<workgroup> colour_manifold_total: atomic<u32>;
@@ -77,6 +80,10 @@ fn colour_reset(k: u32) {
             atomicStore(&claims[colour_claim_word(d[e], 1u)], 0u);
             atomicStore(&claims[colour_claim_word(d[e], 2u)], 0u);
             atomicStore(&claims[colour_mask_word(d[e])], 0u);
+            if (params.block_shift > 0u) {
+                // block_colour's masks are words [B, 6B): partitions 0..3 and the leftover bin.
+                atomicStore(&claims[block_mask_word(d[e], BLOCK_PARTITIONS)], 0u);
+            }
         }
     }
 }
@@ -192,6 +199,9 @@ fn colour_init(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (gid.x <= MAX_COLOURS) {
         atomicStore(&counters[COUNTER_COLOUR_COUNT + gid.x], 0u);
     }
+    if (gid.x == 0u && params.block_shift > 0u) {
+        block_init_counters();
+    }
 }
 
 var<workgroup> colour_wg_counts: array<atomic<u32>, MAX_COLOURS + 1u>;
@@ -199,7 +209,8 @@ var<workgroup> colour_wg_counts: array<atomic<u32>, MAX_COLOURS + 1u>;
 /// Per pair slot: a waiting manifold goes to the sequential colour, and the slot's sort key is
 /// its colour (MAX_COLOURS: none, sorted after every colour); the counts per colour and of
 /// manifolds with points go to the counters, through workgroup counts (integer adds, so in any
-/// order the same totals).
+/// order the same totals). With blocks the key of a manifold to solve is its bin (block_key),
+/// its sort value the slot with its dynamic bodies' flags (block_flags); no colour yet.
 @compute @workgroup_size(RIGID_WG)
 fn colour_keys(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -212,7 +223,17 @@ fn colour_keys(
     let k = gid.x;
     if (k < params.pair_capacity) {
         var key = colour_empty_key();
-        if (k < solve_manifold_count()) {
+        var value = k;
+        if (k < solve_manifold_count() && params.block_shift > 0u) {
+            let m = manifolds[k];
+            if (solve_needs(m)) {
+                key = block_sort_key(block_key(m), k);
+                value = k | block_flags(m);
+            }
+            if (m.count > 0u) {
+                atomicAdd(&colour_wg_counts[MAX_COLOURS], 1u);
+            }
+        } else if (k < solve_manifold_count()) {
             let m = manifolds[k];
             var c = m.colour;
             if (colour_waiting(m)) {
@@ -220,7 +241,7 @@ fn colour_keys(
                 manifolds[k].colour = c;
             }
             if (c != NONE) {
-                key = colour_sort_key(manifolds[k], c);
+                key = c;
                 atomicAdd(&colour_wg_counts[c], 1u);
             }
             if (m.count > 0u) {
@@ -228,26 +249,38 @@ fn colour_keys(
             }
         }
         colour_sort_keys[k] = key;
-        colour_sort_values[k] = k;
+        colour_sort_values[k] = value;
     }
     workgroupBarrier();
     if (t <= MAX_COLOURS) {
         let c = atomicLoad(&colour_wg_counts[t]);
         if (c > 0u) {
-            atomicAdd(&counters[COUNTER_COLOUR_COUNT + t], c);
+            // With blocks the colours come later (block_colour); the manifolds are counted here.
+            let word = select(COUNTER_COLOUR_COUNT + t, COUNTER_MANIFOLDS, params.block_shift > 0u);
+            atomicAdd(&counters[word], c);
         }
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // The block solver's order (params.block_shift > 0; CPU twin: src/rigid/solver/block.rs, whose
-// docs say why): a contact's key is (bin << BLOCK_COLOUR_BITS) | colour, its bin the block of
-// the first of BLOCK_PARTITIONS partitions (each shifted by a quarter block) that holds both
-// its dynamic bodies' cells, hashed into params.block_bins bins; the leftover bin (no
-// partition holds them, or the sequential colour) after them.
+// docs say why). A contact's sort key is its bin (the block of the first of BLOCK_PARTITIONS
+// partitions, each shifted by a quarter block, that holds both its dynamic bodies' cells,
+// hashed into params.block_bins bins, or the leftover bin, after them, when no partition
+// holds them) and a shuffle bucket. After the sort, block_colour colours each bin on its own,
+// first fit in the sorted order, and orders its contacts by colour: no Jones–Plassmann
+// rounds (33 dispatches) with blocks.
 
 const BLOCK_PARTITIONS: u32 = 4u;
 const BLOCK_COLOUR_BITS: u32 = 5u;
+/// Low sort-key bits that shuffle a bin's contacts (solver/block.rs SHUFFLE_BITS, `sort_key`).
+const BLOCK_SHUFFLE_BITS: u32 = 5u;
+/// The sort value of a contact with blocks: its slot, with its dynamic bodies flagged in the
+/// top bits (a: bit 31, b: bit 30), so that block_colour reads no body. Slots stay below 2^30
+/// (a manifold takes hundreds of bytes).
+const BLOCK_FLAG_A: u32 = 0x80000000u;
+const BLOCK_FLAG_B: u32 = 0x40000000u;
+const BLOCK_SLOT_MASK: u32 = 0x3fffffffu;
 
 fn block_leftover_bin() -> u32 {
     return BLOCK_PARTITIONS * params.block_bins;
@@ -272,32 +305,42 @@ fn block_cell(i: u32) -> vec3<i32> {
     return grid_cell(p, params.inv_cell_size);
 }
 
-/// The sort key of a manifold of colour c: its colour, or with the block solver its bin and
-/// colour (solver/block.rs `block_key`).
-fn colour_sort_key(m: Manifold, c: u32) -> u32 {
-    if (params.block_shift == 0u) {
-        return c;
-    }
+/// The sort key of a manifold to solve with the block solver: its bin (solver/block.rs
+/// `block_key`).
+fn block_key(m: Manifold) -> u32 {
     let a = solve_is_dynamic(m.body_a);
     let b = m.body_b != m.body_a && solve_is_dynamic(m.body_b);
     var bin = block_leftover_bin();
-    if (c != sequential_colour()) {
-        if (a && b) {
-            let ca = block_cell(m.body_a);
-            let cb = block_cell(m.body_b);
-            for (var part = 0u; part < BLOCK_PARTITIONS; part++) {
-                let blk = block_of(ca, part);
-                if (all(blk == block_of(cb, part))) {
-                    bin = block_bin(blk, part);
-                    break;
-                }
+    if (a && b) {
+        let ca = block_cell(m.body_a);
+        let cb = block_cell(m.body_b);
+        for (var part = 0u; part < BLOCK_PARTITIONS; part++) {
+            let blk = block_of(ca, part);
+            if (all(blk == block_of(cb, part))) {
+                bin = block_bin(blk, part);
+                break;
             }
-        } else if (a || b) {
-            let one = select(m.body_b, m.body_a, a);
-            bin = block_bin(block_of(block_cell(one), 0u), 0u);
         }
+    } else if (a || b) {
+        let one = select(m.body_b, m.body_a, a);
+        bin = block_bin(block_of(block_cell(one), 0u), 0u);
     }
-    return (bin << BLOCK_COLOUR_BITS) | c;
+    return bin;
+}
+
+/// The sort key of slot k in bin `bin`: the bin, then a bucket of the slot's claim priority,
+/// highest first, so that first fit visits a bin's contacts shuffled (solver/block.rs
+/// `sort_key` says why).
+fn block_sort_key(bin: u32, k: u32) -> u32 {
+    let buckets = 1u << BLOCK_SHUFFLE_BITS;
+    let bucket = (solve_priority(k) >> (31u - BLOCK_SHUFFLE_BITS)) & (buckets - 1u);
+    return (bin << BLOCK_SHUFFLE_BITS) | (buckets - 1u - bucket);
+}
+
+/// The flags of a manifold's dynamic bodies, for its sort value.
+fn block_flags(m: Manifold) -> u32 {
+    let d = colour_bodies(m);
+    return select(0u, BLOCK_FLAG_A, d.x != NONE) | select(0u, BLOCK_FLAG_B, d.y != NONE);
 }
 
 /// The key of a slot with nothing to solve (sorted after every other).
@@ -305,7 +348,28 @@ fn colour_empty_key() -> u32 {
     if (params.block_shift == 0u) {
         return MAX_COLOURS;
     }
-    return (block_leftover_bin() + 1u) << BLOCK_COLOUR_BITS;
+    return (block_leftover_bin() + 1u) << BLOCK_SHUFFLE_BITS;
+}
+
+/// The word of body d's colour mask in partition `part` (BLOCK_PARTITIONS: the leftover bin),
+/// in [B, 6B) of `claims`. A dynamic body's contacts of one partition are in one bin, so one
+/// thread of block_colour owns the word; colour_init clears it.
+fn block_mask_word(d: u32, part: u32) -> u32 {
+    return params.body_count * (1u + part) + d;
+}
+
+fn block_mask(d: u32, part: u32) -> u32 {
+    if (d == NONE) {
+        return 0u;
+    }
+    return atomicLoad(&claims[block_mask_word(d, part)]);
+}
+
+fn block_mask_add(d: u32, part: u32, bit: u32) {
+    if (d != NONE) {
+        let w = block_mask_word(d, part);
+        atomicStore(&claims[w], atomicLoad(&claims[w]) | bit);
+    }
 }
 
 /// The first position in [lo, hi) of the sorted keys whose key is at least `key`.
@@ -328,27 +392,102 @@ fn block_list_base(part: u32) -> u32 {
     return 2u * (block_leftover_bin() + 2u) + part * params.block_bins;
 }
 
-/// After the sort, with the block solver, one thread per bin (the leftover bin's included): bin
-/// b's range of `order`, blocks[2b] to blocks[2b + 1]; a non-empty bin of a partition is also
-/// appended to the partition's list, whose length is the x argument of the partition's
-/// indirect dispatch (colour_ranges left it 0), so no workgroup is launched for an empty bin.
-/// The lists' order depends on the threads, and does not matter: bins of a partition share no
-/// dynamic body.
+/// colour_init's part with blocks (what colour_publish writes without them): the counters
+/// block_colour and colour_keys add to, the partitions' indirect arguments (x: bins, counted
+/// by block_colour) and the pair count the next step's warm start reads.
+fn block_init_counters() {
+    atomicStore(&counters[COUNTER_COLOURS], 0u);
+    atomicStore(&counters[COUNTER_UNCOLOURED], 0u);
+    atomicStore(&counters[COUNTER_TAIL], 0u);
+    atomicStore(&counters[COUNTER_MANIFOLDS], 0u);
+    for (var part = 0u; part < BLOCK_PARTITIONS; part++) {
+        atomicStore(&counters[COUNTER_INDIRECT + 3u * part], 0u);
+        atomicStore(&counters[COUNTER_INDIRECT + 3u * part + 1u], 1u);
+        atomicStore(&counters[COUNTER_INDIRECT + 3u * part + 2u], 1u);
+    }
+    atomicStore(&counters[SOLVE_COUNTER_PREV_PAIRS], solve_manifold_count());
+}
+
+/// After the sort by bin, one thread per bin (the leftover bin's included; solver/block.rs
+/// `block_colour`):
+/// - the bin's range of `order`, blocks[2b] to blocks[2b + 1], found in the sorted keys; a
+///   non-empty bin of a partition is appended to the partition's list, whose length is the x
+///   argument of the partition's indirect dispatch, so no workgroup is launched for an empty
+///   bin (the lists' order depends on the threads and does not matter: bins of a partition
+///   share no dynamic body);
+/// - its colours, first fit in the sorted order: a contact takes the lowest colour that none of its
+///   dynamic bodies' earlier contacts in the bin has (a mask per body and partition), or the
+///   sequential colour when all are taken;
+/// - its order by colour, stable, through colour_sort_values, and per position the key
+///   (bin << BLOCK_COLOUR_BITS) | colour in colour_sort_keys, where solve_block finds the runs.
+/// A thread walks its bin three times: in a wall a bin holds about 32 bodies' contacts.
 @compute @workgroup_size(RIGID_WG)
-fn block_ranges(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn block_colour(@builtin(global_invocation_id) gid: vec3<u32>) {
     let b = gid.x;
     if (b > block_leftover_bin()) {
         return;
     }
     let n = min(params.pair_capacity, arrayLength(&colour_sorted_keys));
-    let lo = block_lower_bound(b << BLOCK_COLOUR_BITS, 0u, n);
-    let hi = block_lower_bound((b + 1u) << BLOCK_COLOUR_BITS, lo, n);
+    let lo = block_lower_bound(b << BLOCK_SHUFFLE_BITS, 0u, n);
+    let hi = block_lower_bound((b + 1u) << BLOCK_SHUFFLE_BITS, lo, n);
     blocks[2u * b] = lo;
     blocks[2u * b + 1u] = hi;
-    if (hi > lo && b < block_leftover_bin()) {
-        let part = b / params.block_bins;
+    if (hi == lo) {
+        return;
+    }
+    let part = min(b / params.block_bins, BLOCK_PARTITIONS);
+    if (part < BLOCK_PARTITIONS) {
         let at = atomicAdd(&counters[COUNTER_INDIRECT + 3u * part], 1u);
         blocks[block_list_base(part) + at] = b;
+    }
+    var counts: array<u32, MAX_COLOURS>;
+    for (var i = lo; i < hi; i++) {
+        let v = order[i];
+        let k = v & BLOCK_SLOT_MASK;
+        let da = select(NONE, manifolds[k].body_a, (v & BLOCK_FLAG_A) != 0u);
+        let db = select(NONE, manifolds[k].body_b, (v & BLOCK_FLAG_B) != 0u);
+        let free = ~(block_mask(da, part) | block_mask(db, part));
+        var c = sequential_colour();
+        if (free != 0u) {
+            c = min(firstTrailingBit(free), sequential_colour());
+        }
+        if (c < sequential_colour()) {
+            block_mask_add(da, part, 1u << c);
+            block_mask_add(db, part, 1u << c);
+        }
+        manifolds[k].colour = c;
+        counts[c] += 1u;
+        // The colour until the scatter below.
+        colour_sort_keys[i] = c;
+    }
+    var next: array<u32, MAX_COLOURS>;
+    var at = lo;
+    var used = 0u;
+    for (var c = 0u; c < MAX_COLOURS; c++) {
+        next[c] = at;
+        at += counts[c];
+        if (counts[c] > 0u) {
+            used = c + 1u;
+        }
+    }
+    for (var i = lo; i < hi; i++) {
+        let c = colour_sort_keys[i];
+        colour_sort_values[next[c]] = order[i] & BLOCK_SLOT_MASK;
+        next[c] += 1u;
+    }
+    var i = lo;
+    for (var c = 0u; c < used; c++) {
+        while (i < next[c]) {
+            order[i] = colour_sort_values[i];
+            colour_sort_keys[i] = (b << BLOCK_COLOUR_BITS) | c;
+            i++;
+        }
+    }
+    atomicMax(&counters[COUNTER_COLOURS], used);
+    atomicMax(&counters[COUNTER_COLOURS_WANTED], used);
+    let sequential = counts[sequential_colour()];
+    if (sequential > 0u) {
+        atomicAdd(&counters[COUNTER_UNCOLOURED], sequential);
     }
 }
 
@@ -460,10 +599,6 @@ fn colour_publish(t: u32, n: u32) {
         var groups = (total + RIGID_WG - 1u) / RIGID_WG;
         if (t == sequential_colour()) {
             groups = min(total, 1u);
-        }
-        if (params.block_shift > 0u && t < BLOCK_PARTITIONS) {
-            // With blocks these are the partitions' arguments, counted by block_ranges.
-            groups = 0u;
         }
         atomicStore(&counters[COUNTER_INDIRECT + 3u * t], groups);
         atomicStore(&counters[COUNTER_INDIRECT + 3u * t + 1u], 1u);

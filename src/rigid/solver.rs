@@ -452,13 +452,14 @@ pub fn solve(
     prev: &[GpuManifold],
 ) -> SolveReport {
     warm_start(params, manifolds, prev);
-    let colouring = colour_in(bodies, manifolds, params.colour_slots);
+    let batches = super::step::Batches::colour(params, bodies, manifolds);
     let mut rows = vec![Vec4::ZERO; manifolds.len() * solver_rows_per_manifold() as usize];
     solve_prepare(params, bodies, manifolds, &mut rows);
-    super::step::cpu_solve(params, &colouring, bodies, &[], manifolds, &mut rows);
+    super::step::cpu_solve(params, &batches, bodies, &[], manifolds, &mut rows);
+    let colouring = batches.colouring();
     SolveReport {
         manifolds: colouring.manifolds,
-        colours: colouring.colour_count,
+        colours: batches.colours(),
         uncoloured: colouring.uncoloured,
         rounds: colouring.rounds,
     }

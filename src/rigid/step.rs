@@ -319,8 +319,8 @@ pub fn block_solver(params: &GpuRigidParams) -> bool {
 /// [`solver::COLOUR_FUSED_MAX_MANIFOLDS`] pair slots, else `colour_init`, `colour_claim`
 /// (round 0), [`solver::COLOUR_ROUNDS`] × `colour_round` (pick round r, then the losers claim
 /// round r + 1) with the round in the pass record, `colour_keys`, the sort by colour and
-/// `colour_ranges`; with blocks (`block_bins > 0`) always the latter, the sort by bin and
-/// colour, then `block_ranges`.
+/// `colour_ranges`. With blocks (`block_bins > 0`, [`solver::block`]) `colour_init`,
+/// `colour_keys`, the sort by bin and `block_colour`, which colours each bin on its own.
 fn colour_ops(pair_capacity: u32, block_bins: u32, ops: &mut Vec<StepOp>) {
     let stage = RigidStage::Colour;
     let per_manifold = PassDispatch::Direct(pair_capacity.div_ceil(RIGID_WG).max(1));
@@ -334,6 +334,20 @@ fn colour_ops(pair_capacity: u32, block_bins: u32, ops: &mut Vec<StepOp>) {
         return;
     }
     ops.push(kernel(stage, "colour_init", per_manifold, 0));
+    if block_bins > 0 {
+        ops.push(kernel(stage, "colour_keys", per_manifold, 0));
+        ops.push(StepOp::ColourSort {
+            slots: pair_capacity,
+        });
+        let bins = solver::block::leftover_bin(block_bins) + 1;
+        ops.push(kernel(
+            stage,
+            "block_colour",
+            PassDispatch::Direct(bins.div_ceil(RIGID_WG)),
+            0,
+        ));
+        return;
+    }
     ops.push(kernel(stage, "colour_claim", per_manifold, 0));
     for r in 0..solver::COLOUR_ROUNDS {
         ops.push(kernel(stage, "colour_round", per_manifold, r));
@@ -343,15 +357,6 @@ fn colour_ops(pair_capacity: u32, block_bins: u32, ops: &mut Vec<StepOp>) {
         slots: pair_capacity,
     });
     ops.push(kernel(stage, "colour_ranges", PassDispatch::Direct(1), 0));
-    if block_bins > 0 {
-        let bins = solver::block::leftover_bin(block_bins) + 1;
-        ops.push(kernel(
-            stage,
-            "block_ranges",
-            PassDispatch::Direct(bins.div_ceil(RIGID_WG)),
-            0,
-        ));
-    }
 }
 
 /// One sweep of a per-colour stage over every colour: on the fused path one dispatch of its
@@ -586,7 +591,7 @@ pub(crate) fn cpu_step(
     cpu::wake_mark(params, bodies, &c.manifolds, pair_count, &mut c.claims);
     cpu::wake_apply(params, bodies, &c.claims);
     solver::warm_start(params, &mut c.manifolds, &c.prev);
-    let colouring = solver::colour_in(bodies, &mut c.manifolds, params.colour_slots);
+    let batches = Batches::colour(params, bodies, &mut c.manifolds);
     c.rows.clear();
     c.rows.resize(
         c.manifolds.len() * solver::solver_rows_per_manifold() as usize,
@@ -595,7 +600,7 @@ pub(crate) fn cpu_step(
     solver::solve_prepare(params, bodies, &c.manifolds, &mut c.rows);
     cpu_solve(
         params,
-        &colouring,
+        &batches,
         bodies,
         shapes,
         &mut c.manifolds,
@@ -606,25 +611,66 @@ pub(crate) fn cpu_step(
         step: 0,
         pairs: pair_count,
         pairs_wanted: wanted,
-        manifolds: colouring.manifolds,
-        colours: colouring.colour_count,
-        uncoloured: colouring.uncoloured,
-        colours_wanted: colouring.colours_wanted,
-        rounds: colouring.rounds,
-        tail: colouring.tail,
+        manifolds: batches.colouring().manifolds,
+        colours: batches.colours(),
+        uncoloured: batches.colouring().uncoloured,
+        colours_wanted: batches.colouring().colours_wanted,
+        rounds: batches.colouring().rounds,
+        tail: batches.colouring().tail,
         awake,
         unsolved: 0,
     })
 }
 
+/// What the CPU solver sweeps: stage `colour`'s batches.
+#[derive(Clone, Debug)]
+pub enum Batches {
+    /// The colouring of the whole scene, colour after colour.
+    Colours(solver::Colouring),
+    /// With the block solver ([`block_solver`]): bin by bin, each bin's colours in order.
+    Blocks(solver::block::BlockOrder),
+}
+
+impl Batches {
+    /// Stage `colour` on the CPU: [`solver::block::block_colour`] when the step runs block by
+    /// block, else [`solver::colour_in`]; writes every manifold's colour.
+    pub fn colour(
+        params: &GpuRigidParams,
+        bodies: &[GpuBody],
+        manifolds: &mut [GpuManifold],
+    ) -> Self {
+        if block_solver(params) {
+            Self::Blocks(solver::block::block_colour(params, bodies, manifolds))
+        } else {
+            Self::Colours(solver::colour_in(bodies, manifolds, params.colour_slots))
+        }
+    }
+
+    /// The batches as a colouring (with blocks, a batch is one bin's colour).
+    pub fn colouring(&self) -> &solver::Colouring {
+        match self {
+            Self::Colours(c) => c,
+            Self::Blocks(b) => &b.batches,
+        }
+    }
+
+    /// Colours in use.
+    pub fn colours(&self) -> u32 {
+        match self {
+            Self::Colours(c) => c.colour_count,
+            Self::Blocks(b) => b.colours,
+        }
+    }
+}
+
 /// The solver part of the CPU step, after `solve_prepare`: `substeps` × (integrate velocity,
 /// warm start, the biased iterations, integrate position, ccd, the relax iterations), then
-/// restitution and the optional position projection, each per-colour stage over `colouring`'s
-/// colours in order. [`solver::solve`] runs it on hand-built manifolds (tests); `shapes` may be
+/// restitution and the optional position projection, each per-colour stage over the batches in
+/// order. [`solver::solve`] runs it on hand-built manifolds (tests); `shapes` may be
 /// empty there (no sweep for fast spheres).
 pub fn cpu_solve(
     params: &GpuRigidParams,
-    colouring: &solver::Colouring,
+    batches: &Batches,
     bodies: &mut [GpuBody],
     shapes: &[GpuShape],
     ms: &mut [GpuManifold],
@@ -632,11 +678,10 @@ pub fn cpu_solve(
 ) {
     // With blocks (solver::block), the batches are a bin's contacts of one colour, in bin
     // order; a relax round sweeps each bin `block_sweeps` times before the next.
-    let blocks =
-        block_solver(params).then(|| solver::block::block_order(params, bodies, ms, colouring));
-    let (colouring, bins) = match &blocks {
-        Some(b) => (&b.batches, Some(&b.bins)),
-        None => (colouring, None),
+    let colouring = batches.colouring();
+    let bins = match batches {
+        Batches::Blocks(b) => Some(&b.bins),
+        Batches::Colours(_) => None,
     };
     let colours = 0..colouring.colour_count;
     // The velocity stages run over the coloured contacts copied into the solver's order; what

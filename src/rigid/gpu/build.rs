@@ -126,9 +126,10 @@ impl GpuRigid {
         let manifolds = z("rigid_manifolds", manifold_bytes);
         let manifolds_prev = z("rigid_manifolds_prev", manifold_bytes);
         let solver = z("rigid_solver", solver_bytes);
-        let claims = z("rigid_claims", 20 * u64::from(sizes.bodies));
+        // 6 words per body (gpu/source.rs BINDINGS).
+        let claims = z("rigid_claims", 24 * u64::from(sizes.bodies));
         // The colouring's sort by colour, whose output is `order` (see colour.wgsl).
-        // With the block solver the keys are (bin, colour): see solver::block.
+        // With the block solver the keys are bins: see solver::block.
         let key_bits = match sizes.block_bins {
             0 => COLOUR_KEY_BITS,
             bins => crate::rigid::solver::block::key_bits(bins),
