@@ -16,8 +16,8 @@ use winit::keyboard::Key;
 use super::fx::{FxRenderer, Layer, Light, Look};
 use super::scene::Scene;
 use super::{
-    adapter, cli_option, device, display_available, run_app, App, BoxError, Cli, Offscreen,
-    OrbitCamera, Readable, DEFAULT_FRAMES, HEIGHT, WIDTH,
+    adapter, cli_option, device, display_available, instance, run_app, App, BoxError, Cli,
+    Offscreen, OrbitCamera, Readable, DEFAULT_FRAMES, HEIGHT, WIDTH,
 };
 
 /// The options every FX demo takes (list them in [`FxDemo::OPTIONS`]).
@@ -242,8 +242,7 @@ fn headless<D: FxDemo>(cli: &Cli) -> Result<(), BoxError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let instance = instance(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = adapter(&instance, None)?;
     let ctx = device(&adapter)?;
     let mut app = FxApp::<D>::new(

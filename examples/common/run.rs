@@ -69,8 +69,7 @@ fn run_inner<A: App>() -> Result<(), BoxError> {
 
 /// Runs `cli.frames` frames of one step each offscreen and writes the last one to `cli.out`.
 pub fn run_headless<A: App>(cli: &Cli) -> Result<(), BoxError> {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let instance = instance(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = adapter(&instance, None)?;
     let ctx = device(&adapter)?;
     let mut app = A::new(
@@ -170,10 +169,9 @@ impl<A: App> Running<A> {
             .with_title(format!("wgphys {}", A::NAME))
             .with_inner_size(LogicalSize::new(WIDTH as f64, HEIGHT as f64));
         let window = Arc::new(event_loop.create_window(attributes)?);
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
-                Box::new(event_loop.owned_display_handle()),
-            ));
+        let instance = instance(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
+            Box::new(event_loop.owned_display_handle()),
+        ));
         let surface = instance.create_surface(window.clone())?;
         let adapter = adapter(&instance, Some(&surface))?;
         let ctx = device(&adapter)?;

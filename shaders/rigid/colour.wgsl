@@ -273,8 +273,8 @@ fn colour_keys(
 
 const BLOCK_PARTITIONS: u32 = 4u;
 const BLOCK_COLOUR_BITS: u32 = 5u;
-/// Low sort-key bits that shuffle a bin's contacts (solver/block.rs SHUFFLE_BITS, `sort_key`).
-const BLOCK_SHUFFLE_BITS: u32 = 5u;
+/// Bits the sort key is filled up to with shuffle bits (solver/block.rs KEY_BITS).
+const BLOCK_KEY_BITS: u32 = 16u;
 /// The sort value of a contact with blocks: its slot, with its dynamic bodies flagged in the
 /// top bits (a: bit 31, b: bit 30), so that block_colour reads no body. Slots stay below 2^30
 /// (a manifold takes hundreds of bytes).
@@ -332,9 +332,17 @@ fn block_key(m: Manifold) -> u32 {
 /// highest first, so that first fit visits a bin's contacts shuffled (solver/block.rs
 /// `sort_key` says why).
 fn block_sort_key(bin: u32, k: u32) -> u32 {
-    let buckets = 1u << BLOCK_SHUFFLE_BITS;
-    let bucket = (solve_priority(k) >> (31u - BLOCK_SHUFFLE_BITS)) & (buckets - 1u);
-    return (bin << BLOCK_SHUFFLE_BITS) | (buckets - 1u - bucket);
+    let bits = block_shuffle_bits();
+    let buckets = 1u << bits;
+    let bucket = (solve_priority(k) >> (31u - bits)) & (buckets - 1u);
+    return (bin << bits) | (buckets - 1u - bucket);
+}
+
+/// Low sort-key bits that shuffle a bin's contacts: what the bins leave of BLOCK_KEY_BITS, 1
+/// to 5 (solver/block.rs `shuffle_bits`).
+fn block_shuffle_bits() -> u32 {
+    let bin_bits = 32u - countLeadingZeros(block_leftover_bin() + 1u);
+    return clamp(max(BLOCK_KEY_BITS, bin_bits) - bin_bits, 1u, 5u);
 }
 
 /// The flags of a manifold's dynamic bodies, for its sort value.
@@ -348,7 +356,7 @@ fn colour_empty_key() -> u32 {
     if (params.block_shift == 0u) {
         return MAX_COLOURS;
     }
-    return (block_leftover_bin() + 1u) << BLOCK_SHUFFLE_BITS;
+    return (block_leftover_bin() + 1u) << block_shuffle_bits();
 }
 
 /// The word of body d's colour mask in partition `part` (BLOCK_PARTITIONS: the leftover bin),
@@ -428,8 +436,9 @@ fn block_colour(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let n = min(params.pair_capacity, arrayLength(&colour_sorted_keys));
-    let lo = block_lower_bound(b << BLOCK_SHUFFLE_BITS, 0u, n);
-    let hi = block_lower_bound((b + 1u) << BLOCK_SHUFFLE_BITS, lo, n);
+    let shuffle = block_shuffle_bits();
+    let lo = block_lower_bound(b << shuffle, 0u, n);
+    let hi = block_lower_bound((b + 1u) << shuffle, lo, n);
     blocks[2u * b] = lo;
     blocks[2u * b + 1u] = hi;
     if (hi == lo) {

@@ -21,6 +21,30 @@ pub struct GpuContext {
     pub timestamps: bool,
 }
 
+/// Turns off wgpu's validation of indirect dispatches in `desc` (the flag
+/// `wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL`, on by default), as [`GpuContext::new`]
+/// does: call it on the descriptor of the instance your renderer creates before handing its
+/// device to [`GpuContext::from_device`]. Not on Windows, and not when the environment sets
+/// `WGPU_VALIDATION_INDIRECT_CALL=1`.
+///
+/// Why. wgpu checks every indirect dispatch with a dispatch of its own, which doubles the
+/// dispatches of a rigid step (one indirect dispatch per colour and sweep). On Mesa's lavapipe
+/// it costs far more than the extra dispatches: with the check on, the engine's kernels after it
+/// ran many times slower and the process grew by 130–150 MB a step (Mesa 22.3.6; a 40-row
+/// pyramid of 820 boxes: 925 ms a step and +130 MB a step, against 61 ms and none without the
+/// check; a 100-row pyramid: 1,360 against 330 ms). Every indirect argument the engine uses is
+/// written by its own kernels and bounded by the device's workgroup limit (the worlds refuse
+/// capacities that could exceed it), so the check is not needed. It stays on Windows, where
+/// D3D12's `num_workgroups` relies on it (the grid kernels read it).
+pub fn skip_indirect_validation(desc: &mut wgpu::InstanceDescriptor) {
+    if cfg!(not(target_os = "windows"))
+        && std::env::var_os("WGPU_VALIDATION_INDIRECT_CALL").is_none()
+    {
+        desc.flags
+            .remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    }
+}
+
 impl GpuContext {
     /// Creates a headless device on the adapter wgpu's environment variables pick, requesting the
     /// adapter's own limits rather than the defaults so large particle buffers fit.
@@ -38,20 +62,7 @@ impl GpuContext {
     /// As [`GpuContext::new`].
     pub async fn new_async() -> Result<Self> {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        // wgpu validates every indirect dispatch by default with a dispatch of its own, which
-        // doubles the dispatches of a rigid step (one indirect dispatch per colour and sweep):
-        // on lavapipe a 5,050-box pyramid stepped in 255 ms with it and 165 ms without, and
-        // the host recorded 3.1 ms instead of 1.7. Every indirect argument the engine uses is
-        // written by its own kernels and bounded by the device's workgroup limit (the worlds
-        // refuse capacities that could exceed it), so the check is not needed; it stays on
-        // Windows, where D3D12's `num_workgroups` relies on it (the grid kernels read it), and
-        // `WGPU_VALIDATION_INDIRECT_CALL=1` turns it back on anywhere.
-        if cfg!(not(target_os = "windows"))
-            && std::env::var_os("WGPU_VALIDATION_INDIRECT_CALL").is_none()
-        {
-            desc.flags
-                .remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
-        }
+        skip_indirect_validation(&mut desc);
         let instance = wgpu::Instance::new(desc);
         let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
             .await
@@ -237,4 +248,25 @@ pub fn check_limits(limits: &wgpu::Limits) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The flag goes, every other flag stays (unless the environment asks to keep the check).
+    #[test]
+    fn skip_indirect_validation_removes_only_that_flag() {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.flags = wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL | wgpu::InstanceFlags::DEBUG;
+        skip_indirect_validation(&mut desc);
+        assert!(desc.flags.contains(wgpu::InstanceFlags::DEBUG));
+        let kept = cfg!(target_os = "windows")
+            || std::env::var_os("WGPU_VALIDATION_INDIRECT_CALL").is_some();
+        assert_eq!(
+            desc.flags
+                .contains(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL),
+            kept
+        );
+    }
 }

@@ -9,4 +9,4 @@ pub mod sort;
 pub mod timing;
 pub mod upload;
 
-pub use context::GpuContext;
+pub use context::{skip_indirect_validation, GpuContext};

@@ -123,3 +123,29 @@ fn the_gpu_block_solver_matches_the_cpu_twin() {
         "a rerun of the block solver is not bit-identical"
     );
 }
+
+/// The block solver's sort keys: every key of bin b lies in bin b's range of keys and below
+/// the empty key, whatever the slot's shuffle bucket, and up to 4,096 bins per partition (a
+/// world of 131,072 body slots) the keys take at most 16 bits: two radix passes of 8 bits.
+#[test]
+fn block_sort_keys_stay_in_their_bin_and_in_16_bits() {
+    use solver::block::{empty_key, key_bits, leftover_bin, shuffle_bits, sort_key, KEY_BITS};
+    for bins in (0..=14).map(|e| 1u32 << e) {
+        let s = shuffle_bits(bins);
+        assert!((1..=5).contains(&s));
+        for bin in [0, bins - 1, leftover_bin(bins)] {
+            for k in 0..64 {
+                let key = sort_key(bin, k, bins);
+                assert_eq!(key >> s, bin, "bins {bins}, bin {bin}, slot {k}");
+                assert!(key < empty_key(bins));
+            }
+        }
+        if bins <= 4096 {
+            assert!(
+                key_bits(bins) <= KEY_BITS,
+                "{bins} bins: {} bits",
+                key_bits(bins)
+            );
+        }
+    }
+}

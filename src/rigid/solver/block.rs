@@ -57,22 +57,34 @@ pub fn leftover_bin(bins: u32) -> u32 {
     PARTITIONS * bins
 }
 
-/// Low bits of the sort key that shuffle a bin's contacts: see [`sort_key`].
-pub const SHUFFLE_BITS: u32 = 5;
+/// Bits the sort key is filled up to with shuffle bits ([`shuffle_bits`]): two passes of the
+/// CPU adapters' 8-bit digits, four of the GPUs' 4-bit ones.
+pub const KEY_BITS: u32 = 16;
 
-/// The sort key of slot `k` in bin `bin`: the bin, then one of `2^SHUFFLE_BITS` buckets drawn
-/// from the slot's [`super::claim_priority`] (highest first), so that first fit visits a bin's
-/// contacts shuffled, not in the broad phase's order (cell by cell). In slot order the colours
-/// follow the wall's rows and the 20k wall drifts three times as far (median 35 mm against 11
-/// mm on the CPU twin, t = 1 → 1.5 s); 32 buckets drift as little as the full priority order.
-pub fn sort_key(bin: u32, k: u32) -> u32 {
-    let bucket = (super::claim_priority(k) >> (31 - SHUFFLE_BITS)) & ((1 << SHUFFLE_BITS) - 1);
-    (bin << SHUFFLE_BITS) | ((1 << SHUFFLE_BITS) - 1 - bucket)
+/// Low bits of the sort key that shuffle a bin's contacts ([`sort_key`]): what the bins leave
+/// of [`KEY_BITS`], at least 1 and at most 5 (5 for 256 bins per partition, 3 for 1,024, 1
+/// from 4,096).
+pub fn shuffle_bits(bins: u32) -> u32 {
+    let bin_bits = 32 - (leftover_bin(bins) + 1).leading_zeros();
+    KEY_BITS.saturating_sub(bin_bits).clamp(1, 5)
+}
+
+/// The sort key of slot `k` in bin `bin` of a solver of `bins` bins per partition: the bin,
+/// then one of `2^shuffle_bits(bins)` buckets drawn from the slot's
+/// [`super::claim_priority`] (highest first), so that first fit visits a bin's contacts
+/// shuffled, not in the broad phase's order (cell by cell). In slot order the colours follow
+/// the wall's rows and the 200-row wall drifts three times as far (median 35 mm against 11.5
+/// mm on the CPU twin, t = 1 → 1.5 s); 32 buckets drift as little as the full priority order,
+/// 8 buckets 11.8 mm, 2 buckets 12.6 mm (and the 100-row wall: 1.8, 2.0 and 2.0 mm).
+pub fn sort_key(bin: u32, k: u32, bins: u32) -> u32 {
+    let bits = shuffle_bits(bins);
+    let bucket = (super::claim_priority(k) >> (31 - bits)) & ((1 << bits) - 1);
+    (bin << bits) | ((1 << bits) - 1 - bucket)
 }
 
 /// The sort key of a slot with nothing to solve: after every bin.
 pub fn empty_key(bins: u32) -> u32 {
-    (leftover_bin(bins) + 1) << SHUFFLE_BITS
+    (leftover_bin(bins) + 1) << shuffle_bits(bins)
 }
 
 /// Key bits the sort by bin orders by for `bins` bins per partition.
@@ -157,12 +169,14 @@ pub fn block_colour(
 ) -> BlockOrder {
     let bins = params.block_bins.max(1);
     let sequential = super::SEQUENTIAL_COLOUR;
+    let shuffle = shuffle_bits(bins);
     let mut keyed: Vec<(u32, u32)> = Vec::new();
     for (k, m) in manifolds.iter_mut().enumerate() {
         m.colour = NONE;
         let solve = m.count > 0 && (dynamic(bodies, m.body_a) || dynamic(bodies, m.body_b));
         if solve {
-            keyed.push((sort_key(block_key(params, bodies, m), k as u32), k as u32));
+            let bin = block_key(params, bodies, m);
+            keyed.push((sort_key(bin, k as u32, bins), k as u32));
         }
     }
     keyed.sort_unstable();
@@ -176,11 +190,11 @@ pub fn block_colour(
     let (mut used, mut uncoloured) = (0u32, 0u32);
     let mut at = 0;
     while at < keyed.len() {
-        let bin = keyed[at].0 >> SHUFFLE_BITS;
+        let bin = keyed[at].0 >> shuffle;
         let end = at
             + keyed[at..]
                 .iter()
-                .take_while(|e| e.0 >> SHUFFLE_BITS == bin)
+                .take_while(|e| e.0 >> shuffle == bin)
                 .count();
         let part = (bin / bins).min(PARTITIONS);
         let base = part as usize * bodies.len();
