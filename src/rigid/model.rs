@@ -575,13 +575,15 @@ pub struct RigidConfig {
 
 impl RigidConfig {
     /// The block solver (`solver::block`): blocks of 16 cells, 3 relax rounds of 3 sweeps per
-    /// block. The 100-row wall's median drift between t = 1 s and 1.5 s is 1.9 mm (CPU twin;
-    /// 1.8 mm with the default 8 whole sweeps), the 200-row wall's 11.5 mm (the same), in 181
-    /// dispatches a step instead of 441. Smaller blocks (`block_cells` 8) give a GPU more
-    /// workgroups per dispatch and the 100-row wall 2.8 mm. Off by default until a hardware
-    /// GPU has measured it: on lavapipe, whose workgroups with barriers are costly, a step takes
-    /// 5–20% longer than colour by colour; on a hardware GPU, where each dispatch waits for the
-    /// last, it is meant to take less (BENCHMARKS.md, "Block solver").
+    /// block, each block's contacts coloured on their own. The 100-row wall's median drift
+    /// between t = 1 s and 1.5 s is 1.8 mm (1.9 mm with the default 8 whole sweeps), the
+    /// 200-row wall's 11.8 mm (11.5 mm), in 147 to 150 dispatches a step for walls of 5k to 100k
+    /// boxes instead of 441 to 485 (lavapipe). Smaller blocks (`block_cells` 8) give a GPU more
+    /// workgroups per dispatch. Off by default until a hardware GPU has measured it: on
+    /// lavapipe, whose workgroups with barriers are costly, the 5k wall steps 10% slower than
+    /// colour by colour and the 20k and 100k walls and the box rain 12–30% faster; on a hardware
+    /// GPU, where each dispatch waits for the last, it is meant to gain more (BENCHMARKS.md,
+    /// "Block solver").
     pub fn with_blocks(mut self) -> Self {
         self.block_cells = 16;
         self.block_sweeps = 3;
