@@ -29,6 +29,8 @@ pub(crate) struct Tuning {
     pub(crate) colour_slots: Option<u32>,
     /// `--blocks`: the block solver (`RigidConfig::with_blocks`; `--relax` then counts rounds).
     pub(crate) blocks: bool,
+    /// `--block-sweeps N`: sweeps per block and relax round instead of `with_blocks`' 3.
+    pub(crate) block_sweeps: Option<u32>,
 }
 
 pub(crate) fn parse_args() -> Res<Args> {
@@ -58,6 +60,7 @@ pub(crate) fn parse_args() -> Res<Args> {
         "--relax",
         "--colour-slots",
         "--blocks",
+        "--block-sweeps",
     ];
     let mut i = 0;
     while i < args.len() {
@@ -75,6 +78,7 @@ pub(crate) fn parse_args() -> Res<Args> {
                 | "--report-every"
                 | "--relax"
                 | "--colour-slots"
+                | "--block-sweeps"
         ) {
             2
         } else {
@@ -114,6 +118,7 @@ pub(crate) fn parse_args() -> Res<Args> {
             relax: value("--relax")?.map(|s| s.parse()).transpose()?,
             colour_slots: value("--colour-slots")?.map(|s| s.parse()).transpose()?,
             blocks: flag("--blocks"),
+            block_sweeps: value("--block-sweeps")?.map(|s| s.parse()).transpose()?,
         },
     })
 }

@@ -42,7 +42,8 @@
 //! (relax iterations per substep instead of the default 8; rapier "matched" follows),
 //! `--colour-slots N` (solver dispatches per sweep instead of the default 8), `--blocks` (the
 //! block solver, `RigidConfig::with_blocks`: 3 relax rounds of 3 sweeps per block; `--relax`
-//! then counts rounds, and rapier "matched" is not matched: run it with `--no-rapier`).
+//! then counts rounds, and rapier "matched" is not matched: run it with `--no-rapier`),
+//! `--block-sweeps N` (sweeps per block and relax round).
 
 mod args;
 mod report;

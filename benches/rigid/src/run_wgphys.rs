@@ -43,6 +43,9 @@ pub(crate) fn build(
     if let Some(c) = relax.colour_slots {
         config.colour_slots = c;
     }
+    if let Some(s) = relax.block_sweeps {
+        config.block_sweeps = s;
+    }
     let mut world = RigidWorld::new(backend, config)?;
     let bodies = source.read_bodies()?;
     let shapes = source.shapes().to_vec();
