@@ -10,7 +10,8 @@
 // is the same on the CPU and on any GPU, in one workgroup or many.
 //
 // `claims` words: [0, B) belong to the wake stages; [B, 4B) the claim words of rounds r with
-// r % 3 = 0, 1, 2; [4B, 5B) the colour masks (B = params.body_count). A manifold that loses
+// r % 3 = 0, 1, 2; [4B, 5B) the colour masks (B = params.body_count); with blocks, [B, 6B)
+// are block_colour's colour masks per partition and the leftover bin. A manifold that loses
 // round r clears, for its bodies, the words of a later round before anyone claims them there,
 // so no pass is spent clearing them: in one workgroup the words of round r + 1 (claimed after
 // a barrier), in passes those of round r + 2 (the pass after next claims them).
@@ -28,8 +29,8 @@
 // `order`) and `colour_ranges` (one workgroup over the MAX_COLOURS counts): the same order,
 // without one workgroup walking every slot (8 ms a step at 100k boxes on an H200).
 // With the block solver (params.block_shift > 0, large scenes) a third way, at the end of this
-// file: `colour_init`, `colour_keys` (a key per slot: its bin), the sort and `block_colour`
-// (each bin coloured by one thread).
+// file: `colour_init`, `colour_keys` (a key per slot: its bin and a shuffle bucket), the sort
+// and `block_colour` (each bin coloured by one thread).
 
 var<workgroup> colour_left: atomic<u32>;
 var<workgroup> colour_manifold_total: atomic<u32>;

@@ -583,7 +583,7 @@ fn solve_position(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // ---------------------------------------------------------------------------------------------
 // Block entry points (params.block_shift > 0; src/rigid/solver/block.rs): one indirect dispatch
-// per partition, workgroup g solving the g-th non-empty bin of it (block_ranges lists them; the
+// per partition, workgroup g solving the g-th non-empty bin of it (block_colour lists them; the
 // leftover bin: one workgroup), `sweeps` times its colours in order with a barrier between
 // colours. The bin's range in `order` is blocks[2b] to blocks[2b + 1]; a colour's run ends where
 // the key block_colour left in colour_sort_keys grows.

@@ -25,7 +25,7 @@ pub struct GpuContext {
 /// `wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL`, on by default), as [`GpuContext::new`]
 /// does: call it on the descriptor of the instance your renderer creates before handing its
 /// device to [`GpuContext::from_device`]. Not on Windows, and not when the environment sets
-/// `WGPU_VALIDATION_INDIRECT_CALL=1`.
+/// `WGPU_VALIDATION_INDIRECT_CALL` (to any value).
 ///
 /// Why. wgpu checks every indirect dispatch with a dispatch of its own, which doubles the
 /// dispatches of a rigid step (one indirect dispatch per colour and sweep). On Mesa's lavapipe

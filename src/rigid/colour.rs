@@ -88,7 +88,7 @@ impl Colouring {
 }
 
 /// A manifold is solved when it has points and at least one awake dynamic body.
-fn needs_solve(bodies: &[GpuBody], m: &GpuManifold) -> bool {
+pub(crate) fn needs_solve(bodies: &[GpuBody], m: &GpuManifold) -> bool {
     let awake_dynamic =
         |i: u32| is_dynamic(bodies, i) && bodies.get(i as usize).is_some_and(|b| b.awake != 0);
     m.count > 0 && (awake_dynamic(m.body_a) || awake_dynamic(m.body_b))

@@ -387,7 +387,7 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
         // the leftover bin in one workgroup; the partition is the record's colour.
         if let Some(entry) = stage.block_entry() {
             for part in 0..solver::block::PARTITIONS {
-                // The partition's non-empty bins, counted by `block_ranges`.
+                // The partition's non-empty bins, counted by `block_colour`.
                 let word = (counter::INDIRECT + 3 * part as usize) as u32;
                 ops.push(kernel(
                     stage,

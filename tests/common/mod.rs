@@ -23,7 +23,9 @@ pub fn gpu() -> GpuContext {
 }
 
 /// A device a renderer made on the test adapter, with the adapter's limits as `limits` changes
-/// them, and the adapter's info.
+/// them, and the adapter's info. Its instance keeps wgpu's default flags, as a renderer that
+/// did not call `wgphys::gpu::skip_indirect_validation` would: the results must not depend on
+/// it (only the speed does).
 pub fn device_with(
     limits: impl FnOnce(wgpu::Limits) -> wgpu::Limits,
 ) -> (wgpu::Device, wgpu::Queue, wgpu::AdapterInfo) {

@@ -25,11 +25,16 @@
 //! because a colour never holds two contacts of one dynamic body.
 //!
 //! Colours per bin. A bin's contacts are swept by one workgroup and share bodies with no other
-//! bin of its partition, so a bin is coloured on its own: first fit in slot order, a contact
+//! bin of its partition, so a bin is coloured on its own: first fit in the sorted order ([`sort_key`]), a contact
 //! taking the lowest colour none of its dynamic bodies' earlier contacts in the bin has (a
 //! 32-bit mask per body and partition), or [`super::SEQUENTIAL_COLOUR`], solved by one thread,
 //! when all are taken. One GPU thread per bin does it in one dispatch (`block_colour`), where
-//! the colouring of the whole scene takes 33 dispatches of Jones–Plassmann rounds.
+//! the colouring of the whole scene takes 33 dispatches of Jones–Plassmann rounds. A limit of
+//! software adapters: Mesa's lavapipe and llvmpipe end an invocation's loops after 65,535
+//! iterations in all, so a bin of more than about 20,000 contacts (its thread walks it three
+//! times) is not coloured whole there, and `StepReport::unsolved` counts what was left (a
+//! wall's bins hold tens of contacts; a bin that large needs thousands of bodies in one
+//! block).
 //!
 //! The order. Contacts are sorted by (bin, bucket, slot): the key is the bin and a bucket
 //! drawn from the slot ([`sort_key`]), and a stable radix sort of the slots gives `order`;
@@ -148,7 +153,7 @@ pub fn block_key(params: &GpuRigidParams, bodies: &[GpuBody], m: &GpuManifold) -
 #[derive(Clone, Debug, Default)]
 pub struct BlockOrder {
     /// The contacts as batches: batch `j` (a "colour" of this [`Colouring`], for
-    /// [`super::VelocitySet`]) is one bin's contacts of one colour, in slot order; batches in
+    /// [`super::VelocitySet`]) is one bin's contacts of one colour, in the sorted order; batches in
     /// (bin, colour) order. Its `uncoloured`, `manifolds` and `colours_wanted` are the
     /// colouring's (no rounds, no tail).
     pub batches: Colouring,
@@ -173,8 +178,7 @@ pub fn block_colour(
     let mut keyed: Vec<(u32, u32)> = Vec::new();
     for (k, m) in manifolds.iter_mut().enumerate() {
         m.colour = NONE;
-        let solve = m.count > 0 && (dynamic(bodies, m.body_a) || dynamic(bodies, m.body_b));
-        if solve {
+        if crate::rigid::colour::needs_solve(bodies, m) {
             let bin = block_key(params, bodies, m);
             keyed.push((sort_key(bin, k as u32, bins), k as u32));
         }
