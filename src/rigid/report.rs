@@ -55,8 +55,9 @@ impl StepReport {
         (self.unsolved > 0).then(|| {
             format!(
                 "{} manifolds were not solved (a GPU colouring kernel was cut short): lower \
-                 RigidConfig::pair_capacity to what the scene needs, split the scene into \
-                 smaller worlds, or use a hardware adapter",
+                 RigidConfig::pair_capacity to what the scene needs (with the block solver, \
+                 RigidConfig::block_cells), split the scene into smaller worlds, or use a \
+                 hardware adapter",
                 self.unsolved
             )
         })
