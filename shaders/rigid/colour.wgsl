@@ -273,7 +273,8 @@ fn colour_keys(
 // rounds (33 dispatches) with blocks.
 
 const BLOCK_PARTITIONS: u32 = 4u;
-const BLOCK_COLOUR_BITS: u32 = 5u;
+/// Bit of a run end (in colour_sort_keys after block_colour) marking the sequential colour's run.
+const BLOCK_RUN_SEQUENTIAL: u32 = 0x80000000u;
 /// Bits the sort key is filled up to with shuffle bits (solver/block.rs KEY_BITS).
 const BLOCK_KEY_BITS: u32 = 16u;
 /// The sort value of a contact with blocks: its slot, with its dynamic bodies flagged in the
@@ -427,8 +428,9 @@ fn block_init_counters() {
 /// - its colours, first fit in the sorted order: a contact takes the lowest colour that none of its
 ///   dynamic bodies' earlier contacts in the bin has (a mask per body and partition), or the
 ///   sequential colour when all are taken;
-/// - its order by colour, stable, through colour_sort_values, and per position the key
-///   (bin << BLOCK_COLOUR_BITS) | colour in colour_sort_keys, where solve_block finds the runs.
+/// - its order by colour, stable, through colour_sort_values, and per position the end of its
+///   colour's run in colour_sort_keys (BLOCK_RUN_SEQUENTIAL set for the sequential colour), so
+///   solve_block walks the runs without a search.
 /// A thread walks its bin three times: in a wall a bin holds about 32 bodies' contacts.
 @compute @workgroup_size(RIGID_WG)
 fn block_colour(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -489,7 +491,7 @@ fn block_colour(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var c = 0u; c < used; c++) {
         while (i < next[c]) {
             order[i] = colour_sort_values[i];
-            colour_sort_keys[i] = (b << BLOCK_COLOUR_BITS) | c;
+            colour_sort_keys[i] = next[c] | select(0u, BLOCK_RUN_SEQUENTIAL, c == sequential_colour());
             i++;
         }
     }

@@ -585,8 +585,8 @@ fn solve_position(@builtin(global_invocation_id) gid: vec3<u32>) {
 // Block entry points (params.block_shift > 0; src/rigid/solver/block.rs): one indirect dispatch
 // per partition, workgroup g solving the g-th non-empty bin of it (block_colour lists them; the
 // leftover bin: one workgroup), `sweeps` times its colours in order with a barrier between
-// colours. The bin's range in `order` is blocks[2b] to blocks[2b + 1]; a colour's run ends where
-// the key block_colour left in colour_sort_keys grows.
+// colours. The bin's range in `order` is blocks[2b] to blocks[2b + 1]; each position of a colour's
+// run holds the run's end in colour_sort_keys (block_colour).
 
 // Threads of a block workgroup: one warp on NVIDIA; a bin's colour holds tens of contacts in a
 // wall of boxes. lavapipe runs each 8 lanes of a workgroup with barriers as a coroutine, and its
@@ -595,37 +595,21 @@ const SOLVE_BLOCK_WG: u32 = 32u;
 var<workgroup> solve_block_runs: array<u32, MAX_COLOURS>;
 var<workgroup> solve_block_count: u32;
 
-/// The end of the colour run that starts at `pos` in a bin ending at `end`: the first position
-/// whose key (in colour_sort_keys, written by block_colour) is above the key at `pos`.
-fn block_run_end(pos: u32, end: u32) -> u32 {
-    let key = colour_sort_keys[pos] + 1u;
-    var lo = pos;
-    var hi = end;
-    while (lo < hi) {
-        let mid = (lo + hi) / 2u;
-        if (colour_sort_keys[mid] < key) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
 fn solve_block(stage: u32, part: u32, g: u32, t: u32, sweeps: u32) {
     var bin = block_leftover_bin();
     if (part < BLOCK_PARTITIONS) {
         bin = blocks[block_list_base(part) + g];
     }
-    // Thread 0 finds where each colour's run ends (a bin holds at most MAX_COLOURS runs, its
-    // keys ascending), so that a run costs the workgroup one barrier.
+    // Thread 0 lists where each colour's run ends (block_colour left the end at every position
+    // of a run; a bin holds at most MAX_COLOURS runs), so that a run costs the workgroup one
+    // barrier.
     if (t == 0u) {
         var pos = blocks[2u * bin];
         let end = blocks[2u * bin + 1u];
         var count = 0u;
         while (pos < end && count < MAX_COLOURS) {
-            pos = block_run_end(pos, end);
-            solve_block_runs[count] = pos;
+            solve_block_runs[count] = colour_sort_keys[pos];
+            pos = colour_sort_keys[pos] & ~BLOCK_RUN_SEQUENTIAL;
             count++;
         }
         solve_block_count = count;
@@ -635,9 +619,9 @@ fn solve_block(stage: u32, part: u32, g: u32, t: u32, sweeps: u32) {
     for (var s = 0u; s < sweeps; s++) {
         var pos = start;
         for (var r = 0u; r < count; r++) {
-            let run = solve_block_runs[r];
-            let c = colour_sort_keys[pos] & ((1u << BLOCK_COLOUR_BITS) - 1u);
-            solve_run(stage, t, SOLVE_BLOCK_WG, pos, run, c == sequential_colour());
+            let run = solve_block_runs[r] & ~BLOCK_RUN_SEQUENTIAL;
+            let sequential = (solve_block_runs[r] & BLOCK_RUN_SEQUENTIAL) != 0u;
+            solve_run(stage, t, SOLVE_BLOCK_WG, pos, run, sequential);
             storageBarrier();
             workgroupBarrier();
             pos = run;

@@ -47,7 +47,7 @@ pub(super) const RO: &str = "storage, read";
 /// | `claims` | 6 words per body: the wake stages' word, three colouring claim words, the colour mask; with blocks words 1 to 5 are `block_colour`'s masks per partition and the leftover bin |
 /// | `order` | manifold indices sorted by colour |
 /// | `pair_scratch` | the host-written large list (planes, half-spaces, shapes bigger than a cell), then the broad phase's per-item counts and offsets (see `shaders/rigid/broad.wgsl`) |
-/// | `colour_sort_keys`, `colour_sort_values` | per pair slot, its colour (with the block solver: its bin) and its index: the input of the colour sort, whose output is `order`; with blocks `block_colour` then leaves in the keys, per position of `order`, `(bin << 5) \| colour`, and uses the values as scratch |
+/// | `colour_sort_keys`, `colour_sort_values` | per pair slot, its colour (with the block solver: its bin) and its index: the input of the colour sort, whose output is `order`; with blocks `block_colour` then leaves in the keys, per position of `order`, the end of its colour's run (bit 31: the sequential colour), and uses the values as scratch |
 /// | `colour_sorted_keys` | the colour sort's sorted keys (the block solver's bin ranges are found in them) |
 /// | `blocks` | per bin of the block solver, its first and end position in `order` |
 pub const BINDINGS: &[BindingDecl] = &[

@@ -52,9 +52,6 @@ use std::ops::Range;
 
 /// Partitions of the grid into blocks (each shifted by a quarter block).
 pub const PARTITIONS: u32 = 4;
-/// Low bits of the key `solve_block` reads per position of `order` that hold the colour
-/// (colours are below [`MAX_COLOURS`] = 32): `(bin << COLOUR_BITS) | colour`.
-pub const COLOUR_BITS: u32 = 5;
 
 /// The bin that holds the contacts no partition's block holds (after the `PARTITIONS ×
 /// bins` bins of the partitions).
