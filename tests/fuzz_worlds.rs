@@ -5,7 +5,10 @@
 //! - nothing panicked, and both backends gave `Ok` or both an `Err`;
 //! - an `Err` left the world as it was (what the caller can observe: counts, handles, state);
 //! - a handle is valid until it is removed (or its spawn is reported refused), and not after;
-//! - after every step the two backends hold the same number of live particles or bodies.
+//! - after every step the two backends hold the same number of live particles or bodies;
+//! - the particle world's backends hold the same handles valid before every call, once each
+//!   has taken in its landed step reports (`poll_reports`: the GPU learns of a refused spawn
+//!   when its step's counters come back, the CPU at the end of the step).
 //!
 //! `WGPHYS_FUZZ_CASES` sets the sequences per world (default 256, each run on both backends;
 //! about 90 s on lavapipe for the three worlds). A failing seed is written by proptest into its
@@ -158,6 +161,45 @@ fn p_seen(w: &ParticleWorld, handles: &[ParticleHandle]) -> (u64, u32, Vec<bool>
     (w.steps(), w.capacity(), alive, w.emitter_count())
 }
 
+/// Takes each backend's landed step reports into its model of valid handles, checks the
+/// model against `contains`, then that both backends hold the same handles valid. The read of
+/// the status after every step op waits for the device, so by the next call the GPU's reports
+/// have landed: without taking them in, a spawn refused in the last step is already invalid
+/// on the CPU (reported at the end of its step) and still valid on the GPU (reported at its
+/// next step call), and an op picking a handle from the models picks differently on the two.
+fn p_take_reports(
+    worlds: &mut [ParticleWorld; 2],
+    handles: &[Vec<ParticleHandle>; 2],
+    valid: &mut [Vec<bool>; 2],
+    after: Option<&POp>,
+) -> Result<(), TestCaseError> {
+    for b in 0..2 {
+        let w = &mut worlds[b];
+        w.poll_reports();
+        for &h in w.refused_spawns() {
+            if let Some(i) = handles[b].iter().position(|&x| x == h) {
+                valid[b][i] = false;
+            }
+        }
+        for (i, &h) in handles[b].iter().enumerate() {
+            prop_assert_eq!(
+                w.contains(h),
+                valid[b][i],
+                "handle {} once the reports after {:?} are in",
+                i,
+                after
+            );
+        }
+    }
+    prop_assert_eq!(
+        &valid[0],
+        &valid[1],
+        "backends disagree on which handles are valid after {:?}",
+        after
+    );
+    Ok(())
+}
+
 fn fuzz_particles(ops: &[POp]) -> Result<(), TestCaseError> {
     let cfg = WorldConfig {
         capacity: 40,
@@ -174,7 +216,10 @@ fn fuzz_particles(ops: &[POp]) -> Result<(), TestCaseError> {
     let mut valid: [Vec<bool>; 2] = [Vec::new(), Vec::new()];
     // Per backend: emitters handed out, and whether each is still there.
     let mut emitters: [Vec<(EmitterHandle, bool)>; 2] = [Vec::new(), Vec::new()];
+    let mut last = None;
     for op in ops {
+        p_take_reports(&mut worlds, &handles, &mut valid, last)?;
+        last = Some(op);
         let mut oks = [false; 2];
         for b in 0..2 {
             let (w, hs) = (&mut worlds[b], &handles[b]);
@@ -299,7 +344,7 @@ fn fuzz_particles(ops: &[POp]) -> Result<(), TestCaseError> {
             );
         }
     }
-    Ok(())
+    p_take_reports(&mut worlds, &handles, &mut valid, last)
 }
 
 // ---------------------------------------------------------------------------------------------

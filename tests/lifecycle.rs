@@ -6,7 +6,9 @@ mod common;
 use common::*;
 use glam::{Vec3, Vec4};
 use std::collections::HashSet;
-use wgphys::particles::{Backend, Particle, ParticleHandle, ParticleWorld, Snapshot, WorldConfig};
+use wgphys::particles::{
+    Backend, Burst, Emitter, Particle, ParticleHandle, ParticleWorld, Snapshot, WorldConfig,
+};
 
 fn ids(s: &Snapshot) -> Vec<u32> {
     s.life.iter().map(|l| l.id).collect()
@@ -339,6 +341,82 @@ fn overflow_is_reported_never_silent() {
             "{name}: type-1 burst of 10 into 8 slots: (live, dropped_total, host_dropped_total)"
         );
     }
+}
+
+/// Spawns into a full pool, where the host's queue (spawns and a launch, in queue order) and
+/// an emitter's burst compete for the last two free slots. Both backends run the same
+/// `plan_pool` (the queue first, from its head; then children; then the emitters' particles),
+/// so they must end the same handles. The GPU learns which when the step's counters come back:
+/// after `wait` and `poll_reports` its handles answer as the CPU's did at the end of the step.
+/// (`fuzz_worlds`' regression 72c453dc: a second removal of a refused spawn's handle was an
+/// error on the CPU and, before the GPU had taken that step's counters in, no call on the GPU.)
+#[test]
+fn both_backends_end_the_same_spawns_in_a_full_pool() {
+    let dt = 1.0 / 60.0;
+    let config = WorldConfig {
+        capacity: 16,
+        ..WorldConfig::default()
+    };
+    let (gpu, cpu) = pair(&config);
+    let mut pools = Vec::new();
+    for (name, mut w) in [("cpu", cpu), ("gpu", gpu)] {
+        // Step 1: four host particles and a burst of ten take 14 of the 16 slots. Step 2: the
+        // queue is spawn a, a launch, spawns b and c, and a burst of five is due; nothing dies
+        // (lifetimes of 10 s, a firework's fuse of at least 0.5 s).
+        w.add_emitter(Emitter {
+            rate: 0.0,
+            bursts: vec![
+                Burst {
+                    time: 0.0,
+                    count: 10,
+                },
+                Burst {
+                    time: 1.5 * dt,
+                    count: 5,
+                },
+            ],
+            lifetime: (10.0, 10.0),
+            ..Emitter::default()
+        })
+        .unwrap();
+        let mut hs: Vec<ParticleHandle> = (0..4).map(|i| w.spawn(particle(i)).unwrap()).collect();
+        w.step(dt).unwrap();
+        hs.push(w.spawn(particle(4)).unwrap());
+        w.launch(1).unwrap();
+        hs.extend((5..7).map(|i| w.spawn(particle(i)).unwrap()));
+        w.step(dt).unwrap();
+        let mut refused = w.refused_spawns().to_vec();
+        w.wait().unwrap();
+        w.poll_reports();
+        refused.extend_from_slice(w.refused_spawns());
+
+        let st = w.read_status().unwrap();
+        assert_eq!(
+            (st.live, st.spawned, st.dropped_total, st.host_dropped_total),
+            (16, 2, 7, 2),
+            "{name}: (live, spawned, dropped_total, host_dropped_total) after step 2"
+        );
+        let alive: Vec<bool> = hs.iter().map(|&h| w.contains(h)).collect();
+        assert_eq!(
+            alive,
+            [true, true, true, true, true, false, false],
+            "{name}: the two slots went to the queue's head (spawn a, the launch); b and c \
+             were refused, as was the whole burst"
+        );
+        assert_eq!(refused, hs[5..], "{name}: the refused handles reported");
+        pools.push(ids(&w.read_snapshot().unwrap()));
+        // A second removal of a refused spawn's handle is stale; a placed one's is not.
+        let again = w.remove(hs[5]);
+        assert!(
+            matches!(again, Err(wgphys::Error::StaleHandle(id)) if id == hs[5].id()),
+            "{name}: removing refused spawn b gave {again:?}"
+        );
+        w.remove(hs[4]).unwrap();
+    }
+    assert_eq!(
+        pools[0], pools[1],
+        "the pool's ids in slot order, cpu against gpu"
+    );
 }
 
 /// `grow` keeps every live particle bit for bit, and the grown pool takes more.

@@ -1,12 +1,14 @@
 //! The host's account of its spawns: which host handles a step's lifecycle placed and which it
 //! refused for lack of room, so a handle never says "alive" for a particle that was not placed.
 //!
-//! The lifecycle places a step's host spawns first, in queue order, then firework children;
-//! what does not fit is refused from the tail (`plan_pool` in `shaders/particles/lifecycle.wgsl`
-//! and its CPU twin). So from one number of that step's counters, `spawn_accepted`, the host
-//! knows exactly which of its spawns were refused: those from index `min(host, accepted)` on.
-//! The CPU backend knows the counters at the end of the step; the GPU backend when the
-//! step's status copy lands (every step with host spawns copies one).
+//! The lifecycle places a step's host spawns first, in queue order, then firework and
+//! sub-emitter children, then the emitters' particles; what does not fit is refused from the
+//! tail (`plan_pool` in `shaders/particles/lifecycle.wgsl` and its CPU twin). So from one
+//! number of that step's counters, `spawn_accepted`, the host knows exactly which of its
+//! spawns were refused: those from index `min(host, accepted)` on.
+//! The CPU backend knows the counters at the end of the step; the GPU backend when it takes
+//! in the step's status copy after it lands (every step with host spawns copies one), at the
+//! next step or `poll_reports` call.
 
 use std::collections::{HashSet, VecDeque};
 

@@ -264,11 +264,15 @@ impl ParticleWorld {
     ///
     /// The host counts the particles it knows of (its live handles and the spawns queued), and
     /// refuses a spawn that count says cannot fit ([`Error::Full`], or the pool grows first
-    /// with `auto_grow`). Particles the host does not count (firework children) can still fill
-    /// the pool; a spawn the step then has no room for is refused there, its handle stops being
-    /// valid, and the step's report counts it ([`StepReport::refused_spawns`],
-    /// [`ParticleWorld::refused_spawns`]): at the end of that step on the CPU, when the step's
-    /// status lands (a frame or two later) on the GPU.
+    /// with `auto_grow`). Particles the host does not count (firework children, emitters'
+    /// particles) can still fill the pool. A step gives its free slots first to its queue
+    /// (spawns and launches, in the order they were queued), then to firework and sub-emitter
+    /// children, then to the emitters' particles, on both backends; a spawn the step has no
+    /// room for is refused there, its handle stops being valid, and the step's report counts
+    /// it ([`StepReport::refused_spawns`], [`ParticleWorld::refused_spawns`]): at the end of
+    /// that step on the CPU; on the GPU when the host takes in the step's status, at the first
+    /// `step`, `encode_step` or [`ParticleWorld::poll_reports`] call after it lands (a frame
+    /// or two later).
     ///
     /// # Errors
     /// [`Error::InvalidInput`] naming the bad field, [`Error::Full`] when the pool is full
@@ -604,24 +608,12 @@ impl ParticleWorld {
         })
     }
 
-    /// Validates dt, collects async status, and builds the step's uniform block.
+    /// Validates dt, takes in the landed status reads, and builds the step's uniform block.
     fn begin_step(&mut self, dt: f32) -> Result<(GpuParams, bool, bool)> {
         if !(dt > 0.0 && dt.is_finite()) {
             return Err(Error::InvalidTimeStep(dt));
         }
-        self.refused.clear();
-        self.killed.clear();
-        let landed = match &mut self.engine {
-            Engine::Gpu(g) => g.poll_status(),
-            Engine::Cpu(_) => Vec::new(),
-        };
-        for l in landed {
-            self.settle(l.step, l.counters.spawn_accepted);
-            self.bury(&l.deaths);
-            if self.latest.is_none_or(|s| l.step > s.step) {
-                self.latest = Some(Status::from_counters(l.step, self.capacity, &l.counters));
-            }
-        }
+        self.poll_reports();
         self.removals.sort_unstable();
         // Turbulence drifts with the time at the start of the step.
         let time = self.clock as f32;

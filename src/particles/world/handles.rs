@@ -6,24 +6,28 @@ use super::*;
 impl ParticleWorld {
     /// Whether a handle's particle is alive: from this world, not removed, not past its
     /// lifetime (known exactly, without a readback). Two deaths only the step itself can see
-    /// end a handle when the step reports them, at the end of that step on the CPU and when
-    /// its counters come back on the GPU (a frame or two later): a spawn refused for lack of
-    /// room ([`ParticleWorld::refused_spawns`]) and a particle killed by the kill bounds
-    /// ([`ParticleWorld::killed_by_bounds`]).
+    /// end a handle when the step reports them: a spawn refused for lack of room
+    /// ([`ParticleWorld::refused_spawns`]) and a particle killed by the kill bounds
+    /// ([`ParticleWorld::killed_by_bounds`]). The CPU reports them at the end of that step; the
+    /// GPU when the host takes in the step's counters after they come back (a frame or two
+    /// later), at the next `step` / `encode_step` or [`ParticleWorld::poll_reports`] call.
+    /// Both backends decide the same deaths (the same `plan_pool`); only when the host learns
+    /// of them differs.
     pub fn contains(&self, handle: ParticleHandle) -> bool {
         handle.world == self.world_tag && self.outstanding.contains(&handle.id)
     }
 
-    /// The host handles found refused for lack of room during the last `step` or
-    /// `encode_step` call (see [`ParticleWorld::spawn`]).
+    /// The host handles found refused for lack of room during the last `step`, `encode_step`
+    /// or [`ParticleWorld::poll_reports`] call (see [`ParticleWorld::spawn`]).
     pub fn refused_spawns(&self) -> &[ParticleHandle] {
         &self.refused
     }
 
     /// The host handles whose particles the kill bounds ([`super::WorldConfig::kill_bounds`])
-    /// were found to have killed during the last `step` or `encode_step` call, ascending: on
-    /// the CPU in that step, on the GPU in the steps whose counters came back since the last
-    /// call. Their handles are no longer valid.
+    /// were found to have killed during the last `step`, `encode_step` or
+    /// [`ParticleWorld::poll_reports`] call, ascending: on the CPU in that step, on the GPU in
+    /// the steps whose counters came back since the last call. Their handles are no longer
+    /// valid.
     pub fn killed_by_bounds(&self) -> &[ParticleHandle] {
         &self.killed
     }
@@ -32,6 +36,31 @@ impl ParticleWorld {
     /// step).
     pub fn spawns_unconfirmed(&self) -> usize {
         self.ledger.waiting()
+    }
+
+    /// Takes in the counters of the steps whose status reads have landed, without stepping
+    /// and without blocking: their refused spawns and bound kills end their handles now and
+    /// are listed by [`ParticleWorld::refused_spawns`] and
+    /// [`ParticleWorld::killed_by_bounds`] (which this call clears first, as a step does), and
+    /// [`ParticleWorld::latest_status`] moves on. A GPU world otherwise learns them at its next
+    /// `step` / `encode_step` call; after [`ParticleWorld::wait`] every submitted step's counters
+    /// have landed, so `wait` then `poll_reports` makes [`ParticleWorld::contains`] answer for
+    /// every step taken, as the CPU backend's does at the end of each step (nothing is waiting
+    /// on the CPU, where this call only clears the two lists).
+    pub fn poll_reports(&mut self) {
+        self.refused.clear();
+        self.killed.clear();
+        let landed = match &mut self.engine {
+            Engine::Gpu(g) => g.poll_status(),
+            Engine::Cpu(_) => Vec::new(),
+        };
+        for l in landed {
+            self.settle(l.step, l.counters.spawn_accepted);
+            self.bury(&l.deaths);
+            if self.latest.is_none_or(|s| l.step > s.step) {
+                self.latest = Some(Status::from_counters(l.step, self.capacity, &l.counters));
+            }
+        }
     }
 
     /// Takes the refusals the counters of `step` show into `refused`.
