@@ -354,16 +354,20 @@ fn item_layout() {
         let got: Vec<_> = (0..items).map(|t| broad_item(t, n, &large)).collect();
         assert_eq!(got, expect, "{n} shapes, large {large:?}");
     }
-    assert_eq!(broad_items(1000, 4), 996 + 4 * 4);
-    // 4 large indices, 1012 items, 4 scan blocks of 256, the flag, the total.
-    assert_eq!(pair_scratch_words(1000, 4), 4 + 1012 + 4 + 2);
-    assert_eq!(truncated_word(1000, 4), 4 + 1012 + 4);
+    // 996 small items and 4 large shapes of ceil(1000 / 64) = 16 chunks each.
+    assert_eq!(LARGE_CHUNK, 64);
+    assert_eq!(broad_items(1000, 4), 996 + 4 * 16);
+    // 4 large indices, 1060 items, 5 scan blocks of 256, the flag, the total.
+    assert_eq!(pair_scratch_words(1000, 4), 4 + 1060 + 5 + 2);
+    assert_eq!(truncated_word(1000, 4), 4 + 1060 + 5);
     // The sizing hint covers every plan of bounded shapes and keeps the scratch linear.
     assert_eq!(large_capacity_hint(1_000_000), 1000 + PLANE_ALLOWANCE);
     assert_eq!(large_capacity_hint(10), 10);
     let words = pair_scratch_words(1_000_000, large_capacity_hint(1_000_000));
+    // Linear, not quadratic: 1,016 large shapes × 15,625 chunks + a million small items ≈ 17
+    // words per shape (a quadratic sizing would take 1.6e10).
     assert!(
-        words < 6_000_000,
+        words < 18_000_000,
         "scratch for a million shapes: {words} words"
     );
     let s = scene(8, 3000, 40.0);

@@ -14,7 +14,8 @@ el() { echo "[t=$(( $(date +%s) - T0 )) s] $*"; }
 { date; nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv; nproc; lscpu | grep 'Model name'; cat $B/COMMIT; } > $OUT/info.log 2>&1
 { el rigid; timeout 90 $B/rigid_bench --sizes 5000,20000,100000 --scenes pyramid,rain --no-cpu --no-rapier --no-rapier-default;
   el relax1; timeout 30 $B/rigid_bench --sizes 5000,20000 --scenes pyramid --no-cpu --no-rapier --no-rapier-default --relax 1;
-  el blocks; timeout 60 $B/rigid_bench --sizes 5000,20000,100000 --scenes pyramid,rain --no-cpu --no-rapier --no-rapier-default --blocks; el done; } > $OUT/rigid.log 2>&1
+  el blocks; timeout 60 $B/rigid_bench --sizes 5000,20000,100000 --scenes pyramid,rain --no-cpu --no-rapier --no-rapier-default --blocks;
+  el blocks_relax1; timeout 30 $B/rigid_bench --sizes 5000,20000 --scenes pyramid --no-cpu --no-rapier --no-rapier-default --blocks --relax 1 --block-sweeps 1; el done; } > $OUT/rigid.log 2>&1
 { el grains; timeout 20 $B/bench --grains-only --no-cpu;
   el particles; timeout 60 $B/bench --sizes 1000000,10000000 --no-cpu; el done; } > $OUT/particles.log 2>&1
 { el show; timeout 30 $B/fireworks --show --gpu-timing --headless --frames 3000 --out /tmp/show.png; el done;

@@ -22,7 +22,7 @@
 /// Partners a small item collects per round of broad_write (Rust PARTNER_BATCH).
 const BROAD_BATCH: u32 = 16u;
 /// Shapes per chunk item of a large shape (Rust LARGE_CHUNK).
-const BROAD_CHUNK: u32 = 256u;
+const BROAD_CHUNK: u32 = 64u;
 /// Items each thread of broad_scan takes; a block is RIGID_WG of them (Rust SCAN_BLOCK).
 const BROAD_SCAN_PER_THREAD: u32 = 4u;
 const BROAD_SCAN_BLOCK: u32 = RIGID_WG * BROAD_SCAN_PER_THREAD;

@@ -108,8 +108,13 @@ pub use reference::{brute_force_pairs, sweep_and_prune, AabbTree};
 /// takes `4 · PARTNER_BATCH · RIGID_WG` bytes of workgroup memory). Not a bound: a shape with
 /// more partners takes more rounds.
 pub const PARTNER_BATCH: u32 = 16;
-/// Shapes per chunk item of a large shape (WGSL `BROAD_CHUNK`).
-pub const LARGE_CHUNK: u32 = 256;
+/// Shapes per chunk item of a large shape (WGSL `BROAD_CHUNK`). A chunk's thread tests its
+/// shapes one after another, so the chunk sets the longest chain of loads in `broad_count` and
+/// `broad_write`: on an H100, 256 took 0.23 ms in each of them for a 5k wall on a ground box,
+/// 64 takes 0.09 ms (BENCHMARKS.md, session 14). The price is scratch: a large shape adds
+/// `shape_count / 64` items (about 17 words per shape slot at a million shapes with
+/// [`large_capacity_hint`]).
+pub const LARGE_CHUNK: u32 = 64;
 /// Items per block of `broad_scan`: [`RIGID_WG`] threads × 4 (WGSL `BROAD_SCAN_BLOCK`).
 pub const SCAN_BLOCK: u32 = RIGID_WG * 4;
 /// The most workgroups one broad-phase dispatch uses; the kernels stride over larger counts.
@@ -740,8 +745,8 @@ pub const PLANE_ALLOWANCE: u32 = 16;
 /// shapes [`plan_grid`] puts in the large list for `shape_capacity` shapes
 /// (`max(MIN_LARGE_CAP, ceil(sqrt(shape_capacity)))`) plus [`PLANE_ALLOWANCE`], at most
 /// `shape_capacity`. Sizing with `shape_capacity` itself instead makes the scratch grow as
-/// `shape_capacity² / LARGE_CHUNK` (156 MB at 100 000 shapes); with this hint it stays near
-/// `5 · shape_capacity` words at a million shapes. Grow the buffer when a plan's large list is
+/// `shape_capacity² / LARGE_CHUNK` (625 MB at 100 000 shapes); with this hint it stays near
+/// `17 · shape_capacity` words at a million shapes. Grow the buffer when a plan's large list is
 /// longer (many planes).
 pub fn large_capacity_hint(shape_capacity: u32) -> u32 {
     let bounded = (MIN_LARGE_CAP as u32).max(f64::from(shape_capacity).sqrt().ceil() as u32);

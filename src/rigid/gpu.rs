@@ -164,6 +164,9 @@ pub struct GpuRigid {
     /// Timestamps between stages inside the passes, built with the compiled plan when timing
     /// is on and the adapter allows it.
     stage_timing: Option<record::StageTimer>,
+    /// A timestamp before every dispatch instead of every stage (profiling); a world that
+    /// rebuilds its backend hands it over.
+    pub(crate) dispatch_timing: bool,
     /// Host writes (edits, the step's parameters), recorded in order at the head of the next
     /// recording.
     uploads: StepUploads,

@@ -24,6 +24,7 @@ mod capacity;
 mod config;
 mod control;
 mod device;
+mod timing;
 use config::validate_config;
 
 static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
@@ -670,49 +671,6 @@ impl RigidWorld {
                 let n = counters[counter::PAIRS].min(self.pair_capacity) as usize;
                 g.rigid.read(g.rigid.current_manifolds(), n)
             }
-        }
-    }
-
-    /// Turns on GPU timestamps for [`RigidWorld::last_step_gpu_ms`] and
-    /// [`RigidWorld::last_step_phase_ms`]; false on the CPU or when the adapter has no
-    /// timestamp queries.
-    pub fn enable_gpu_timing(&mut self) -> bool {
-        match &mut self.engine {
-            Engine::Gpu(g) => g.rigid.enable_timing(),
-            Engine::Cpu(_) => false,
-        }
-    }
-
-    /// GPU time of the last step in ms, the sum of its phases (blocking; for benchmarks).
-    ///
-    /// # Errors
-    /// [`Error::NeedsGpu`] on the CPU, [`Error::Unsupported`] without timing, [`Error::Gpu`].
-    pub fn last_step_gpu_ms(&self) -> Result<f64> {
-        Ok(self.last_step_phase_ms()?.iter().map(|(_, ms)| ms).sum())
-    }
-
-    /// GPU time of each phase (compute pass) of the last step in ms, labelled as its pass
-    /// (`wgphys:pass:rigid_collide`, `wgphys:pass:rigid_solve`); blocking, for benchmarks.
-    ///
-    /// # Errors
-    /// As [`RigidWorld::last_step_gpu_ms`].
-    pub fn last_step_phase_ms(&self) -> Result<Vec<(&'static str, f64)>> {
-        match &self.engine {
-            Engine::Gpu(g) => g.rigid.last_step_phase_ms(),
-            Engine::Cpu(_) => Err(Error::NeedsGpu("last_step_gpu_ms")),
-        }
-    }
-
-    /// GPU time of each stage of the last step in ms (summed over the substeps), where the
-    /// adapter can write timestamps inside passes; see [`GpuRigid::last_step_stage_ms`].
-    ///
-    /// # Errors
-    /// [`Error::NeedsGpu`] on the CPU, [`Error::Unsupported`] without timing or the adapter
-    /// feature, [`Error::Gpu`].
-    pub fn last_step_stage_ms(&self) -> Result<Vec<(&'static str, f64)>> {
-        match &self.engine {
-            Engine::Gpu(g) => g.rigid.last_step_stage_ms(),
-            Engine::Cpu(_) => Err(Error::NeedsGpu("last_step_stage_ms")),
         }
     }
 

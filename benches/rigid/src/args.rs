@@ -31,6 +31,13 @@ pub(crate) struct Tuning {
     pub(crate) blocks: bool,
     /// `--block-sweeps N`: sweeps per block and relax round instead of `with_blocks`' 3.
     pub(crate) block_sweeps: Option<u32>,
+    /// `--block-cells N`: the blocks' edge in grid cells instead of `with_blocks`' 16.
+    pub(crate) block_cells: Option<u32>,
+    /// `--substeps N`: solver substeps per step instead of `RigidConfig`'s 4.
+    pub(crate) substeps: Option<u32>,
+    /// `--dispatch-timing`: a timestamp before every dispatch, printed per entry point (a
+    /// profile: the timestamps cost time, so the row's wall time is not the step's).
+    pub(crate) dispatch_timing: bool,
 }
 
 pub(crate) fn parse_args() -> Res<Args> {
@@ -61,6 +68,9 @@ pub(crate) fn parse_args() -> Res<Args> {
         "--colour-slots",
         "--blocks",
         "--block-sweeps",
+        "--block-cells",
+        "--substeps",
+        "--dispatch-timing",
     ];
     let mut i = 0;
     while i < args.len() {
@@ -79,6 +89,8 @@ pub(crate) fn parse_args() -> Res<Args> {
                 | "--relax"
                 | "--colour-slots"
                 | "--block-sweeps"
+                | "--block-cells"
+                | "--substeps"
         ) {
             2
         } else {
@@ -119,6 +131,9 @@ pub(crate) fn parse_args() -> Res<Args> {
             colour_slots: value("--colour-slots")?.map(|s| s.parse()).transpose()?,
             blocks: flag("--blocks"),
             block_sweeps: value("--block-sweeps")?.map(|s| s.parse()).transpose()?,
+            block_cells: value("--block-cells")?.map(|s| s.parse()).transpose()?,
+            substeps: value("--substeps")?.map(|s| s.parse()).transpose()?,
+            dispatch_timing: flag("--dispatch-timing"),
         },
     })
 }

@@ -43,7 +43,14 @@
 //! `--colour-slots N` (solver dispatches per sweep instead of the default 8), `--blocks` (the
 //! block solver, `RigidConfig::with_blocks`: 3 relax rounds of 3 sweeps per block; `--relax`
 //! then counts rounds, and rapier "matched" is not matched: run it with `--no-rapier`),
-//! `--block-sweeps N` (sweeps per block and relax round).
+//! `--block-sweeps N` (sweeps per block and relax round), `--block-cells N` (the blocks' edge in
+//! grid cells instead of 16), `--substeps N` (wgphys' solver substeps instead of 4; rapier keeps
+//! 4), `--dispatch-timing` (a GPU timestamp before every dispatch, printed per entry point: a
+//! profile; the row's wall time then includes the timestamps' cost).
+//!
+//! After each GPU row's timed steps, 30 more are submitted back to back with one wait at the
+//! end ("pipelined"): what a step costs when the host records the next one while the GPU runs
+//! this one.
 
 mod args;
 mod report;

@@ -46,6 +46,12 @@ pub(crate) fn build(
     if let Some(s) = relax.block_sweeps {
         config.block_sweeps = s;
     }
+    if let Some(c) = relax.block_cells {
+        config.block_cells = c;
+    }
+    if let Some(s) = relax.substeps {
+        config.substeps = s;
+    }
     let mut world = RigidWorld::new(backend, config)?;
     let bodies = source.read_bodies()?;
     let shapes = source.shapes().to_vec();
@@ -122,7 +128,12 @@ pub(crate) fn run_wgphys(
         None => Backend::Cpu,
     };
     let (mut world, slots) = build(scene, n, backend, relax)?;
-    let timed_gpu = world.enable_gpu_timing();
+    let timed_gpu = if relax.dispatch_timing {
+        world.enable_gpu_dispatch_timing()
+    } else {
+        world.enable_gpu_timing()
+    };
+    let mut dispatch_ms: Vec<Vec<(&'static str, u32, f64)>> = Vec::new();
     let mut gpu_ms: Vec<Vec<(&'static str, f64)>> = Vec::with_capacity(steps);
     let mut stage_ms: Vec<Vec<(&'static str, f64)>> = Vec::with_capacity(steps);
     let mut times = Vec::with_capacity(steps);
@@ -146,6 +157,9 @@ pub(crate) fn run_wgphys(
                 gpu_ms.push(world.last_step_phase_ms()?);
                 if let Ok(stages) = world.last_step_stage_ms() {
                     stage_ms.push(stages);
+                }
+                if relax.dispatch_timing {
+                    dispatch_ms.push(world.last_step_dispatch_ms()?);
                 }
             }
         }
@@ -213,6 +227,7 @@ pub(crate) fn run_wgphys(
             parts.join(", ")
         );
     }
+    print_dispatch_ms(&dispatch_ms, scene, n);
     let bodies = world.read_bodies()?;
     let end = wg_states(&bodies, &slots);
     if end
@@ -223,6 +238,21 @@ pub(crate) fn run_wgphys(
     }
     let report = world.read_report()?;
     let awake = slots.iter().filter(|&&i| bodies[i].awake != 0).count();
+    if let Some(c) = ctx {
+        // Steps recorded and submitted back to back, waiting once at the end, as a game loop
+        // that reads nothing back each frame runs them: the host records step k + 1 while the
+        // GPU runs step k, so a step costs about the larger of the two.
+        let t0 = Instant::now();
+        for _ in 0..PIPELINED_STEPS {
+            world.step(DT)?;
+        }
+        c.wait()?;
+        let ms = t0.elapsed().as_secs_f64() * 1e3 / PIPELINED_STEPS as f64;
+        println!(
+            "pipelined ({scene:?}, {n}): {PIPELINED_STEPS} steps submitted back to back, \
+             {ms:.2} ms/step"
+        );
+    }
     let engine = match ctx {
         Some(c) => format!("wgphys GPU ({})", c.describe()),
         None => "wgphys CPU twin (1 thread)".into(),
@@ -253,6 +283,40 @@ pub(crate) fn run_wgphys(
         gpu_ms: gpu_phases(&gpu_ms),
         colours,
     })
+}
+
+/// Steps of the pipelined measurement after a GPU row's timed steps.
+const PIPELINED_STEPS: usize = 30;
+
+/// Prints each entry point's median GPU ms per step (and its dispatches) under dispatch
+/// timing, the costliest first.
+fn print_dispatch_ms(steps: &[Vec<(&'static str, u32, f64)>], scene: Scene, n: u32) {
+    let Some(first) = steps.first() else {
+        return;
+    };
+    let mut rows: Vec<(&'static str, u32, f64)> = first
+        .iter()
+        .map(|&(entry, count, _)| {
+            let ms = median(
+                steps
+                    .iter()
+                    .filter_map(|s| s.iter().find(|e| e.0 == entry).map(|e| e.2))
+                    .collect(),
+            );
+            (entry, count, ms)
+        })
+        .collect();
+    rows.sort_by(|a, b| b.2.total_cmp(&a.2));
+    let total: f64 = rows.iter().map(|r| r.2).sum();
+    let parts: Vec<String> = rows
+        .iter()
+        .map(|(e, c, ms)| format!("{e} ×{c} {ms:.3} ({:.1} µs each)", ms * 1e3 / f64::from(*c)))
+        .collect();
+    println!(
+        "GPU ms per entry point, median over {} steps ({scene:?}, {n}; sum {total:.3}): {}",
+        steps.len(),
+        parts.join(", ")
+    );
 }
 
 /// "total (phase a + phase b)": the median of each phase's GPU ms and of their sum.

@@ -217,6 +217,7 @@ impl GpuRigid {
             compiled: None,
             timing: None,
             stage_timing: None,
+            dispatch_timing: false,
             uploads: StepUploads::new(ctx, "wgphys:upload:rigid"),
         })
     }

@@ -17,9 +17,10 @@ pub(super) struct CompiledPhase {
     flip_manifolds: bool,
     copy_indirect: bool,
     ops: Vec<CompiledOp>,
-    /// Where a run of one stage starts: (op index, stage). With stage timing, a timestamp is
-    /// written before each and one at the end of the pass.
-    marks: Vec<(usize, RigidStage)>,
+    /// Where a run of one stage starts (or, with dispatch timing, every op): (op index,
+    /// stage, entry point). With stage timing, a timestamp is written before each and one at
+    /// the end of the pass.
+    marks: Vec<(usize, RigidStage, &'static str)>,
 }
 
 /// Timestamps between the stages of a step, inside its passes (adapters with
@@ -164,6 +165,68 @@ impl GpuRigid {
         Ok(())
     }
 
+    /// Turns on a timestamp before every dispatch of the step as well as the phases' (a
+    /// profiling mode; see [`GpuRigid::last_step_dispatch_ms`]); returns whether the adapter
+    /// can write timestamps inside passes.
+    pub fn enable_dispatch_timing(&mut self) -> bool {
+        self.dispatch_timing = true;
+        self.enable_timing() && self.ctx.timestamps_inside_passes()
+    }
+
+    /// GPU milliseconds of the last step per entry point (`grid_build` and `colour_sort` for
+    /// the grid's and the colour sort's own kernels), summed over its dispatches, with the
+    /// dispatch count, in the order the step first reaches each; recorded with
+    /// [`GpuRigid::enable_dispatch_timing`]. Each figure is the time from the dispatch being
+    /// reached to the next one's, so it includes the wait for the previous dispatch's writes.
+    ///
+    /// # Errors
+    /// As [`GpuRigid::last_step_stage_ms`], and [`Error::Unsupported`] without dispatch
+    /// timing.
+    pub fn last_step_dispatch_ms(&self) -> Result<Vec<(&'static str, u32, f64)>> {
+        if !self.dispatch_timing {
+            return Err(Error::Unsupported(
+                "per-dispatch timing is off (enable_dispatch_timing)".into(),
+            ));
+        }
+        let mut out: Vec<(&'static str, u32, f64)> = Vec::new();
+        self.for_each_mark_ms(|_, entry, ms| match out.iter_mut().find(|e| e.0 == entry) {
+            Some(e) => {
+                e.1 += 1;
+                e.2 += ms;
+            }
+            None => out.push((entry, 1, ms)),
+        })?;
+        Ok(out)
+    }
+
+    /// Calls `f(stage, entry, ms)` for each timed mark of the last step.
+    fn for_each_mark_ms(&self, mut f: impl FnMut(RigidStage, &'static str, f64)) -> Result<()> {
+        let (Some(t), Some(c)) = (&self.stage_timing, &self.compiled) else {
+            return Err(Error::Unsupported(
+                "rigid stage timing needs timing on (enable_timing), an adapter with \
+                 TIMESTAMP_QUERY_INSIDE_PASSES and a recorded step"
+                    .into(),
+            ));
+        };
+        let ts: Vec<u64> = buffer::read_vec(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &t.resolve,
+            t.count as usize,
+        )?;
+        let period = f64::from(self.ctx.queue.get_timestamp_period());
+        let mut query = 0usize;
+        for phase in &c.phases {
+            for (k, (_, stage, entry)) in phase.marks.iter().enumerate() {
+                if let (Some(a), Some(b)) = (ts.get(query + k), ts.get(query + k + 1)) {
+                    f(*stage, entry, b.wrapping_sub(*a) as f64 * period / 1e6);
+                }
+            }
+            query += phase.marks.len() + 1;
+        }
+        Ok(())
+    }
+
     /// Turns on GPU timestamps for every phase of the step (one compute pass each), if the
     /// adapter has timestamp queries; returns whether timing is on.
     pub fn enable_timing(&mut self) -> bool {
@@ -184,31 +247,15 @@ impl GpuRigid {
     /// [`Error::Unsupported`] when timing is off, the adapter cannot write timestamps inside
     /// passes, or no step was recorded; [`Error::Gpu`] when the readback fails.
     pub fn last_step_stage_ms(&self) -> Result<Vec<(&'static str, f64)>> {
-        let (Some(t), Some(c)) = (&self.stage_timing, &self.compiled) else {
-            return Err(Error::Unsupported(
-                "rigid stage timing needs timing on (enable_timing), an adapter with \
-                 TIMESTAMP_QUERY_INSIDE_PASSES and a recorded step"
-                    .into(),
-            ));
-        };
-        let ts: Vec<u64> = buffer::read_vec(
-            &self.ctx.device,
-            &self.ctx.queue,
-            &t.resolve,
-            t.count as usize,
-        )?;
-        let period = f64::from(self.ctx.queue.get_timestamp_period());
         let mut per_stage = vec![0.0f64; RigidStage::ALL.len()];
-        let mut query = 0usize;
-        for phase in &c.phases {
-            for (k, (_, stage)) in phase.marks.iter().enumerate() {
-                let (a, b) = (ts[query + k], ts[query + k + 1]);
-                if let Some(s) = RigidStage::ALL.iter().position(|x| x == stage) {
-                    per_stage[s] += b.wrapping_sub(a) as f64 * period / 1e6;
-                }
+        self.for_each_mark_ms(|stage, _, ms| {
+            if let Some(s) = RigidStage::ALL.iter().position(|x| *x == stage) {
+                per_stage[s] += ms;
             }
-            query += phase.marks.len() + 1;
-        }
+        })?;
+        let Some(c) = &self.compiled else {
+            return Ok(Vec::new());
+        };
         Ok(RigidStage::ALL
             .iter()
             .zip(per_stage)
@@ -247,7 +294,7 @@ impl GpuRigid {
                 label: phase.label,
                 flip_manifolds: phase.flip_manifolds,
                 copy_indirect: phase.copy_indirect,
-                marks: stage_marks(&phase.ops),
+                marks: stage_marks(&phase.ops, self.dispatch_timing),
                 ops: phase
                     .ops
                     .iter()
@@ -308,17 +355,18 @@ impl GpuRigid {
     }
 }
 
-/// The op indices where a run of one stage starts, with the stage.
-fn stage_marks(ops: &[StepOp]) -> Vec<(usize, RigidStage)> {
-    let mut marks: Vec<(usize, RigidStage)> = Vec::new();
+/// The op indices where a run of one stage starts (every op with `every`), with the stage and
+/// the entry point.
+fn stage_marks(ops: &[StepOp], every: bool) -> Vec<(usize, RigidStage, &'static str)> {
+    let mut marks: Vec<(usize, RigidStage, &'static str)> = Vec::new();
     for (j, op) in ops.iter().enumerate() {
-        let stage = match op {
-            StepOp::GridBuild { .. } => RigidStage::GridBuild,
-            StepOp::ColourSort { .. } => RigidStage::Colour,
-            StepOp::Kernel { stage, .. } => *stage,
+        let (stage, entry) = match op {
+            StepOp::GridBuild { .. } => (RigidStage::GridBuild, "grid_build"),
+            StepOp::ColourSort { .. } => (RigidStage::Colour, "colour_sort"),
+            StepOp::Kernel { stage, entry, .. } => (*stage, *entry),
         };
-        if marks.last().is_none_or(|m| m.1 != stage) {
-            marks.push((j, stage));
+        if every || marks.last().is_none_or(|m| m.1 != stage) {
+            marks.push((j, stage, entry));
         }
     }
     marks

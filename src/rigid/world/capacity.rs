@@ -107,6 +107,7 @@ pub(super) fn rebuild(
     let prev_pairs = 4 * solver::COUNTER_PREV_PAIRS as u64;
     fresh.write_at(&fresh.counters, prev_pairs, &[0u32]);
     fresh.timing = g.rigid.timing.take();
+    fresh.dispatch_timing = g.rigid.dispatch_timing;
     g.rigid = fresh;
     g.status.clear();
     Ok(())
