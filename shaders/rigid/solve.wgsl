@@ -175,40 +175,6 @@ fn solve_row_base(k: u32, i: u32) -> u32 {
     return (k * MAX_POINTS + i) * SOLVE_ROWS_PER_POINT;
 }
 
-/// One contact point's solver rows (see SOLVE_ROWS_PER_POINT).
-struct SolveRows {
-    r0: vec4<f32>,
-    r1: vec4<f32>,
-    kd: vec4<f32>,
-}
-
-/// Manifold k's solver rows for point slots 0..4 (MAX_POINTS, which
-/// tests/rigid_solver_passes.rs checks is 4), used or not. The sweeps read all four before
-/// they write any: read point by point, each point's loads waited for the store before them
-/// (which may alias them), and a colour's dispatch lasts as long as one thread's chain of
-/// loads. Named values, not an array, so that every backend keeps them in registers (lavapipe
-/// ran the sweeps 1.6x slower with a dynamically indexed array).
-struct SolveManifoldRows {
-    p0: SolveRows,
-    p1: SolveRows,
-    p2: SolveRows,
-    p3: SolveRows,
-}
-
-fn solve_point_rows(k: u32, i: u32) -> SolveRows {
-    let base = solve_row_base(k, i);
-    return SolveRows(solver[base], solver[base + 1u], solver[base + 2u]);
-}
-
-fn solve_load_rows(k: u32) -> SolveManifoldRows {
-    return SolveManifoldRows(
-        solve_point_rows(k, 0u),
-        solve_point_rows(k, 1u),
-        solve_point_rows(k, 2u),
-        solve_point_rows(k, 3u),
-    );
-}
-
 fn solve_key_less(a0: u32, a1: u32, b0: u32, b1: u32) -> bool {
     return a0 < b0 || (a0 == b0 && a1 < b1);
 }
@@ -346,32 +312,22 @@ fn solve_apply(a: ptr<function, SolveBody>, b: ptr<function, SolveBody>, g: vec3
     (*b).ang_vel -= (*b).inv_inertia * cross(rb, g);
 }
 
-fn solve_warm_point(a: ptr<function, SolveBody>, b: ptr<function, SolveBody>, m: Manifold, basis: SolveBasis, i: u32, rows: SolveRows) {
-    let ra = quat_rotate((*a).orient, rows.r0.xyz);
-    let rb = quat_rotate((*b).orient, rows.r1.xyz);
-    let imp = m.impulses[i];
-    let g = m.normal.xyz * imp.x + basis.t1 * imp.y + basis.t2 * imp.z;
-    solve_apply(a, b, g, ra, rb);
-}
-
 fn solve_warm_manifold(k: u32) {
-    let rows = solve_load_rows(k);
     let m = manifolds[k];
     var a = solve_load(m.body_a);
     var b = solve_load(m.body_b);
-    let basis = solve_basis(m.normal.xyz);
+    let n = m.normal.xyz;
+    let basis = solve_basis(n);
+    let t1 = basis.t1;
+    let t2 = basis.t2;
     let count = min(m.count, MAX_POINTS);
-    if (count > 0u) {
-        solve_warm_point(&a, &b, m, basis, 0u, rows.p0);
-    }
-    if (count > 1u) {
-        solve_warm_point(&a, &b, m, basis, 1u, rows.p1);
-    }
-    if (count > 2u) {
-        solve_warm_point(&a, &b, m, basis, 2u, rows.p2);
-    }
-    if (count > 3u) {
-        solve_warm_point(&a, &b, m, basis, 3u, rows.p3);
+    for (var i = 0u; i < count; i++) {
+        let base = solve_row_base(k, i);
+        let ra = quat_rotate(a.orient, solver[base].xyz);
+        let rb = quat_rotate(b.orient, solver[base + 1u].xyz);
+        let imp = m.impulses[i];
+        let g = n * imp.x + t1 * imp.y + t2 * imp.z;
+        solve_apply(&a, &b, g, ra, rb);
     }
     solve_store_velocity(m.body_a, a);
     solve_store_velocity(m.body_b, b);
@@ -384,93 +340,69 @@ fn solve_relative_velocity(a: SolveBody, b: SolveBody, ra: vec3<f32>, rb: vec3<f
 // solve_contact (use_bias) and solve_relax (not): the normal row of the soft contact on the
 // overlap tracked from the anchors, then rigid friction clamped to the disc (solver.rs).
 fn solve_contact_manifold(k: u32, use_bias: bool) {
-    let rows = solve_load_rows(k);
     let m = manifolds[k];
     var a = solve_load(m.body_a);
     var b = solve_load(m.body_b);
-    let basis = solve_basis(m.normal.xyz);
+    let n = m.normal.xyz;
+    let mu = m.normal.w;
+    let basis = solve_basis(n);
+    let t1 = basis.t1;
+    let t2 = basis.t2;
     var soft = params.soft;
     if (!(a.is_dyn && b.is_dyn)) {
         soft = params.soft_static;
     }
     let count = min(m.count, MAX_POINTS);
-    if (count > 0u) {
-        solve_contact_point(&a, &b, m, basis, soft, use_bias, k, 0u, rows.p0);
-    }
-    if (count > 1u) {
-        solve_contact_point(&a, &b, m, basis, soft, use_bias, k, 1u, rows.p1);
-    }
-    if (count > 2u) {
-        solve_contact_point(&a, &b, m, basis, soft, use_bias, k, 2u, rows.p2);
-    }
-    if (count > 3u) {
-        solve_contact_point(&a, &b, m, basis, soft, use_bias, k, 3u, rows.p3);
+    for (var i = 0u; i < count; i++) {
+        let base = solve_row_base(k, i);
+        let r0 = solver[base];
+        let r1 = solver[base + 1u];
+        let kd = solver[base + 2u];
+        let ra = quat_rotate(a.orient, r0.xyz);
+        let rb = quat_rotate(b.orient, r1.xyz);
+        let pen = r1.w - dot(n, (a.pos + ra) - (b.pos + rb));
+        let s = params.position_slop - pen;
+        var bias = 0.0;
+        var mass_scale = 1.0;
+        var impulse_scale = 0.0;
+        if (s > 0.0) {
+            bias = s * params.inv_dt;
+        } else if (use_bias) {
+            bias = max(soft.x * s, -soft.w);
+            mass_scale = soft.y;
+            impulse_scale = soft.z;
+        }
+        let old = m.impulses[i].xyz;
+        let vn = dot(solve_relative_velocity(a, b, ra, rb), n);
+        var normal = old.x;
+        if (kd.x > 0.0) {
+            normal = max(old.x - mass_scale * (vn + bias) / kd.x - impulse_scale * old.x, 0.0);
+        }
+        solve_apply(&a, &b, n * (normal - old.x), ra, rb);
+        let dv = solve_relative_velocity(a, b, ra, rb);
+        var tan = vec2<f32>(old.y, old.z);
+        if (kd.y > 0.0) {
+            tan.x = tan.x - dot(dv, t1) / kd.y;
+        }
+        if (kd.z > 0.0) {
+            tan.y = tan.y - dot(dv, t2) / kd.z;
+        }
+        let limit = mu * normal;
+        let planar = length(tan);
+        if (planar > limit) {
+            var scale = 0.0;
+            if (planar > 0.0) {
+                scale = limit / planar;
+            }
+            tan = tan * scale;
+        }
+        let g = t1 * (tan.x - old.y) + t2 * (tan.y - old.z);
+        solve_apply(&a, &b, g, ra, rb);
+        manifolds[k].impulses[i] = vec4<f32>(normal, tan.x, tan.y, 0.0);
+        solver[base + 2u] = vec4<f32>(kd.xyz, max(kd.w, normal));
     }
     solve_store_velocity(m.body_a, a);
     solve_store_velocity(m.body_b, b);
-}
-
-/// Point i of manifold k in solve_contact_manifold, its rows read beforehand.
-fn solve_contact_point(
-    a: ptr<function, SolveBody>,
-    b: ptr<function, SolveBody>,
-    m: Manifold,
-    basis: SolveBasis,
-    soft: vec4<f32>,
-    use_bias: bool,
-    k: u32,
-    i: u32,
-    rows: SolveRows,
-) {
-    let n = m.normal.xyz;
-    let mu = m.normal.w;
-    let t1 = basis.t1;
-    let t2 = basis.t2;
-    let r0 = rows.r0;
-    let r1 = rows.r1;
-    let kd = rows.kd;
-    let ra = quat_rotate((*a).orient, r0.xyz);
-    let rb = quat_rotate((*b).orient, r1.xyz);
-    let pen = r1.w - dot(n, ((*a).pos + ra) - ((*b).pos + rb));
-    let s = params.position_slop - pen;
-    var bias = 0.0;
-    var mass_scale = 1.0;
-    var impulse_scale = 0.0;
-    if (s > 0.0) {
-        bias = s * params.inv_dt;
-    } else if (use_bias) {
-        bias = max(soft.x * s, -soft.w);
-        mass_scale = soft.y;
-        impulse_scale = soft.z;
-    }
-    let old = m.impulses[i].xyz;
-    let vn = dot(solve_relative_velocity(*a, *b, ra, rb), n);
-    var normal = old.x;
-    if (kd.x > 0.0) {
-        normal = max(old.x - mass_scale * (vn + bias) / kd.x - impulse_scale * old.x, 0.0);
-    }
-    solve_apply(a, b, n * (normal - old.x), ra, rb);
-    let dv = solve_relative_velocity(*a, *b, ra, rb);
-    var tan = vec2<f32>(old.y, old.z);
-    if (kd.y > 0.0) {
-        tan.x = tan.x - dot(dv, t1) / kd.y;
-    }
-    if (kd.z > 0.0) {
-        tan.y = tan.y - dot(dv, t2) / kd.z;
-    }
-    let limit = mu * normal;
-    let planar = length(tan);
-    if (planar > limit) {
-        var scale = 0.0;
-        if (planar > 0.0) {
-            scale = limit / planar;
-        }
-        tan = tan * scale;
-    }
-    let g = t1 * (tan.x - old.y) + t2 * (tan.y - old.z);
-    solve_apply(a, b, g, ra, rb);
-    manifolds[k].impulses[i] = vec4<f32>(normal, tan.x, tan.y, 0.0);
-    solver[solve_row_base(k, i) + 2u] = vec4<f32>(kd.xyz, max(kd.w, normal));
 }
 
 // solve_restitution: once per step, −e·v_n(start) for points that closed fast and pushed.
@@ -647,6 +579,89 @@ fn solve_restitution(@builtin(global_invocation_id) gid: vec3<u32>) {
 @compute @workgroup_size(RIGID_WG)
 fn solve_position(@builtin(global_invocation_id) gid: vec3<u32>) {
     solve_colour_thread(SOLVE_STAGE_POSITION, pass_info.colour, gid.x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block entry points (params.block_shift > 0; src/rigid/solver/block.rs): one indirect dispatch
+// per partition, workgroup g solving the g-th non-empty bin of it (block_colour lists them; the
+// leftover bin: one workgroup), `sweeps` times its colours in order with a barrier between
+// colours. The bin's range in `order` is blocks[2b] to blocks[2b + 1]; each position of a colour's
+// run holds the run's end in colour_sort_keys (block_colour).
+
+// Threads of a block workgroup: one warp on NVIDIA; a bin's colour holds tens of contacts in a
+// wall of boxes. lavapipe runs each 8 lanes of a workgroup with barriers as a coroutine, and its
+// block sweeps were 2x slower with 64 threads than with 16 (BENCHMARKS.md, "Block solver").
+const SOLVE_BLOCK_WG: u32 = 32u;
+var<workgroup> solve_block_runs: array<u32, MAX_COLOURS>;
+var<workgroup> solve_block_count: u32;
+
+fn solve_block(stage: u32, part: u32, g: u32, t: u32, sweeps: u32) {
+    var bin = block_leftover_bin();
+    if (part < BLOCK_PARTITIONS) {
+        bin = blocks[block_list_base(part) + g];
+    }
+    // Thread 0 lists where each colour's run ends (block_colour left the end at every position
+    // of a run; a bin holds at most MAX_COLOURS runs), so that a run costs the workgroup one
+    // barrier.
+    if (t == 0u) {
+        var pos = blocks[2u * bin];
+        let end = blocks[2u * bin + 1u];
+        var count = 0u;
+        while (pos < end && count < MAX_COLOURS) {
+            solve_block_runs[count] = colour_sort_keys[pos];
+            pos = colour_sort_keys[pos] & ~BLOCK_RUN_SEQUENTIAL;
+            count++;
+        }
+        solve_block_count = count;
+    }
+    let count = workgroupUniformLoad(&solve_block_count);
+    let start = blocks[2u * bin];
+    for (var s = 0u; s < sweeps; s++) {
+        var pos = start;
+        for (var r = 0u; r < count; r++) {
+            let run = solve_block_runs[r] & ~BLOCK_RUN_SEQUENTIAL;
+            let sequential = (solve_block_runs[r] & BLOCK_RUN_SEQUENTIAL) != 0u;
+            solve_run(stage, t, SOLVE_BLOCK_WG, pos, run, sequential);
+            storageBarrier();
+            workgroupBarrier();
+            pos = run;
+        }
+    }
+}
+
+// The warm-apply sweep runs through this entry too (`warm` in its pass record), as with
+// solve_contact.
+@compute @workgroup_size(SOLVE_BLOCK_WG)
+fn solve_contact_block(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let stage = select(SOLVE_STAGE_CONTACT, SOLVE_STAGE_WARM, pass_info.warm != 0u);
+    solve_block(stage, pass_info.colour, wg.x, t, 1u);
+}
+
+@compute @workgroup_size(SOLVE_BLOCK_WG)
+fn solve_relax_block(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    solve_block(SOLVE_STAGE_RELAX, pass_info.colour, wg.x, t, params.block_sweeps);
+}
+
+@compute @workgroup_size(SOLVE_BLOCK_WG)
+fn solve_restitution_block(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    solve_block(SOLVE_STAGE_RESTITUTION, pass_info.colour, wg.x, t, 1u);
+}
+
+@compute @workgroup_size(SOLVE_BLOCK_WG)
+fn solve_position_block(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    solve_block(SOLVE_STAGE_POSITION, pass_info.colour, wg.x, t, 1u);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -163,7 +163,6 @@ pub fn shader_source() -> String {
             include_str!("../../../shaders/rigid/box_box.wgsl"),
             include_str!("../../../shaders/rigid/colour.wgsl"),
             include_str!("../../../shaders/rigid/solve.wgsl"),
-            include_str!("../../../shaders/rigid/block.wgsl"),
             include_str!("../../../shaders/rigid/ccd.wgsl"),
         ],
     )
