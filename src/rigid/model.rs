@@ -578,12 +578,12 @@ impl RigidConfig {
     /// block, each block's contacts coloured on their own. The 100-row wall's median drift
     /// between t = 1 s and 1.5 s is 1.8 mm (1.9 mm with the default 8 whole sweeps), the
     /// 200-row wall's 11.8 mm (11.5 mm), in 147 to 150 dispatches a step for walls of 5k to 100k
-    /// boxes instead of 441 to 485 (lavapipe). Smaller blocks (`block_cells` 8) give a GPU more
-    /// workgroups per dispatch. Off by default until a hardware GPU has measured it: on
-    /// lavapipe, whose workgroups with barriers are costly, the 5k wall steps 10% slower than
-    /// colour by colour and the 20k and 100k walls and the box rain 12–30% faster; on a hardware
-    /// GPU, where each dispatch waits for the last, it is meant to gain more (BENCHMARKS.md,
-    /// "Block solver").
+    /// boxes instead of 441 to 485. Off by default, and for a hardware GPU not the faster
+    /// choice: on an H100 the 5k wall steps in 14.3 ms against 5.0 ms colour by colour (5.8 ms
+    /// with 4-cell blocks), as a block's workgroup runs its colours' contact solves one after
+    /// another at a few microseconds each, where a colour dispatch costs about 6 µs in all. On
+    /// lavapipe, whose dispatches are what cost, the 20k and 100k walls and the box rain step
+    /// 12–30% faster with it (BENCHMARKS.md, "Block solver" and session 14).
     pub fn with_blocks(mut self) -> Self {
         self.block_cells = 16;
         self.block_sweeps = 3;
