@@ -12,12 +12,14 @@
 //!
 //! The twin's stages call the helpers here wherever the WGSL has a multiply-add, a dot product,
 //! a length, a division or a square root on a path that decides the physics (integration,
-//! force fields, collider contacts, the aggregate world's contacts and links). In `Separate`
-//! mode each helper is the plain expression, bit for bit what the twin computed before the mode
-//! existed, so every golden hash stays. The mode is the world's
-//! ([`crate::particles::WorldConfig::cpu_rounding`],
-//! [`crate::aggregate::AggregateConfig::cpu_rounding`]); a world's CPU step sets it for its
-//! thread while it runs (`scope`).
+//! force fields, collider contacts, the aggregate world's contacts and links, the rigid
+//! integrators and contact solver). In `Separate` mode each helper is the plain expression, bit
+//! for bit what the twin computed before the mode existed, so every golden hash stays. The mode
+//! is the world's ([`crate::particles::WorldConfig::cpu_rounding`],
+//! [`crate::aggregate::AggregateConfig::cpu_rounding`],
+//! [`crate::rigid::RigidConfig::cpu_rounding`]); a world's CPU step sets it for its thread while
+//! it runs (`scope`), and [`with_cpu_rounding`] around a direct call of a twin's stage
+//! functions.
 
 use glam::Vec3;
 use std::cell::Cell;
@@ -49,13 +51,22 @@ impl Drop for Scope {
     }
 }
 
+/// Runs `f` with this thread's CPU twin rounding as `mode` (restored after): for calling the
+/// twin's stage functions directly (`wgphys::rigid::solver::solve`, for example), where no
+/// world's configuration sets it.
+pub fn with_cpu_rounding<R>(mode: CpuRounding, f: impl FnOnce() -> R) -> R {
+    let _scope = scope(mode);
+    f()
+}
+
 /// Sets this thread's rounding until the returned guard is dropped.
 pub(crate) fn scope(mode: CpuRounding) -> Scope {
     Scope(MODE.with(|m| m.replace(mode)))
 }
 
+/// Whether this thread's CPU twin rounds as [`CpuRounding::Fused`].
 #[inline]
-fn fused() -> bool {
+pub(crate) fn fused() -> bool {
     MODE.with(|m| m.get()) == CpuRounding::Fused
 }
 
@@ -121,6 +132,17 @@ pub(crate) fn sqrt(x: f32) -> f32 {
 #[inline]
 pub(crate) fn length(v: Vec3) -> f32 {
     sqrt(dot(v, v))
+}
+
+/// `m * v`: the columns scaled by v's components and summed (glam's order), the sum as a chain
+/// of fused multiply-adds.
+#[inline]
+pub(crate) fn mat3_mul(m: glam::Mat3, v: Vec3) -> Vec3 {
+    if fused() {
+        madd3(m.z_axis, v.z, madd3(m.y_axis, v.y, m.x_axis * v.x))
+    } else {
+        m * v
+    }
 }
 
 /// `a / b`, or `a * (1 / b)`.

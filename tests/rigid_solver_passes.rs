@@ -520,12 +520,20 @@ fn parity_scene(rng: &mut Rng) -> (Vec<GpuBody>, Vec<GpuManifold>, Vec<GpuManifo
 }
 
 /// Relative tolerance (absolute below 1) after the solver's sweeps over ~40 colours (warm
-/// apply, 4 contact, 2 relax and the restitution sweep, `common::rigid::solver::params`): the
-/// GPU compiler's fused multiply-adds and its division drift from the CPU's separate ones.
-/// Not yet derived from `common::error_model` (an open item of issue 10): the random-walk model
-/// (model 2) puts the drift of the most-touched body, about 400 point solves of some fifteen
-/// roundings each, near 5e-5 of its speed before any amplification through the Gauss–Seidel
-/// coupling, which the model does not bound; lavapipe measured 1.4e-5, and the H200 passed.
+/// apply, 4 contact, 2 relax and the restitution sweep, `common::rigid::solver::params`). Not
+/// derived (an open item of issue 10), and what it rests on is now measured, not assumed:
+/// - the random-walk model (`common::error_model`, model 2) puts the drift of the most-touched
+///   body, about 400 point solves of some fifteen roundings each, near 5e-5 of its speed before
+///   the Gauss–Seidel coupling amplifies it, which the model does not bound;
+/// - the twin's two roundings (`CpuRounding::Separate`, and `Fused` as NVIDIA may evaluate the
+///   WGSL: fused multiply-adds, reciprocal division) differ by 6.0e-6 on this scene, so
+///   contraction and division alone move the result by that much after the amplification;
+/// - lavapipe differs from the twin by 9.4e-5 and llvmpipe by 8.9e-5 (largest relative
+///   difference of any compared value), fifteen times the twins' spread: the GPU evaluates
+///   some operation otherwise than the twin does (not yet found), and this bound sits just
+///   above those two adapters. The H100 passed it (run 1 of session 14).
+///
+/// The whole-solver test checks that both roundings of the twin stay within it.
 const SOLVE_TOL: f32 = 1e-4;
 
 fn assert_close(what: &str, i: usize, g: Vec4, c: Vec4) {
@@ -534,6 +542,28 @@ fn assert_close(what: &str, i: usize, g: Vec4, c: Vec4) {
         (g - c).abs().max_element() <= SOLVE_TOL * scale,
         "{what} {i}: gpu {g:?} cpu {c:?}"
     );
+}
+
+/// The largest relative difference (absolute below 1, as `assert_close` scales) between two
+/// solves over the values the parity test compares.
+fn max_rel_diff(a: (&[GpuBody], &[GpuManifold]), b: (&[GpuBody], &[GpuManifold])) -> f32 {
+    let rel = |x: Vec4, y: Vec4| (x - y).abs().max_element() / y.abs().max_element().max(1.0);
+    let bodies = a.0.iter().zip(b.0).flat_map(|(x, y)| {
+        [
+            rel(x.pos, y.pos),
+            rel(x.orient, y.orient),
+            rel(x.lin_vel, y.lin_vel),
+            rel(x.ang_vel, y.ang_vel),
+            rel(x.inv_inertia_world[0], y.inv_inertia_world[0]),
+            rel(x.inv_inertia_world[1], y.inv_inertia_world[1]),
+            rel(x.inv_inertia_world[2], y.inv_inertia_world[2]),
+        ]
+    });
+    let impulses =
+        a.1.iter()
+            .zip(b.1)
+            .flat_map(|(x, y)| (0..4).map(move |i| rel(x.impulses[i], y.impulses[i])));
+    bodies.chain(impulses).fold(0.0, f32::max)
 }
 
 /// All 32 colour slots (the scene wants about 40 colours, so the sequential colour fills).
@@ -563,6 +593,23 @@ fn gpu_solver_matches_the_cpu_twin_in(slots: u32) {
     assert!(
         report.uncoloured > 0,
         "the scene should overflow into the sequential colour"
+    );
+    // The same solve rounded as a GPU compiler may (CpuRounding::Fused): the bound has to hold
+    // between the twin's two roundings too, not only for the one Mesa shares with the CPU.
+    let mut fused_bodies = bodies.clone();
+    let mut fused_ms = ms.clone();
+    wgphys::rounding::with_cpu_rounding(wgphys::CpuRounding::Fused, || {
+        solve(&p, &mut fused_bodies, &mut fused_ms, &prev)
+    });
+    assert!(
+        bytemuck::cast_slice::<GpuBody, u8>(&fused_bodies)
+            != bytemuck::cast_slice::<GpuBody, u8>(&want_bodies),
+        "the fused twin should round differently somewhere"
+    );
+    let spread = max_rel_diff((&fused_bodies, &fused_ms), (&want_bodies, &want_ms));
+    assert!(
+        spread <= SOLVE_TOL,
+        "the twin's two roundings differ by {spread:e}, more than the bound {SOLVE_TOL:e}"
     );
     let mut cpu_ms = ms.clone();
     solver::warm_start(&p, &mut cpu_ms, &prev);
@@ -626,26 +673,21 @@ fn gpu_solver_matches_the_cpu_twin_in(slots: u32) {
         for (k, (g, c)) in got.manifolds.iter().zip(&want_ms).enumerate() {
             assert_eq!(g.colour, c.colour, "{mode}: colour of manifold {k}");
             for i in 0..4 {
-                assert_close(
-                    &format!("{mode}: impulses[{i}] of manifold"),
-                    k,
-                    g.impulses[i],
-                    c.impulses[i],
-                );
+                let what = format!("{mode}: impulses[{i}] of manifold");
+                assert_close(&what, k, g.impulses[i], c.impulses[i]);
             }
         }
         for (i, (g, c)) in got.bodies.iter().zip(&want_bodies).enumerate() {
-            assert_close(&format!("{mode}: pos of body"), i, g.pos, c.pos);
-            assert_close(&format!("{mode}: orient of body"), i, g.orient, c.orient);
-            assert_close(&format!("{mode}: lin_vel of body"), i, g.lin_vel, c.lin_vel);
-            assert_close(&format!("{mode}: ang_vel of body"), i, g.ang_vel, c.ang_vel);
+            let close = |what: &str, x: Vec4, y: Vec4| {
+                assert_close(&format!("{mode}: {what} of body"), i, x, y)
+            };
+            close("pos", g.pos, c.pos);
+            close("orient", g.orient, c.orient);
+            close("lin_vel", g.lin_vel, c.lin_vel);
+            close("ang_vel", g.ang_vel, c.ang_vel);
             for j in 0..3 {
-                assert_close(
-                    &format!("{mode}: inv_inertia_world[{j}] of body"),
-                    i,
-                    g.inv_inertia_world[j],
-                    c.inv_inertia_world[j],
-                );
+                let what = format!("inv_inertia_world[{j}]");
+                close(&what, g.inv_inertia_world[j], c.inv_inertia_world[j]);
             }
         }
         outputs.push((got.bodies, got.manifolds));

@@ -649,6 +649,31 @@ fn small_pyramid_stands_and_sleeps_cpu() {
     );
 }
 
+/// The same 5-row pyramid with the CPU twin rounding as a GPU compiler may
+/// (`RigidConfig::cpu_rounding = Fused`: fused multiply-adds and reciprocal division in the
+/// integrators and the contact solver): it stands and sleeps under the same checks, and the
+/// mode reaches the step (the bodies' bits differ from the `Separate` run's).
+#[test]
+fn small_pyramid_stands_and_sleeps_in_either_rounding_cpu() {
+    let mut ends = Vec::new();
+    for mode in [wgphys::CpuRounding::Separate, wgphys::CpuRounding::Fused] {
+        let cfg = RigidConfig {
+            cpu_rounding: mode,
+            ..wgphys::scenes::rigid::config(16)
+        };
+        let mut w = RigidWorld::new(Backend::Cpu, cfg).expect("world");
+        let boxes = scenes::pyramid_in(&mut w, 5, 0.5).expect("pyramid");
+        let r = run_stack(&mut w, &boxes, 0.5, 1200);
+        assert_stands(&format!("pyramid of 5 rows (cpu, {mode:?})"), &r, 0.5, 1200);
+        ends.push(w.read_bodies().expect("bodies"));
+    }
+    assert!(
+        bytemuck::cast_slice::<GpuBody, u8>(&ends[0])
+            != bytemuck::cast_slice::<GpuBody, u8>(&ends[1]),
+        "the Fused rounding should change some bit of the step"
+    );
+}
+
 /// The initial sink of a stack placed touching stays within what the contact model allows
 /// ([`sink_allowance`]: slop plus one step of gravity per contact below the box).
 ///

@@ -3,6 +3,7 @@
 
 use super::math::*;
 use super::types::*;
+use crate::rounding;
 use glam::{Vec3, Vec4, Vec4Swizzles};
 
 /// R·I⁻¹·Rᵀ as three columns.
@@ -56,10 +57,10 @@ pub fn integrate_velocity(params: &GpuRigidParams, bodies: &mut [GpuBody]) {
         if b.kind == body_kind::DYNAMIC && b.awake != 0 {
             let mut v = b.lin_vel.xyz();
             let mut w = b.ang_vel.xyz();
-            let last_acc = b.acc.xyz() + b.force.xyz() * b.pos.w;
-            let ang_acc = mat3_cols(&b.inv_inertia_world) * b.torque.xyz();
-            v += last_acc * dt;
-            w += ang_acc * dt;
+            let last_acc = rounding::madd3(b.force.xyz(), b.pos.w, b.acc.xyz());
+            let ang_acc = rounding::mat3_mul(mat3_cols(&b.inv_inertia_world), b.torque.xyz());
+            v = rounding::madd3(last_acc, dt, v);
+            w = rounding::madd3(ang_acc, dt, w);
             w = gyroscopic(b.orient, &b.inv_inertia, w, dt);
             v *= b.lin_vel.w.powf(dt);
             w *= b.ang_vel.w.powf(dt);
@@ -81,7 +82,7 @@ pub fn integrate_position(params: &GpuRigidParams, bodies: &mut [GpuBody]) {
         }
         let v = b.lin_vel.xyz();
         let w = b.ang_vel.xyz();
-        let p = b.pos.xyz() + v * dt;
+        let p = rounding::madd3(v, dt, b.pos.xyz());
         let q = quat_normalize(quat_add_scaled(b.orient, w, dt));
         b.pos = p.extend(b.pos.w);
         b.orient = q;

@@ -571,6 +571,12 @@ pub struct RigidConfig {
     pub combine_friction: super::material::Combine,
     /// Restitution combine rule.
     pub combine_restitution: super::material::Combine,
+    /// How the CPU twin rounds (ignored on the GPU): as written, or as a GPU compiler may
+    /// (fused multiply-adds, reciprocal division; see [`crate::rounding`]) in the integrators
+    /// and the contact solver (`solve_prepare`, the warm start, the velocity stages and the
+    /// quaternion turns); the narrow phase, CCD and the gyroscopic solve round as written in
+    /// both modes.
+    pub cpu_rounding: crate::CpuRounding,
 }
 
 impl RigidConfig {
@@ -620,6 +626,7 @@ impl Default for RigidConfig {
             warm_start: true,
             combine_friction: super::material::Combine::Geometric,
             combine_restitution: super::material::Combine::Average,
+            cpu_rounding: crate::CpuRounding::Separate,
         }
     }
 }

@@ -37,9 +37,11 @@
 
 use super::math::{mat3_cols, quat_add_scaled, quat_normalize, quat_rotate, quat_to_mat3};
 use super::types::*;
+use crate::rounding;
 use glam::{Mat3, Vec3, Vec4, Vec4Swizzles};
 
 pub mod block;
+mod lanes;
 pub mod velocity;
 pub use velocity::VelocitySet;
 
@@ -148,15 +150,17 @@ fn store_body(bodies: &mut [GpuBody], i: u32, s: &SolveBody) {
 /// is least parallel to the normal. The second tangent is n × t0 written out; the catalogue's
 /// first branch prints its x as n.y·t0.x, which is not orthogonal to n, so n.y·t0.z is used.
 pub fn contact_basis(n: Vec3) -> (Vec3, Vec3) {
+    // a·b − c·d as rounding::madd(a, b, −(c·d)), the sums of squares as one madd.
+    let diff = |a: f32, b: f32, c: f32, d: f32| rounding::madd(a, b, -(c * d));
     if n.x.abs() > n.y.abs() {
-        let s = 1.0 / (n.z * n.z + n.x * n.x).sqrt();
+        let s = rounding::div(1.0, rounding::sqrt(rounding::madd(n.x, n.x, n.z * n.z)));
         let t0 = Vec3::new(n.z * s, 0.0, -n.x * s);
-        let t1 = Vec3::new(n.y * t0.z, n.z * t0.x - n.x * t0.z, -n.y * t0.x);
+        let t1 = Vec3::new(n.y * t0.z, diff(n.z, t0.x, n.x, t0.z), -n.y * t0.x);
         (t0, t1)
     } else {
-        let s = 1.0 / (n.z * n.z + n.y * n.y).sqrt();
+        let s = rounding::div(1.0, rounding::sqrt(rounding::madd(n.y, n.y, n.z * n.z)));
         let t0 = Vec3::new(0.0, -n.z * s, n.y * s);
-        let t1 = Vec3::new(n.y * t0.z - n.z * t0.y, -n.x * t0.z, n.x * t0.y);
+        let t1 = Vec3::new(diff(n.y, t0.z, n.z, t0.y), -n.x * t0.z, n.x * t0.y);
         (t0, t1)
     }
 }
@@ -165,24 +169,15 @@ pub fn contact_basis(n: Vec3) -> (Vec3, Vec3) {
 /// (r × e_i)·I⁻¹(r × e_j), an entry of the book's Cᵀ·(−[r]×·I⁻¹·[r]×)·C written per axis so
 /// that the matrix is symmetric by construction.
 fn angular_row(r: Vec3, ii: Mat3, e: [Vec3; 3]) -> [Vec3; 3] {
-    let u = [ii * r.cross(e[0]), ii * r.cross(e[1]), ii * r.cross(e[2])];
-    [
+    let c = e.map(|e| rounding::cross(r, e));
+    let u = c.map(|c| rounding::mat3_mul(ii, c));
+    c.map(|ci| {
         Vec3::new(
-            r.cross(e[0]).dot(u[0]),
-            r.cross(e[0]).dot(u[1]),
-            r.cross(e[0]).dot(u[2]),
-        ),
-        Vec3::new(
-            r.cross(e[1]).dot(u[0]),
-            r.cross(e[1]).dot(u[1]),
-            r.cross(e[1]).dot(u[2]),
-        ),
-        Vec3::new(
-            r.cross(e[2]).dot(u[0]),
-            r.cross(e[2]).dot(u[1]),
-            r.cross(e[2]).dot(u[2]),
-        ),
-    ]
+            rounding::dot(ci, u[0]),
+            rounding::dot(ci, u[1]),
+            rounding::dot(ci, u[2]),
+        )
+    })
 }
 
 fn row(rows: &[Vec4], i: usize) -> Vec4 {
@@ -262,8 +257,8 @@ pub fn warm_start(params: &GpuRigidParams, manifolds: &mut [GpuManifold], prev: 
                 if let Some(j) = by_feature.or_else(|| nearest_point(p, m.points[i], radius)) {
                     let (p1, p2) = contact_basis(p.normal.xyz());
                     let old = p.impulses[j];
-                    let tw = p1 * old.y + p2 * old.z;
-                    imp = Vec4::new(old.x, tw.dot(t1), tw.dot(t2), 0.0);
+                    let tw = rounding::madd3(p2, old.z, p1 * old.y);
+                    imp = Vec4::new(old.x, rounding::dot(tw, t1), rounding::dot(tw, t2), 0.0);
                 }
             }
             m.impulses[i] = imp;
@@ -336,8 +331,9 @@ fn prepare_manifold(
         let k0 = ka[0] + kb[0] + Vec3::new(inv_mass, 0.0, 0.0);
         let k1 = ka[1] + kb[1] + Vec3::new(0.0, inv_mass, 0.0);
         let k2 = ka[2] + kb[2] + Vec3::new(0.0, 0.0, inv_mass);
-        let dv = (a.lin_vel + a.ang_vel.cross(ra)) - (b.lin_vel + b.ang_vel.cross(rb));
-        let vn = dv.dot(n);
+        let dv = (a.lin_vel + rounding::cross(a.ang_vel, ra))
+            - (b.lin_vel + rounding::cross(b.ang_vel, rb));
+        let vn = rounding::dot(dv, n);
         let base = point_base(k, i);
         set_row(rows, base, la.extend(vn));
         set_row(rows, base + 1, lb.extend(p.w));

@@ -481,6 +481,7 @@ impl RigidWorld {
         let report = match &mut self.engine {
             Engine::Cpu(c) => {
                 let spec = grid_spec(self.plan.cell_size, self.shape_capacity)?;
+                let _rounding = crate::rounding::scope(self.config.cpu_rounding);
                 let mut report = cpu_step(
                     c,
                     &params,

@@ -24,6 +24,7 @@
 //!   the overlap, the basis) is computed whenever the poses change, with the WGSL's operations
 //!   (the GPU recomputes them in every sweep).
 
+use super::lanes::{Ar, WMat3, W3};
 use super::{contact_basis, point_base, row, set_row};
 use crate::rigid::colour::Colouring;
 use crate::rigid::types::*;
@@ -52,79 +53,6 @@ impl Vel {
         inv_inertia: Mat3::ZERO,
         dynamic: false,
     };
-}
-
-/// A 3-vector per lane. The operations are glam's `Vec3` ones written per component in the
-/// same order, so each lane rounds as the scalar code does.
-#[derive(Clone, Copy, Debug, Default)]
-struct W3 {
-    x: Vec4,
-    y: Vec4,
-    z: Vec4,
-}
-
-impl W3 {
-    fn add(self, o: W3) -> W3 {
-        W3 {
-            x: self.x + o.x,
-            y: self.y + o.y,
-            z: self.z + o.z,
-        }
-    }
-    fn sub(self, o: W3) -> W3 {
-        W3 {
-            x: self.x - o.x,
-            y: self.y - o.y,
-            z: self.z - o.z,
-        }
-    }
-    fn scale(self, s: Vec4) -> W3 {
-        W3 {
-            x: self.x * s,
-            y: self.y * s,
-            z: self.z * s,
-        }
-    }
-    fn dot(self, o: W3) -> Vec4 {
-        self.x * o.x + self.y * o.y + self.z * o.z
-    }
-    fn cross(self, o: W3) -> W3 {
-        W3 {
-            x: self.y * o.z - o.y * self.z,
-            y: self.z * o.x - o.z * self.x,
-            z: self.x * o.y - o.x * self.y,
-        }
-    }
-    fn select(mask: BVec4A, a: W3, b: W3) -> W3 {
-        W3 {
-            x: Vec4::select(mask, a.x, b.x),
-            y: Vec4::select(mask, a.y, b.y),
-            z: Vec4::select(mask, a.z, b.z),
-        }
-    }
-    fn set(&mut self, lane: usize, v: Vec3) {
-        self.x[lane] = v.x;
-        self.y[lane] = v.y;
-        self.z[lane] = v.z;
-    }
-    fn get(&self, lane: usize) -> Vec3 {
-        Vec3::new(self.x[lane], self.y[lane], self.z[lane])
-    }
-}
-
-/// A 3×3 matrix per lane, by columns; `mul` is glam's `Mat3 * Vec3` order.
-#[derive(Clone, Copy, Debug, Default)]
-struct WMat3 {
-    c: [W3; 3],
-}
-
-impl WMat3 {
-    fn mul(&self, v: W3) -> W3 {
-        self.c[0]
-            .scale(v.x)
-            .add(self.c[1].scale(v.y))
-            .add(self.c[2].scale(v.z))
-    }
 }
 
 /// The bodies on one side of a group's contacts, one per lane.
@@ -406,6 +334,7 @@ impl VelocitySet {
             }
             (x, u, w)
         };
+        let ar = Ar::current();
         let groups = self.groups.iter();
         let slots = self
             .points
@@ -418,9 +347,9 @@ impl VelocitySet {
                 if !p.live.any() {
                     continue;
                 }
-                p.ra = rotate(ua, wa, an.la);
-                p.rb = rotate(ub, wb, an.lb);
-                p.pen = an.pen0 - g.n.dot(xa.add(p.ra).sub(xb.add(p.rb)));
+                p.ra = rotate(ar, ua, wa, an.la);
+                p.rb = rotate(ar, ub, wb, an.lb);
+                p.pen = an.pen0 - ar.dot(g.n, xa.add(p.ra).sub(xb.add(p.rb)));
             }
         }
     }
@@ -499,13 +428,14 @@ impl VelocitySet {
     /// Stage `solve_warm_apply` for colour `c`: applies each point's accumulated impulse (set
     /// by `warm_start`) once, before the substep's first velocity iteration.
     pub fn solve_warm_apply(&mut self, c: u32) {
+        let ar = Ar::current();
         let (groups, points, vel) = self.colour(c);
         for (g, pts) in groups.iter().zip(points.chunks_exact(MP)) {
             let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
             for p in pts.iter().filter(|p| p.live.any()) {
                 let i = p.impulse;
-                let imp = g.n.scale(i.x).add(g.t1.scale(i.y)).add(g.t2.scale(i.z));
-                apply_impulse(&mut a, &mut b, imp, p.ra, p.rb, p.live);
+                let imp = ar.madd3(g.t2, i.z, ar.madd3(g.t1, i.y, g.n.scale(i.x)));
+                apply_impulse(ar, &mut a, &mut b, imp, p.ra, p.rb, p.live);
             }
             a.store(vel, &g.a, g.lanes as usize);
             b.store(vel, &g.b, g.lanes as usize);
@@ -536,11 +466,12 @@ impl VelocitySet {
     }
 
     fn sweep(&mut self, params: &GpuRigidParams, c: u32, use_bias: bool) {
+        let ar = Ar::current();
         let (groups, points, vel) = self.colour(c);
         for (g, pts) in groups.iter().zip(points.chunks_exact_mut(MP)) {
             let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
             for p in pts.iter_mut().filter(|p| p.live.any()) {
-                contact_point(params, use_bias, g, &mut a, &mut b, p);
+                contact_point(ar, params, use_bias, g, &mut a, &mut b, p);
             }
             a.store(vel, &g.a, g.lanes as usize);
             b.store(vel, &g.b, g.lanes as usize);
@@ -553,6 +484,7 @@ impl VelocitySet {
     /// stays ≥ 0). Closing speeds below the cut-off do not bounce (the book's resting-contact
     /// rule).
     pub fn solve_restitution(&mut self, params: &GpuRigidParams, c: u32) {
+        let ar = Ar::current();
         let (groups, points, vel) = self.colour(c);
         let zero = Vec4::ZERO;
         for (g, pts) in groups.iter().zip(points.chunks_exact_mut(MP)) {
@@ -571,21 +503,22 @@ impl VelocitySet {
                 if !live.any() {
                     continue;
                 }
-                let vn = relative_velocity(&a, &b, p.ra, p.rb).dot(g.n);
+                let vn = ar.dot(relative_velocity(ar, &a, &b, p.ra, p.rb), g.n);
                 let old = p.impulse;
-                let normal = (old.x - (vn + e * p.vn0) / p.kd.x).max(zero);
+                let normal = (old.x - ar.div(ar.madd(e, p.vn0, vn), p.kd.x)).max(zero);
                 // Keep the accumulated pair inside the cone when the bounce lowered λn.
-                let planar = (old.y * old.y + old.z * old.z).sqrt();
+                let planar = ar.sqrt(ar.madd(old.z, old.z, old.y * old.y));
                 let limit = g.mu * normal;
-                let shrink = Vec4::select(planar.cmpgt(zero), limit / planar, zero);
+                let shrink = Vec4::select(planar.cmpgt(zero), ar.div(limit, planar), zero);
                 let over = planar.cmpgt(limit);
                 let kept_y = Vec4::select(over, old.y * shrink, old.y);
                 let kept_z = Vec4::select(over, old.z * shrink, old.z);
-                let imp =
-                    g.n.scale(normal - old.x)
-                        .add(g.t1.scale(kept_y - old.y))
-                        .add(g.t2.scale(kept_z - old.z));
-                apply_impulse(&mut a, &mut b, imp, p.ra, p.rb, live);
+                let imp = ar.madd3(
+                    g.t2,
+                    kept_z - old.z,
+                    ar.madd3(g.t1, kept_y - old.y, g.n.scale(normal - old.x)),
+                );
+                apply_impulse(ar, &mut a, &mut b, imp, p.ra, p.rb, live);
                 let new = W3 {
                     x: normal,
                     y: kept_y,
@@ -600,22 +533,24 @@ impl VelocitySet {
 }
 
 /// `math::quat_rotate` per lane: v turned by the unit quaternion (u, w).
-fn rotate(u: W3, w: Vec4, v: W3) -> W3 {
-    let t = u.cross(v).scale(Vec4::splat(2.0));
-    v.add(t.scale(w)).add(u.cross(t))
+fn rotate(ar: Ar, u: W3, w: Vec4, v: W3) -> W3 {
+    let t = ar.cross(u, v).scale(Vec4::splat(2.0));
+    ar.madd3(t, w, v).add(ar.cross(u, t))
 }
 
-fn relative_velocity(a: &WBody, b: &WBody, ra: W3, rb: W3) -> W3 {
-    a.lin.add(a.ang.cross(ra)).sub(b.lin.add(b.ang.cross(rb)))
+fn relative_velocity(ar: Ar, a: &WBody, b: &WBody, ra: W3, rb: W3) -> W3 {
+    a.lin
+        .add(ar.cross(a.ang, ra))
+        .sub(b.lin.add(ar.cross(b.ang, rb)))
 }
 
 /// Applies impulse `g` (world) at arms ra, rb in the `live` lanes: +g on a, −g on b (the
 /// normal pushes a out).
-fn apply_impulse(a: &mut WBody, b: &mut WBody, g: W3, ra: W3, rb: W3, live: BVec4A) {
-    let a_lin = a.lin.add(g.scale(a.inv_mass));
-    let a_ang = a.ang.add(a.inv_inertia.mul(ra.cross(g)));
-    let b_lin = b.lin.sub(g.scale(b.inv_mass));
-    let b_ang = b.ang.sub(b.inv_inertia.mul(rb.cross(g)));
+fn apply_impulse(ar: Ar, a: &mut WBody, b: &mut WBody, g: W3, ra: W3, rb: W3, live: BVec4A) {
+    let a_lin = ar.madd3(g, a.inv_mass, a.lin);
+    let a_ang = a.ang.add(ar.mat(&a.inv_inertia, ar.cross(ra, g)));
+    let b_lin = ar.madd3(g, -b.inv_mass, b.lin);
+    let b_ang = b.ang.sub(ar.mat(&b.inv_inertia, ar.cross(rb, g)));
     a.lin = W3::select(live, a_lin, a.lin);
     a.ang = W3::select(live, a_ang, a.ang);
     b.lin = W3::select(live, b_lin, b.lin);
@@ -624,6 +559,7 @@ fn apply_impulse(a: &mut WBody, b: &mut WBody, g: W3, ra: W3, rb: W3, live: BVec
 
 /// One point of `solve_contact` (`use_bias`) or `solve_relax`, in every live lane.
 fn contact_point(
+    ar: Ar,
     params: &GpuRigidParams,
     use_bias: bool,
     g: &Group,
@@ -645,21 +581,31 @@ fn contact_point(
     let mass_scale = Vec4::select(apart, one, soft_mass);
     let impulse_scale = Vec4::select(apart, zero, soft_impulse);
     let old = p.impulse;
-    let vn = relative_velocity(a, b, p.ra, p.rb).dot(g.n);
-    let solved = (old.x - mass_scale * (vn + bias) / kd.x - impulse_scale * old.x).max(zero);
+    let vn = ar.dot(relative_velocity(ar, a, b, p.ra, p.rb), g.n);
+    // old.x − mass_scale·(vn + bias)/K − impulse_scale·old.x, left to right.
+    let pushed = old.x - ar.div(mass_scale * (vn + bias), kd.x);
+    let solved = ar.madd(-impulse_scale, old.x, pushed).max(zero);
     let normal = Vec4::select(kd.x.cmpgt(zero), solved, old.x);
-    apply_impulse(a, b, g.n.scale(normal - old.x), p.ra, p.rb, p.live);
-    let dv = relative_velocity(a, b, p.ra, p.rb);
-    let tan_y = Vec4::select(kd.y.cmpgt(zero), old.y - dv.dot(g.t1) / kd.y, old.y);
-    let tan_z = Vec4::select(kd.z.cmpgt(zero), old.z - dv.dot(g.t2) / kd.z, old.z);
+    apply_impulse(ar, a, b, g.n.scale(normal - old.x), p.ra, p.rb, p.live);
+    let dv = relative_velocity(ar, a, b, p.ra, p.rb);
+    let tan_y = Vec4::select(
+        kd.y.cmpgt(zero),
+        old.y - ar.div(ar.dot(dv, g.t1), kd.y),
+        old.y,
+    );
+    let tan_z = Vec4::select(
+        kd.z.cmpgt(zero),
+        old.z - ar.div(ar.dot(dv, g.t2), kd.z),
+        old.z,
+    );
     let limit = g.mu * normal;
-    let planar = (tan_y * tan_y + tan_z * tan_z).sqrt();
+    let planar = ar.sqrt(ar.madd(tan_z, tan_z, tan_y * tan_y));
     let over = planar.cmpgt(limit);
-    let shrink = Vec4::select(planar.cmpgt(zero), limit / planar, zero);
+    let shrink = Vec4::select(planar.cmpgt(zero), ar.div(limit, planar), zero);
     let tan_y = Vec4::select(over, tan_y * shrink, tan_y);
     let tan_z = Vec4::select(over, tan_z * shrink, tan_z);
-    let imp = g.t1.scale(tan_y - old.y).add(g.t2.scale(tan_z - old.z));
-    apply_impulse(a, b, imp, p.ra, p.rb, p.live);
+    let imp = ar.madd3(g.t2, tan_z - old.z, g.t1.scale(tan_y - old.y));
+    apply_impulse(ar, a, b, imp, p.ra, p.rb, p.live);
     let new = W3 {
         x: normal,
         y: tan_y,
