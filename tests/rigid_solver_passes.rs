@@ -536,10 +536,10 @@ fn parity_scene(rng: &mut Rng) -> (Vec<GpuBody>, Vec<GpuManifold>, Vec<GpuManifo
 ///   by 1e-7 only). The growth is in the biased contact iterations: after one iteration over
 ///   all colours lavapipe is 2.6e-5 from the twin where the Fused twin is 2.3e-6 (a temporary
 ///   bisection of the pass list, session 14). A growth that depends on the pattern points at a
-///   decision the sweeps take
-///   discontinuously (a point's speculative branch, s > 0, where the soft contact's mass scale
-///   jumps from 1), taken the other way at some point; not yet verified. This bound sits just
-///   above those two adapters; the H100 passed it (run 1 of session 14).
+///   decision the sweeps take discontinuously (a point's speculative branch, s > 0, where the
+///   soft contact's mass scale jumps from 1), taken the other way at some point; not yet
+///   verified. This bound sits just above those two adapters; the H100 passed it (run 1 of
+///   session 14).
 ///
 /// The whole-solver test checks that both roundings of the twin stay within it.
 const SOLVE_TOL: f32 = 1e-4;
