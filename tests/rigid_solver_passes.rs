@@ -526,16 +526,16 @@ fn parity_scene(rng: &mut Rng) -> (Vec<GpuBody>, Vec<GpuManifold>, Vec<GpuManifo
 ///   body, about 400 point solves of some fifteen roundings each, near 5e-5 of its speed before
 ///   the Gauss–Seidel coupling amplifies it, which the model does not bound;
 /// - the twin's two roundings (`CpuRounding::Separate`, and `Fused` as NVIDIA may evaluate the
-///   WGSL: fused multiply-adds, reciprocal division) differ by 6.0e-6 on this scene, so
+///   WGSL: fused multiply-adds, reciprocal division) differ by 5.2e-6 on this scene, so
 ///   contraction and division alone move the result by that much after the amplification;
 /// - lavapipe differs from the twin by 9.4e-5 and llvmpipe by 8.9e-5 (largest relative
-///   difference of any compared value), fifteen times the twins' spread, while after one
+///   difference of any compared value), eighteen times the twins' spread, while after one
 ///   colour's contact sweep (`one_colour_batch_matches_the_cpu_twin`) lavapipe is within
-///   5.1e-7, a few ulps: its own rounding pattern, grown fifteen times more than the Fused
+///   5.1e-7, a few ulps: its own rounding pattern, grown eighteen times more than the Fused
 ///   twin's (while a one-ulp change of every body's starting velocity moves the twin's result
 ///   by 1e-7 only). The growth is in the biased contact iterations: after one iteration over
-///   all colours lavapipe is 2.6e-5 from the twin where the Fused twin is 2.3e-6 (a temporary
-///   bisection of the pass list, session 14). A growth that depends on the pattern points at a
+///   all colours lavapipe is 2.6e-5 from the twin where the Fused twin was 2.3e-6 (a temporary
+///   bisection of the pass list, session 14, with `rigid::math`'s quaternion turns fused too). A growth that depends on the pattern points at a
 ///   decision the sweeps take discontinuously (a point's speculative branch, s > 0, where the
 ///   soft contact's mass scale jumps from 1), taken the other way at some point; not yet
 ///   verified. This bound sits just above those two adapters; the H100 passed it (run 1 of

@@ -2,7 +2,6 @@
 //! operation order (glam's own quaternion routines round differently, which would widen parity
 //! tolerances). Quaternions are `(x, y, z, w)` in a [`Vec4`].
 
-use crate::rounding;
 use glam::{Mat3, Vec3, Vec4, Vec4Swizzles};
 
 /// Identity quaternion.
@@ -11,8 +10,8 @@ pub const QUAT_IDENTITY: Vec4 = Vec4::new(0.0, 0.0, 0.0, 1.0);
 /// Rotates `v` by the unit quaternion `q`: v + w·t + q.xyz × t with t = 2·(q.xyz × v).
 pub fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
     let u = q.xyz();
-    let t = 2.0 * rounding::cross(u, v);
-    rounding::madd3(t, q.w, v) + rounding::cross(u, t)
+    let t = 2.0 * u.cross(v);
+    v + q.w * t + u.cross(t)
 }
 
 /// Rotates `v` by the inverse of the unit quaternion `q`.

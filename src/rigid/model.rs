@@ -573,9 +573,9 @@ pub struct RigidConfig {
     pub combine_restitution: super::material::Combine,
     /// How the CPU twin rounds (ignored on the GPU): as written, or as a GPU compiler may
     /// (fused multiply-adds, reciprocal division; see [`crate::rounding`]) in the integrators
-    /// and the contact solver (`solve_prepare`, the warm start, the velocity stages and the
-    /// quaternion turns); the narrow phase, CCD and the gyroscopic solve round as written in
-    /// both modes.
+    /// and the contact solver (`solve_prepare`, the warm start and the velocity stages); the
+    /// narrow phase, CCD, the gyroscopic solve and the quaternion helpers of `rigid::math`
+    /// round as written in both modes.
     pub cpu_rounding: crate::CpuRounding,
 }
 

@@ -180,6 +180,15 @@ fn angular_row(r: Vec3, ii: Mat3, e: [Vec3; 3]) -> [Vec3; 3] {
     })
 }
 
+/// `math::quat_rotate_inv` in the twin's rounding (`crate::rounding`): v turned by the inverse
+/// of the unit quaternion q, t = 2 u × v, v + w·t + u × t with u = −q.xyz. The narrow phase and
+/// the other stages keep `math::quat_rotate`, as written, on their hot paths.
+fn turn_back(q: Vec4, v: Vec3) -> Vec3 {
+    let u = -q.xyz();
+    let t = 2.0 * rounding::cross(u, v);
+    rounding::madd3(t, q.w, v) + rounding::cross(u, t)
+}
+
 fn row(rows: &[Vec4], i: usize) -> Vec4 {
     rows.get(i).copied().unwrap_or(Vec4::ZERO)
 }
@@ -323,8 +332,8 @@ fn prepare_manifold(
         let point = p.xyz();
         let ra = point - a.pos;
         let rb = point - b.pos;
-        let la = super::math::quat_rotate_inv(a.orient, ra);
-        let lb = super::math::quat_rotate_inv(b.orient, rb);
+        let la = turn_back(a.orient, ra);
+        let lb = turn_back(b.orient, rb);
         let ka = angular_row(ra, a.inv_inertia, e);
         let kb = angular_row(rb, b.inv_inertia, e);
         // Columns of K (symmetric, so rows too).

@@ -84,24 +84,16 @@ impl WMat3 {
     }
 }
 
-/// The rounding of a stage's lane arithmetic, read once per stage from the thread's
-/// [`crate::rounding`] mode.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Ar {
-    fused: bool,
-}
-
-impl Ar {
-    /// The thread's current mode.
-    pub(super) fn current() -> Ar {
-        Ar {
-            fused: crate::rounding::fused(),
-        }
-    }
+/// The rounding of a stage's lane arithmetic: [`Separate`] or [`Fused`], chosen once per
+/// stage from the thread's [`crate::rounding`] mode, so that each stage is compiled for each
+/// rounding and its inner loops test nothing.
+pub(super) trait Ar: Copy {
+    /// Whether the arithmetic rounds as `CpuRounding::Fused`.
+    const FUSED: bool;
 
     /// `a * b + c`.
-    pub(super) fn madd(self, a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
-        if self.fused {
+    fn madd(self, a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
+        if Self::FUSED {
             a.mul_add(b, c)
         } else {
             a * b + c
@@ -109,7 +101,7 @@ impl Ar {
     }
 
     /// `a * s + c` per component.
-    pub(super) fn madd3(self, a: W3, s: Vec4, c: W3) -> W3 {
+    fn madd3(self, a: W3, s: Vec4, c: W3) -> W3 {
         W3 {
             x: self.madd(a.x, s, c.x),
             y: self.madd(a.y, s, c.y),
@@ -118,8 +110,8 @@ impl Ar {
     }
 
     /// The dot product, as `crate::rounding::dot`.
-    pub(super) fn dot(self, u: W3, v: W3) -> Vec4 {
-        if self.fused {
+    fn dot(self, u: W3, v: W3) -> Vec4 {
+        if Self::FUSED {
             u.z.mul_add(v.z, u.y.mul_add(v.y, u.x * v.x))
         } else {
             u.dot(v)
@@ -127,8 +119,8 @@ impl Ar {
     }
 
     /// The cross product, as `crate::rounding::cross`.
-    pub(super) fn cross(self, u: W3, v: W3) -> W3 {
-        if self.fused {
+    fn cross(self, u: W3, v: W3) -> W3 {
+        if Self::FUSED {
             W3 {
                 x: u.y.mul_add(v.z, -(v.y * u.z)),
                 y: u.z.mul_add(v.x, -(v.z * u.x)),
@@ -141,8 +133,8 @@ impl Ar {
 
     /// `m * v`: the columns scaled by v's components and summed, the sum as a chain of fused
     /// multiply-adds under `Fused`.
-    pub(super) fn mat(self, m: &WMat3, v: W3) -> W3 {
-        if self.fused {
+    fn mat(self, m: &WMat3, v: W3) -> W3 {
+        if Self::FUSED {
             let [c0, c1, c2] = m.c;
             W3 {
                 x: c2.x.mul_add(v.z, c1.x.mul_add(v.y, c0.x * v.x)),
@@ -155,8 +147,8 @@ impl Ar {
     }
 
     /// `a / b`, or `a * (1 / b)`.
-    pub(super) fn div(self, a: Vec4, b: Vec4) -> Vec4 {
-        if self.fused {
+    fn div(self, a: Vec4, b: Vec4) -> Vec4 {
+        if Self::FUSED {
             a * b.recip()
         } else {
             a / b
@@ -164,11 +156,27 @@ impl Ar {
     }
 
     /// `sqrt(x)`, or `x * (1 / sqrt(x))` where x > 0 (as `crate::rounding::sqrt`).
-    pub(super) fn sqrt(self, x: Vec4) -> Vec4 {
-        if self.fused {
+    fn sqrt(self, x: Vec4) -> Vec4 {
+        if Self::FUSED {
             Vec4::select(x.cmpgt(Vec4::ZERO), x * x.sqrt().recip(), x.sqrt())
         } else {
             x.sqrt()
         }
     }
+}
+
+/// Every operation rounded as written (`CpuRounding::Separate`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Separate;
+
+impl Ar for Separate {
+    const FUSED: bool = false;
+}
+
+/// Rounded as a GPU compiler may (`CpuRounding::Fused`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fused;
+
+impl Ar for Fused {
+    const FUSED: bool = true;
 }

@@ -24,7 +24,7 @@
 //!   the overlap, the basis) is computed whenever the poses change, with the WGSL's operations
 //!   (the GPU recomputes them in every sweep).
 
-use super::lanes::{Ar, WMat3, W3};
+use super::lanes::{Ar, Fused, Separate, WMat3, W3};
 use super::{contact_basis, point_base, row, set_row};
 use crate::rigid::colour::Colouring;
 use crate::rigid::types::*;
@@ -319,6 +319,14 @@ impl VelocitySet {
     /// pen = pen₀ − n·((x_a + r_a) − (x_b + r_b)), as `solve_contact_manifold` in solve.wgsl
     /// does in every sweep.
     pub fn refresh_poses(&mut self, bodies: &[GpuBody]) {
+        if crate::rounding::fused() {
+            self.refresh_poses_in(Fused, bodies);
+        } else {
+            self.refresh_poses_in(Separate, bodies);
+        }
+    }
+
+    fn refresh_poses_in(&mut self, ar: impl Ar, bodies: &[GpuBody]) {
         self.poses.clear();
         self.poses
             .extend(bodies.iter().map(|b| (b.pos.xyz(), b.orient)));
@@ -334,7 +342,6 @@ impl VelocitySet {
             }
             (x, u, w)
         };
-        let ar = Ar::current();
         let groups = self.groups.iter();
         let slots = self
             .points
@@ -428,7 +435,14 @@ impl VelocitySet {
     /// Stage `solve_warm_apply` for colour `c`: applies each point's accumulated impulse (set
     /// by `warm_start`) once, before the substep's first velocity iteration.
     pub fn solve_warm_apply(&mut self, c: u32) {
-        let ar = Ar::current();
+        if crate::rounding::fused() {
+            self.warm_apply_in(Fused, c);
+        } else {
+            self.warm_apply_in(Separate, c);
+        }
+    }
+
+    fn warm_apply_in(&mut self, ar: impl Ar, c: u32) {
         let (groups, points, vel) = self.colour(c);
         for (g, pts) in groups.iter().zip(points.chunks_exact(MP)) {
             let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
@@ -466,7 +480,14 @@ impl VelocitySet {
     }
 
     fn sweep(&mut self, params: &GpuRigidParams, c: u32, use_bias: bool) {
-        let ar = Ar::current();
+        if crate::rounding::fused() {
+            self.sweep_in(Fused, params, c, use_bias);
+        } else {
+            self.sweep_in(Separate, params, c, use_bias);
+        }
+    }
+
+    fn sweep_in(&mut self, ar: impl Ar, params: &GpuRigidParams, c: u32, use_bias: bool) {
         let (groups, points, vel) = self.colour(c);
         for (g, pts) in groups.iter().zip(points.chunks_exact_mut(MP)) {
             let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
@@ -484,7 +505,14 @@ impl VelocitySet {
     /// stays ≥ 0). Closing speeds below the cut-off do not bounce (the book's resting-contact
     /// rule).
     pub fn solve_restitution(&mut self, params: &GpuRigidParams, c: u32) {
-        let ar = Ar::current();
+        if crate::rounding::fused() {
+            self.restitution_in(Fused, params, c);
+        } else {
+            self.restitution_in(Separate, params, c);
+        }
+    }
+
+    fn restitution_in(&mut self, ar: impl Ar, params: &GpuRigidParams, c: u32) {
         let (groups, points, vel) = self.colour(c);
         let zero = Vec4::ZERO;
         for (g, pts) in groups.iter().zip(points.chunks_exact_mut(MP)) {
@@ -533,12 +561,12 @@ impl VelocitySet {
 }
 
 /// `math::quat_rotate` per lane: v turned by the unit quaternion (u, w).
-fn rotate(ar: Ar, u: W3, w: Vec4, v: W3) -> W3 {
+fn rotate(ar: impl Ar, u: W3, w: Vec4, v: W3) -> W3 {
     let t = ar.cross(u, v).scale(Vec4::splat(2.0));
     ar.madd3(t, w, v).add(ar.cross(u, t))
 }
 
-fn relative_velocity(ar: Ar, a: &WBody, b: &WBody, ra: W3, rb: W3) -> W3 {
+fn relative_velocity(ar: impl Ar, a: &WBody, b: &WBody, ra: W3, rb: W3) -> W3 {
     a.lin
         .add(ar.cross(a.ang, ra))
         .sub(b.lin.add(ar.cross(b.ang, rb)))
@@ -546,7 +574,7 @@ fn relative_velocity(ar: Ar, a: &WBody, b: &WBody, ra: W3, rb: W3) -> W3 {
 
 /// Applies impulse `g` (world) at arms ra, rb in the `live` lanes: +g on a, −g on b (the
 /// normal pushes a out).
-fn apply_impulse(ar: Ar, a: &mut WBody, b: &mut WBody, g: W3, ra: W3, rb: W3, live: BVec4A) {
+fn apply_impulse(ar: impl Ar, a: &mut WBody, b: &mut WBody, g: W3, ra: W3, rb: W3, live: BVec4A) {
     let a_lin = ar.madd3(g, a.inv_mass, a.lin);
     let a_ang = a.ang.add(ar.mat(&a.inv_inertia, ar.cross(ra, g)));
     let b_lin = ar.madd3(g, -b.inv_mass, b.lin);
@@ -559,7 +587,7 @@ fn apply_impulse(ar: Ar, a: &mut WBody, b: &mut WBody, g: W3, ra: W3, rb: W3, li
 
 /// One point of `solve_contact` (`use_bias`) or `solve_relax`, in every live lane.
 fn contact_point(
-    ar: Ar,
+    ar: impl Ar,
     params: &GpuRigidParams,
     use_bias: bool,
     g: &Group,
