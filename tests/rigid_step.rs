@@ -336,6 +336,50 @@ fn gpu_timing_reports_each_phase_of_the_step() {
     }
 }
 
+/// Per-dispatch timing: one figure per entry point, its count the step plan's dispatches of that
+/// entry (the grid build and the colour sort, which record several kernels of their own, count
+/// once each), every figure finite and non-negative; without timestamps inside passes it is
+/// off and asking is `Unsupported`, and on the CPU it is off.
+#[test]
+fn gpu_dispatch_timing_counts_each_entry_point_of_the_plan() {
+    let (mut cpu_world, _) = scenes::pyramid(Backend::Cpu, 3, 0.5).expect("pyramid");
+    assert!(!cpu_world.enable_gpu_dispatch_timing());
+    let ctx = gpu();
+    let (mut w, _) = scenes::pyramid(Backend::Gpu(ctx.clone()), 40, 0.5).expect("pyramid");
+    let on = w.enable_gpu_dispatch_timing();
+    assert_eq!(on, ctx.timestamps && ctx.timestamps_inside_passes());
+    w.step(DT).expect("step");
+    ctx.wait().expect("wait");
+    let got = match w.last_step_dispatch_ms() {
+        Ok(got) => got,
+        Err(e) => {
+            assert!(!on && matches!(e, Error::Unsupported(_)), "{e}");
+            return;
+        }
+    };
+    let plan = w.step_plan().expect("plan");
+    let mut want: Vec<(&str, u32)> = Vec::new();
+    for op in plan.phases.iter().flat_map(|p| &p.ops) {
+        let entry = match op {
+            StepOp::Kernel { entry, .. } => *entry,
+            StepOp::GridBuild { .. } => "grid_build",
+            StepOp::ColourSort { .. } => "colour_sort",
+        };
+        match want.iter_mut().find(|e| e.0 == entry) {
+            Some(e) => e.1 += 1,
+            None => want.push((entry, 1)),
+        }
+    }
+    let counts: Vec<(&str, u32)> = got.iter().map(|&(e, c, _)| (e, c)).collect();
+    assert_eq!(
+        counts, want,
+        "entry points and their dispatches, in the plan's order"
+    );
+    for (entry, _, ms) in &got {
+        assert!(ms.is_finite() && *ms >= 0.0, "{entry}: {ms} ms");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Colour slots
 

@@ -330,8 +330,14 @@ impl GpuRigid {
             })
             .collect();
         self.stage_timing = None;
-        if self.timing.is_some() && self.ctx.timestamps_inside_passes() {
-            let count: u32 = phases.iter().map(|p| p.marks.len() as u32 + 1).sum();
+        let count: u32 = phases.iter().map(|p| p.marks.len() as u32 + 1).sum();
+        // A query set holds at most QUERY_SET_MAX_QUERIES timestamps: a plan with more marks
+        // (per-dispatch timing with many substeps and sweeps) is timed per phase only, and the
+        // stage and dispatch figures answer Unsupported.
+        if self.timing.is_some()
+            && self.ctx.timestamps_inside_passes()
+            && count <= wgpu::QUERY_SET_MAX_QUERIES
+        {
             self.stage_timing = Some(StageTimer {
                 queries: self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
                     label: Some("wgphys:queries:rigid_stages"),
