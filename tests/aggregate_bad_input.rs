@@ -783,3 +783,75 @@ fn a_capacity_beyond_one_dispatch_is_refused_on_the_gpu() {
         other => panic!("capacity {too_many} gave {:?}", other.map(|_| ())),
     }
 }
+
+/// The colliders are a uniform table of `MAX_COLLIDERS` entries on the GPU (as in the particle
+/// world): one more is refused when the world is built, on both backends alike, naming the table
+/// and its size. A full table works to its last entry: with `MAX_COLLIDERS - 1` spheres far
+/// away and the ground last, grains of a grid world dropped from 1 m come to rest on the ground
+/// with their centres one radius above it.
+#[test]
+fn colliders_beyond_the_table_are_refused_and_a_full_table_works() {
+    use wgphys::particles::types::MAX_COLLIDERS;
+    use wgphys::particles::ColliderShape;
+    let far = Collider {
+        shape: ColliderShape::Sphere {
+            centre: Vec3::new(0.0, 1000.0, 0.0),
+            radius: 0.5,
+        },
+        ..Collider::ground(0.0, 0.0)
+    };
+    for name in ["cpu", "gpu"] {
+        let backend = || {
+            if name == "cpu" {
+                Backend::Cpu
+            } else {
+                Backend::Gpu(gpu())
+            }
+        };
+        let too_many = MAX_COLLIDERS as usize + 1;
+        match AggregateWorld::new(
+            backend(),
+            AggregateConfig {
+                colliders: vec![far; too_many],
+                ..config(true)
+            },
+        ) {
+            Err(Error::TooMany {
+                what, count, max, ..
+            }) => {
+                assert_eq!(what, "colliders", "{name}");
+                assert_eq!((count, max), (too_many, MAX_COLLIDERS), "{name}");
+            }
+            other => panic!("{name}: {too_many} colliders gave {:?}", other.map(|_| ())),
+        }
+        let mut colliders = vec![far; MAX_COLLIDERS as usize - 1];
+        colliders.push(Collider::ground(0.0, 0.5));
+        let mut w = AggregateWorld::new(
+            backend(),
+            AggregateConfig {
+                colliders,
+                ..config(true)
+            },
+        )
+        .expect("a full collider table is accepted");
+        let radius = 0.05;
+        let grains: Vec<Particle> = (0..3)
+            .map(|i| Particle::new(Vec3::new(0.5 * i as f32, 1.0, 0.0)).with_size(radius))
+            .collect();
+        w.add_particles(&grains).expect("grains");
+        for _ in 0..120 {
+            w.step(DT).expect("step");
+        }
+        let s = w.read_snapshot().expect("snapshot");
+        for (i, p) in s.pos.iter().enumerate() {
+            // At rest on the plane y = 0 (restitution 0) each step's ground contact, the last
+            // thing a step does to it, sets the centre to y + (radius - y): one subtraction and
+            // one addition of numbers below 1, a few ulps of 1 (1.2e-7) with any rounding.
+            assert!(
+                (p.y - radius).abs() < 1e-6,
+                "{name}: grain {i} at y = {} instead of resting at {radius}",
+                p.y
+            );
+        }
+    }
+}

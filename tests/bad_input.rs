@@ -628,7 +628,7 @@ fn tables_beyond_their_uniform_size_are_rejected() {
             "one collider too many",
             |w| w.set_colliders(vec![far; too_many]),
             |e| {
-                matches!(e, Error::TooMany { what: "particle colliders", count, max, .. }
+                matches!(e, Error::TooMany { what: "colliders", count, max, .. }
                     if *count == too_many && *max == MAX_COLLIDERS)
             },
         );

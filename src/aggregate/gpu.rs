@@ -127,6 +127,19 @@ fn table(ctx: &GpuContext, name: &str, data: &[u8]) -> wgpu::Buffer {
     buffer::with_data(&ctx.device, name, data, STATE)
 }
 
+fn collider_table(ctx: &GpuContext, items: &[GpuCollider]) -> wgpu::Buffer {
+    let mut all = vec![GpuCollider::default(); crate::particles::types::MAX_COLLIDERS as usize];
+    for (slot, item) in all.iter_mut().zip(items) {
+        *slot = *item;
+    }
+    buffer::with_data(
+        &ctx.device,
+        "agg_colliders",
+        bytemuck::cast_slice(&all),
+        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    )
+}
+
 impl GpuAggregate {
     /// Creates buffers and kernels for `capacity` particles.
     ///
@@ -206,7 +219,7 @@ impl GpuAggregate {
                 "agg_colour_start",
                 bytemuck::cast_slice(t.colour_start),
             ),
-            colliders: table(ctx, "agg_colliders", bytemuck::cast_slice(t.colliders)),
+            colliders: collider_table(ctx, t.colliders),
             grid,
             near,
             kernels: Kernels {
@@ -401,11 +414,7 @@ impl GpuAggregate {
             "agg_colour_start",
             bytemuck::cast_slice(t.colour_start),
         );
-        self.colliders = table(
-            &self.ctx,
-            "agg_colliders",
-            bytemuck::cast_slice(t.colliders),
-        );
+        self.colliders = collider_table(&self.ctx, t.colliders);
         self.bind_all();
     }
 

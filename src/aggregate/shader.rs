@@ -139,8 +139,8 @@ pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl {
         index: binding::COLLIDERS,
         name: "colliders",
-        space: RO,
-        ty: "array<Collider>",
+        space: "uniform",
+        ty: "array<Collider, MAX_COLLIDERS>",
     },
     BindingDecl {
         index: binding::GRID_SORTED,
@@ -287,6 +287,7 @@ pub fn shader_source() -> String {
     let consts = [
         ("WG", WG),
         ("MAX_FIELDS", MAX_FIELDS),
+        ("MAX_COLLIDERS", crate::particles::types::MAX_COLLIDERS),
         ("FIELD_KIND_MASK", FIELD_KIND_MASK),
         ("FIELD_EMITTER_SHIFT", FIELD_EMITTER_SHIFT),
         ("NONE", NONE),

@@ -79,11 +79,9 @@ impl AggregateWorld {
         for (o, f) in fields.iter_mut().zip(&config.fields) {
             *o = f.to_gpu()?;
         }
-        let colliders = config
-            .colliders
-            .iter()
-            .map(|c| c.to_gpu())
-            .collect::<Result<Vec<_>>>()?;
+        // A uniform table on the GPU, as in the particle world (shaders/aggregate/collide.wgsl
+        // `apply_colliders` says why): both backends refuse more than MAX_COLLIDERS.
+        let colliders = crate::particles::colliders_to_gpu(&config.colliders)?;
         let grid_spec = match config.collisions {
             Some(c) => {
                 let finite_non_negative = |x: f32| x >= 0.0 && x.is_finite();

@@ -33,6 +33,7 @@ pub mod trails;
 pub mod types;
 pub mod view_sort;
 mod world;
+pub(crate) use world::colliders_to_gpu;
 
 pub use depth::{DepthCollider, DepthImage, DepthSource};
 pub use emitter::{Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle, SubTrigger};

@@ -4,7 +4,8 @@
 pub use super::config::{Backend, WorldConfig};
 use super::cpu::CpuState;
 use super::emitter::{Emitter, EmitterHandle, EmitterState, SubTrigger};
-use cpu_step::{colliders_to_gpu, fields_to_gpu, run_cpu_step};
+pub(crate) use cpu_step::colliders_to_gpu;
+use cpu_step::{fields_to_gpu, run_cpu_step};
 
 use super::gpu::{Frame, GpuParticles};
 use super::ledger::SpawnLedger;

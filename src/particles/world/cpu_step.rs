@@ -69,10 +69,12 @@ pub(super) fn fields_to_gpu(fields: &[ForceField]) -> Result<[GpuField; MAX_FIEL
     Ok(out)
 }
 
-pub(super) fn colliders_to_gpu(colliders: &[Collider]) -> Result<Vec<GpuCollider>> {
+/// The colliders as the GPU tables hold them (the particle and the aggregate worlds), at most
+/// [`MAX_COLLIDERS`].
+pub(crate) fn colliders_to_gpu(colliders: &[Collider]) -> Result<Vec<GpuCollider>> {
     if colliders.len() > MAX_COLLIDERS as usize {
         return Err(Error::TooMany {
-            what: "particle colliders",
+            what: "colliders",
             count: colliders.len(),
             max: MAX_COLLIDERS,
             fix: "the collider table is a uniform array of MAX_COLLIDERS entries: merge \
