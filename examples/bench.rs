@@ -16,9 +16,9 @@
 //! cargo run --release --example bench -- --pile 100000 --no-cpu   # a poured heap's quality
 //! ```
 //!
-//! `--pile N [--settle S] [--no-gpu]` pours N grains of radius 2 cm into the sand box
+//! `--pile N [--settle S[,S2,...]] [--no-gpu]` pours N grains of radius 2 cm into the sand box
 //! (`scenes::pile::pour`, 100 a sheet every third step), lets them settle for S s (5 by
-//! default) and prints the heap's quality
+//! default; a list measures the same pour after each time) and prints the heap's quality
 //! (`scenes::pile::pile_metrics`): mean and worst overlap of touching pairs, mean kinetic
 //! energy, angle of repose, height.
 
@@ -149,9 +149,15 @@ fn measure(
     Ok((timed.then(|| median(gpu)), median(wall)))
 }
 
-/// The `--pile` rows: pour, settle `settle` seconds, measure (the GPU context only when a GPU
-/// row is asked for).
-fn pile(n: u32, settle: f32, no_cpu: bool, no_gpu: bool) -> Result<(), Box<dyn std::error::Error>> {
+/// The `--pile` rows: pour, then measure after each of the settling times in `settle` (seconds
+/// after the pour, increasing; one pour serves them all), on each backend asked for (the GPU
+/// context only when a GPU row is).
+fn pile(
+    n: u32,
+    settle: &[f32],
+    no_cpu: bool,
+    no_gpu: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
     const RADIUS: f32 = 0.02;
     let mut backends = Vec::new();
     if !no_gpu {
@@ -162,26 +168,47 @@ fn pile(n: u32, settle: f32, no_cpu: bool, no_gpu: bool) -> Result<(), Box<dyn s
     if !no_cpu {
         backends.push(("cpu", Backend::Cpu));
     }
+    let settle_steps: Vec<u32> = settle.iter().map(|s| (s * 60.0).round() as u32).collect();
+    if settle_steps.windows(2).any(|w| w[1] < w[0]) {
+        return Err("--settle: give the settling times in increasing order".into());
+    }
     for (name, backend) in backends {
         let start = Instant::now();
-        let (world, steps) =
-            scenes::pile::pour(backend, n, RADIUS, (settle * 60.0).round() as u32)?;
-        let secs = start.elapsed().as_secs_f64();
-        let snap = world.read_snapshot()?;
-        let m =
-            scenes::pile::pile_metrics(&snap.pos, &snap.vel, RADIUS, world.config().contact_slop)?;
-        println!(
-            "pile {n} ({name}): {steps} steps in {secs:.1} s; {} touching pairs, mean overlap {:.3}% \
-             of a diameter (worst {:.1}%), mean kinetic energy {:.2e} J/kg, angle of repose {}, \
-             height {:.3} m",
-            m.touching_pairs,
-            100.0 * m.mean_overlap,
-            100.0 * m.worst_overlap,
-            m.mean_kinetic_energy,
-            m.repose_degrees
-                .map_or("– (no flank)".to_string(), |a| format!("{a:.1}°")),
-            m.height
-        );
+        let (mut world, mut steps) = scenes::pile::pour(
+            backend,
+            n,
+            RADIUS,
+            settle_steps.first().copied().unwrap_or(0),
+        )?;
+        for (k, &target) in settle_steps.iter().enumerate() {
+            if k > 0 {
+                for _ in settle_steps[k - 1]..target {
+                    world.step(scenes::DT)?;
+                    steps += 1;
+                }
+            }
+            let secs = start.elapsed().as_secs_f64();
+            let snap = world.read_snapshot()?;
+            let m = scenes::pile::pile_metrics(
+                &snap.pos,
+                &snap.vel,
+                RADIUS,
+                world.config().contact_slop,
+            )?;
+            println!(
+                "pile {n} ({name}), settled {:.0} s: {steps} steps in {secs:.1} s; {} touching \
+                 pairs, mean overlap {:.3}% of a diameter (worst {:.1}%), mean kinetic energy \
+                 {:.2e} J/kg, angle of repose {}, height {:.3} m",
+                f64::from(target) / 60.0,
+                m.touching_pairs,
+                100.0 * m.mean_overlap,
+                100.0 * m.worst_overlap,
+                m.mean_kinetic_energy,
+                m.repose_degrees
+                    .map_or("– (no flank)".to_string(), |a| format!("{a:.1}°")),
+                m.height
+            );
+        }
     }
     Ok(())
 }
@@ -217,12 +244,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .get(i + 1)
             .ok_or("--pile needs a grain count")?
             .parse()?;
-        let settle: f32 = match args.iter().position(|a| a == "--settle") {
-            Some(j) => args.get(j + 1).ok_or("--settle needs seconds")?.parse()?,
-            None => 5.0,
+        let settle: Vec<f32> = match args.iter().position(|a| a == "--settle") {
+            Some(j) => args
+                .get(j + 1)
+                .ok_or("--settle needs seconds (a comma-separated list for several)")?
+                .split(',')
+                .map(str::parse)
+                .collect::<Result<_, _>>()?,
+            None => vec![5.0],
         };
         let no_gpu = args.iter().any(|a| a == "--no-gpu");
-        return pile(n, settle, no_cpu, no_gpu);
+        return pile(n, &settle, no_cpu, no_gpu);
     }
     let (warm, steps) = if quick { (3, 5) } else { (10, 40) };
     let ctx = GpuContext::new()?;

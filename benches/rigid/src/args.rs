@@ -38,6 +38,9 @@ pub(crate) struct Tuning {
     /// `--dispatch-timing`: a timestamp before every dispatch, printed per entry point (a
     /// profile: the timestamps cost time, so the row's wall time is not the step's).
     pub(crate) dispatch_timing: bool,
+    /// `--pipelined N`: steps of the back-to-back measurement after a GPU row instead of 30
+    /// (0 skips it: at 100k on a software adapter 30 steps take minutes).
+    pub(crate) pipelined: Option<usize>,
 }
 
 pub(crate) fn parse_args() -> Res<Args> {
@@ -71,6 +74,7 @@ pub(crate) fn parse_args() -> Res<Args> {
         "--block-cells",
         "--substeps",
         "--dispatch-timing",
+        "--pipelined",
     ];
     let mut i = 0;
     while i < args.len() {
@@ -91,6 +95,7 @@ pub(crate) fn parse_args() -> Res<Args> {
                 | "--block-sweeps"
                 | "--block-cells"
                 | "--substeps"
+                | "--pipelined"
         ) {
             2
         } else {
@@ -134,6 +139,7 @@ pub(crate) fn parse_args() -> Res<Args> {
             block_cells: value("--block-cells")?.map(|s| s.parse()).transpose()?,
             substeps: value("--substeps")?.map(|s| s.parse()).transpose()?,
             dispatch_timing: flag("--dispatch-timing"),
+            pipelined: value("--pipelined")?.map(|s| s.parse()).transpose()?,
         },
     })
 }

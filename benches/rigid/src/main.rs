@@ -48,9 +48,9 @@
 //! 4), `--dispatch-timing` (a GPU timestamp before every dispatch, printed per entry point: a
 //! profile; the row's wall time then includes the timestamps' cost).
 //!
-//! After each GPU row's timed steps, 30 more are submitted back to back with one wait at the
-//! end ("pipelined"): what a step costs when the host records the next one while the GPU runs
-//! this one.
+//! After each GPU row's timed steps, 30 more (`--pipelined N`: N; 0 skips them) are submitted
+//! back to back with one wait at the end ("pipelined"): what a step costs when the host records
+//! the next one while the GPU runs this one.
 
 mod args;
 mod report;

@@ -239,18 +239,19 @@ pub(crate) fn run_wgphys(
     }
     let report = world.read_report()?;
     let awake = slots.iter().filter(|&&i| bodies[i].awake != 0).count();
-    if let Some(c) = ctx {
+    let pipelined = relax.pipelined.unwrap_or(PIPELINED_STEPS);
+    if let (Some(c), true) = (ctx, pipelined > 0) {
         // Steps recorded and submitted back to back, waiting once at the end, as a game loop
         // that reads nothing back each frame runs them: the host records step k + 1 while the
         // GPU runs step k, so a step costs about the larger of the two.
         let t0 = Instant::now();
-        for _ in 0..PIPELINED_STEPS {
+        for _ in 0..pipelined {
             world.step(DT)?;
         }
         c.wait()?;
-        let ms = t0.elapsed().as_secs_f64() * 1e3 / PIPELINED_STEPS as f64;
+        let ms = t0.elapsed().as_secs_f64() * 1e3 / pipelined as f64;
         println!(
-            "pipelined ({scene:?}, {n}): {PIPELINED_STEPS} steps submitted back to back, \
+            "pipelined ({scene:?}, {n}): {pipelined} steps submitted back to back, \
              {ms:.2} ms/step"
         );
     }
