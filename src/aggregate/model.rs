@@ -547,7 +547,9 @@ pub struct AggregateConfig {
     pub capacity: u32,
     /// Force fields on every particle (gravity, drag, wind, attractor).
     pub fields: Vec<ForceField>,
-    /// Static colliders (planes, spheres, boxes) every particle collides with.
+    /// Static colliders (planes, spheres, boxes) every particle collides with, applied in this
+    /// order; at most [`crate::particles::types::MAX_COLLIDERS`] (a uniform table on the GPU;
+    /// more is [`crate::Error::TooMany`] when the world is built).
     pub colliders: Vec<Collider>,
     /// Particle–particle collisions; `None` turns them off.
     pub collisions: Option<Collisions>,

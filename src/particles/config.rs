@@ -13,7 +13,9 @@ pub struct WorldConfig {
     pub seed: u32,
     /// Force fields acting on every particle (at most [`super::types::MAX_FIELDS`]).
     pub fields: Vec<ForceField>,
-    /// Static colliders.
+    /// Static colliders, applied in this order; at most
+    /// [`super::types::MAX_COLLIDERS`] (a uniform table on the GPU; more is
+    /// [`crate::Error::TooMany`]).
     pub colliders: Vec<Collider>,
     /// Firework rule table; [`FireworkRules::book`] by default.
     pub fireworks: FireworkRules,
