@@ -104,12 +104,13 @@ fn collider_in_reach(c: u32, p: vec3<f32>, r: f32) -> bool {
 }
 
 /// The static colliders, unaveraged, after the particle contacts, in table order. A first loop
-/// asks whether any collider is in reach of the grain's position: when none is, none acts and none moves the grain, so the contact loop is skipped and the result is
-/// the same bits as running it. Why: a software adapter (lavapipe) evaluates every branch inside
-/// a loop for all lanes of a group, so the contact loop cost every grain every collider's whole
-/// contact (a third of a collide iteration on the sand box), while an `if` outside any loop is
-/// skipped by a group of grains none of which needs it. The table is a uniform array for the
-/// same adapter: it reads a uniform with one load where a storage array costs a gather per lane.
+/// asks whether any collider is in reach of the grain's position: when none is, none acts and
+/// none moves the grain, so the contact loop is skipped and the result is the same bits as
+/// running it. Why: a software adapter (lavapipe) evaluates every branch inside a loop for all
+/// lanes of a group, so the contact loop cost every grain every collider's whole contact (a
+/// third of a collide iteration on the sand box), while an `if` outside any loop is skipped by
+/// a group of grains none of which needs it. The table is a uniform array for the same adapter:
+/// it reads a uniform with one load where a storage array costs a gather per lane.
 fn apply_colliders(b_in: Body, r: f32, a_i: vec3<f32>) -> Body {
     var b = b_in;
     var any_near = false;

@@ -127,16 +127,13 @@ fn table(ctx: &GpuContext, name: &str, data: &[u8]) -> wgpu::Buffer {
     buffer::with_data(&ctx.device, name, data, STATE)
 }
 
+/// The colliders' uniform table (`MAX_COLLIDERS` entries; the world checks the count).
 fn collider_table(ctx: &GpuContext, items: &[GpuCollider]) -> wgpu::Buffer {
-    let mut all = vec![GpuCollider::default(); crate::particles::types::MAX_COLLIDERS as usize];
-    for (slot, item) in all.iter_mut().zip(items) {
-        *slot = *item;
-    }
-    buffer::with_data(
+    buffer::uniform_table(
         &ctx.device,
         "agg_colliders",
-        bytemuck::cast_slice(&all),
-        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        items,
+        crate::particles::types::MAX_COLLIDERS,
     )
 }
 

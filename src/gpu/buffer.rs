@@ -36,6 +36,26 @@ pub fn with_data(
     })
 }
 
+/// A uniform table of `max` entries: `items` first, zeroes after. The worlds check that `items`
+/// fits before they get here; any excess would be left out rather than overrun the buffer.
+pub fn uniform_table<T: bytemuck::Pod + Default>(
+    device: &wgpu::Device,
+    name: &str,
+    items: &[T],
+    max: u32,
+) -> wgpu::Buffer {
+    let mut all = vec![T::default(); max as usize];
+    for (slot, item) in all.iter_mut().zip(items) {
+        *slot = *item;
+    }
+    with_data(
+        device,
+        name,
+        bytemuck::cast_slice(&all),
+        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    )
+}
+
 /// Storage usage for simulation state: shader read/write, copies both ways.
 pub const STATE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)

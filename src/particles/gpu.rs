@@ -146,26 +146,6 @@ fn stand_in_depth(device: &wgpu::Device) -> wgpu::TextureView {
         .create_view(&wgpu::TextureViewDescriptor::default())
 }
 
-/// A uniform table of `max` entries, `items` first and zeroes after (the world checks that
-/// `items` fits; any excess would be left out here rather than overrun the buffer).
-fn table<T: bytemuck::Pod + Default>(
-    d: &wgpu::Device,
-    name: &str,
-    items: &[T],
-    max: u32,
-) -> wgpu::Buffer {
-    let mut all = vec![T::default(); max as usize];
-    for (slot, item) in all.iter_mut().zip(items) {
-        *slot = *item;
-    }
-    buffer::with_data(
-        d,
-        name,
-        bytemuck::cast_slice(&all),
-        U::UNIFORM | U::COPY_DST,
-    )
-}
-
 impl GpuParticles {
     /// Creates the buffers and kernels for `capacity` particles with the given static tables.
     ///
@@ -253,11 +233,11 @@ impl GpuParticles {
             size: storage(ctx, "size", 4 * n, U::VERTEX),
             counters: storage(ctx, "counters", size_of::<GpuCounters>() as u64, U::empty()),
             scratch: storage(ctx, "scratch", scratch, U::empty()),
-            colliders: table(d, "colliders", colliders, MAX_COLLIDERS),
-            rules: table(d, "rules", rules, MAX_RULES),
-            payloads: table(d, "payloads", payloads, MAX_PAYLOADS),
-            emitters: table::<GpuEmitter>(d, "emitters", &[], MAX_EMITTERS),
-            curves: table::<GpuCurves>(d, "curves", &[], MAX_EMITTERS),
+            colliders: buffer::uniform_table(d, "colliders", colliders, MAX_COLLIDERS),
+            rules: buffer::uniform_table(d, "rules", rules, MAX_RULES),
+            payloads: buffer::uniform_table(d, "payloads", payloads, MAX_PAYLOADS),
+            emitters: buffer::uniform_table::<GpuEmitter>(d, "emitters", &[], MAX_EMITTERS),
+            curves: buffer::uniform_table::<GpuCurves>(d, "curves", &[], MAX_EMITTERS),
             bounds_keys: storage(ctx, "bounds_keys", 24 * u64::from(MAX_EMITTERS), U::empty()),
             emitter_bounds: storage(
                 ctx,
