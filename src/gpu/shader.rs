@@ -3,6 +3,17 @@
 //!
 //! Every shader the engine compiles is listed by [`all_shaders`], which the naga validation test
 //! walks without a GPU.
+//!
+//! # Kernels on a software adapter
+//!
+//! Mesa's lavapipe runs a workgroup as SIMD groups of 8 lanes on the CPU, and measured there
+//! (BENCHMARKS.md, session 15): an `if` outside any loop is skipped when no lane of a group takes
+//! it, but every branch inside a loop runs for all lanes, masked. A storage array read at a
+//! loop index is a gather per lane; a uniform array read at a uniform index is one load. So a
+//! loop over a small fixed table (colliders, fields) keeps only a cheap test in its body and
+//! does the expensive work in a second loop behind an `if` outside it (the aggregate world's
+//! `apply_colliders`), and such tables are uniform arrays. On a hardware GPU the extra test loop
+//! costs a few uniform loads a thread (not measured on one yet).
 
 use crate::error::{Error, Result};
 
