@@ -40,9 +40,10 @@
 // removed, at [s]; velocity and inverse mass at [n + s], the second half of the same binding:
 // see order.wgsl) and near_acc (acceleration), and its candidates by slot in `candidates`.
 // Thread s handles slot s, so a thread's neighbours sit in nearby
-// slots, read by nearby threads. The arithmetic, the visiting order and the tie-break on
-// particle indices are those of the particle-order loop: only where the values are read from
-// changes. Without a grid (`collide`: colliders only) thread i handles particle i in place.
+// slots, read by nearby threads. The arithmetic and the visiting order are those of the
+// particle-order loop, and coincident grains part by slot, the lower up, which the twin reads
+// from the spatial order's keys (cpu.rs `NearList::slot_before`): only where the values are
+// read from changes. Without a grid (`collide`: colliders only) thread i handles particle i in place.
 // CPU twin: src/aggregate/cpu.rs `collide` (particle order; the same arithmetic).
 
 /// (1 + x/16)^16 with x clamped to [-16, 16]: close to e^x for the small arguments stack
@@ -160,8 +161,9 @@ struct Sums {
 }
 
 /// The grain in slot s as the collide loop reads it: the iterate's position and velocity,
-/// radius, inverse mass, own and field accelerations, and its particle index (the tie-break
-/// of coincident grains).
+/// radius, inverse mass, own and field accelerations, and its slot (the tie-break of
+/// coincident grains: the slot is at hand where a particle index would cost a read per
+/// candidate).
 struct Grain {
     p: vec3<f32>,
     v: vec3<f32>,
@@ -171,7 +173,7 @@ struct Grain {
     a: vec3<f32>,
     // dot(a, a)
     a2: f32,
-    i: u32,
+    slot: u32,
 }
 
 /// Adds grain `g`'s contact with the grain in slot t to its sums.
@@ -190,7 +192,7 @@ fn near_contact(sums: ptr<function, Sums>, g: Grain, t: u32) {
     if (dist > 0.0) {
         n = d / dist;
     } else {
-        n = vec3<f32>(0.0, select(-1.0, 1.0, g.i < candidates[params.n + t]), 0.0);
+        n = vec3<f32>(0.0, select(-1.0, 1.0, g.slot < t), 0.0);
     }
     let vj = near_in[params.n + t];
     let acc_t = near_acc[t];
@@ -273,7 +275,7 @@ fn collide_near(@builtin(global_invocation_id) gid: vec3<u32>) {
         let acc_i = acc_s.xyz;
         let a_i = with_gravity(acc_i);
         let i = candidates[n + s];
-        let g = Grain(p, v, r, w, acc_i, a_i, acc_s.w, i);
+        let g = Grain(p, v, r, w, acc_i, a_i, acc_s.w, s);
         var sums = Sums(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0);
         let listed = candidates[s];
         if (listed <= params.list_capacity) {

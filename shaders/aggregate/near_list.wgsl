@@ -21,7 +21,9 @@
 //
 // Layout of `candidates` (u32, written as `candidates_out`, laid out by the step's n): [s] the
 // number of candidates of slot s; [n + s] the particle in slot s (order[s], for the collide
-// stage's tie-break, so that collide_near binds 8 storage buffers, not 9); [(2 + e) * n + s]
+// stage's grid walk of a slot with more candidates than its list holds, which tests the
+// positions the grid was built from, so that collide_near binds 8 storage buffers, not 9);
+// [(2 + e) * n + s]
 // for e < list_capacity, the e-th
 // candidate's slot, in the collide loop's visiting order (the box's cells z outermost, x
 // innermost, then the grid's order within a key). Entry-major, so that a warp reading entry e of consecutive slots

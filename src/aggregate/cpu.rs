@@ -302,9 +302,18 @@ pub struct NearList {
     /// Per particle, the square of its field acceleration (own plus the gravity fields), what
     /// the impact test reads (`near_acc.w` of the spatial order on the GPU).
     pub accel2: Vec<f32>,
+    /// Per particle, its spatial-order key ([`near_key`]) as the grid was built: slot order is
+    /// (key, particle) order, what the collide stage's tie-break of coincident grains reads.
+    pub keys: Vec<u32>,
 }
 
 impl NearList {
+    /// Whether particle i comes before particle j in the GPU's spatial order (its slot is
+    /// lower): the order is a stable sort of the keys, so by key, then by particle.
+    pub fn slot_before(&self, i: usize, j: usize) -> bool {
+        (self.keys.get(i), i) < (self.keys.get(j), j)
+    }
+
     /// Particle i's candidates.
     pub fn of(&self, i: usize) -> &[u32] {
         match (self.start.get(i), self.start.get(i + 1)) {
@@ -355,6 +364,9 @@ pub fn near_list_into(
         let a = accel_field(s, params, i);
         a.dot(a)
     }));
+    list.keys.clear();
+    list.keys
+        .extend((0..n).map(|i| near_key(s.pos[i].xyz(), spec)));
     list.start.push(0);
     for i in 0..n {
         let pi = s.pos[i].xyz();
@@ -478,7 +490,9 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, near: Option<&NearList>) {
                         continue;
                     }
                     let dist = fm::sqrt(dist2);
-                    let mut n = Vec3::new(0.0, if i < j { 1.0 } else { -1.0 }, 0.0);
+                    // Coincident grains part along ±y, the lower slot of the spatial order up.
+                    let mut n =
+                        Vec3::new(0.0, if near.slot_before(i, j) { 1.0 } else { -1.0 }, 0.0);
                     if dist > 0.0 {
                         n = fm::div3(d, dist);
                     }
