@@ -93,15 +93,9 @@ fn impact_weight(vn: f32, impact2: f32) -> f32 {
     return clamp((vn * vn - impact2) / impact2, 0.0, 1.0);
 }
 
-/// Whether collider `c` may touch a sphere of radius `r` at `p`: a half-space only within the
-/// contact slop of its surface (the same expression collider_contact evaluates, so the same
-/// decision), any other collider always.
-fn collider_in_reach(c: u32, p: vec3<f32>, r: f32) -> bool {
-    if (colliders[c].kind != 1u) {
-        return true;
-    }
-    let a = colliders[c].a;
-    return r - (dot(a.xyz, p) - a.w) > -params.contact_slop;
+/// Whether table collider `c` may touch the grain (`collider_in_reach` of forces.wgsl).
+fn table_collider_in_reach(c: u32, p: vec3<f32>, r: f32) -> bool {
+    return collider_in_reach(colliders[c].kind, colliders[c].a, p, r, params.contact_slop);
 }
 
 /// The static colliders, unaveraged, after the particle contacts, in table order. A first loop
@@ -116,11 +110,11 @@ fn apply_colliders(b_in: Body, r: f32, a_i: vec3<f32>) -> Body {
     var b = b_in;
     var any_near = false;
     for (var c = 0u; c < params.collider_count; c = c + 1u) {
-        any_near = any_near | collider_in_reach(c, b.p, r);
+        any_near = any_near | table_collider_in_reach(c, b.p, r);
     }
     if (any_near) {
         for (var c = 0u; c < params.collider_count; c = c + 1u) {
-            if (collider_in_reach(c, b.p, r)) {
+            if (table_collider_in_reach(c, b.p, r)) {
                 let col = colliders[c];
                 let contact = collider_contact(col, b.p, r);
                 if (contact.w > -params.contact_slop) {

@@ -79,11 +79,24 @@ fn field_accel_one(fld: Field, p: vec3<f32>, v: vec3<f32>, inv_mass: f32) -> vec
     return vec3<f32>(0.0);
 }
 
+/// A half-space's penetration of a sphere of radius `r` at `p` (positive when overlapping), `a`
+/// its normal (xyz) and offset (w): the one expression both `collider_contact` and
+/// `collider_in_reach` evaluate, so they decide alike.
+fn half_space_depth(a: vec4<f32>, p: vec3<f32>, r: f32) -> f32 {
+    return r - (dot(a.xyz, p) - a.w);
+}
+
+/// Whether a collider of `kind` whose first parameter is `a` may touch a sphere of radius `r`
+/// at `p` within `slop`: a half-space only when its depth is above −slop, any other kind
+/// always. A loop that asks it first can skip the contacts of a particle none is near.
+fn collider_in_reach(kind: u32, a: vec4<f32>, p: vec3<f32>, r: f32, slop: f32) -> bool {
+    return kind != 1u || half_space_depth(a, p, r) > -slop;
+}
+
 /// Penetration (positive when overlapping) and outward normal of a sphere of radius `r` at `p`.
 fn collider_contact(c: Collider, p: vec3<f32>, r: f32) -> vec4<f32> {
     if (c.kind == 1u) {
-        let n = c.a.xyz;
-        return vec4<f32>(n, r - (dot(n, p) - c.a.w));
+        return vec4<f32>(c.a.xyz, half_space_depth(c.a, p, r));
     }
     if (c.kind == 2u) {
         let d = p - c.a.xyz;
