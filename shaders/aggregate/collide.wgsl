@@ -95,7 +95,7 @@ fn impact_weight(vn: f32, impact2: f32) -> f32 {
 
 /// Whether table collider `c` may touch the grain (`collider_in_reach` of forces.wgsl).
 fn table_collider_in_reach(c: u32, p: vec3<f32>, r: f32) -> bool {
-    return collider_in_reach(colliders[c].kind, colliders[c].a, p, r, params.contact_slop);
+    return collider_in_reach(colliders[c], p, r, params.contact_slop);
 }
 
 /// The static colliders, unaveraged, after the particle contacts, in table order. A first loop

@@ -86,11 +86,21 @@ fn half_space_depth(a: vec4<f32>, p: vec3<f32>, r: f32) -> f32 {
     return r - (dot(a.xyz, p) - a.w);
 }
 
-/// Whether a collider of `kind` whose first parameter is `a` may touch a sphere of radius `r`
-/// at `p` within `slop`: a half-space only when its depth is above −slop, any other kind
-/// always. A loop that asks it first can skip the contacts of a particle none is near.
-fn collider_in_reach(kind: u32, a: vec4<f32>, p: vec3<f32>, r: f32, slop: f32) -> bool {
-    return kind != 1u || half_space_depth(a, p, r) > -slop;
+/// Whether collider `c` may touch a sphere of radius `r` at `p` within `slop`: false only where
+/// `collider_contact` would give a depth of −slop or less, so a loop that asks it first can
+/// skip the contacts of a particle no collider is near and leave the same bits (CPU twin:
+/// `particles::cpu::collider_in_reach`). A half-space: its depth above −slop (the expression
+/// `collider_contact` evaluates). A sphere: the centre within radius + r + slop. A box: the
+/// centre within the half-extents' length (the farthest any point of the box is from its
+/// centre) + r + slop. Both with `REACH_SLACK` (the host's `particles::cpu::REACH_SLACK`,
+/// written into the module) on the squared distance. Written without branches: the loops that
+/// ask it run on software adapters too, which evaluate every branch of a loop's body.
+fn collider_in_reach(c: Collider, p: vec3<f32>, r: f32, slop: f32) -> bool {
+    let plane = half_space_depth(c.a, p, r) > -slop;
+    let bound = select(length(c.b.xyz), c.a.w, c.kind == 2u);
+    let d = p - c.a.xyz;
+    let ext = bound + r + slop;
+    return select(dot(d, d) <= ext * ext * REACH_SLACK, plane, c.kind == 1u);
 }
 
 /// Penetration (positive when overlapping) and outward normal of a sphere of radius `r` at `p`.

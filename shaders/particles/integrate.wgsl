@@ -76,14 +76,25 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
             keep = pow(vv.w, dt);
         }
         v = v * keep;
+        // The colliders in table order, behind a first loop that asks only whether any is in
+        // reach (`collider_in_reach`; a software adapter runs every branch of a loop's body for
+        // all lanes, so most of a cloud, far from every collider, skips the contacts' code).
+        var any_near = false;
         for (var c = 0u; c < params.collider_count; c = c + 1u) {
-            let col = colliders[c];
-            let contact = collider_contact(col, p, r);
-            if (contact.w > -params.contact_slop) {
-                hit = hit || dot(v, contact.xyz) < 0.0;
-                let b = resolve_contact(Body(p, v), col, contact, acc_total, dt);
-                p = b.p;
-                v = b.v;
+            any_near = any_near | collider_in_reach(colliders[c], p, r, params.contact_slop);
+        }
+        if (any_near) {
+            for (var c = 0u; c < params.collider_count; c = c + 1u) {
+                let col = colliders[c];
+                if (collider_in_reach(col, p, r, params.contact_slop)) {
+                    let contact = collider_contact(col, p, r);
+                    if (contact.w > -params.contact_slop) {
+                        hit = hit || dot(v, contact.xyz) < 0.0;
+                        let b = resolve_contact(Body(p, v), col, contact, acc_total, dt);
+                        p = b.p;
+                        v = b.v;
+                    }
+                }
             }
         }
         if ((depth.flags & 1u) != 0u) {

@@ -5,7 +5,9 @@
 use super::model::{COLLIDE_RELAXATION, COLLIDE_REST_DEPTH, NEAR_SPAN, NEAR_UNITS};
 use super::types::*;
 use crate::grid::{cell_key, cell_of, CpuGrid, GridSpec};
-use crate::particles::cpu::{collider_contact, field_accel_one, resolve_contact};
+use crate::particles::cpu::{
+    collider_contact, collider_in_reach, field_accel_one, resolve_contact,
+};
 use crate::particles::types::GpuCollider;
 use crate::rounding as fm;
 use glam::{IVec3, Vec3, Vec4, Vec4Swizzles};
@@ -570,6 +572,9 @@ pub fn collide(s: &mut AggState, inp: &AggInputs, near: Option<&NearList>) {
                 p = p + fm::div3(dp, count) + dpk;
             }
             for col in &inp.colliders[..params.collider_count as usize] {
+                if !collider_in_reach(col, p, r, params.contact_slop) {
+                    continue;
+                }
                 let contact = collider_contact(col, p, r);
                 if contact.w > -params.contact_slop {
                     resolve_contact(&mut p, &mut v, col, contact, a_i, dt);

@@ -302,7 +302,7 @@ pub fn shader_source() -> String {
         super::model::COLLIDE_REST_DEPTH
     );
     compose(
-        &(prelude(&consts, BINDINGS) + &relaxation),
+        &(prelude(&consts, BINDINGS) + &relaxation + &crate::particles::cpu::reach_slack_source()),
         &[
             include_str!("../../shaders/aggregate/types.wgsl"),
             include_str!("../../shaders/common/rng.wgsl"),

@@ -166,12 +166,50 @@ fn field_acceleration(params: &GpuParams, p: Vec3, v: Vec3, inv_mass: f32, eslot
     a
 }
 
+/// A half-space's penetration of a sphere of radius `r` at `p` (twin of `half_space_depth` in
+/// forces.wgsl): the one expression [`collider_contact`] and [`collider_in_reach`] evaluate.
+fn half_space_depth(c: &GpuCollider, p: Vec3, r: f32) -> f32 {
+    r - (fm::dot(c.a.xyz(), p) - c.a.w)
+}
+
+/// Slack of [`collider_in_reach`]'s distance tests on the squared distance: 1 + 2^-9, so 0.1%
+/// of the distance. The contact's own distance differs from the test's by a few roundings (a
+/// square root, a dot product a compiler may fuse, for a box a rotation by a unit quaternion),
+/// each a few 1e-7 of the distance; the slack is a thousand times that, and exact in binary.
+/// The GPU's `collider_in_reach` (forces.wgsl) reads the same value
+/// ([`reach_slack_source`]).
+pub const REACH_SLACK: f32 = 1.0 + 1.0 / 512.0;
+
+/// [`REACH_SLACK`] as a WGSL declaration, for the modules that include forces.wgsl.
+pub(crate) fn reach_slack_source() -> String {
+    format!("const REACH_SLACK: f32 = {REACH_SLACK:?};\n")
+}
+
+/// Whether collider `c` may touch a sphere of radius `r` at `p` within `slop` (twin of
+/// `collider_in_reach` in forces.wgsl): false only where [`collider_contact`] gives a depth of
+/// −slop or less, so skipping the colliders it refuses leaves the same bits. A half-space:
+/// its depth above −slop. A sphere: the centre within radius + r + slop; a box: within the
+/// half-extents' length (the farthest any point of the box is from its centre) + r + slop;
+/// both with [`REACH_SLACK`] on the squared distance.
+pub fn collider_in_reach(c: &GpuCollider, p: Vec3, r: f32, slop: f32) -> bool {
+    if c.kind == 1 {
+        return half_space_depth(c, p, r) > -slop;
+    }
+    let bound = if c.kind == 2 {
+        c.a.w
+    } else {
+        fm::length(c.b.xyz())
+    };
+    let d = p - c.a.xyz();
+    let ext = bound + r + slop;
+    fm::dot(d, d) <= ext * ext * REACH_SLACK
+}
+
 /// Penetration (w, positive when overlapping) and outward normal (xyz) of a sphere of radius `r`
 /// at `p` against a collider.
 pub fn collider_contact(c: &GpuCollider, p: Vec3, r: f32) -> Vec4 {
     if c.kind == 1 {
-        let n = c.a.xyz();
-        return n.extend(r - (fm::dot(n, p) - c.a.w));
+        return c.a.xyz().extend(half_space_depth(c, p, r));
     }
     if c.kind == 2 {
         let d = p - c.a.xyz();
@@ -264,6 +302,9 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
             let keep = if vv.w > 0.0 { vv.w.powf(dt) } else { 0.0 };
             v *= keep;
             for col in &inp.colliders[..params.collider_count as usize] {
+                if !collider_in_reach(col, p, r, params.contact_slop) {
+                    continue;
+                }
                 let contact = collider_contact(col, p, r);
                 if contact.w > -params.contact_slop {
                     hit = hit || fm::dot(v, contact.xyz()) < 0.0;

@@ -167,7 +167,7 @@ pub fn shader_source() -> String {
     // WGSL resolves module-scope names in any order, so the prelude may name structs declared
     // later in types.wgsl.
     compose(
-        &prelude(&consts, BINDINGS),
+        &(prelude(&consts, BINDINGS) + &super::cpu::reach_slack_source()),
         &[
             include_str!("../../shaders/particles/types.wgsl"),
             include_str!("../../shaders/common/rng.wgsl"),

@@ -335,3 +335,104 @@ fn colliders_all_together() {
 fn colliders_all_together_fused_cpu() {
     all_colliders_case(CpuRounding::Fused);
 }
+
+/// `collider_in_reach`, which lets the integrate and collide stages skip the contacts of a
+/// particle no collider is near, must never refuse a collider whose contact would act (depth
+/// above −slop): then skipping leaves the same bits. Points are drawn on shells within ±2% of
+/// the reach of each shape (for boxes also in the corner directions, where the bounding
+/// sphere is tight), with radii from 0 to 0.5 m and slops from 0.1 mm to 10 cm, in both CPU
+/// roundings; far points (three times the reach) must be refused, or the skip skips nothing.
+#[test]
+fn collider_reach_never_refuses_an_acting_contact() {
+    use wgphys::particles::cpu::{collider_contact, collider_in_reach};
+    use wgphys::particles::types::GpuCollider;
+    for rounding in [CpuRounding::Separate, CpuRounding::Fused] {
+        wgphys::rounding::with_cpu_rounding(rounding, || {
+            let mut rng = Rng::new(91);
+            let (mut acting, mut far, mut refused_far) = (0u32, 0u32, 0u32);
+            for case in 0..3000u32 {
+                let kind = 1 + case % 3;
+                let centre = rng.vec3(-50.0, 50.0);
+                let h = Vec3::new(
+                    rng.range(0.05, 4.0),
+                    rng.range(0.05, 4.0),
+                    rng.range(0.05, 4.0),
+                );
+                let q = Quat::from_euler(
+                    EulerRot::XYZ,
+                    rng.range(-3.0, 3.0),
+                    rng.range(-3.0, 3.0),
+                    rng.range(-3.0, 3.0),
+                );
+                let normal = rng.vec3(-1.0, 1.0).try_normalize().unwrap_or(Vec3::Y);
+                let c = GpuCollider {
+                    kind,
+                    a: match kind {
+                        1 => normal.extend(rng.range(-20.0, 20.0)),
+                        2 => centre.extend(rng.range(0.05, 5.0)),
+                        _ => centre.extend(0.0),
+                    },
+                    b: h.extend(0.0),
+                    q: Vec4::from(q).normalize(),
+                    ..Default::default()
+                };
+                let r = if rng.chance(0.1) {
+                    0.0
+                } else {
+                    rng.range(0.0, 0.5)
+                };
+                let slop = [1e-4, 1e-3, 0.1][rng.below(3) as usize];
+                for _ in 0..20 {
+                    let dir = if kind == 3 && rng.chance(0.5) {
+                        // A corner's direction in world space.
+                        let s = |b: bool| if b { 1.0 } else { -1.0 };
+                        q * (h * Vec3::new(
+                            s(rng.chance(0.5)),
+                            s(rng.chance(0.5)),
+                            s(rng.chance(0.5)),
+                        ))
+                    } else {
+                        rng.vec3(-1.0, 1.0)
+                    };
+                    let Some(dir) = dir.try_normalize() else {
+                        continue;
+                    };
+                    let shell = rng.range(0.98, 1.02);
+                    let p = match kind {
+                        1 => normal * (c.a.w + r + slop * shell) + dir.cross(normal) * 30.0,
+                        2 => centre + dir * (c.a.w + r + slop) * shell,
+                        _ => {
+                            // Out from the box's surface along `dir` by (r + slop)·shell.
+                            let local = q.inverse() * dir;
+                            let t = (h / local.abs().max(Vec3::splat(1e-6))).min_element();
+                            centre + dir * (t + (r + slop) * shell)
+                        }
+                    };
+                    if collider_contact(&c, p, r).w > -slop {
+                        acting += 1;
+                        assert!(
+                            collider_in_reach(&c, p, r, slop),
+                            "{rounding:?}: collider {c:?} refused at {p:?} (r {r}, slop {slop}), \
+                             though its contact acts (depth {})",
+                            collider_contact(&c, p, r).w
+                        );
+                    }
+                    if kind != 1 {
+                        far += 1;
+                        let reach = if kind == 2 { c.a.w } else { h.length() } + r + slop;
+                        if !collider_in_reach(&c, centre + dir * 3.0 * reach, r, slop) {
+                            refused_far += 1;
+                        }
+                    }
+                }
+            }
+            // About half the shell points act (inside the reach), and every far point of a
+            // sphere or box is refused.
+            assert!(
+                acting > 10_000,
+                "{rounding:?}: only {acting} acting contacts drawn"
+            );
+            assert_eq!(refused_far, far, "{rounding:?}: far points in reach");
+        });
+    }
+}
