@@ -30,6 +30,19 @@ use crate::rigid::colour::Colouring;
 use crate::rigid::types::*;
 use glam::{BVec4A, Mat3, Vec3, Vec4, Vec4Swizzles};
 
+/// Calls `self.method(ar, args…)` with the lane arithmetic of the rounding the CPU twin is
+/// set to ([`crate::rounding`]): [`Fused`] (fused multiply-adds) or [`Separate`]. Each stage is
+/// written once, generic over [`Ar`], and monomorphised for both.
+macro_rules! in_rounding {
+    ($self:ident . $method:ident ( $($arg:expr),* )) => {
+        if crate::rounding::fused() {
+            $self.$method(Fused, $($arg),*)
+        } else {
+            $self.$method(Separate, $($arg),*)
+        }
+    };
+}
+
 /// Lanes per group.
 const LANES: usize = 4;
 const MP: usize = MAX_POINTS as usize;
@@ -319,11 +332,7 @@ impl VelocitySet {
     /// pen = pen₀ − n·((x_a + r_a) − (x_b + r_b)), as `solve_contact_manifold` in solve.wgsl
     /// does in every sweep.
     pub fn refresh_poses(&mut self, bodies: &[GpuBody]) {
-        if crate::rounding::fused() {
-            self.refresh_poses_in(Fused, bodies);
-        } else {
-            self.refresh_poses_in(Separate, bodies);
-        }
+        in_rounding!(self.refresh_poses_in(bodies));
     }
 
     fn refresh_poses_in(&mut self, ar: impl Ar, bodies: &[GpuBody]) {
@@ -435,11 +444,7 @@ impl VelocitySet {
     /// Stage `solve_warm_apply` for colour `c`: applies each point's accumulated impulse (set
     /// by `warm_start`) once, before the substep's first velocity iteration.
     pub fn solve_warm_apply(&mut self, c: u32) {
-        if crate::rounding::fused() {
-            self.warm_apply_in(Fused, c);
-        } else {
-            self.warm_apply_in(Separate, c);
-        }
+        in_rounding!(self.warm_apply_in(c));
     }
 
     fn warm_apply_in(&mut self, ar: impl Ar, c: u32) {
@@ -480,11 +485,7 @@ impl VelocitySet {
     }
 
     fn sweep(&mut self, params: &GpuRigidParams, c: u32, use_bias: bool) {
-        if crate::rounding::fused() {
-            self.sweep_in(Fused, params, c, use_bias);
-        } else {
-            self.sweep_in(Separate, params, c, use_bias);
-        }
+        in_rounding!(self.sweep_in(params, c, use_bias));
     }
 
     fn sweep_in(&mut self, ar: impl Ar, params: &GpuRigidParams, c: u32, use_bias: bool) {
@@ -505,11 +506,7 @@ impl VelocitySet {
     /// stays ≥ 0). Closing speeds below the cut-off do not bounce (the book's resting-contact
     /// rule).
     pub fn solve_restitution(&mut self, params: &GpuRigidParams, c: u32) {
-        if crate::rounding::fused() {
-            self.restitution_in(Fused, params, c);
-        } else {
-            self.restitution_in(Separate, params, c);
-        }
+        in_rounding!(self.restitution_in(params, c));
     }
 
     fn restitution_in(&mut self, ar: impl Ar, params: &GpuRigidParams, c: u32) {
