@@ -104,6 +104,32 @@ fn turbulence_is_divergence_free() {
     );
 }
 
+/// The turbulence the world tests stir with: scale 0.7 m, strength 5 m/s², scrolling.
+const SCALE: f32 = 0.7;
+const STRENGTH: f32 = 5.0;
+const SCROLL: Vec3 = Vec3::new(0.3, -0.2, 0.5);
+
+fn turbulence() -> ForceField {
+    ForceField::Turbulence {
+        scale: SCALE,
+        strength: STRENGTH,
+        scroll: SCROLL,
+    }
+}
+
+/// The velocity change [`turbulence`] gives a particle at rest at `p` in one step starting at
+/// time `t`: strength · curl N((p − scroll·t)/scale) · dt.
+fn stirred_dv(p: Vec3, t: f32) -> Vec3 {
+    curl_noise((p - SCROLL * t) * (1.0 / SCALE)) * STRENGTH * DT
+}
+
+/// `n` particles at rest at seeded points, and the points.
+fn at_rest(n: usize, seed: u64) -> (Vec<Vec3>, Vec<Particle>) {
+    let starts = points(n, seed);
+    let particles = starts.iter().map(|&p| Particle::new(p)).collect();
+    (starts, particles)
+}
+
 fn world(backend: Backend, fields: Vec<ForceField>, particles: &[Particle]) -> ParticleWorld {
     let mut w = ParticleWorld::new(
         backend,
@@ -128,14 +154,8 @@ fn world(backend: Backend, fields: Vec<ForceField>, particles: &[Particle]) -> P
 /// room, on top of an ulp of the velocity.
 #[test]
 fn turbulence_moves_particles_as_its_closed_form_on_both_backends() {
-    let (scale, strength, scroll) = (0.7f32, 5.0f32, Vec3::new(0.3, -0.2, 0.5));
-    let field = ForceField::Turbulence {
-        scale,
-        strength,
-        scroll,
-    };
-    let starts = points(200, 9);
-    let particles: Vec<Particle> = starts.iter().map(|&p| Particle::new(p)).collect();
+    let field = turbulence();
+    let (_, particles) = at_rest(200, 9);
     let mut snaps = Vec::new();
     for (name, backend) in backends() {
         let mut w = world(backend, vec![field], &particles);
@@ -149,7 +169,7 @@ fn turbulence_moves_particles_as_its_closed_form_on_both_backends() {
         let after = w.read_snapshot().expect("snapshot");
         for i in 0..before.len() {
             let p = before.pos[i].truncate();
-            let want = curl_noise((p - scroll * t) * (1.0 / scale)) * strength * DT;
+            let want = stirred_dv(p, t);
             let got = (after.vel[i] - before.vel[i]).truncate();
             assert!(
                 (got - want).abs().max_element() <= 1e-5 + 1e-6 * before.vel[i].length(),
@@ -178,6 +198,95 @@ fn turbulence_moves_particles_as_its_closed_form_on_both_backends() {
         },
     );
     eprintln!("[measure] turbulence, GPU vs CPU after 22 steps: {e}");
+}
+
+/// Turbulence given to a world that has stepped without it, then taken away: the GPU compiles
+/// its integrate kernel without the noise while no field is turbulence and switches to the
+/// kernel with it from the step the field appears. That step's velocity change is the closed
+/// form's (the bound of the test above), and once the field is gone velocities stay as they are
+/// (no field, no damping: exactly), on both backends.
+#[test]
+fn turbulence_added_and_removed_mid_run_acts_exactly_while_present() {
+    let field = turbulence();
+    let (_, particles) = at_rest(100, 11);
+    for (name, backend) in backends() {
+        let mut w = world(backend, Vec::new(), &particles);
+        for _ in 0..5 {
+            w.step(DT).expect("step");
+        }
+        let still = w.read_snapshot().expect("snapshot");
+        assert!(
+            still.vel.iter().all(|v| v.truncate() == Vec3::ZERO),
+            "{name}: no field, no motion"
+        );
+        w.set_fields(vec![field]).expect("fields");
+        let t = 6.0 * DT; // the spawn step and five more
+        w.step(DT).expect("step");
+        let stirred = w.read_snapshot().expect("snapshot");
+        for i in 0..still.len() {
+            let p = still.pos[i].truncate();
+            let want = stirred_dv(p, t);
+            let got = stirred.vel[i].truncate();
+            assert!(
+                (got - want).abs().max_element() <= 1e-5,
+                "{name} particle {i}: Δv {got} vs {want}"
+            );
+        }
+        w.set_fields(Vec::new()).expect("fields");
+        w.step(DT).expect("step");
+        let after = w.read_snapshot().expect("snapshot");
+        for i in 0..after.len() {
+            assert_eq!(
+                after.vel[i], stirred.vel[i],
+                "{name} particle {i}: the velocity changed with no field"
+            );
+        }
+    }
+}
+
+/// The aggregate world compiles its integrate kernel with the turbulence field's code only when
+/// its (fixed) fields hold turbulence: with some, the first step's velocity change is the
+/// closed form's on both backends (the bound of the tests above); a world of the same particles
+/// under gravity alone gets g·dt exactly.
+#[test]
+fn aggregate_particles_feel_turbulence_only_where_it_is() {
+    use wgphys::aggregate::{AggregateConfig, AggregateWorld};
+    let field = turbulence();
+    let g = Vec3::new(0.0, -9.81, 0.0);
+    let (starts, particles) = at_rest(64, 13);
+    for (name, backend) in backends() {
+        for stirred in [true, false] {
+            let fields = if stirred {
+                vec![field]
+            } else {
+                vec![ForceField::Gravity(g)]
+            };
+            let mut w = AggregateWorld::new(
+                backend.clone(),
+                AggregateConfig {
+                    capacity: 64,
+                    fields,
+                    ..Default::default()
+                },
+            )
+            .expect("aggregate world");
+            w.add_particles(&particles).expect("particles");
+            w.step(DT).expect("step");
+            let snap = w.read_snapshot().expect("snapshot");
+            for (i, p) in starts.iter().enumerate() {
+                let got = snap.vel[i].truncate();
+                if stirred {
+                    let want = stirred_dv(*p, 0.0);
+                    assert!(
+                        (got - want).abs().max_element() <= 1e-5,
+                        "{name} particle {i}: Δv {got} vs {want}"
+                    );
+                } else {
+                    assert_eq!(got, g * DT, "{name} particle {i}: gravity alone");
+                }
+            }
+        }
+    }
 }
 
 /// A vortex about the y axis through (1, 0, 0): a particle at rest at distance d from the axis

@@ -215,13 +215,18 @@ fn a_destroyed_device_gives_errors_not_panics() {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
     };
 
-    let ctx = own_device();
-    let mut particles =
-        ParticleWorld::new(Backend::Gpu(ctx.clone()), scenes::fireworks_config(1024, 3))
-            .expect("world");
-    particles.launch(1).expect("launch");
-    particles.step(scenes::DT).expect("step");
-    ctx.device.destroy();
+    // A fireworks world that has stepped once, on a device then destroyed.
+    let lost_fireworks = || {
+        let ctx = own_device();
+        let mut w =
+            ParticleWorld::new(Backend::Gpu(ctx.clone()), scenes::fireworks_config(1024, 3))
+                .expect("world");
+        w.launch(1).expect("launch");
+        w.step(scenes::DT).expect("step");
+        ctx.device.destroy();
+        w
+    };
+    let mut particles = lost_fireworks();
     check(
         "particle step",
         guard(&mut || particles.step(scenes::DT).map(|_| ())),
@@ -229,6 +234,21 @@ fn a_destroyed_device_gives_errors_not_panics() {
     check(
         "particle read",
         guard(&mut || particles.read_snapshot().map(|_| ())),
+    );
+
+    // A world first given turbulence after the loss: the step that would compile the
+    // integrate kernel's turbulent variant reports the loss too.
+    let mut stirred = lost_fireworks();
+    stirred
+        .set_fields(vec![wgphys::particles::ForceField::Turbulence {
+            scale: 1.0,
+            strength: 1.0,
+            scroll: Vec3::ZERO,
+        }])
+        .expect("fields are host state");
+    check(
+        "particle step with new turbulence",
+        guard(&mut || stirred.step(scenes::DT).map(|_| ())),
     );
 
     let ctx = own_device();

@@ -138,7 +138,8 @@ fn collider_table(ctx: &GpuContext, items: &[GpuCollider]) -> wgpu::Buffer {
 }
 
 impl GpuAggregate {
-    /// Creates buffers and kernels for `capacity` particles.
+    /// Creates buffers and kernels for `capacity` particles; `turbulence`: whether the world's
+    /// fields include turbulence (else the integrate kernel is compiled without it).
     ///
     /// # Errors
     /// [`crate::Error::InvalidCapacity`] beyond one dispatch's workgroups;
@@ -149,6 +150,7 @@ impl GpuAggregate {
         capacity: u32,
         grid: Option<GridSpec>,
         t: &Tables,
+        turbulence: bool,
     ) -> Result<Self> {
         // The step dispatches one workgroup per WG particle slots directly: more would exceed
         // the device's workgroups per dispatch (a validation error at the step).
@@ -220,7 +222,19 @@ impl GpuAggregate {
             grid,
             near,
             kernels: Kernels {
-                integrate: Kernel::new(device, &module, "agg_integrate"),
+                // The field table is fixed for the world's life: without a turbulence field the
+                // kernel is compiled without the noise's code (`FIELD_TURBULENCE`, forces.wgsl).
+                integrate: if turbulence {
+                    Kernel::new(device, &module, "agg_integrate")
+                } else {
+                    Kernel::specialised(
+                        device,
+                        &module,
+                        "agg_integrate",
+                        "",
+                        &[("FIELD_TURBULENCE", 0.0)],
+                    )
+                },
                 collide_b_to_a: Kernel::new(device, &module, "collide"),
                 collide_a_to_b: Kernel::new(device, &module, "collide"),
                 solve_links: Kernel::new(device, &module, "solve_links"),

@@ -23,13 +23,29 @@ pub struct Kernel {
 impl Kernel {
     /// Compiles `entry` of `module` with a layout derived from the bindings the entry uses.
     pub fn new(device: &wgpu::Device, module: &wgpu::ShaderModule, entry: &'static str) -> Self {
-        let label = format!("wgphys:pipeline:{entry}");
+        Self::specialised(device, module, entry, "", &[])
+    }
+
+    /// As [`Kernel::new`], with the module's pipeline-overridable constants set to `constants`
+    /// (the others keep their defaults); `variant` names the choice in the pipeline's label
+    /// (`wgphys:pipeline:{entry}{variant}`). The stage's name and pass label stay the entry's.
+    pub fn specialised(
+        device: &wgpu::Device,
+        module: &wgpu::ShaderModule,
+        entry: &'static str,
+        variant: &str,
+        constants: &[(&str, f64)],
+    ) -> Self {
+        let label = format!("wgphys:pipeline:{entry}{variant}");
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(&label),
             layout: None,
             module,
             entry_point: Some(entry),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                ..Default::default()
+            },
             cache: None,
         });
         Self {

@@ -64,7 +64,11 @@ pub fn largest_buffer_bytes(capacity: u32) -> u64 {
 }
 
 struct Kernels {
+    /// Stage `integrate` without the turbulence field's code (`FIELD_TURBULENCE` false in
+    /// forces.wgsl), for the steps whose field table holds no turbulence.
     integrate: Kernel,
+    /// Stage `integrate` with it, compiled when a step first needs it.
+    integrate_turbulent: Option<Kernel>,
     scan_reduce: Kernel,
     scan_blocks: Kernel,
     emit: Kernel,
@@ -98,6 +102,8 @@ pub struct GpuParticles {
     depth_view: wgpu::TextureView,
     /// The depth texture `depth_view` shows, when one is set.
     depth_texture: Option<wgpu::Texture>,
+    /// The composed module, kept for the integrate kernel's turbulent variant.
+    module: wgpu::ShaderModule,
 }
 
 /// What one step hands to the GPU.
@@ -119,6 +125,26 @@ pub struct Frame<'a> {
     pub deaths_room: u32,
     /// Whether to reduce each emitter's box after the step (the world has emitter slots).
     pub bounds: bool,
+}
+
+/// Stage `integrate`, compiled with or without the turbulence field's code
+/// (`FIELD_TURBULENCE` in forces.wgsl).
+fn integrate_kernel(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    turbulence: bool,
+) -> Kernel {
+    if turbulence {
+        Kernel::specialised(device, module, "integrate", "+turbulence", &[])
+    } else {
+        Kernel::specialised(
+            device,
+            module,
+            "integrate",
+            "",
+            &[("FIELD_TURBULENCE", 0.0)],
+        )
+    }
 }
 
 fn storage(ctx: &GpuContext, name: &str, bytes: u64, extra: U) -> wgpu::Buffer {
@@ -166,7 +192,8 @@ impl GpuParticles {
             source: wgpu::ShaderSource::Wgsl(shader_source().into()),
         });
         let kernels = Kernels {
-            integrate: Kernel::new(device, &module, "integrate"),
+            integrate: integrate_kernel(device, &module, false),
+            integrate_turbulent: None,
             scan_reduce: Kernel::new(device, &module, "scan_reduce"),
             scan_blocks: Kernel::new(device, &module, "scan_blocks"),
             emit: Kernel::new(device, &module, "emit"),
@@ -200,6 +227,7 @@ impl GpuParticles {
             ),
             depth_view: stand_in_depth(&ctx.device),
             depth_texture: None,
+            module,
         };
         me.bind_all();
         Ok(me)
@@ -278,27 +306,33 @@ impl GpuParticles {
         ) -> Vec<(u32, &'a wgpu::Buffer)> {
             a.iter().chain(b).copied().collect()
         }
-        let mut integrate: Vec<(u32, wgpu::BindingResource)> = join(
-            &state,
-            &[
-                (PARAMS, &b.params),
-                (COUNTERS, &b.counters),
-                (SCRATCH, &b.scratch),
-                (COLLIDERS, &b.colliders),
-                (RULES, &b.rules),
-                (CURVES, &b.curves),
-                (EMITTERS, &b.emitters),
-                (DEPTH, &self.depth),
-            ],
-        )
-        .into_iter()
-        .map(|(i, buf)| (i, buf.as_entire_binding()))
-        .collect();
-        integrate.push((
-            DEPTH_TEX,
-            wgpu::BindingResource::TextureView(&self.depth_view),
-        ));
-        k.integrate.bind_resources(d, integrate);
+        let integrate = || {
+            let mut r: Vec<(u32, wgpu::BindingResource)> = join(
+                &state,
+                &[
+                    (PARAMS, &b.params),
+                    (COUNTERS, &b.counters),
+                    (SCRATCH, &b.scratch),
+                    (COLLIDERS, &b.colliders),
+                    (RULES, &b.rules),
+                    (CURVES, &b.curves),
+                    (EMITTERS, &b.emitters),
+                    (DEPTH, &self.depth),
+                ],
+            )
+            .into_iter()
+            .map(|(i, buf)| (i, buf.as_entire_binding()))
+            .collect();
+            r.push((
+                DEPTH_TEX,
+                wgpu::BindingResource::TextureView(&self.depth_view),
+            ));
+            r
+        };
+        k.integrate.bind_resources(d, integrate());
+        if let Some(turbulent) = &mut k.integrate_turbulent {
+            turbulent.bind_resources(d, integrate());
+        }
         k.scan_reduce.bind(
             d,
             &[
@@ -517,8 +551,22 @@ impl GpuParticles {
     /// before it (the indirect arguments `scan_blocks` writes included).
     pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, frame: &Frame) {
         self.upload(encoder, frame);
+        let fields =
+            &frame.params.fields[..(frame.params.field_count as usize).min(MAX_FIELDS as usize)];
+        let turbulent = fields
+            .iter()
+            .any(|f| f.kind & FIELD_KIND_MASK == FIELD_KIND_TURBULENCE);
+        if turbulent && self.kernels.integrate_turbulent.is_none() {
+            self.kernels.integrate_turbulent =
+                Some(integrate_kernel(&self.ctx.device, &self.module, true));
+            self.bind_all();
+        }
         let b = &self.bufs;
         let k = &self.kernels;
+        let integrate = match (&k.integrate_turbulent, turbulent) {
+            (Some(t), true) => t,
+            _ => &k.integrate,
+        };
         let particles = Dispatch::Indirect(&b.args_step, 0);
         let blocks = Dispatch::Indirect(&b.args_step, 12);
         {
@@ -526,7 +574,7 @@ impl GpuParticles {
                 label: Some("wgphys:pass:particle_step"),
                 timestamp_writes: self.timing.as_ref().map(|t| t.writes(0, true, true)),
             });
-            k.integrate.dispatch_in(&mut pass, particles);
+            integrate.dispatch_in(&mut pass, particles);
             if frame.lifecycle {
                 k.scan_reduce.dispatch_in(&mut pass, blocks);
                 k.scan_blocks.dispatch_in(&mut pass, Dispatch::Direct(1));

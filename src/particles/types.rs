@@ -19,9 +19,11 @@ pub const MAX_FIELDS: u32 = 16;
 pub const FIELD_KIND_MASK: u32 = 0xff;
 /// Where a field's emitter tag starts in [`GpuField::kind`].
 pub const FIELD_EMITTER_SHIFT: u32 = 8;
+/// [`GpuField::kind`] of curl-noise turbulence (its low byte).
+pub const FIELD_KIND_TURBULENCE: u32 = 5;
 
-/// Most static colliders a particle world holds (a uniform table of 48-byte entries: 12 KiB,
-/// inside the 16 KiB a uniform binding may take on every wgpu backend).
+/// Most static colliders a particle world holds (a uniform table of 64-byte entries: 16 KiB,
+/// the most a uniform binding may take on every wgpu backend).
 pub const MAX_COLLIDERS: u32 = 256;
 
 /// Most firework rules (types) a particle world holds (a uniform table of 96-byte entries: 12
@@ -87,7 +89,10 @@ pub fn fields_at(
     time: f32,
 ) -> [GpuField; MAX_FIELDS as usize] {
     let mut out = *fields;
-    for f in out.iter_mut().filter(|f| f.kind & FIELD_KIND_MASK == 5) {
+    for f in out
+        .iter_mut()
+        .filter(|f| f.kind & FIELD_KIND_MASK == FIELD_KIND_TURBULENCE)
+    {
         f.w = (f.v.truncate() * time).extend(0.0);
     }
     out

@@ -504,7 +504,7 @@ fn spatial_order_and_slot_table_match_the_cpu_twin() {
             colour_start: &[0],
             colliders: &[],
         };
-        let mut g = GpuAggregate::new(&ctx, n, Some(spec), &tables).expect("gpu aggregate");
+        let mut g = GpuAggregate::new(&ctx, n, Some(spec), &tables, false).expect("gpu aggregate");
         g.write_particles(0, &pos, &zero, &zero, &radius, &zero);
         for i in (3..n).step_by(97) {
             g.kill(i);

@@ -51,7 +51,8 @@ fn gpu_world(
         colour_start: &colour_start,
         colliders: &[],
     };
-    let mut g = GpuAggregate::new(&shared_gpu(), n, Some(spec), &tables).expect("gpu aggregate");
+    let mut g =
+        GpuAggregate::new(&shared_gpu(), n, Some(spec), &tables, false).expect("gpu aggregate");
     g.set_list_capacity(list_capacity).expect("list capacity");
     let acc: Vec<Vec4> = inv_mass.iter().map(|&w| gravity.extend(w)).collect();
     let zero = vec![Vec4::ZERO; pos.len()];
