@@ -10,6 +10,18 @@
 /// Acceleration from the force fields acting on a particle of emitter slot `eslot` - 1 (0:
 /// not an emitter's): every global field (tag 0) and that emitter's local ones, summed in table
 /// order.
+// Features a pipeline may be compiled without (src/particles/gpu/integrate.rs): the host runs
+// a variant without one only on steps where its branch cannot be taken, so every variant gives
+// the same results, and a kernel without the code of what a world does not use runs faster
+// (on lavapipe the code costs where it is compiled in, taken or not). FIELD_TURBULENCE is in
+// forces.wgsl.
+/// The depth collider (`depth.flags` bit 0 may be set).
+override DEPTH_COLLIDER: bool = true;
+/// Fireworks (a particle's kind may name a firework rule).
+override FIREWORKS: bool = true;
+/// Emitters' particles (a particle's kind may name an emitter slot: life curves, sub-emitters).
+override EMITTERS: bool = true;
+
 fn field_acceleration(p: vec3<f32>, v: vec3<f32>, inv_mass: f32, eslot: u32) -> vec3<f32> {
     var a = vec3<f32>(0.0);
     for (var f = 0u; f < params.field_count; f = f + 1u) {
@@ -97,7 +109,7 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
                 }
             }
         }
-        if ((depth.flags & 1u) != 0u) {
+        if (DEPTH_COLLIDER && (depth.flags & 1u) != 0u) {
             let contact = depth_contact(p, r);
             // Touching within a step of its acceleration's travel: a particle resting on a
             // drawn surface (which the step's gravity moves by that much) stays in contact.
@@ -125,7 +137,7 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     var payload = 0u;
     let firework = life_i.kind & KIND_FIREWORK_MASK;
-    if (firework != 0u) {
+    if (FIREWORKS && firework != 0u) {
         // Book 4.2: a firework also bursts when it falls below the ground.
         dead = dead || p.y < 0.0;
         let rule = rules[firework - 1u];
@@ -142,7 +154,7 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
     // Sub-emitters: an emitted particle's children on death, or on striking a collider (then
     // it lives on); they are payload like a firework's, placed by `emit`.
     let eslot = life_i.kind >> KIND_CURVES_SHIFT;
-    if (eslot != 0u && firework == 0u && !removed) {
+    if (EMITTERS && eslot != 0u && firework == 0u && !removed) {
         let sub = emitters[eslot - 1u].sub;
         if (dead && sub.x != 0u) {
             payload = sub.y;
@@ -153,7 +165,7 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
 
     // Life curves (an emitter's colour gradient and size curve), at the new age.
     let curve_set = life_i.kind >> KIND_CURVES_SHIFT;
-    if (curve_set != 0u) {
+    if (EMITTERS && curve_set != 0u) {
         let cs = curve_set - 1u;
         let t = clamp(life_i.age / life_i.lifetime, 0.0, 1.0);
         if (curves[cs].counts.x != 0u) {

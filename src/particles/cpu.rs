@@ -176,8 +176,7 @@ fn half_space_depth(c: &GpuCollider, p: Vec3, r: f32) -> f32 {
 /// of the distance. The contact's own distance differs from the test's by a few roundings (a
 /// square root, a dot product a compiler may fuse, for a box a rotation by a unit quaternion),
 /// each a few 1e-7 of the distance; the slack is a thousand times that, and exact in binary.
-/// The GPU's `collider_in_reach` (forces.wgsl) reads the same value
-/// ([`reach_slack_source`]).
+/// The GPU's `collider_in_reach` (forces.wgsl) reads the same value, written into its module.
 pub const REACH_SLACK: f32 = 1.0 + 1.0 / 512.0;
 
 /// [`REACH_SLACK`] as a WGSL declaration, for the modules that include forces.wgsl.

@@ -24,7 +24,10 @@ pub use status::Landed;
 use status::{MapGuard, SlotState, StatusSlot, MAP_GONE, MAP_PENDING, MAP_READY};
 
 mod effects;
+mod integrate;
 mod status;
+
+use integrate::{Features, IntegrateKernels};
 
 /// Every buffer of a GPU particle world. The render-facing ones (`pos`, `colour`, `size`,
 /// `draw_args`) are documented on [`crate::particles::ParticleWorld::render_buffers`].
@@ -64,11 +67,6 @@ pub fn largest_buffer_bytes(capacity: u32) -> u64 {
 }
 
 struct Kernels {
-    /// Stage `integrate` without the turbulence field's code (`FIELD_TURBULENCE` false in
-    /// forces.wgsl), for the steps whose field table holds no turbulence.
-    integrate: Kernel,
-    /// Stage `integrate` with it, compiled when a step first needs it.
-    integrate_turbulent: Option<Kernel>,
     scan_reduce: Kernel,
     scan_blocks: Kernel,
     emit: Kernel,
@@ -102,8 +100,16 @@ pub struct GpuParticles {
     depth_view: wgpu::TextureView,
     /// The depth texture `depth_view` shows, when one is set.
     depth_texture: Option<wgpu::Texture>,
-    /// The composed module, kept for the integrate kernel's turbulent variant.
+    /// Stage `integrate`, compiled for the features a step needs (`integrate::Features`).
+    integrate: IntegrateKernels,
+    /// The composed module, kept for the integrate kernel's variants.
     module: wgpu::ShaderModule,
+    /// Whether the depth collider is on (`set_depth`).
+    depth_on: bool,
+    /// Whether the world has firework rules.
+    fireworks: bool,
+    /// Whether the world has had an emitter (`Frame::bounds` on some step).
+    emitters_seen: bool,
 }
 
 /// What one step hands to the GPU.
@@ -127,24 +133,17 @@ pub struct Frame<'a> {
     pub bounds: bool,
 }
 
-/// Stage `integrate`, compiled with or without the turbulence field's code
-/// (`FIELD_TURBULENCE` in forces.wgsl).
-fn integrate_kernel(
-    device: &wgpu::Device,
-    module: &wgpu::ShaderModule,
-    turbulence: bool,
-) -> Kernel {
-    if turbulence {
-        Kernel::specialised(device, module, "integrate", "+turbulence", &[])
-    } else {
-        Kernel::specialised(
-            device,
-            module,
-            "integrate",
-            "",
-            &[("FIELD_TURBULENCE", 0.0)],
-        )
-    }
+/// The particle state every stage that moves particles binds.
+fn state_bindings(b: &Buffers) -> [(u32, &wgpu::Buffer); 6] {
+    use binding::*;
+    [
+        (POS, &b.pos),
+        (VEL, &b.vel),
+        (ACC, &b.acc),
+        (LIFE, &b.life),
+        (COLOUR, &b.colour),
+        (SIZE, &b.size),
+    ]
 }
 
 fn storage(ctx: &GpuContext, name: &str, bytes: u64, extra: U) -> wgpu::Buffer {
@@ -192,8 +191,6 @@ impl GpuParticles {
             source: wgpu::ShaderSource::Wgsl(shader_source().into()),
         });
         let kernels = Kernels {
-            integrate: integrate_kernel(device, &module, false),
-            integrate_turbulent: None,
             scan_reduce: Kernel::new(device, &module, "scan_reduce"),
             scan_blocks: Kernel::new(device, &module, "scan_blocks"),
             emit: Kernel::new(device, &module, "emit"),
@@ -227,7 +224,11 @@ impl GpuParticles {
             ),
             depth_view: stand_in_depth(&ctx.device),
             depth_texture: None,
+            integrate: IntegrateKernels::default(),
             module,
+            depth_on: false,
+            fireworks: !rules.is_empty(),
+            emitters_seen: false,
         };
         me.bind_all();
         Ok(me)
@@ -292,46 +293,15 @@ impl GpuParticles {
         let b = &self.bufs;
         let d = &self.ctx.device;
         let k = &mut self.kernels;
-        let state = [
-            (POS, &b.pos),
-            (VEL, &b.vel),
-            (ACC, &b.acc),
-            (LIFE, &b.life),
-            (COLOUR, &b.colour),
-            (SIZE, &b.size),
-        ];
+        let state = state_bindings(b);
         fn join<'a>(
             a: &[(u32, &'a wgpu::Buffer)],
             b: &[(u32, &'a wgpu::Buffer)],
         ) -> Vec<(u32, &'a wgpu::Buffer)> {
             a.iter().chain(b).copied().collect()
         }
-        let integrate = || {
-            let mut r: Vec<(u32, wgpu::BindingResource)> = join(
-                &state,
-                &[
-                    (PARAMS, &b.params),
-                    (COUNTERS, &b.counters),
-                    (SCRATCH, &b.scratch),
-                    (COLLIDERS, &b.colliders),
-                    (RULES, &b.rules),
-                    (CURVES, &b.curves),
-                    (EMITTERS, &b.emitters),
-                    (DEPTH, &self.depth),
-                ],
-            )
-            .into_iter()
-            .map(|(i, buf)| (i, buf.as_entire_binding()))
-            .collect();
-            r.push((
-                DEPTH_TEX,
-                wgpu::BindingResource::TextureView(&self.depth_view),
-            ));
-            r
-        };
-        k.integrate.bind_resources(d, integrate());
-        if let Some(turbulent) = &mut k.integrate_turbulent {
-            turbulent.bind_resources(d, integrate());
+        for kernel in self.integrate.compiled_mut() {
+            kernel.bind_resources(d, integrate::resources(b, &self.depth, &self.depth_view));
         }
         k.scan_reduce.bind(
             d,
@@ -551,22 +521,20 @@ impl GpuParticles {
     /// before it (the indirect arguments `scan_blocks` writes included).
     pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, frame: &Frame) {
         self.upload(encoder, frame);
-        let fields =
-            &frame.params.fields[..(frame.params.field_count as usize).min(MAX_FIELDS as usize)];
-        let turbulent = fields
-            .iter()
-            .any(|f| f.kind & FIELD_KIND_MASK == FIELD_KIND_TURBULENCE);
-        if turbulent && self.kernels.integrate_turbulent.is_none() {
-            self.kernels.integrate_turbulent =
-                Some(integrate_kernel(&self.ctx.device, &self.module, true));
-            self.bind_all();
-        }
-        let b = &self.bufs;
-        let k = &self.kernels;
-        let integrate = match (&k.integrate_turbulent, turbulent) {
-            (Some(t), true) => t,
-            _ => &k.integrate,
+        self.emitters_seen |= frame.bounds;
+        let features = Features {
+            turbulence: Features::turbulent(frame),
+            depth: self.depth_on,
+            fireworks: self.fireworks,
+            emitters: self.emitters_seen,
         };
+        let (b, depth, view) = (&self.bufs, &self.depth, &self.depth_view);
+        let integrate =
+            self.integrate
+                .variant(&self.ctx.device, &self.module, features, |kernel| {
+                    kernel.bind_resources(&self.ctx.device, integrate::resources(b, depth, view))
+                });
+        let k = &self.kernels;
         let particles = Dispatch::Indirect(&b.args_step, 0);
         let blocks = Dispatch::Indirect(&b.args_step, 12);
         {

@@ -44,6 +44,7 @@ impl GpuParticles {
                     self.bind_all();
                 }
                 self.uploads.write(&self.depth, 0, &[record]);
+                self.depth_on = record.flags & 1 != 0;
             }
             None => {
                 if self.depth_texture.take().is_some() {
@@ -51,6 +52,7 @@ impl GpuParticles {
                     self.bind_all();
                 }
                 self.uploads.write(&self.depth, 0, &[GpuDepth::default()]);
+                self.depth_on = false;
             }
         }
     }
