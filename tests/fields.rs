@@ -220,6 +220,8 @@ fn turbulence_added_and_removed_mid_run_acts_exactly_while_present() {
             "{name}: no field, no motion"
         );
         w.set_fields(vec![field]).expect("fields");
+        // Compiled here on the GPU (the variant with turbulence), rather than by the step.
+        w.precompile().expect("precompile");
         let t = 6.0 * DT; // the spawn step and five more
         w.step(DT).expect("step");
         let stirred = w.read_snapshot().expect("snapshot");

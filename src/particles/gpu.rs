@@ -513,6 +513,29 @@ impl GpuParticles {
         Ok(t.read_ms(&self.ctx)?.iter().sum())
     }
 
+    /// What the integrate kernel of a step must handle, given whether its field table holds
+    /// turbulence and whether the world has emitters now.
+    fn features(&mut self, turbulence: bool, emitters: bool) -> Features {
+        self.emitters_seen |= emitters;
+        Features {
+            turbulence,
+            depth: self.depth_on,
+            fireworks: self.fireworks,
+            emitters: self.emitters_seen,
+        }
+    }
+
+    /// Compiles the integrate kernel's variant for a step with the first `count` of `fields`
+    /// in the world's present state (see `features`), so that the step does not.
+    pub fn precompile(&mut self, fields: &[GpuField], count: u32, emitters: bool) {
+        let features = self.features(Features::turbulent(fields, count), emitters);
+        let (b, depth, view) = (&self.bufs, &self.depth, &self.depth_view);
+        self.integrate
+            .variant(&self.ctx.device, &self.module, features, |kernel| {
+                kernel.bind_resources(&self.ctx.device, integrate::resources(b, depth, view))
+            });
+    }
+
     /// Uploads the frame's inputs and records the step into `encoder` as one compute pass
     /// (`wgphys:pass:particle_step`) holding its dispatches in stage order: `integrate`, then
     /// with the lifecycle `scan_reduce`, `scan_blocks`, `emit`, `spawn_emitted` (when the
@@ -521,13 +544,8 @@ impl GpuParticles {
     /// before it (the indirect arguments `scan_blocks` writes included).
     pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, frame: &Frame) {
         self.upload(encoder, frame);
-        self.emitters_seen |= frame.bounds;
-        let features = Features {
-            turbulence: Features::turbulent(frame),
-            depth: self.depth_on,
-            fireworks: self.fireworks,
-            emitters: self.emitters_seen,
-        };
+        let p = &frame.params;
+        let features = self.features(Features::turbulent(&p.fields, p.field_count), frame.bounds);
         let (b, depth, view) = (&self.bufs, &self.depth, &self.depth_view);
         let integrate =
             self.integrate

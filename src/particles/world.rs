@@ -195,7 +195,7 @@ impl ParticleWorld {
                 )
             })?)),
         };
-        Ok(Self {
+        let mut world = Self {
             capacity: config.capacity,
             config,
             fields,
@@ -232,7 +232,11 @@ impl ParticleWorld {
             },
             next_emitter: 0,
             queued_launches: 0,
-        })
+        };
+        // The integrate kernel's variant for the world as configured, compiled now rather than
+        // by the first step.
+        world.precompile()?;
+        Ok(world)
     }
 
     /// The configuration the world was built with (fields and colliders as last set).
@@ -422,6 +426,23 @@ impl ParticleWorld {
                 queued,
                 capacity: self.capacity,
             });
+        }
+        Ok(())
+    }
+
+    /// Compiles the GPU kernels the next step will run for the world as it is now (its force
+    /// fields, depth collider, fireworks and emitters), so that the step does not: the
+    /// integrate kernel is compiled for the features a step needs (a variant per combination,
+    /// each the first time a step needs it). A new world has compiled the one its
+    /// configuration needs; call this after adding emitters, turbulence or the depth collider
+    /// at load time to move the next compilation there. Nothing to do on the CPU backend.
+    ///
+    /// # Errors
+    /// As [`ParticleWorld::step`] for the field table ([`Error::TooManyFields`]).
+    pub fn precompile(&mut self) -> Result<()> {
+        let (fields, count) = self.field_table(self.clock as f32)?;
+        if let Engine::Gpu(g) = &mut self.engine {
+            g.precompile(&fields, count, !self.emitters.is_empty());
         }
         Ok(())
     }

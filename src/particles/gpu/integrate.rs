@@ -10,8 +10,8 @@
 //! is only run where that feature's branch cannot be taken, so every variant gives the same
 //! bits as the full kernel.
 
-use super::super::types::{FIELD_KIND_MASK, FIELD_KIND_TURBULENCE};
-use super::{binding, state_bindings, Buffers, Frame};
+use super::super::types::{GpuField, FIELD_KIND_MASK, FIELD_KIND_TURBULENCE};
+use super::{binding, state_bindings, Buffers};
 use crate::gpu::kernel::Kernel;
 
 /// What stage `integrate` binds (every variant the same).
@@ -55,11 +55,11 @@ pub(crate) struct Features {
 }
 
 impl Features {
-    /// Whether `frame`'s field table holds turbulence.
-    pub fn turbulent(frame: &Frame) -> bool {
-        let n = (frame.params.field_count as usize).min(frame.params.fields.len());
-        frame.params.fields[..n]
+    /// Whether the first `count` fields of `fields` (a step's table) hold turbulence.
+    pub fn turbulent(fields: &[GpuField], count: u32) -> bool {
+        fields
             .iter()
+            .take(count as usize)
             .any(|f| f.kind & FIELD_KIND_MASK == FIELD_KIND_TURBULENCE)
     }
 
