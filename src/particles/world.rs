@@ -438,13 +438,21 @@ impl ParticleWorld {
     /// at load time to move the next compilation there. Nothing to do on the CPU backend.
     ///
     /// # Errors
-    /// As [`ParticleWorld::step`] for the field table ([`Error::TooManyFields`]).
+    /// [`Error::TooManyFields`] as [`ParticleWorld::step`]; [`Error::Gpu`] if the device
+    /// fails.
     pub fn precompile(&mut self) -> Result<()> {
         let (fields, count) = self.field_table(self.clock as f32)?;
-        if let Engine::Gpu(g) = &mut self.engine {
-            g.precompile(&fields, count, !self.emitters.is_empty());
+        let emitters = !self.emitters.is_empty();
+        match &mut self.engine {
+            Engine::Gpu(g) => {
+                let ctx = g.ctx.clone();
+                ctx.guard("compiling a particle world's kernels", || {
+                    g.precompile(&fields, count, emitters);
+                    Ok(())
+                })
+            }
+            Engine::Cpu(_) => Ok(()),
         }
-        Ok(())
     }
 
     /// Replaces the force fields.
