@@ -536,20 +536,18 @@ fn solve_one(stage: u32, k: u32) {
     }
 }
 
+/// Thread t of a per-colour dispatch: one contact of colour c. The sequential colour (whose
+/// contacts share bodies) is always the tail entry's (a per-colour dispatch names colours
+/// below `tail_colour()`, which is at most the sequential colour), so it has no loop here.
+/// That loop never ran, but its copy of the stage's code slowed the kernel on lavapipe: the
+/// 5k wall's relax sweeps took a median 129 ms a step with it, 112 ms without (BENCHMARKS.md,
+/// session 16).
 fn solve_colour_thread(stage: u32, c: u32, t: u32) {
-    if (c >= MAX_COLOURS) {
+    if (c >= sequential_colour()) {
         return;
     }
     let start = atomicLoad(&counters[COUNTER_COLOUR_START + c]);
     let end = atomicLoad(&counters[COUNTER_COLOUR_START + c + 1u]);
-    if (c == sequential_colour()) {
-        if (t == 0u) {
-            for (var s = start; s < end; s++) {
-                solve_one(stage, order[s]);
-            }
-        }
-        return;
-    }
     if (start + t < end) {
         solve_one(stage, order[start + t]);
     }
