@@ -224,17 +224,13 @@ impl GpuAggregate {
             kernels: Kernels {
                 // The field table is fixed for the world's life: without a turbulence field the
                 // kernel is compiled without the noise's code (`FIELD_TURBULENCE`, forces.wgsl).
-                integrate: if turbulence {
-                    Kernel::new(device, &module, "agg_integrate")
-                } else {
-                    Kernel::specialised(
-                        device,
-                        &module,
-                        "agg_integrate",
-                        "",
-                        &[("FIELD_TURBULENCE", 0.0)],
-                    )
-                },
+                integrate: Kernel::specialised(
+                    device,
+                    &module,
+                    "agg_integrate",
+                    if turbulence { "+turbulence" } else { "" },
+                    &[("FIELD_TURBULENCE", f64::from(u8::from(turbulence)))],
+                ),
                 collide_b_to_a: Kernel::new(device, &module, "collide"),
                 collide_a_to_b: Kernel::new(device, &module, "collide"),
                 solve_links: Kernel::new(device, &module, "solve_links"),

@@ -156,11 +156,10 @@ impl AggregateWorld {
                 Engine::Gpu(Box::new(ctx.checked("an aggregate world", || {
                     let need = super::shader::storage_buffers_per_stage(me.grid_spec.is_some())?;
                     ctx.require_storage_buffers("an aggregate world", need)?;
-                    let n = me.config.fields.len();
-                    let turbulence = me.fields[..n].iter().any(|f| {
-                        f.kind & crate::particles::types::FIELD_KIND_MASK
-                            == crate::particles::types::FIELD_KIND_TURBULENCE
-                    });
+                    let turbulence = crate::particles::types::fields_turbulent(
+                        &me.fields,
+                        me.config.fields.len(),
+                    );
                     GpuAggregate::new(&ctx, me.config.capacity, me.grid_spec, &t, turbulence)
                 })?))
             }

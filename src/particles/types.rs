@@ -82,6 +82,15 @@ pub struct GpuField {
     pub w: Vec4,
 }
 
+/// Whether the first `count` fields of a field table hold turbulence (the integrate kernels
+/// are compiled without its code when none does: `FIELD_TURBULENCE` in forces.wgsl).
+pub(crate) fn fields_turbulent(fields: &[GpuField], count: usize) -> bool {
+    fields
+        .iter()
+        .take(count)
+        .any(|f| f.kind & FIELD_KIND_MASK == FIELD_KIND_TURBULENCE)
+}
+
 /// `fields` as a step starting at `time` seconds sees them: each turbulence field's noise
 /// offset is its scroll velocity times the time (the rest are unchanged).
 pub fn fields_at(

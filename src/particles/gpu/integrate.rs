@@ -10,7 +10,7 @@
 //! is only run where that feature's branch cannot be taken, so every variant gives the same
 //! bits as the full kernel.
 
-use super::super::types::{GpuField, FIELD_KIND_MASK, FIELD_KIND_TURBULENCE};
+use super::super::types::{fields_turbulent, GpuField};
 use super::{binding, state_bindings, Buffers};
 use crate::gpu::kernel::Kernel;
 
@@ -57,10 +57,7 @@ pub(crate) struct Features {
 impl Features {
     /// Whether the first `count` fields of `fields` (a step's table) hold turbulence.
     pub fn turbulent(fields: &[GpuField], count: u32) -> bool {
-        fields
-            .iter()
-            .take(count as usize)
-            .any(|f| f.kind & FIELD_KIND_MASK == FIELD_KIND_TURBULENCE)
+        fields_turbulent(fields, count as usize)
     }
 
     fn flags(self) -> [bool; 4] {
