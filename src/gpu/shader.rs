@@ -14,6 +14,11 @@
 //! does the expensive work in a second loop behind an `if` outside it (the aggregate world's
 //! `apply_colliders`), and such tables are uniform arrays. On a hardware GPU the extra test loop
 //! costs a few uniform loads a thread (not measured on one yet).
+//!
+//! Code also costs on lavapipe where it is compiled in, taken or not (session 16): a feature
+//! no step of a world uses is better compiled out with a pipeline-overridable constant (the
+//! particle integrate kernel's variants, `particles/gpu/integrate.rs`) than skipped by a
+//! branch, which moving it out of a loop did not make cheaper for the turbulence field.
 
 use crate::error::{Error, Result};
 
