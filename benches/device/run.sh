@@ -17,7 +17,9 @@ el() { echo "[t=$(( $(date +%s) - T0 )) s] $*"; }
   el blocks; timeout 60 $B/rigid_bench --sizes 5000,20000,100000 --scenes pyramid,rain --no-cpu --no-rapier --no-rapier-default --blocks;
   el blocks_relax1; timeout 30 $B/rigid_bench --sizes 5000,20000 --scenes pyramid --no-cpu --no-rapier --no-rapier-default --blocks --relax 1 --block-sweeps 1; el done; } > $OUT/rigid.log 2>&1
 { el grains; timeout 20 $B/bench --grains-only --no-cpu;
-  el particles; timeout 60 $B/bench --sizes 1000000,10000000 --no-cpu; el done; } > $OUT/particles.log 2>&1
+  el particles; timeout 60 $B/bench --sizes 1000000,10000000 --no-cpu;
+  # Where the cloud's cost per particle jumps (issue 10: 4M at 2.8 TB/s, 10M at 0.9 TB/s).
+  el cloud_sweep; timeout 60 $B/bench --particles-only --no-cpu --sizes 3000000,4000000,5000000,6000000,7000000,8000000,10000000; el done; } > $OUT/particles.log 2>&1
 { el show; timeout 30 $B/fireworks --show --gpu-timing --headless --frames 3000 --out /tmp/show.png; el done;
   if python3 -c 'import numpy' 2>/dev/null; then
     el nexus; python3 -m zipfile -e .gpu/*.whl /tmp/nx; PYTHONPATH=/tmp/nx timeout 50 python3 benches/nexus/pyramid.py --any-adapter --sizes 100,200 --configs default --drift-sizes 100 --no-passes; el done

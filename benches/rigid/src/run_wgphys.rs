@@ -259,10 +259,22 @@ pub(crate) fn run_wgphys(
         Some(c) => format!("wgphys GPU ({})", c.describe()),
         None => "wgphys CPU twin (1 thread)".into(),
     };
-    let colours = if report.uncoloured > 0 {
-        format!("{} (+{} uncoloured)", report.colours, report.uncoloured)
+    // The colouring's rounds that coloured something (Jones–Plassmann; 0 with blocks, which
+    // colour each bin in one pass).
+    let rounds = if report.rounds > 0 {
+        format!(", {} rounds", report.rounds)
     } else {
+        String::new()
+    };
+    let colours = if report.uncoloured > 0 {
+        format!(
+            "{} (+{} uncoloured{rounds})",
+            report.colours, report.uncoloured
+        )
+    } else if rounds.is_empty() {
         report.colours.to_string()
+    } else {
+        format!("{} ({})", report.colours, &rounds[2..])
     };
     Ok(Row {
         scene,
