@@ -226,7 +226,11 @@ fn the_step_plan_counts_passes_and_dispatches_from_the_stage_list() {
     let (big, _) = scenes::pyramid(Backend::Gpu(ctx), 40, 0.5).expect("pyramid");
     let plan = big.step_plan().expect("a GPU plan");
     assert!(big.config().pair_capacity == 0 && plan.shape.pair_capacity > 4096);
-    assert_eq!(plan.passes(), 2, "collide once, then the solver's substeps");
+    assert_eq!(
+        plan.passes(),
+        3,
+        "the broad phase, the per-pair stages sized by its pairs, then the solver's substeps"
+    );
     let counted: u32 = plan
         .phases
         .iter()
@@ -239,7 +243,7 @@ fn the_step_plan_counts_passes_and_dispatches_from_the_stage_list() {
         .sum();
     assert_eq!(plan.dispatches(), counted);
     assert_eq!(big.dispatches_per_step(), Some(counted));
-    // Passes are what the host pays for: a step records 2, whatever the dispatch count (here
+    // Passes are what the host pays for: a step records 3, whatever the dispatch count (here
     // several hundred).
     assert!(counted > 20 * plan.passes(), "{counted} dispatches");
     let order = plan.stage_order();
@@ -292,7 +296,11 @@ fn gpu_timing_reports_each_phase_of_the_step() {
     let labels: Vec<&str> = phases.iter().map(|p| p.0).collect();
     assert_eq!(
         labels,
-        ["wgphys:pass:rigid_collide", "wgphys:pass:rigid_solve"]
+        [
+            "wgphys:pass:rigid_broad",
+            "wgphys:pass:rigid_collide",
+            "wgphys:pass:rigid_solve"
+        ]
     );
     for (label, ms) in &phases {
         assert!(ms.is_finite() && *ms > 0.0, "{label}: {ms} ms");

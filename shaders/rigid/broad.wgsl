@@ -4,7 +4,7 @@
 // Reads `params`, `bodies` (shape_aabbs only), `shapes`, the large list and the grid
 // (`grid_sorted/grid_start/grid_end`, built over `shape_pos` after `shape_aabbs`); writes
 // `shape_pos`, `shape_xf`, `pair_scratch`, `pairs` and `counters[COUNTER_PAIRS,
-// COUNTER_PAIRS_WANTED]`.
+// COUNTER_PAIRS_WANTED, COUNTER_PAIR_GROUPS..+3]`.
 //
 // `pair_scratch` holds, so that broad_write binds 8 storage buffers (WebGPU's default):
 //   [0, large_count)            the large list: ascending large-shape indices, host-written
@@ -458,7 +458,13 @@ fn broad_scan_sums(@builtin(local_invocation_id) lid: vec3<u32>) {
         let wanted = broad_wg[RIGID_WG - 1u];
         pair_scratch[sums + blocks + 1u] = wanted; // the total, for broad_write's last item
         atomicStore(&counters[COUNTER_PAIRS_WANTED], wanted);
-        atomicStore(&counters[COUNTER_PAIRS], min(wanted, params.pair_capacity));
+        let pairs = min(wanted, params.pair_capacity);
+        atomicStore(&counters[COUNTER_PAIRS], pairs);
+        // The per-pair stages' indirect arguments (step.rs `pair_groups`): a workgroup per
+        // RIGID_WG pairs written, at least one (colour_init also clears counters).
+        atomicStore(&counters[COUNTER_PAIR_GROUPS], max((pairs + RIGID_WG - 1u) / RIGID_WG, 1u));
+        atomicStore(&counters[COUNTER_PAIR_GROUPS + 1u], 1u);
+        atomicStore(&counters[COUNTER_PAIR_GROUPS + 2u], 1u);
     }
 }
 

@@ -228,9 +228,9 @@ pub struct StepShape {
     pub block_bins: u32,
 }
 
-/// The most compute passes (phases) a step records: `rigid_collide`, then `rigid_solve` for
-/// scenes above [`solver::FUSED_MAX_MANIFOLDS`] pair slots.
-pub const MAX_PHASES: u32 = 2;
+/// The most compute passes (phases) a step records: `rigid_broad`, `rigid_collide` and
+/// `rigid_solve` for scenes above [`solver::FUSED_MAX_MANIFOLDS`] pair slots (one pass below).
+pub const MAX_PHASES: u32 = 3;
 
 /// The GPU step for one [`StepShape`]: its phases in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -294,6 +294,28 @@ fn kernel(stage: RigidStage, entry: &'static str, dispatch: PassDispatch, record
     }
 }
 
+/// The workgroups of a per-pair stage for `pairs` pairs written: one per [`RIGID_WG`], at least
+/// one (the x of the triple `broad_scan_sums` writes at [`counter::PAIR_GROUPS`]).
+pub fn pair_groups(pairs: u32) -> u32 {
+    pairs.div_ceil(RIGID_WG).max(1)
+}
+
+/// A stage with a thread per pair slot, after the broad phase. Above the fused size it is
+/// sized by the pairs the broad phase wrote ([`counter::PAIR_GROUPS`], copied into the indirect
+/// arguments between the broad and the collide pass) instead of by the pair capacity: a
+/// software adapter pays for every workgroup it launches, and a pyramid's broad phase fills
+/// a third of the default 8 slots per shape, so the per-pair stages of a 5k wall cost 76 ms a
+/// step on lavapipe sized by the capacity against 44–47 ms sized by the pairs (BENCHMARKS.md,
+/// session 17). Below it (one pass) the capacity is small and the dispatch direct.
+fn per_pair(stage: RigidStage, entry: &'static str, pair_capacity: u32, record: u32) -> StepOp {
+    let dispatch = if fused_solver(pair_capacity) {
+        PassDispatch::Direct(pair_capacity.div_ceil(RIGID_WG).max(1))
+    } else {
+        PassDispatch::Indirect(counter::PAIR_GROUPS as u32)
+    };
+    kernel(stage, entry, dispatch, record)
+}
+
 fn over(stage: RigidStage, threads: u32) -> StepOp {
     kernel(
         stage,
@@ -323,6 +345,8 @@ pub fn block_solver(params: &GpuRigidParams) -> bool {
 /// `colour_keys`, the sort by bin and `block_colour`, which colours each bin on its own.
 fn colour_ops(pair_capacity: u32, block_bins: u32, ops: &mut Vec<StepOp>) {
     let stage = RigidStage::Colour;
+    // colour_keys writes a sort key for every slot (the sort runs over the capacity); the
+    // other passes visit the pairs written.
     let per_manifold = PassDispatch::Direct(pair_capacity.div_ceil(RIGID_WG).max(1));
     if pair_capacity <= solver::COLOUR_FUSED_MAX_MANIFOLDS && block_bins == 0 {
         ops.push(kernel(
@@ -333,7 +357,7 @@ fn colour_ops(pair_capacity: u32, block_bins: u32, ops: &mut Vec<StepOp>) {
         ));
         return;
     }
-    ops.push(kernel(stage, "colour_init", per_manifold, 0));
+    ops.push(per_pair(stage, "colour_init", pair_capacity, 0));
     if block_bins > 0 {
         ops.push(kernel(stage, "colour_keys", per_manifold, 0));
         ops.push(StepOp::ColourSort {
@@ -348,9 +372,9 @@ fn colour_ops(pair_capacity: u32, block_bins: u32, ops: &mut Vec<StepOp>) {
         ));
         return;
     }
-    ops.push(kernel(stage, "colour_claim", per_manifold, 0));
+    ops.push(per_pair(stage, "colour_claim", pair_capacity, 0));
     for r in 0..solver::COLOUR_ROUNDS {
-        ops.push(kernel(stage, "colour_round", per_manifold, r));
+        ops.push(per_pair(stage, "colour_round", pair_capacity, r));
     }
     ops.push(kernel(stage, "colour_keys", per_manifold, 0));
     ops.push(StepOp::ColourSort {
@@ -411,14 +435,17 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
 /// The GPU step for `shape`; `grid_dispatches` and `sort_dispatches` are what one grid build
 /// and one colour sort record (for counting).
 ///
-/// Phase `rigid_collide`, once: `step_start`, `rigid_forces` (with an explosion),
-/// `shape_aabbs`, the grid build, the broad phase, `narrow`, `wake_mark`, `wake_apply`,
-/// `warm_start`, the colouring and `solve_prepare`. Then, after the copy of the indirect
-/// arguments the colouring wrote, phase `rigid_solve`: `substeps` × (`integrate_velocity`,
-/// `solve_warm_apply`, `velocity_iterations` × `solve_contact`, `integrate_position`, `ccd`,
-/// `relax_iterations` × `solve_relax`), then `solve_restitution`, `position_iterations` ×
-/// `solve_position` and `sleep`. Scenes of up to [`solver::FUSED_MAX_MANIFOLDS`] pair slots
-/// need no indirect arguments and record everything in the one collide pass.
+/// Phase `rigid_broad`: `step_start`, `rigid_forces` (with an explosion), `shape_aabbs`, the
+/// grid build and the broad phase. Then, after the copy of the indirect arguments, phase
+/// `rigid_collide`, its per-pair stages sized by the pairs the broad phase wrote
+/// ([`pair_groups`] workgroups, from the indirect arguments): `narrow`, `wake_mark`,
+/// `wake_apply`, `warm_start`, the colouring and `solve_prepare`. Then, after the
+/// copy of the indirect arguments the colouring wrote, phase `rigid_solve`: `substeps` ×
+/// (`integrate_velocity`, `solve_warm_apply`, `velocity_iterations` × `solve_contact`,
+/// `integrate_position`, `ccd`, `relax_iterations` × `solve_relax`), then
+/// `solve_restitution`, `position_iterations` × `solve_position` and `sleep`. Scenes of up to
+/// [`solver::FUSED_MAX_MANIFOLDS`] pair slots need no indirect arguments and record
+/// everything in one pass, `rigid_collide`.
 pub fn step_plan(shape: StepShape, grid_dispatches: u32, sort_dispatches: u32) -> StepPlan {
     let mut collide = vec![over(RigidStage::StepStart, shape.bodies)];
     if shape.explosion {
@@ -442,20 +469,30 @@ pub fn step_plan(shape: StepShape, grid_dispatches: u32, sort_dispatches: u32) -
             0,
         ));
     }
-    collide.push(over(RigidStage::Narrow, shape.pair_capacity));
-    collide.push(over(RigidStage::WakeMark, shape.pair_capacity));
+    let fused = fused_solver(shape.pair_capacity);
+    let mut phases = Vec::new();
+    if !fused {
+        phases.push(StepPhase {
+            label: "wgphys:pass:rigid_broad",
+            flip_manifolds: true,
+            copy_indirect: false,
+            ops: std::mem::take(&mut collide),
+        });
+    }
+    let per_pair_stage = |stage: RigidStage| per_pair(stage, stage.name(), shape.pair_capacity, 0);
+    collide.push(per_pair_stage(RigidStage::Narrow));
+    collide.push(per_pair_stage(RigidStage::WakeMark));
     collide.push(over(RigidStage::WakeApply, shape.bodies));
     let (mut prepare, mut solve) = solver_ops(&shape);
     collide.append(&mut prepare);
     solve.push(over(RigidStage::Sleep, shape.bodies));
-    let mut phases = Vec::new();
-    if fused_solver(shape.pair_capacity) {
+    if fused {
         collide.append(&mut solve);
     }
     phases.push(StepPhase {
         label: "wgphys:pass:rigid_collide",
-        flip_manifolds: true,
-        copy_indirect: false,
+        flip_manifolds: fused,
+        copy_indirect: !fused,
         ops: collide,
     });
     if !solve.is_empty() {
@@ -482,14 +519,15 @@ pub fn step_plan(shape: StepShape, grid_dispatches: u32, sort_dispatches: u32) -
 /// [`solver::solve`]).
 pub fn solver_ops(shape: &StepShape) -> (Vec<StepOp>, Vec<StepOp>) {
     let shape = *shape;
-    let mut collide = vec![over(RigidStage::WarmStart, shape.pair_capacity)];
+    let per_pair_stage = |stage: RigidStage| per_pair(stage, stage.name(), shape.pair_capacity, 0);
+    let mut collide = vec![per_pair_stage(RigidStage::WarmStart)];
     let block_bins = if fused_solver(shape.pair_capacity) {
         0
     } else {
         shape.block_bins
     };
     colour_ops(shape.pair_capacity, block_bins, &mut collide);
-    collide.push(over(RigidStage::SolvePrepare, shape.pair_capacity));
+    collide.push(per_pair_stage(RigidStage::SolvePrepare));
     let mut solve = Vec::new();
     for _ in 0..shape.substeps {
         solve.push(over(RigidStage::IntegrateVelocity, shape.bodies));

@@ -69,6 +69,11 @@ pub mod counter {
     pub const ROUNDS: usize = 9;
     /// Manifolds in the solver's tail (colours from `colour_slots − 1` on, one workgroup).
     pub const TAIL: usize = 10;
+    /// The indirect-dispatch triple (x, 1, 1) of the stages that run a thread per pair slot
+    /// after the broad phase (`narrow`, `wake_mark`, `warm_start`, the colouring's rounds,
+    /// `solve_prepare`): one workgroup per `RIGID_WG` pairs the broad phase wrote, at least one
+    /// (`broad_scan_sums` writes it; [`super::super::step::pair_groups`]).
+    pub const PAIR_GROUPS: usize = 11;
     /// First of `MAX_COLOURS` indirect-dispatch triples (x, 1, 1), one per colour.
     pub const INDIRECT: usize = 16;
     /// First of `MAX_COLOURS + 1` colour start offsets into the `order` buffer.
@@ -79,6 +84,7 @@ pub mod counter {
     /// Words in the counters buffer.
     pub const LEN: usize = 256;
     const _: () = assert!(COLOUR_COUNT + (super::MAX_COLOURS as usize) < LEN);
+    const _: () = assert!(TAIL < PAIR_GROUPS && PAIR_GROUPS + 3 <= INDIRECT);
 }
 
 /// A rigid body. 256 bytes.

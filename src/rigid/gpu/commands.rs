@@ -92,9 +92,11 @@ impl GpuRigid {
         self.colour_sort.encode(encoder, slots)
     }
 
-    /// Copies the counters into the indirect-argument buffer (after the colouring passes, before
-    /// the indirect solver passes).
+    /// Copies the counters into the indirect-argument buffer (after the broad phase, before the
+    /// per-pair passes; after the colouring passes, before the indirect solver passes). Writes
+    /// queued before it are recorded first, so the copy sees them.
     pub fn record_indirect_copy(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.uploads.record(encoder);
         encoder.copy_buffer_to_buffer(
             &self.counters,
             0,

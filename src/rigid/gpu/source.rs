@@ -135,6 +135,7 @@ pub fn shader_source() -> String {
         ("COUNTER_COLOURS_WANTED", counter::COLOURS_WANTED as u32),
         ("COUNTER_ROUNDS", counter::ROUNDS as u32),
         ("COUNTER_TAIL", counter::TAIL as u32),
+        ("COUNTER_PAIR_GROUPS", counter::PAIR_GROUPS as u32),
         ("COUNTER_INDIRECT", counter::INDIRECT as u32),
         ("COUNTER_COLOUR_START", counter::COLOUR_START as u32),
         ("COUNTER_COLOUR_COUNT", counter::COLOUR_COUNT as u32),

@@ -23,7 +23,8 @@ impl RigidWorld {
     }
 
     /// GPU time of each phase (compute pass) of the last step in ms, labelled as its pass
-    /// (`wgphys:pass:rigid_collide`, `wgphys:pass:rigid_solve`); blocking, for benchmarks.
+    /// (`wgphys:pass:rigid_broad`, `wgphys:pass:rigid_collide`, `wgphys:pass:rigid_solve`; one
+    /// pass, `rigid_collide`, for small scenes); blocking, for benchmarks.
     ///
     /// # Errors
     /// As [`RigidWorld::last_step_gpu_ms`].
