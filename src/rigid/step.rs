@@ -10,8 +10,9 @@
 //! Why phases: on a real GPU the host's cost of a compute pass (tens of microseconds in wgpu) is
 //! larger than most rigid kernels, so every dispatch of a phase goes into one pass; wgpu keeps
 //! their order and makes each see the writes of the ones before it. A phase ends only where a
-//! copy must run between dispatches (the solver's indirect arguments, written by the colouring,
-//! are copied to a buffer no kernel binds as writable storage).
+//! copy must run between dispatches: indirect arguments written by a kernel (the per-pair
+//! stages' by the broad phase, the solver's by the colouring) are copied to a buffer no kernel
+//! binds as writable storage.
 
 use super::broad::{self, BroadPlan};
 use super::gpu::PassDispatch;
