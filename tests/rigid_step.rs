@@ -114,6 +114,50 @@ fn gpu_matches_the_cpu_end_to_end_with_blocks() {
     pyramid_gpu_matches_the_cpu(a, c, &boxes, rows);
 }
 
+/// The same with a world of 16,385 pair slots, one more than the one-workgroup colouring takes,
+/// so the step runs in three passes with the per-pair stages and the 32 colouring rounds sized
+/// by the pairs the broad phase wrote (indirect, `counter::PAIR_GROUPS`), colour by colour: the
+/// same budget, the same stability check. A broad phase that left the arguments unwritten would
+/// run none of those stages (the pyramid would fall through the ground); one that sized them
+/// short would leave pairs without contacts or colours.
+#[test]
+fn gpu_matches_the_cpu_end_to_end_in_colouring_rounds() {
+    use wgphys::rigid::gpu::PassDispatch;
+    use wgphys::rigid::solver::COLOUR_FUSED_MAX_MANIFOLDS;
+    use wgphys::rigid::types::counter;
+    let rows = 10;
+    let config = RigidConfig {
+        pair_capacity: COLOUR_FUSED_MAX_MANIFOLDS + 1,
+        ..scenes::config(64)
+    };
+    let mut a = RigidWorld::new(Backend::Gpu(gpu()), config.clone()).expect("gpu world");
+    let mut c = RigidWorld::new(Backend::Cpu, config).expect("cpu world");
+    let boxes = scenes::pyramid_in(&mut a, rows, 0.5).expect("pyramid");
+    scenes::pyramid_in(&mut c, rows, 0.5).expect("pyramid");
+    let plan = a.step_plan().expect("a GPU plan");
+    assert_eq!(plan.passes(), 3);
+    let rounds = plan
+        .phases
+        .iter()
+        .flat_map(|p| &p.ops)
+        .filter(|op| {
+            matches!(
+                op,
+                StepOp::Kernel {
+                    entry: "colour_round",
+                    dispatch: PassDispatch::Indirect(w),
+                    ..
+                } if *w as usize == counter::PAIR_GROUPS
+            )
+        })
+        .count();
+    assert_eq!(
+        rounds, 32,
+        "the colouring should run in rounds sized by the pairs"
+    );
+    pyramid_gpu_matches_the_cpu(a, c, &boxes, rows);
+}
+
 fn pyramid_gpu_matches_the_cpu(
     mut a: RigidWorld,
     mut c: RigidWorld,
