@@ -496,10 +496,9 @@ pub struct RigidConfig {
     pub shape_capacity: u32,
     /// Pair and manifold slots; 0 means eight per shape. Memory is the price of spare slots
     /// (over 640 bytes each on the GPU: a pair, two manifolds of 224 bytes for the warm start,
-    /// 192 bytes of solver rows) more than time: the GPU step sizes its per-pair stages by the pairs
-    /// the broad phase wrote (only the colouring's sort walks every slot). A step that finds
-    /// more pairs than slots grows them when
-    /// `auto_grow` is on.
+    /// 192 bytes of solver rows) more than time: the GPU step sizes its per-pair stages by the
+    /// pairs the broad phase wrote (only the colouring's sort walks every slot). A step that
+    /// finds more pairs than slots grows them when `auto_grow` is on.
     pub pair_capacity: u32,
     /// Grow full buffers (bodies, shapes, pairs) instead of refusing or reporting only.
     pub auto_grow: bool,
