@@ -43,6 +43,11 @@ fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
 /// presence is what costs (moving the noise out of the field loop behind a test did not help).
 /// On a hardware GPU the kernel may need fewer registers without it (not measured).
 override FIELD_TURBULENCE: bool = true;
+/// Spheres and boxes may be in the collider table. A kernel compiled with false leaves their
+/// code out and treats every collider as a half-space: only for a table of half-spaces alone
+/// (the aggregate world's, fixed for its life, when it holds nothing else), where the results
+/// are the same bits; on software adapters the code costs where it is compiled in.
+override COLLIDER_SOLIDS: bool = true;
 
 /// Acceleration one force field gives a particle (gravity and the attractor are mass
 /// independent; drag and wind are forces, scaled by the inverse mass).
@@ -105,6 +110,9 @@ fn half_space_depth(a: vec4<f32>, p: vec3<f32>, r: f32) -> f32 {
 /// ask it run on software adapters too, which evaluate every branch of a loop's body.
 fn collider_in_reach(c: Collider, p: vec3<f32>, r: f32, slop: f32) -> bool {
     let plane = half_space_depth(c.a, p, r) > -slop;
+    if (!COLLIDER_SOLIDS) {
+        return plane;
+    }
     let bound = select(length(c.b.xyz), c.a.w, c.kind == 2u);
     let d = p - c.a.xyz;
     let ext = bound + r + slop;
@@ -113,7 +121,7 @@ fn collider_in_reach(c: Collider, p: vec3<f32>, r: f32, slop: f32) -> bool {
 
 /// Penetration (positive when overlapping) and outward normal of a sphere of radius `r` at `p`.
 fn collider_contact(c: Collider, p: vec3<f32>, r: f32) -> vec4<f32> {
-    if (c.kind == 1u) {
+    if (!COLLIDER_SOLIDS || c.kind == 1u) {
         return vec4<f32>(c.a.xyz, half_space_depth(c.a, p, r));
     }
     if (c.kind == 2u) {

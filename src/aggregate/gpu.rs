@@ -28,6 +28,28 @@ pub use super::shader::{
     NEAR_STATE_BYTES,
 };
 
+/// `GpuCollider::kind` of a half-space.
+const HALF_SPACE_KIND: u32 = 1;
+
+/// A collide entry point (`collide`, `collide_near`) compiled for the world's collider table:
+/// without the spheres' and boxes' code when `solids` is false (`COLLIDER_SOLIDS`,
+/// forces.wgsl), which changes no result where the table holds half-spaces alone. The 100k
+/// sand box's collide iterations on lavapipe: BENCHMARKS.md, session 17.
+pub(super) fn collide_kernel(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    entry: &'static str,
+    solids: bool,
+) -> Kernel {
+    Kernel::specialised(
+        device,
+        module,
+        entry,
+        if solids { "" } else { "+half_spaces" },
+        &[("COLLIDER_SOLIDS", f64::from(u8::from(solids)))],
+    )
+}
+
 /// The static tables, as the host last set them.
 pub struct Tables<'a> {
     /// Force generators (dead ones have kind 0).
@@ -185,10 +207,13 @@ impl GpuAggregate {
         });
         let n = u64::from(capacity);
         let v4 = |name: &str, extra: U| buffer::zeroed(device, name, 16 * n, STATE | extra);
+        // The collider table is fixed for the world's life: with half-spaces alone (the sand
+        // box) the collide kernels are compiled without the spheres' and boxes' code.
+        let solids = t.colliders.iter().any(|c| c.kind != HALF_SPACE_KIND);
         let (grid, near) = match grid {
             Some(spec) => (
                 Some(GpuGrid::new(ctx, capacity, spec)?),
-                Some(Near::new(ctx, &module, capacity, &spec)?),
+                Some(Near::new(ctx, &module, capacity, &spec, solids)?),
             ),
             None => (None, None),
         };
@@ -231,8 +256,8 @@ impl GpuAggregate {
                     if turbulence { "+turbulence" } else { "" },
                     &[("FIELD_TURBULENCE", f64::from(u8::from(turbulence)))],
                 ),
-                collide_b_to_a: Kernel::new(device, &module, "collide"),
-                collide_a_to_b: Kernel::new(device, &module, "collide"),
+                collide_b_to_a: collide_kernel(device, &module, "collide", solids),
+                collide_a_to_b: collide_kernel(device, &module, "collide", solids),
                 solve_links: Kernel::new(device, &module, "solve_links"),
             },
             timing: None,

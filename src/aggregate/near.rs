@@ -71,6 +71,7 @@ impl Near {
         module: &wgpu::ShaderModule,
         capacity: u32,
         spec: &GridSpec,
+        solids: bool,
     ) -> Result<Self> {
         let device = &ctx.device;
         let list_capacity = fitting_list_capacity(ctx, capacity, DEFAULT_LIST_CAPACITY);
@@ -92,8 +93,8 @@ impl Near {
             cells_kernel: Kernel::new(device, module, "near_cells"),
             list: Kernel::new(device, module, "near_list"),
             collide: [
-                Kernel::new(device, module, "collide_near"),
-                Kernel::new(device, module, "collide_near"),
+                super::gpu::collide_kernel(device, module, "collide_near", solids),
+                super::gpu::collide_kernel(device, module, "collide_near", solids),
             ],
             scatter: [
                 Kernel::new(device, module, "near_scatter"),
