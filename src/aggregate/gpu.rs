@@ -15,7 +15,7 @@ use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
 use crate::grid::gpu::GpuGrid;
 use crate::grid::GridSpec;
-use crate::particles::types::{GpuCollider, WG};
+use crate::particles::types::{collider_kind, GpuCollider, WG};
 use glam::Vec4;
 use std::mem::size_of;
 use wgpu::BufferUsages as U;
@@ -28,9 +28,6 @@ pub use super::shader::{
     NEAR_STATE_BYTES,
 };
 
-/// `GpuCollider::kind` of a half-space.
-const HALF_SPACE_KIND: u32 = 1;
-
 /// A collide entry point (`collide`, `collide_near`) compiled for the world's collider table:
 /// without the spheres' and boxes' code when `solids` is false (`COLLIDER_SOLIDS`,
 /// forces.wgsl), which changes no result where the table holds half-spaces alone. The 100k
@@ -41,12 +38,11 @@ pub(super) fn collide_kernel(
     entry: &'static str,
     solids: bool,
 ) -> Kernel {
-    Kernel::specialised(
+    Kernel::with_flags(
         device,
         module,
         entry,
-        if solids { "" } else { "+half_spaces" },
-        &[("COLLIDER_SOLIDS", f64::from(u8::from(solids)))],
+        &[("COLLIDER_SOLIDS", "+solids", solids)],
     )
 }
 
@@ -209,7 +205,10 @@ impl GpuAggregate {
         let v4 = |name: &str, extra: U| buffer::zeroed(device, name, 16 * n, STATE | extra);
         // The collider table is fixed for the world's life: with half-spaces alone (the sand
         // box) the collide kernels are compiled without the spheres' and boxes' code.
-        let solids = t.colliders.iter().any(|c| c.kind != HALF_SPACE_KIND);
+        let solids = t
+            .colliders
+            .iter()
+            .any(|c| c.kind != collider_kind::HALF_SPACE);
         let (grid, near) = match grid {
             Some(spec) => (
                 Some(GpuGrid::new(ctx, capacity, spec)?),
@@ -249,12 +248,11 @@ impl GpuAggregate {
             kernels: Kernels {
                 // The field table is fixed for the world's life: without a turbulence field the
                 // kernel is compiled without the noise's code (`FIELD_TURBULENCE`, forces.wgsl).
-                integrate: Kernel::specialised(
+                integrate: Kernel::with_flags(
                     device,
                     &module,
                     "agg_integrate",
-                    if turbulence { "+turbulence" } else { "" },
-                    &[("FIELD_TURBULENCE", f64::from(u8::from(turbulence)))],
+                    &[("FIELD_TURBULENCE", "+turbulence", turbulence)],
                 ),
                 collide_b_to_a: collide_kernel(device, &module, "collide", solids),
                 collide_a_to_b: collide_kernel(device, &module, "collide", solids),

@@ -56,6 +56,27 @@ impl Kernel {
         }
     }
 
+    /// As [`Kernel::specialised`] for boolean pipeline-overridable constants: each flag is
+    /// (constant, label, on); the constant is set to `on`, and the labels of the flags that are
+    /// on, in order, name the variant (a feature's code is compiled out where its flag is off).
+    pub fn with_flags(
+        device: &wgpu::Device,
+        module: &wgpu::ShaderModule,
+        entry: &'static str,
+        flags: &[(&str, &str, bool)],
+    ) -> Self {
+        let constants: Vec<(&str, f64)> = flags
+            .iter()
+            .map(|&(name, _, on)| (name, f64::from(u8::from(on))))
+            .collect();
+        let variant: String = flags
+            .iter()
+            .filter(|&&(_, _, on)| on)
+            .map(|&(_, label, _)| label)
+            .collect();
+        Self::specialised(device, module, entry, &variant, &constants)
+    }
+
     /// (Re)binds the kernel's buffers; `entries` name exactly the bindings the entry point uses.
     pub fn bind(&mut self, device: &wgpu::Device, entries: &[(u32, &wgpu::Buffer)]) {
         let resources: Vec<(u32, wgpu::BindingResource)> = entries

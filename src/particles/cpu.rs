@@ -191,10 +191,10 @@ pub(crate) fn reach_slack_source() -> String {
 /// half-extents' length (the farthest any point of the box is from its centre) + r + slop;
 /// both with [`REACH_SLACK`] on the squared distance.
 pub fn collider_in_reach(c: &GpuCollider, p: Vec3, r: f32, slop: f32) -> bool {
-    if c.kind == 1 {
+    if c.kind == collider_kind::HALF_SPACE {
         return half_space_depth(c, p, r) > -slop;
     }
-    let bound = if c.kind == 2 {
+    let bound = if c.kind == collider_kind::SPHERE {
         c.a.w
     } else {
         fm::length(c.b.xyz())
@@ -207,10 +207,10 @@ pub fn collider_in_reach(c: &GpuCollider, p: Vec3, r: f32, slop: f32) -> bool {
 /// Penetration (w, positive when overlapping) and outward normal (xyz) of a sphere of radius `r`
 /// at `p` against a collider.
 pub fn collider_contact(c: &GpuCollider, p: Vec3, r: f32) -> Vec4 {
-    if c.kind == 1 {
+    if c.kind == collider_kind::HALF_SPACE {
         return c.a.xyz().extend(half_space_depth(c, p, r));
     }
-    if c.kind == 2 {
+    if c.kind == collider_kind::SPHERE {
         let d = p - c.a.xyz();
         let len = fm::length(d);
         let mut n = Vec3::Y;
@@ -316,7 +316,7 @@ pub fn integrate(s: &mut CpuState, inp: &StepInputs) {
                 if contact.w > -reach {
                     hit = hit || fm::dot(v, contact.xyz()) < 0.0;
                     let surface = GpuCollider {
-                        kind: 1,
+                        kind: collider_kind::HALF_SPACE,
                         restitution: d.restitution,
                         friction: d.friction,
                         ..Default::default()

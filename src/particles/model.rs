@@ -1,7 +1,7 @@
 //! Public particle-world types: what a user spawns, the fields and colliders that act on it, and
 //! the world's configuration. Each converts to its GPU mirror in one place.
 
-use super::types::{GpuCollider, GpuField, GpuLife, GpuSpawnRecord};
+use super::types::{collider_kind, GpuCollider, GpuField, GpuLife, GpuSpawnRecord};
 use crate::error::{finite, finite3, non_negative, positive, Error, Result};
 use glam::{Quat, Vec3, Vec4};
 
@@ -471,7 +471,7 @@ impl Collider {
                     fix: "pass a non-zero normal",
                 })?;
                 GpuCollider {
-                    kind: 1,
+                    kind: collider_kind::HALF_SPACE,
                     a: n.extend(offset),
                     ..base
                 }
@@ -480,7 +480,7 @@ impl Collider {
                 finite3("collider.centre", centre)?;
                 positive("collider.radius", radius)?;
                 GpuCollider {
-                    kind: 2,
+                    kind: collider_kind::SPHERE,
                     a: centre.extend(radius),
                     ..base
                 }
@@ -508,7 +508,7 @@ impl Collider {
                     });
                 }
                 GpuCollider {
-                    kind: 3,
+                    kind: collider_kind::BOX,
                     a: centre.extend(0.0),
                     b: half_extents.extend(0.0),
                     q: q.normalize(),

@@ -154,7 +154,17 @@ pub struct GpuParams {
     pub emit_first: [[u32; 4]; (MAX_EMITTERS / 4) as usize],
 }
 
-/// A static collider. 64 bytes. `kind`: 1 half-space, 2 sphere, 3 box.
+/// [`GpuCollider::kind`] values (the WGSL writes them as literals).
+pub mod collider_kind {
+    /// A half-space: normal and offset in `a`.
+    pub const HALF_SPACE: u32 = 1;
+    /// A sphere: centre and radius in `a`.
+    pub const SPHERE: u32 = 2;
+    /// An oriented box: centre in `a`, half extents in `b`, rotation in `q`.
+    pub const BOX: u32 = 3;
+}
+
+/// A static collider. 64 bytes. `kind`: a [`collider_kind`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuCollider {

@@ -99,19 +99,12 @@ impl IntegrateKernels {
         bind: impl FnOnce(&mut Kernel),
     ) -> &Kernel {
         self.variants[features.index()].get_or_insert_with(|| {
-            let flags = features.flags();
-            let constants: Vec<(&str, f64)> = CONSTANTS
+            let flags: Vec<(&str, &str, bool)> = CONSTANTS
                 .iter()
-                .zip(flags)
-                .map(|(&(name, _), on)| (name, f64::from(u8::from(on))))
+                .zip(features.flags())
+                .map(|(&(name, label), on)| (name, label, on))
                 .collect();
-            let label: String = CONSTANTS
-                .iter()
-                .zip(flags)
-                .filter(|&(_, on)| on)
-                .map(|(&(_, label), _)| label)
-                .collect();
-            let mut kernel = Kernel::specialised(device, module, "integrate", &label, &constants);
+            let mut kernel = Kernel::with_flags(device, module, "integrate", &flags);
             bind(&mut kernel);
             kernel
         })
