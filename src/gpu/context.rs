@@ -137,6 +137,16 @@ impl GpuContext {
                 .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
     }
 
+    /// Whether a step may go to the GPU in several submissions as it is recorded (the rigid
+    /// world's [`crate::rigid::gpu::GpuRigid::submit_step_by_phase`]): on a hardware adapter
+    /// the GPU starts on the first phases while the host records the rest. Not on a CPU
+    /// adapter: Mesa's lavapipe orders a submission after the previous one by waiting on the
+    /// host inside `submit`, so a 5k wall's step held the host 44 ms instead of 0.7 ms
+    /// (BENCHMARKS.md, session 18).
+    pub fn submits_overlap(&self) -> bool {
+        self.info.device_type != wgpu::DeviceType::Cpu
+    }
+
     /// The device's largest storage-buffer binding in bytes.
     pub fn max_binding_bytes(&self) -> u64 {
         let l = self.device.limits();

@@ -32,6 +32,8 @@ static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
 struct GpuEngine {
     rigid: GpuRigid,
     status: Vec<StatusSlot>,
+    /// [`RigidWorld::set_submit_by_phase`].
+    submit_by_phase: bool,
 }
 
 enum Engine {
@@ -147,6 +149,7 @@ impl RigidWorld {
                     )
                 })?,
                 status: Vec::new(),
+                submit_by_phase: ctx.submits_overlap(),
             })),
         };
         Ok(Self {
@@ -744,7 +747,11 @@ fn gpu_encode(
     let r = &mut g.rigid;
     r.write(&r.params, &[*params]);
     r.write(&r.explosion, &[*explosion]);
-    r.encode_step(encoder, shape)?;
+    match status {
+        // The world's own step: phases go to the GPU as they are recorded.
+        Some(_) if g.submit_by_phase => r.submit_step_by_phase(encoder, shape)?,
+        _ => r.encode_step(encoder, shape)?,
+    }
     let Some(step) = status else {
         return Ok(());
     };

@@ -38,6 +38,9 @@ pub(crate) struct Tuning {
     /// `--dispatch-timing`: a timestamp before every dispatch, printed per entry point (a
     /// profile: the timestamps cost time, so the row's wall time is not the step's).
     pub(crate) dispatch_timing: bool,
+    /// `--submit-whole`: `RigidWorld::set_submit_by_phase(false)`, one submission per step
+    /// (the default on a hardware adapter submits each phase as it is recorded).
+    pub(crate) submit_whole: bool,
     /// `--pipelined N`: steps of the back-to-back measurement after a GPU row instead of 30
     /// (0 skips it: at 100k on a software adapter 30 steps take minutes).
     pub(crate) pipelined: Option<usize>,
@@ -74,6 +77,7 @@ pub(crate) fn parse_args() -> Res<Args> {
         "--block-cells",
         "--substeps",
         "--dispatch-timing",
+        "--submit-whole",
         "--pipelined",
     ];
     let mut i = 0;
@@ -139,6 +143,7 @@ pub(crate) fn parse_args() -> Res<Args> {
             block_cells: value("--block-cells")?.map(|s| s.parse()).transpose()?,
             substeps: value("--substeps")?.map(|s| s.parse()).transpose()?,
             dispatch_timing: flag("--dispatch-timing"),
+            submit_whole: flag("--submit-whole"),
             pipelined: value("--pipelined")?.map(|s| s.parse()).transpose()?,
         },
     })

@@ -46,7 +46,8 @@
 //! `--block-sweeps N` (sweeps per block and relax round), `--block-cells N` (the blocks' edge in
 //! grid cells instead of 16), `--substeps N` (wgphys' solver substeps instead of 4; rapier keeps
 //! 4), `--dispatch-timing` (a GPU timestamp before every dispatch, printed per entry point: a
-//! profile; the row's wall time then includes the timestamps' cost).
+//! profile; the row's wall time then includes the timestamps' cost), `--submit-whole` (one
+//! submission per step; by default a hardware adapter gets each phase as it is recorded).
 //!
 //! After each GPU row's timed steps, 30 more (`--pipelined N`: N; 0 skips them) are submitted
 //! back to back with one wait at the end ("pipelined"): what a step costs when the host records

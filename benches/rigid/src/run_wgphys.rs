@@ -128,6 +128,9 @@ pub(crate) fn run_wgphys(
         None => Backend::Cpu,
     };
     let (mut world, slots) = build(scene, n, backend, relax)?;
+    if relax.submit_whole {
+        world.set_submit_by_phase(false);
+    }
     let timed_gpu = if relax.dispatch_timing {
         world.enable_gpu_dispatch_timing()
     } else {

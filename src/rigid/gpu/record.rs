@@ -65,6 +65,32 @@ impl GpuRigid {
         encoder: &mut wgpu::CommandEncoder,
         shape: StepShape,
     ) -> Result<()> {
+        self.record_step(encoder, shape, false)
+    }
+
+    /// [`GpuRigid::encode_step`], submitting each phase but the last as soon as it is
+    /// recorded (the last stays in `encoder` for the caller to submit), so the GPU runs the
+    /// broad phase and the collide phase while the host records the solver's dispatches. The
+    /// same passes and dispatches in the same order; only the command buffers differ. On an
+    /// H100 a 5k wall's step spent 0.9 ms recording before any GPU work began (BENCHMARKS.md,
+    /// session 18).
+    ///
+    /// # Errors
+    /// As [`GpuRigid::encode_step`].
+    pub fn submit_step_by_phase(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        shape: StepShape,
+    ) -> Result<()> {
+        self.record_step(encoder, shape, true)
+    }
+
+    fn record_step(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        shape: StepShape,
+        submit_phases: bool,
+    ) -> Result<()> {
         if self.compiled.as_ref().is_none_or(|c| c.plan.shape != shape) {
             let plan = self.plan(shape);
             self.compiled = Some(self.compile(&plan));
@@ -154,6 +180,17 @@ impl GpuRigid {
             if let Some(t) = stages {
                 pass.write_timestamp(&t.queries, query);
                 query += 1;
+            }
+            drop(pass);
+            if submit_phases && i + 1 < compiled.phases.len() {
+                let next =
+                    self.ctx
+                        .device
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("wgphys:rigid_step"),
+                        });
+                let done = std::mem::replace(encoder, next);
+                self.ctx.queue.submit([done.finish()]);
             }
         }
         if let Some(t) = &self.timing {

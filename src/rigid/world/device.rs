@@ -1,5 +1,5 @@
-//! Device work a caller may want up front: compiling every rigid kernel now rather than on
-//! first use.
+//! Device work a caller may want up front (compiling every rigid kernel now rather than on
+//! first use) and how [`RigidWorld::step`] hands its work to the GPU.
 
 use super::*;
 
@@ -21,5 +21,19 @@ impl RigidWorld {
             })?;
         }
         Ok(())
+    }
+
+    /// Whether [`RigidWorld::step`] submits each phase of the step (broad, collide, solve) as
+    /// soon as it is recorded, so the GPU runs the first phases while the host records the
+    /// solver's dispatches; `false` records the whole step and submits it once. The same
+    /// passes and dispatches run in the same order either way, so the results are the same
+    /// bits. The default is on for hardware adapters and off for CPU adapters
+    /// ([`crate::gpu::GpuContext::submits_overlap`]: Mesa's lavapipe waits on the host for the
+    /// previous submission). Steps recorded with [`RigidWorld::encode_step`] go into the
+    /// caller's encoder whole. Nothing to do on the CPU.
+    pub fn set_submit_by_phase(&mut self, on: bool) {
+        if let Engine::Gpu(g) = &mut self.engine {
+            g.submit_by_phase = on;
+        }
     }
 }
