@@ -14,9 +14,10 @@ mkdir -p "$stage/tests"
 grep 'Executable' "$log" | sed 's/.*(\(.*\))/\1/' | while read -r f; do
   cp "$f" "$stage/tests/$(basename "$f" | sed 's/-[0-9a-f]*$//')"
 done
-cp target/release/rigid_bench target/release/examples/bench target/release/examples/fireworks "$stage/"
-strip "$stage"/tests/* "$stage/rigid_bench" "$stage/bench" "$stage/fireworks"
+cp target/release/rigid_bench target/release/examples/bench target/release/examples/fireworks \
+  target/release/examples/stream_probe "$stage/"
+strip "$stage"/tests/* "$stage/rigid_bench" "$stage/bench" "$stage/fireworks" "$stage/stream_probe"
 { git log -1 --format='%h %s'; git status --short; } > "$stage/COMMIT"
 tar -cJf .gpu/bins.tar.xz -C "$stage" .
-cp benches/device/run.sh .gpu/run.sh
+cp benches/device/run.sh benches/device/focus.sh .gpu/
 ls -la .gpu/bins.tar.xz

@@ -1,0 +1,39 @@
+#!/bin/bash
+# A shorter device run than run.sh, for a session with one call left (session 18): the rigid
+# wall with the step submitted phase by phase (the default on hardware) and whole
+# (--submit-whole), a profile per dispatch, the cloud's cliff (examples/stream_probe and the
+# cloud at 4M alone and after 10M), then the whole test suite. Usage, on the device from the
+# repository root (carry: [".gl", ".gpu"]): bash .gpu/focus.sh [deadline-s]
+set -u
+DEADLINE=${1:-360}
+T0=$(date +%s)
+left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
+for f in .gl/*.deb; do dpkg -x $f / >/dev/null 2>&1; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json WGPU_BACKEND=vulkan XDG_RUNTIME_DIR=/tmp/xdg
+mkdir -p /tmp/xdg; chmod 700 /tmp/xdg
+B=/tmp/b; mkdir -p $B; tar -xJf .gpu/bins.tar.xz -C $B
+el() { echo "[t=$(( $(date +%s) - T0 )) s] $*"; }
+{ date; nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv; cat $B/COMMIT; } > $OUT/info.log 2>&1
+R="$B/rigid_bench --scenes pyramid --no-cpu --no-rapier --no-rapier-default"
+{ for k in 1 2; do
+    el "phase by phase $k"; timeout 30 $R --sizes 5000,20000
+    el "whole $k"; timeout 30 $R --sizes 5000,20000 --submit-whole
+  done
+  el "100k phase by phase"; timeout 45 $R --sizes 100000
+  el "100k whole"; timeout 45 $R --sizes 100000 --submit-whole
+  el "relax1 phase"; timeout 20 $R --sizes 5000,20000 --relax 1
+  el "relax1 whole"; timeout 20 $R --sizes 5000,20000 --relax 1 --submit-whole; el done; } > $OUT/rigid.log 2>&1
+{ for c in 4 6 12; do el "colour slots $c"; timeout 20 $R --sizes 5000 --colour-slots $c --pipelined 0; done
+  el dispatch; timeout 50 $R --sizes 5000,100000 --steps 30 --warmup 10 --pipelined 0 --dispatch-timing; el done; } > $OUT/dispatch.log 2>&1
+{ el probe; timeout 40 $B/stream_probe --sizes 1000000,2000000,3000000,3500000,4000000,5000000,6000000,8000000,10000000
+  el cloud_4M_alone; timeout 20 $B/bench --particles-only --no-cpu --sizes 4000000
+  el cloud_10M_then_4M; timeout 30 $B/bench --particles-only --no-cpu --sizes 10000000,4000000; el done; } > $OUT/cloud.log 2>&1
+mkdir -p /tmp/tl; touch /tmp/tl/RC
+L=$(left); el "tests, $L s left" > $OUT/tests.log
+ls $B/tests/ | timeout $L xargs -P 8 -I{} sh -c "timeout $L $B/tests/{} --test-threads 2 > /tmp/tl/{}.log 2>&1; echo \"{} rc=\$?\" >> /tmp/tl/RC"
+el "suite done" >> $OUT/tests.log
+echo "finished: $(wc -l < /tmp/tl/RC) of $(ls $B/tests | wc -l)" >> $OUT/tests.log
+sort /tmp/tl/RC >> $OUT/tests.log
+for f in /tmp/tl/*.log; do echo "$(basename $f): $(grep -h '^test result' $f | tr '\n' ' ')"; done >> $OUT/tests.log
+for f in /tmp/tl/*.log; do if ! grep -q 'test result: ok' $f || grep -q 'FAILED\|panicked' $f; then echo "=== $f"; grep -v '^test .* ok$\|XDG_RUNTIME' $f | tail -c 5000; fi; done > $OUT/failures.log 2>&1
+el end >> $OUT/tests.log

@@ -1,0 +1,218 @@
+//! A probe for issue 10's cloud cliff: on an H100 the particle cloud (one dispatch, 120 bytes
+//! a particle) streams near the memory's peak up to 3–4M particles and at a third of it from
+//! 4–6M on, the cost per particle then flat. This streams the same bytes as the cloud (reads
+//! 68 and writes 52 bytes an element, in four `vec4` arrays and two scalar arrays) through one
+//! kernel, with the arrays laid out two ways:
+//!
+//! - `split`: six buffers, one per array, as the particle world allocates them;
+//! - `one`: one buffer holding the six arrays one after another, bound as six ranges.
+//!
+//! If `one` keeps its speed past the size where `split` falls, the cliff comes from the
+//! separate allocations (their placement or address translation), not from the kernel.
+//! Each size allocates afresh and drops its buffers before the next.
+//!
+//! ```text
+//! cargo run --release --example stream_probe -- --sizes 1000000,3000000,4000000,10000000
+//! ```
+//!
+//! Prints the median GPU time (timestamp queries) of `--steps` dispatches (default 30) after 5
+//! warm-up ones, and the bytes moved per second. Needs an adapter with timestamp queries; the
+//! software adapters run it, slowly (use small sizes there).
+
+use std::error::Error;
+use wgphys::gpu::timing::StepTimer;
+use wgphys::gpu::GpuContext;
+
+const WG: u32 = 256;
+/// Bytes each element moves: reads of four `vec4`s and one scalar, writes of three `vec4`s
+/// and one scalar.
+const BYTES_PER_ELEMENT: u64 = 4 * 16 + 4 + 3 * 16 + 4;
+
+const SHADER: &str = r#"
+struct Params { n: u32, dt: f32, pad0: u32, pad1: u32 }
+@group(0) @binding(0) var<storage, read_write> pos: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> vel: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> acc: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> col: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> life: array<f32>;
+@group(0) @binding(5) var<storage, read_write> flags: array<u32>;
+@group(0) @binding(6) var<uniform> p: Params;
+
+@compute @workgroup_size(256)
+fn stream(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    if (i >= p.n) {
+        return;
+    }
+    let v = vel[i] + acc[i] * p.dt;
+    pos[i] = pos[i] + v * p.dt;
+    vel[i] = v;
+    col[i] = col[i] * 0.999 + vec4<f32>(life[i]);
+    flags[i] = u32(life[i]) + 1u;
+}
+"#;
+
+/// The six arrays' element sizes, in binding order.
+const ELEMENT_BYTES: [u64; 6] = [16, 16, 16, 16, 4, 4];
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
+    let sizes: Vec<u32> = match value("--sizes") {
+        Some(list) => list
+            .split(',')
+            .map(|s| s.trim().parse::<u32>())
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("--sizes takes numbers separated by commas: {e}"))?,
+        None => vec![1_000_000, 3_000_000, 4_000_000, 6_000_000, 10_000_000],
+    };
+    let steps: usize = match value("--steps") {
+        Some(s) => s.parse().map_err(|e| format!("--steps: {e}"))?,
+        None => 30,
+    };
+    let ctx = GpuContext::new()?;
+    println!("stream probe, adapter: {}", ctx.describe());
+    let module = ctx
+        .device
+        .create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("stream_probe"),
+            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+        });
+    let pipeline = ctx
+        .device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("stream_probe"),
+            layout: None,
+            module: &module,
+            entry_point: Some("stream"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+    let timer = StepTimer::new(&ctx, "stream_probe", 1)
+        .ok_or("the adapter has no timestamp queries; the probe needs them")?;
+    println!("| layout | elements | MB moved a dispatch | GPU ms (median) | TB/s |");
+    println!("|---|---|---|---|---|");
+    for &n in &sizes {
+        for layout in ["split", "one"] {
+            match run(&ctx, &pipeline, &timer, n, layout, steps) {
+                Ok(ms) => {
+                    let bytes = BYTES_PER_ELEMENT * u64::from(n);
+                    println!(
+                        "| {layout} | {n} | {:.0} | {ms:.3} | {:.2} |",
+                        bytes as f64 / 1e6,
+                        bytes as f64 / (ms * 1e-3) / 1e12
+                    );
+                }
+                Err(e) => println!("| {layout} | {n} | – | {e} | – |"),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The median GPU ms of `steps` dispatches over `n` elements in `layout`.
+fn run(
+    ctx: &GpuContext,
+    pipeline: &wgpu::ComputePipeline,
+    timer: &StepTimer,
+    n: u32,
+    layout: &str,
+    steps: usize,
+) -> Result<f64, Box<dyn Error>> {
+    let groups = n.div_ceil(WG);
+    if groups > ctx.device.limits().max_compute_workgroups_per_dimension {
+        return Err(format!("{groups} workgroups exceed the device's dispatch limit").into());
+    }
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+    let align = u64::from(ctx.device.limits().min_storage_buffer_offset_alignment);
+    let sizes: Vec<u64> = ELEMENT_BYTES.iter().map(|b| b * u64::from(n)).collect();
+    let make = |label: &str, size: u64| {
+        ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    // (buffer index, offset) of each array.
+    let (buffers, ranges): (Vec<wgpu::Buffer>, Vec<(usize, u64)>) = match layout {
+        "split" => (
+            sizes
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| make(&format!("stream_probe_{i}"), s))
+                .collect(),
+            (0..sizes.len()).map(|i| (i, 0)).collect(),
+        ),
+        _ => {
+            let mut offsets = Vec::new();
+            let mut end = 0u64;
+            for &s in &sizes {
+                offsets.push((0, end));
+                end = (end + s).div_ceil(align) * align;
+            }
+            if end > ctx.device.limits().max_buffer_size {
+                return Err(format!("{end} bytes exceed the device's largest buffer").into());
+            }
+            (vec![make("stream_probe_one", end)], offsets)
+        }
+    };
+    let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("stream_probe_params"),
+        size: 16,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let words = [n, (1.0f32 / 60.0).to_bits(), 0, 0];
+    ctx.queue
+        .write_buffer(&params, 0, bytemuck::cast_slice(&words));
+    let mut entries: Vec<wgpu::BindGroupEntry> = ranges
+        .iter()
+        .zip(&sizes)
+        .enumerate()
+        .map(|(binding, (&(b, offset), &size))| wgpu::BindGroupEntry {
+            binding: binding as u32,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &buffers[b],
+                offset,
+                size: wgpu::BufferSize::new(size),
+            }),
+        })
+        .collect();
+    entries.push(wgpu::BindGroupEntry {
+        binding: 6,
+        resource: params.as_entire_binding(),
+    });
+    let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("stream_probe"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    });
+    let mut ms = Vec::with_capacity(steps);
+    for k in 0..steps + 5 {
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("stream_probe"),
+                timestamp_writes: Some(timer.writes(0, true, true)),
+            });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups(groups, 1, 1);
+        }
+        timer.resolve(&mut encoder);
+        ctx.queue.submit([encoder.finish()]);
+        let t = timer.read_ms(ctx)?;
+        if k >= 5 {
+            ms.push(t.first().copied().unwrap_or(f64::NAN));
+        }
+    }
+    ms.sort_by(f64::total_cmp);
+    Ok(ms.get(ms.len() / 2).copied().unwrap_or(f64::NAN))
+}
