@@ -15,6 +15,9 @@
 //! cargo run --release --example stream_probe -- --sizes 1000000,3000000,4000000,10000000
 //! ```
 //!
+//! `--fill random` fills the arrays with values that differ element by element first (the
+//! default, `zeros`, leaves them as allocated: data a GPU may compress).
+//!
 //! Prints the median GPU time (timestamp queries) of `--steps` dispatches (default 30) after 5
 //! warm-up ones, and the bytes moved per second. Needs an adapter with timestamp queries; the
 //! software adapters run it, slowly (use small sizes there).
@@ -50,6 +53,31 @@ fn stream(@builtin(global_invocation_id) g: vec3<u32>) {
     col[i] = col[i] * 0.999 + vec4<f32>(life[i]);
     flags[i] = u32(life[i]) + 1u;
 }
+
+fn hash(x: u32) -> u32 {
+    var h = x * 747796405u + 2891336453u;
+    h = ((h >> ((h >> 28u) + 4u)) ^ h) * 277803737u;
+    return (h >> 22u) ^ h;
+}
+
+fn unit(i: u32, k: u32) -> f32 {
+    return f32(hash(i * 17u + k) >> 8u) / 16777216.0 - 0.5;
+}
+
+// `--fill random`: values that do not compress (every element differs).
+@compute @workgroup_size(256)
+fn fill(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    if (i >= p.n) {
+        return;
+    }
+    pos[i] = vec4<f32>(unit(i, 0u), unit(i, 1u), unit(i, 2u), 1.0) * 100.0;
+    vel[i] = vec4<f32>(unit(i, 3u), unit(i, 4u), unit(i, 5u), 0.0) * 10.0;
+    acc[i] = vec4<f32>(unit(i, 6u), unit(i, 7u), unit(i, 8u), 0.0);
+    col[i] = vec4<f32>(unit(i, 9u), unit(i, 10u), unit(i, 11u), unit(i, 12u));
+    life[i] = unit(i, 13u) * 1000.0;
+    flags[i] = hash(i + 99u);
+}
 "#;
 
 /// The six arrays' element sizes, in binding order.
@@ -76,6 +104,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     };
     let ctx = GpuContext::new()?;
     println!("stream probe, adapter: {}", ctx.describe());
+    println!(
+        "data: {}",
+        value("--fill").unwrap_or_else(|| "zeros".into())
+    );
     let module = ctx
         .device
         .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -92,13 +124,32 @@ fn main() -> Result<(), Box<dyn Error>> {
             compilation_options: Default::default(),
             cache: None,
         });
+    let fill = ctx
+        .device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("stream_probe_fill"),
+            layout: None,
+            module: &module,
+            entry_point: Some("fill"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+    let random = match value("--fill").as_deref() {
+        None | Some("zeros") => false,
+        Some("random") => true,
+        Some(other) => return Err(format!("--fill takes zeros or random, not {other:?}").into()),
+    };
+    let pipelines = Pipelines {
+        stream: pipeline,
+        fill: random.then_some(fill),
+    };
     let timer = StepTimer::new(&ctx, "stream_probe", 1)
         .ok_or("the adapter has no timestamp queries; the probe needs them")?;
     println!("| layout | elements | MB moved a dispatch | GPU ms (median) | TB/s |");
     println!("|---|---|---|---|---|");
     for &n in &sizes {
         for layout in ["split", "one"] {
-            match run(&ctx, &pipeline, &timer, n, layout, steps) {
+            match run(&ctx, &pipelines, &timer, n, layout, steps) {
                 Ok(ms) => {
                     let bytes = BYTES_PER_ELEMENT * u64::from(n);
                     println!(
@@ -114,10 +165,16 @@ fn main() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+/// The streaming kernel, and the fill kernel when the data is to be random.
+struct Pipelines {
+    stream: wgpu::ComputePipeline,
+    fill: Option<wgpu::ComputePipeline>,
+}
+
 /// The median GPU ms of `steps` dispatches over `n` elements in `layout`.
 fn run(
     ctx: &GpuContext,
-    pipeline: &wgpu::ComputePipeline,
+    pipelines: &Pipelines,
     timer: &StepTimer,
     n: u32,
     layout: &str,
@@ -189,9 +246,27 @@ fn run(
     });
     let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("stream_probe"),
-        layout: &pipeline.get_bind_group_layout(0),
+        layout: &pipelines.stream.get_bind_group_layout(0),
         entries: &entries,
     });
+    if let Some(fill) = &pipelines.fill {
+        let bind_fill = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("stream_probe_fill"),
+            layout: &fill.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            pass.set_pipeline(fill);
+            pass.set_bind_group(0, &bind_fill, &[]);
+            pass.dispatch_workgroups(groups, 1, 1);
+        }
+        ctx.queue.submit([encoder.finish()]);
+    }
+    let pipeline = &pipelines.stream;
     let mut ms = Vec::with_capacity(steps);
     for k in 0..steps + 5 {
         let mut encoder = ctx

@@ -62,7 +62,9 @@ fn both(
     particles: &[Particle],
     build: impl Fn(&mut AggregateWorld, &[ParticleId]),
 ) -> (AggregateWorld, AggregateWorld) {
-    let mut g = AggregateWorld::new(Backend::Gpu(gpu()), config.clone()).expect("gpu world");
+    // The process's one context: NVIDIA's driver stopped handing out devices after a dozen
+    // tests here, each with its own (H200, driver 580, session 18).
+    let mut g = AggregateWorld::new(Backend::Gpu(shared_gpu()), config.clone()).expect("gpu world");
     let mut c = AggregateWorld::new(Backend::Cpu, config.clone()).expect("cpu world");
     c.set_cpu_rounding(rounding);
     let ig = g.add_particles(particles).expect("gpu add_particles");

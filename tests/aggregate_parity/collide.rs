@@ -442,7 +442,7 @@ fn coincident_grains_part_the_same_way_on_both_backends() {
         .map(|p| Particle::new(p).with_size(0.05))
         .collect();
     let mut heights = Vec::new();
-    for backend in [Backend::Cpu, Backend::Gpu(gpu())] {
+    for backend in [Backend::Cpu, Backend::Gpu(shared_gpu())] {
         let mut w = AggregateWorld::new(backend, config.clone()).expect("world");
         w.add_particles(&grains).expect("grains");
         w.step(DT).expect("step");
@@ -484,7 +484,7 @@ fn spatial_order_and_slot_table_match_the_cpu_twin() {
     use wgphys::aggregate::types::{GpuAggParams, CELL_LISTED};
     use wgphys::grid::{CpuGrid, GridSpec};
 
-    let ctx = gpu();
+    let ctx = shared_gpu();
     let n = 1500u32;
     for (table, seed) in [(4096u32, 0xe0_0001u64), (64, 0xe0_0002)] {
         let spec = GridSpec::new(0.1, table).expect("spec");
