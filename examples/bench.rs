@@ -14,6 +14,10 @@
 //! cargo run --release --example bench -- --grains-only --no-cpu   # grain scaling, 100k vs 1M
 //! cargo run --release --example bench -- --grains-only --grain-sizes 100000   # grains, GPU and CPU
 //! cargo run --release --example bench -- --pile 100000 --no-cpu   # a poured heap's quality
+//! cargo run --release --example bench -- --sizes 3000000,10000000,3000000 --particles-only \
+//!     --no-cpu --probe-after   # the cloud's bytes through a bare kernel after the cloud rows
+//! cargo run --release --example bench -- --sizes 10000000 --particles-only --no-cpu \
+//!     --spawn-chunk 1000000    # the cloud spawned a million a step (no upload above that)
 //! ```
 //!
 //! `--pile N [--settle S[,S2,...]] [--no-gpu]` pours N grains of radius 2 cm into the sand box
@@ -21,6 +25,9 @@
 //! default; a list measures the same pour after each time) and prints the heap's quality
 //! (`scenes::pile::pile_metrics`): mean and worst overlap of touching pairs, mean kinetic
 //! energy, angle of repose, height.
+
+#[path = "common/stream.rs"]
+mod stream;
 
 use std::time::Instant;
 use wgphys::aggregate::AggregateWorld;
@@ -229,6 +236,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let quick = args.iter().any(|a| a == "--quick");
     let no_cpu = args.iter().any(|a| a == "--no-cpu");
     let particles_only = args.iter().any(|a| a == "--particles-only");
+    let probe_after = args.iter().any(|a| a == "--probe-after");
+    let spawn_chunk: Option<u32> = match args.iter().position(|a| a == "--spawn-chunk") {
+        Some(i) => Some(
+            args.get(i + 1)
+                .ok_or("--spawn-chunk needs a count")?
+                .parse()
+                .map_err(|e| format!("--spawn-chunk: {e}"))?,
+        ),
+        None => None,
+    };
     // Only the colliding-grain rows (100k and 1M): the aggregate scaling check.
     let grains_only = args.iter().any(|a| a == "--grains-only");
     let mut sizes: Vec<u32> = if quick {
@@ -290,8 +307,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     ..scenes::cloud_config(n, 7)
                 },
             )?;
-            scenes::cloud_spawn(&mut world, n)?;
-            world.step(scenes::DT)?; // the spawn step
+            // The spawn step (or steps: `--spawn-chunk N` spawns N a step, so no upload is
+            // bigger than N records).
+            let chunk = spawn_chunk.unwrap_or(n).max(1);
+            let mut start = 0;
+            while start < n {
+                let end = n.min(start.saturating_add(chunk));
+                scenes::cloud_spawn_range(&mut world, start..end)?;
+                world.step(scenes::DT)?;
+                start = end;
+            }
             let (g, w) = measure(
                 &mut world,
                 warm,
@@ -312,6 +337,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 live,
                 dispatches: "1".into(),
             });
+        }
+    }
+    if probe_after && !sizes.is_empty() {
+        // The cloud's bytes through a bare kernel on the same device, after the cloud worlds
+        // above (issue 10's cliff: the worlds' own doing, or the device's state after them).
+        let probe = stream::Probe::new(&ctx, true)?;
+        for &n in &sizes {
+            let ms = probe.median_ms(&ctx, n, "split", 30)?;
+            let bytes = stream::BYTES_PER_ELEMENT * u64::from(n);
+            println!(
+                "stream probe after the cloud rows, {n} elements (random data, six buffers): \
+                 GPU {ms:.3} ms, {:.2} TB/s",
+                bytes as f64 / (ms * 1e-3) / 1e12
+            );
         }
     }
     let per_step = if quick { 5 } else { 40 };

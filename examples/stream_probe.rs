@@ -15,73 +15,20 @@
 //! cargo run --release --example stream_probe -- --sizes 1000000,3000000,4000000,10000000
 //! ```
 //!
-//! `--fill random` fills the arrays with values that differ element by element first (the
+//! `--upload MB` first writes that many megabytes through one `queue.write_buffer` (as a bulk
+//! spawn does) and drops the buffers. `--fill random` fills the arrays with values that differ element by element first (the
 //! default, `zeros`, leaves them as allocated: data a GPU may compress).
 //!
 //! Prints the median GPU time (timestamp queries) of `--steps` dispatches (default 30) after 5
 //! warm-up ones, and the bytes moved per second. Needs an adapter with timestamp queries; the
 //! software adapters run it, slowly (use small sizes there).
 
+#[path = "common/stream.rs"]
+mod stream;
+
 use std::error::Error;
-use wgphys::gpu::timing::StepTimer;
+use stream::{Probe, BYTES_PER_ELEMENT};
 use wgphys::gpu::GpuContext;
-
-const WG: u32 = 256;
-/// Bytes each element moves: reads of four `vec4`s and one scalar, writes of three `vec4`s
-/// and one scalar.
-const BYTES_PER_ELEMENT: u64 = 4 * 16 + 4 + 3 * 16 + 4;
-
-const SHADER: &str = r#"
-struct Params { n: u32, dt: f32, pad0: u32, pad1: u32 }
-@group(0) @binding(0) var<storage, read_write> pos: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read_write> vel: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> acc: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> col: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> life: array<f32>;
-@group(0) @binding(5) var<storage, read_write> flags: array<u32>;
-@group(0) @binding(6) var<uniform> p: Params;
-
-@compute @workgroup_size(256)
-fn stream(@builtin(global_invocation_id) g: vec3<u32>) {
-    let i = g.x;
-    if (i >= p.n) {
-        return;
-    }
-    let v = vel[i] + acc[i] * p.dt;
-    pos[i] = pos[i] + v * p.dt;
-    vel[i] = v;
-    col[i] = col[i] * 0.999 + vec4<f32>(life[i]);
-    flags[i] = u32(life[i]) + 1u;
-}
-
-fn hash(x: u32) -> u32 {
-    var h = x * 747796405u + 2891336453u;
-    h = ((h >> ((h >> 28u) + 4u)) ^ h) * 277803737u;
-    return (h >> 22u) ^ h;
-}
-
-fn unit(i: u32, k: u32) -> f32 {
-    return f32(hash(i * 17u + k) >> 8u) / 16777216.0 - 0.5;
-}
-
-// `--fill random`: values that do not compress (every element differs).
-@compute @workgroup_size(256)
-fn fill(@builtin(global_invocation_id) g: vec3<u32>) {
-    let i = g.x;
-    if (i >= p.n) {
-        return;
-    }
-    pos[i] = vec4<f32>(unit(i, 0u), unit(i, 1u), unit(i, 2u), 1.0) * 100.0;
-    vel[i] = vec4<f32>(unit(i, 3u), unit(i, 4u), unit(i, 5u), 0.0) * 10.0;
-    acc[i] = vec4<f32>(unit(i, 6u), unit(i, 7u), unit(i, 8u), 0.0);
-    col[i] = vec4<f32>(unit(i, 9u), unit(i, 10u), unit(i, 11u), unit(i, 12u));
-    life[i] = unit(i, 13u) * 1000.0;
-    flags[i] = hash(i + 99u);
-}
-"#;
-
-/// The six arrays' element sizes, in binding order.
-const ELEMENT_BYTES: [u64; 6] = [16, 16, 16, 16, 4, 4];
 
 fn main() -> Result<(), Box<dyn Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -102,54 +49,27 @@ fn main() -> Result<(), Box<dyn Error>> {
         Some(s) => s.parse().map_err(|e| format!("--steps: {e}"))?,
         None => 30,
     };
-    let ctx = GpuContext::new()?;
-    println!("stream probe, adapter: {}", ctx.describe());
-    println!(
-        "data: {}",
-        value("--fill").unwrap_or_else(|| "zeros".into())
-    );
-    let module = ctx
-        .device
-        .create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("stream_probe"),
-            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-        });
-    let pipeline = ctx
-        .device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("stream_probe"),
-            layout: None,
-            module: &module,
-            entry_point: Some("stream"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-    let fill = ctx
-        .device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("stream_probe_fill"),
-            layout: None,
-            module: &module,
-            entry_point: Some("fill"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
     let random = match value("--fill").as_deref() {
         None | Some("zeros") => false,
         Some("random") => true,
         Some(other) => return Err(format!("--fill takes zeros or random, not {other:?}").into()),
     };
-    let pipelines = Pipelines {
-        stream: pipeline,
-        fill: random.then_some(fill),
-    };
-    let timer = StepTimer::new(&ctx, "stream_probe", 1)
-        .ok_or("the adapter has no timestamp queries; the probe needs them")?;
+    let ctx = GpuContext::new()?;
+    println!("stream probe, adapter: {}", ctx.describe());
+    println!("data: {}", if random { "random" } else { "zeros" });
+    let probe = Probe::new(&ctx, random)?;
+    if let Some(mb) = value("--upload") {
+        let mb: u64 = mb
+            .parse()
+            .map_err(|e| format!("--upload takes megabytes: {e}"))?;
+        upload(&ctx, mb)?;
+        println!("uploaded {mb} MB through one queue.write_buffer first (buffers dropped)");
+    }
     println!("| layout | elements | MB moved a dispatch | GPU ms (median) | TB/s |");
     println!("|---|---|---|---|---|");
     for &n in &sizes {
         for layout in ["split", "one"] {
-            match run(&ctx, &pipelines, &timer, n, layout, steps) {
+            match probe.median_ms(&ctx, n, layout, steps) {
                 Ok(ms) => {
                     let bytes = BYTES_PER_ELEMENT * u64::from(n);
                     println!(
@@ -165,129 +85,21 @@ fn main() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// The streaming kernel, and the fill kernel when the data is to be random.
-struct Pipelines {
-    stream: wgpu::ComputePipeline,
-    fill: Option<wgpu::ComputePipeline>,
-}
-
-/// The median GPU ms of `steps` dispatches over `n` elements in `layout`.
-fn run(
-    ctx: &GpuContext,
-    pipelines: &Pipelines,
-    timer: &StepTimer,
-    n: u32,
-    layout: &str,
-    steps: usize,
-) -> Result<f64, Box<dyn Error>> {
-    let groups = n.div_ceil(WG);
-    if groups > ctx.device.limits().max_compute_workgroups_per_dimension {
-        return Err(format!("{groups} workgroups exceed the device's dispatch limit").into());
-    }
-    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
-    let align = u64::from(ctx.device.limits().min_storage_buffer_offset_alignment);
-    let sizes: Vec<u64> = ELEMENT_BYTES.iter().map(|b| b * u64::from(n)).collect();
-    let make = |label: &str, size: u64| {
-        ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage,
-            mapped_at_creation: false,
-        })
-    };
-    // (buffer index, offset) of each array.
-    let (buffers, ranges): (Vec<wgpu::Buffer>, Vec<(usize, u64)>) = match layout {
-        "split" => (
-            sizes
-                .iter()
-                .enumerate()
-                .map(|(i, &s)| make(&format!("stream_probe_{i}"), s))
-                .collect(),
-            (0..sizes.len()).map(|i| (i, 0)).collect(),
-        ),
-        _ => {
-            let mut offsets = Vec::new();
-            let mut end = 0u64;
-            for &s in &sizes {
-                offsets.push((0, end));
-                end = (end + s).div_ceil(align) * align;
-            }
-            if end > ctx.device.limits().max_buffer_size {
-                return Err(format!("{end} bytes exceed the device's largest buffer").into());
-            }
-            (vec![make("stream_probe_one", end)], offsets)
-        }
-    };
-    let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("stream_probe_params"),
-        size: 16,
-        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+/// One `queue.write_buffer` of `mb` megabytes into a buffer of its own, waited for, then both
+/// dropped: the particle world's bulk spawn uploads its records this way (a 10M cloud, about a
+/// gigabyte), and the device ran every kernel slower after such a world (BENCHMARKS.md,
+/// session 18).
+fn upload(ctx: &GpuContext, mb: u64) -> Result<(), Box<dyn Error>> {
+    let bytes = mb * 1_000_000 / 4 * 4;
+    let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("stream_probe_upload"),
+        size: bytes.max(4),
+        usage: wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let words = [n, (1.0f32 / 60.0).to_bits(), 0, 0];
-    ctx.queue
-        .write_buffer(&params, 0, bytemuck::cast_slice(&words));
-    let mut entries: Vec<wgpu::BindGroupEntry> = ranges
-        .iter()
-        .zip(&sizes)
-        .enumerate()
-        .map(|(binding, (&(b, offset), &size))| wgpu::BindGroupEntry {
-            binding: binding as u32,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &buffers[b],
-                offset,
-                size: wgpu::BufferSize::new(size),
-            }),
-        })
-        .collect();
-    entries.push(wgpu::BindGroupEntry {
-        binding: 6,
-        resource: params.as_entire_binding(),
-    });
-    let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("stream_probe"),
-        layout: &pipelines.stream.get_bind_group_layout(0),
-        entries: &entries,
-    });
-    if let Some(fill) = &pipelines.fill {
-        let bind_fill = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("stream_probe_fill"),
-            layout: &fill.get_bind_group_layout(0),
-            entries: &entries,
-        });
-        let mut encoder = ctx
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-            pass.set_pipeline(fill);
-            pass.set_bind_group(0, &bind_fill, &[]);
-            pass.dispatch_workgroups(groups, 1, 1);
-        }
-        ctx.queue.submit([encoder.finish()]);
-    }
-    let pipeline = &pipelines.stream;
-    let mut ms = Vec::with_capacity(steps);
-    for k in 0..steps + 5 {
-        let mut encoder = ctx
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("stream_probe"),
-                timestamp_writes: Some(timer.writes(0, true, true)),
-            });
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &bind, &[]);
-            pass.dispatch_workgroups(groups, 1, 1);
-        }
-        timer.resolve(&mut encoder);
-        ctx.queue.submit([encoder.finish()]);
-        let t = timer.read_ms(ctx)?;
-        if k >= 5 {
-            ms.push(t.first().copied().unwrap_or(f64::NAN));
-        }
-    }
-    ms.sort_by(f64::total_cmp);
-    Ok(ms.get(ms.len() / 2).copied().unwrap_or(f64::NAN))
+    let data: Vec<u8> = (0..bytes).map(|i| (i % 251) as u8).collect();
+    ctx.queue.write_buffer(&buffer, 0, &data);
+    ctx.queue.submit([]);
+    ctx.wait()?;
+    Ok(())
 }

@@ -6,8 +6,8 @@ mod common;
 
 // Every test here builds its worlds on the process's one context: NVIDIA's driver stops
 // handing out devices after a dozen or so per process (tests/common `shared_gpu`).
-use common::shared_gpu as gpu;
 use common::rigid::*;
+use common::shared_gpu as gpu;
 use wgphys::particles::Backend;
 use wgphys::rigid::step::{RigidStage, StepOp};
 use wgphys::rigid::types::GpuBody;

@@ -224,8 +224,17 @@ pub fn cloud_config(n: u32, seed: u32) -> WorldConfig {
 /// # Errors
 /// As [`ParticleWorld::spawn`].
 pub fn cloud_spawn(world: &mut ParticleWorld, n: u32) -> Result<()> {
+    cloud_spawn_range(world, 0..n)
+}
+
+/// Spawns particles `range` of the cloud (particle `i` is the same whichever call spawns it),
+/// so a benchmark can spawn a big cloud in parts, a step apart.
+///
+/// # Errors
+/// As [`ParticleWorld::spawn`].
+pub fn cloud_spawn_range(world: &mut ParticleWorld, range: std::ops::Range<u32>) -> Result<()> {
     let seed = world.config().seed;
-    for i in 0..n {
+    for i in range {
         let u = |k| rng_unit(seed, i, 0, k);
         let p = Vec3::new(40.0 * u(0) - 20.0, 0.5 + 30.0 * u(1), 40.0 * u(2) - 20.0);
         let v = Vec3::new(4.0 * u(3) - 2.0, 4.0 * u(4) - 2.0, 4.0 * u(5) - 2.0);
