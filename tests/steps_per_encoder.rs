@@ -207,3 +207,52 @@ fn rigid_world_steps_per_encoder_match_step() {
         );
     }
 }
+
+/// A recording bigger than the ring keeps ([`wgphys::gpu::upload::KEEP_MAX_BYTES`]: a bulk
+/// spawn of a big cloud) lands whole and in order, from a buffer of its own that the ring does
+/// not hold afterwards; small recordings reuse a ring buffer no bigger than the limit.
+#[test]
+fn a_big_upload_lands_and_is_not_kept() {
+    use wgphys::gpu::buffer;
+    use wgphys::gpu::upload::{StepUploads, KEEP_MAX_BYTES};
+    let ctx = common::gpu();
+    let words = (KEEP_MAX_BYTES / 4 + 1000) as usize;
+    let dst = buffer::zeroed(
+        &ctx.device,
+        "big_upload_dst",
+        4 * words as u64,
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+    );
+    let uploads = StepUploads::new(&ctx, "big_upload");
+    let data: Vec<u32> = (0..words as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    // Two writes to one place in one recording: the later one must win.
+    uploads.write(&dst, 0, &[7u32; 16]);
+    uploads.write(&dst, 0, &data);
+    let mut encoder = ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+    uploads.record(&mut encoder);
+    ctx.queue.submit([encoder.finish()]);
+    let back: Vec<u32> = buffer::read_vec(&ctx.device, &ctx.queue, &dst, words).expect("read");
+    assert!(back == data, "the big upload did not land whole");
+    assert_eq!(
+        uploads.held_bytes(),
+        0,
+        "the ring kept the big upload's buffer"
+    );
+    uploads.write(&dst, 0, &[1u32, 2, 3]);
+    let mut encoder = ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+    uploads.record(&mut encoder);
+    ctx.queue.submit([encoder.finish()]);
+    let back: Vec<u32> = buffer::read_vec(&ctx.device, &ctx.queue, &dst, 4).expect("read");
+    assert_eq!(back, [1, 2, 3, data[3]]);
+    let held = uploads.held_bytes();
+    assert!(
+        held > 0 && held <= KEEP_MAX_BYTES,
+        "ring holds {held} bytes"
+    );
+}

@@ -22,6 +22,12 @@ use super::GpuContext;
 /// Recordings the host may run ahead of the device before a new one waits for it.
 pub const MAX_IN_FLIGHT: usize = 8;
 
+/// The largest upload buffer the ring keeps for reuse. A recording that needs more (a bulk
+/// spawn: a 10M-particle cloud's records are about a gigabyte) gets a buffer of its own, which
+/// wgpu frees when the work recorded with it is done, instead of the ring holding it for the
+/// world's life. Steps and ordinary edits need a few kilobytes.
+pub const KEEP_MAX_BYTES: u64 = 64 << 20;
+
 /// Copies need 4-byte sizes and offsets (`wgpu::COPY_BUFFER_ALIGNMENT`).
 const ALIGN: u64 = wgpu::COPY_BUFFER_ALIGNMENT;
 
@@ -160,17 +166,25 @@ impl StepUploads {
             return;
         }
         let need = q.bytes.len() as u64;
-        let slot = if need == 0 {
+        // Our handle on a one-off buffer is dropped at the end of this call; the encoder and,
+        // once submitted, the queue keep it alive until the copies from it have run.
+        let one_off;
+        let source = if need == 0 {
             None
+        } else if need > KEEP_MAX_BYTES {
+            one_off = Self::upload_buffer(&self.ctx, self.label, need);
+            Some(&one_off)
         } else {
             let i = Self::free_slot(&self.ctx, self.label, &mut q.slots, need);
-            q.slots.get(i)
+            q.slots.get(i).map(|slot| {
+                slot.busy.store(true, Ordering::Release);
+                let release = Release(slot.busy.clone());
+                encoder.on_submitted_work_done(move || drop(release));
+                &slot.buffer
+            })
         };
-        if let Some(slot) = slot {
-            slot.busy.store(true, Ordering::Release);
-            self.ctx.queue.write_buffer(&slot.buffer, 0, &q.bytes);
-            let release = Release(slot.busy.clone());
-            encoder.on_submitted_work_done(move || drop(release));
+        if let Some(buffer) = source {
+            self.ctx.queue.write_buffer(buffer, 0, &q.bytes);
         }
         for p in q.pending.drain(..) {
             match p {
@@ -180,9 +194,9 @@ impl StepUploads {
                     start,
                     len,
                 } => {
-                    if let Some(slot) = slot {
+                    if let Some(buffer) = source {
                         encoder.copy_buffer_to_buffer(
-                            &slot.buffer,
+                            buffer,
                             start as u64,
                             &dst,
                             offset,
@@ -197,6 +211,22 @@ impl StepUploads {
             }
         }
         q.bytes.clear();
+    }
+
+    /// An upload buffer of `bytes` bytes (a multiple of 4).
+    fn upload_buffer(ctx: &GpuContext, label: &'static str, bytes: u64) -> wgpu::Buffer {
+        ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes,
+            usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Bytes of the upload buffers the ring keeps for reuse (each at most
+    /// [`KEEP_MAX_BYTES`]).
+    pub fn held_bytes(&self) -> u64 {
+        self.queue().slots.iter().map(|s| s.buffer.size()).sum()
     }
 
     /// A free upload buffer of at least `need` bytes: a free one that is big enough, else a
@@ -217,12 +247,7 @@ impl StepUploads {
         {
             return i;
         }
-        let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size: need.next_power_of_two().max(256),
-            usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let buffer = Self::upload_buffer(ctx, label, need.next_power_of_two().max(256));
         match slots.iter().position(free) {
             Some(i) => {
                 slots[i].buffer = buffer;
