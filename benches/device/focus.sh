@@ -2,18 +2,10 @@
 # A shorter device run than run.sh, for a session with one call left (session 18): the rigid
 # wall with the step submitted phase by phase (the default on hardware) and whole
 # (--submit-whole), a profile per dispatch, the cloud's cliff (examples/stream_probe after a
-# big upload, the cloud spawned whole and a million a step), then the whole test suite. Usage, on the device from the
-# repository root (carry: [".gl", ".gpu"]): bash .gpu/focus.sh [deadline-s]
-set -u
-DEADLINE=${1:-360}
-T0=$(date +%s)
-left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
-for f in .gl/*.deb; do dpkg -x $f / >/dev/null 2>&1; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json WGPU_BACKEND=vulkan XDG_RUNTIME_DIR=/tmp/xdg
-mkdir -p /tmp/xdg; chmod 700 /tmp/xdg
-B=/tmp/b; mkdir -p $B; tar -xJf .gpu/bins.tar.xz -C $B
-el() { echo "[t=$(( $(date +%s) - T0 )) s] $*"; }
-{ date; nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv; cat $B/COMMIT; } > $OUT/info.log 2>&1
+# big upload, the cloud spawned whole and a million a step), then the whole test suite.
+# Usage, on the device from the repository root (carry: [".gl", ".gpu"]): bash .gpu/focus.sh
+# [deadline-s]
+source "$(dirname "$0")/common.sh" "${1:-360}"
 R="$B/rigid_bench --scenes pyramid --no-cpu --no-rapier --no-rapier-default"
 { for k in 1 2; do
     el "phase by phase $k"; timeout 30 $R --sizes 5000,20000
@@ -33,12 +25,5 @@ R="$B/rigid_bench --scenes pyramid --no-cpu --no-rapier --no-rapier-default"
   el cloud_whole; timeout 40 $B/bench --particles-only --no-cpu --probe-after --sizes 3000000,10000000,3000000
   el cloud_chunked; timeout 60 $B/bench --particles-only --no-cpu --probe-after --spawn-chunk 1000000 --sizes 3000000,10000000,3000000
   el done; } > $OUT/cloud.log 2>&1
-mkdir -p /tmp/tl; touch /tmp/tl/RC
-L=$(left); el "tests, $L s left" > $OUT/tests.log
-ls $B/tests/ | timeout $L xargs -P 8 -I{} sh -c "timeout $L $B/tests/{} --test-threads 2 > /tmp/tl/{}.log 2>&1; echo \"{} rc=\$?\" >> /tmp/tl/RC"
-el "suite done" >> $OUT/tests.log
-echo "finished: $(wc -l < /tmp/tl/RC) of $(ls $B/tests | wc -l)" >> $OUT/tests.log
-sort /tmp/tl/RC >> $OUT/tests.log
-for f in /tmp/tl/*.log; do echo "$(basename $f): $(grep -h '^test result' $f | tr '\n' ' ')"; done >> $OUT/tests.log
-for f in /tmp/tl/*.log; do if ! grep -q 'test result: ok' $f || grep -q 'FAILED\|panicked' $f; then echo "=== $f"; grep -v '^test .* ok$\|XDG_RUNTIME' $f | tail -c 5000; fi; done > $OUT/failures.log 2>&1
+run_suite
 el end >> $OUT/tests.log

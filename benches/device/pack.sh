@@ -19,5 +19,5 @@ cp target/release/rigid_bench target/release/examples/bench target/release/examp
 strip "$stage"/tests/* "$stage/rigid_bench" "$stage/bench" "$stage/fireworks" "$stage/stream_probe"
 { git log -1 --format='%h %s'; git status --short; } > "$stage/COMMIT"
 tar -cJf .gpu/bins.tar.xz -C "$stage" .
-cp benches/device/run.sh benches/device/focus.sh .gpu/
+cp benches/device/common.sh benches/device/run.sh benches/device/focus.sh .gpu/
 ls -la .gpu/bins.tar.xz

@@ -2,16 +2,7 @@
 # Runs on the lent device from the repository root (carry: [".gl", ".gpu"]): the benchmarks
 # (sequential), nexus when python3 and numpy are there (put its wheel in .gpu/), then the whole
 # test suite (parallel) with rapier on the host CPU beside it. Usage: bash .gpu/run.sh [deadline-s]
-set -u
-DEADLINE=${1:-360}
-T0=$(date +%s)
-left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
-for f in .gl/*.deb; do dpkg -x $f / >/dev/null 2>&1; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json WGPU_BACKEND=vulkan XDG_RUNTIME_DIR=/tmp/xdg
-mkdir -p /tmp/xdg; chmod 700 /tmp/xdg
-B=/tmp/b; mkdir -p $B; tar -xJf .gpu/bins.tar.xz -C $B
-el() { echo "[t=$(( $(date +%s) - T0 )) s] $*"; }
-{ date; nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv; nproc; lscpu | grep 'Model name'; cat $B/COMMIT; } > $OUT/info.log 2>&1
+source "$(dirname "$0")/common.sh" "${1:-360}"
 { el rigid; timeout 90 $B/rigid_bench --sizes 5000,20000,100000 --scenes pyramid,rain --no-cpu --no-rapier --no-rapier-default;
   el relax1; timeout 30 $B/rigid_bench --sizes 5000,20000 --scenes pyramid --no-cpu --no-rapier --no-rapier-default --relax 1;
   el blocks; timeout 60 $B/rigid_bench --sizes 5000,20000,100000 --scenes pyramid,rain --no-cpu --no-rapier --no-rapier-default --blocks;
@@ -24,18 +15,10 @@ el() { echo "[t=$(( $(date +%s) - T0 )) s] $*"; }
   if python3 -c 'import numpy' 2>/dev/null; then
     el nexus; python3 -m zipfile -e .gpu/*.whl /tmp/nx; PYTHONPATH=/tmp/nx timeout 50 python3 benches/nexus/pyramid.py --any-adapter --sizes 100,200 --configs default --drift-sizes 100 --no-passes; el done
   fi; } > $OUT/show_nexus.log 2>&1
-mkdir -p /tmp/tl; touch /tmp/tl/RC
-L=$(left); el "tests, $L s left" > $OUT/tests.log
-( timeout $L $B/rigid_bench --sizes 5000,20000 --scenes pyramid --no-gpu --no-cpu > /tmp/rapier.log 2>&1; cp /tmp/rapier.log $OUT/rapier.log ) &
-ls $B/tests/ | timeout $L xargs -P 8 -I{} sh -c "timeout $L $B/tests/{} --test-threads 2 > /tmp/tl/{}.log 2>&1; echo \"{} rc=\$?\" >> /tmp/tl/RC"
-el "suite done" >> $OUT/tests.log
+( timeout $(left) $B/rigid_bench --sizes 5000,20000 --scenes pyramid --no-gpu --no-cpu > /tmp/rapier.log 2>&1; cp /tmp/rapier.log $OUT/rapier.log ) &
+run_suite
 if ! grep -q '^parity_stages rc=0' /tmp/tl/RC; then
   L=$(left); timeout $L $B/tests/parity_stages --test-threads 1 > /tmp/tl/parity_stages_1thread.log 2>&1; echo "parity_stages --test-threads 1 rc=$?" >> $OUT/tests.log
 fi
-echo "finished: $(wc -l < /tmp/tl/RC) of $(ls $B/tests | wc -l)" >> $OUT/tests.log
-sort /tmp/tl/RC >> $OUT/tests.log
-for t in $(ls $B/tests); do grep -q "^$t rc=" /tmp/tl/RC || echo "$t: not finished (deadline)"; done >> $OUT/tests.log
-for f in /tmp/tl/*.log; do echo "$(basename $f): $(grep -h '^test result' $f | tr '\n' ' ')"; done >> $OUT/tests.log
-for f in /tmp/tl/*.log; do if ! grep -q 'test result: ok' $f || grep -q 'FAILED\|panicked' $f; then echo "=== $f"; grep -v '^test .* ok$\|XDG_RUNTIME' $f | tail -c 5000; fi; done > $OUT/failures.log 2>&1
 wait
 el end >> $OUT/tests.log
