@@ -154,8 +154,9 @@ fn run_gpu(
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
     // The step copies the counters into the indirect arguments before its collide pass (the
-    // per-pair stages) and again before its solve pass (the colours' sweeps).
-    let (mut copied_pairs, mut copied_colours) = (false, false);
+    // per-pair stages), again before its colour pass (the listed colouring rounds) and before
+    // its solve pass (the colours' sweeps).
+    let (mut copied_pairs, mut copied_waiting, mut copied_colours) = (false, false, false);
     for op in passes {
         let StepOp::Kernel {
             entry,
@@ -171,10 +172,10 @@ fn run_gpu(
             continue;
         };
         if let PassDispatch::Indirect(word) = dispatch {
-            let copied = if word as usize == counter::PAIR_GROUPS {
-                &mut copied_pairs
-            } else {
-                &mut copied_colours
+            let copied = match word as usize {
+                counter::PAIR_GROUPS => &mut copied_pairs,
+                counter::WAITING_GROUPS => &mut copied_waiting,
+                _ => &mut copied_colours,
             };
             if !*copied {
                 g.record_indirect_copy(&mut encoder);
@@ -323,6 +324,11 @@ fn gpu_solver_matches_the_cpu_twin_in(slots: u32) {
     let mut cpu_ms = ms.clone();
     solver::warm_start(&p, &mut cpu_ms, &prev);
     let colouring = colour_in(&bodies, &mut cpu_ms, slots);
+    assert!(
+        colouring.rounds > COLOUR_ROUNDS_OVER_ALL,
+        "the scene should need the listed rounds ({} rounds)",
+        colouring.rounds
+    );
     let mut outputs: Vec<(Vec<GpuBody>, Vec<GpuManifold>)> = Vec::new();
     let per_colour = GpuRigidParams {
         pair_capacity: FUSED_MAX_MANIFOLDS + 1,
@@ -426,8 +432,8 @@ fn one_colour_batch_matches_the_cpu_twin() {
         pair_capacity: FUSED_MAX_MANIFOLDS + 1,
         ..params(bodies.len() as u32, ms.len() as u32)
     };
-    let (prepare, _) = solver_ops(&shape_of(&p));
-    let mut passes = prepare;
+    let (mut passes, mut colour_pass, _) = solver_ops(&shape_of(&p));
+    passes.append(&mut colour_pass);
     passes.push(StepOp::Kernel {
         stage: RigidStage::SolveContact,
         entry: "solve_contact",

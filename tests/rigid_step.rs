@@ -117,15 +117,19 @@ fn gpu_matches_the_cpu_end_to_end_with_blocks() {
 }
 
 /// The same with a world of 16,385 pair slots, one more than the one-workgroup colouring takes,
-/// so the step runs in three passes with the per-pair stages and the 32 colouring rounds sized
-/// by the pairs the broad phase wrote (indirect, `counter::PAIR_GROUPS`), colour by colour: the
-/// same budget, the same stability check. A broad phase that left the arguments unwritten would
-/// run none of those stages (the pyramid would fall through the ground); one that sized them
-/// short would leave pairs without contacts or colours.
+/// so the step runs in four passes with the per-pair stages and the first
+/// `COLOUR_ROUNDS_OVER_ALL` colouring rounds sized by the pairs the broad phase wrote
+/// (indirect, `counter::PAIR_GROUPS`), the rest by the manifolds still waiting after them
+/// (`counter::WAITING_GROUPS`), colour by colour: the same budget, the same stability check. A
+/// broad phase that left the arguments unwritten would run none of those stages (the pyramid
+/// would fall through the ground); one that sized them short would leave pairs without
+/// contacts or colours, and a list that missed a waiting manifold would leave it uncoloured.
 #[test]
 fn gpu_matches_the_cpu_end_to_end_in_colouring_rounds() {
     use wgphys::rigid::gpu::PassDispatch;
-    use wgphys::rigid::solver::COLOUR_FUSED_MAX_MANIFOLDS;
+    use wgphys::rigid::solver::{
+        COLOUR_FUSED_MAX_MANIFOLDS, COLOUR_ROUNDS, COLOUR_ROUNDS_OVER_ALL,
+    };
     use wgphys::rigid::types::counter;
     let rows = 10;
     let config = RigidConfig {
@@ -137,25 +141,32 @@ fn gpu_matches_the_cpu_end_to_end_in_colouring_rounds() {
     let boxes = scenes::pyramid_in(&mut a, rows, 0.5).expect("pyramid");
     scenes::pyramid_in(&mut c, rows, 0.5).expect("pyramid");
     let plan = a.step_plan().expect("a GPU plan");
-    assert_eq!(plan.passes(), 3);
-    let rounds = plan
-        .phases
-        .iter()
-        .flat_map(|p| &p.ops)
-        .filter(|op| {
-            matches!(
-                op,
-                StepOp::Kernel {
-                    entry: "colour_round",
-                    dispatch: PassDispatch::Indirect(w),
-                    ..
-                } if *w as usize == counter::PAIR_GROUPS
-            )
-        })
-        .count();
+    assert_eq!(plan.passes(), 4);
+    let rounds = |name: &str, word: usize| {
+        plan.phases
+            .iter()
+            .flat_map(|p| &p.ops)
+            .filter(|op| {
+                matches!(
+                    op,
+                    StepOp::Kernel {
+                        entry,
+                        dispatch: PassDispatch::Indirect(w),
+                        ..
+                    } if *entry == name && *w as usize == word
+                )
+            })
+            .count() as u32
+    };
     assert_eq!(
-        rounds, 32,
-        "the colouring should run in rounds sized by the pairs"
+        rounds("colour_round", counter::PAIR_GROUPS),
+        COLOUR_ROUNDS_OVER_ALL,
+        "the first colouring rounds should be sized by the pairs"
+    );
+    assert_eq!(
+        rounds("colour_round_listed", counter::WAITING_GROUPS),
+        COLOUR_ROUNDS - COLOUR_ROUNDS_OVER_ALL,
+        "the later colouring rounds should be sized by the waiting list"
     );
     pyramid_gpu_matches_the_cpu(a, c, &boxes, rows);
 }

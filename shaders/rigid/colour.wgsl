@@ -21,9 +21,11 @@
 // and a counting sort where thread t owns a contiguous range of manifolds (so the order inside
 // a colour is the index order, the same as the CPU's). Or, for large scenes (software adapters
 // stop a single invocation's loops after about 65535 iterations), passes: `colour_init`,
-// `colour_claim` (round 0) and SOLVE_COLOUR_ROUNDS `colour_round` passes (round r in group 1:
-// pick round r, then the losers claim round r + 1; a manifold's claim depends only on its own
-// pick, and the words it claims are neither read nor cleared in that pass), then
+// `colour_claim` (round 0) and SOLVE_COLOUR_ROUNDS rounds (round r in group 1: pick round r,
+// then the losers claim round r + 1; a manifold's claim depends only on its own pick, and the
+// words it claims are neither read nor cleared in that pass): COLOUR_ROUNDS_OVER_ALL
+// `colour_round` passes over every slot, the last listing the losers in `order`, then
+// `colour_round_listed` passes over that list, after its indirect arguments are copied; then
 // `colour_keys` (leftovers, a key per pair slot: its colour, or MAX_COLOURS for none, counted
 // per colour), the stable radix sort of (key, slot) (src/gpu/sort.rs, whose output buffer is
 // `order`) and `colour_ranges` (one workgroup over the MAX_COLOURS counts): the same order,
@@ -199,6 +201,13 @@ fn colour_init(@builtin(global_invocation_id) gid: vec3<u32>) {
     // The per-colour counts `colour_keys` adds to, and the manifold total.
     if (gid.x <= MAX_COLOURS) {
         atomicStore(&counters[COUNTER_COLOUR_COUNT + gid.x], 0u);
+    }
+    // The listed rounds' list and indirect arguments: empty, no workgroup.
+    if (gid.x == 0u) {
+        atomicStore(&counters[COUNTER_WAITING_GROUPS], 0u);
+        atomicStore(&counters[COUNTER_WAITING_GROUPS + 1u], 1u);
+        atomicStore(&counters[COUNTER_WAITING_GROUPS + 2u], 1u);
+        atomicStore(&counters[COUNTER_WAITING], 0u);
     }
     if (gid.x == 0u && params.block_shift > 0u) {
         block_init_counters();
@@ -531,6 +540,27 @@ fn colour_round(@builtin(global_invocation_id) gid: vec3<u32>) {
     let r = pass_info.colour;
     if (gid.x < solve_manifold_count() && colour_pick_one(gid.x, r, r + 2u)) {
         colour_claim_one(gid.x, r + 1u);
+        if (r + 1u == COLOUR_ROUNDS_OVER_ALL) {
+            // The last round over every slot lists who still waits for the listed rounds, and
+            // sizes their dispatch: the largest list index decides it, whatever the order.
+            let i = atomicAdd(&counters[COUNTER_WAITING], 1u);
+            order[i] = gid.x;
+            atomicMax(&counters[COUNTER_WAITING_GROUPS], i / RIGID_WG + 1u);
+        }
+    }
+}
+
+/// A round after COLOUR_ROUNDS_OVER_ALL: the same as `colour_round`, over the manifolds the
+/// last round over every slot listed.
+@compute @workgroup_size(RIGID_WG)
+fn colour_round_listed(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let r = pass_info.colour;
+    if (gid.x >= atomicLoad(&counters[COUNTER_WAITING])) {
+        return;
+    }
+    let k = order[gid.x];
+    if (colour_pick_one(k, r, r + 2u)) {
+        colour_claim_one(k, r + 1u);
     }
 }
 

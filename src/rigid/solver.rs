@@ -47,7 +47,7 @@ pub use velocity::VelocitySet;
 
 pub use super::colour::{
     claim_priority, colour, colour_in, tail_colour, Colouring, COLOUR_FUSED_MAX_MANIFOLDS,
-    COLOUR_ROUNDS, SEQUENTIAL_COLOUR, TAIL_MAX_MANIFOLDS,
+    COLOUR_ROUNDS, COLOUR_ROUNDS_OVER_ALL, SEQUENTIAL_COLOUR, TAIL_MAX_MANIFOLDS,
 };
 
 /// Counters word where the colouring stage leaves this step's pair count, which the next step's

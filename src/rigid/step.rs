@@ -229,9 +229,10 @@ pub struct StepShape {
     pub block_bins: u32,
 }
 
-/// The most compute passes (phases) a step records: `rigid_broad`, `rigid_collide` and
-/// `rigid_solve` for scenes above [`solver::FUSED_MAX_MANIFOLDS`] pair slots (one pass below).
-pub const MAX_PHASES: u32 = 3;
+/// The most compute passes (phases) a step records: `rigid_broad`, `rigid_collide`,
+/// `rigid_colour` (when the colouring runs in rounds of passes) and `rigid_solve` for scenes
+/// above [`solver::FUSED_MAX_MANIFOLDS`] pair slots (one pass below).
+pub const MAX_PHASES: u32 = 4;
 
 /// The GPU step for one [`StepShape`]: its phases in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -340,11 +341,19 @@ pub fn block_solver(params: &GpuRigidParams) -> bool {
 
 /// The colouring's dispatches: `colour_manifolds` (one workgroup) up to
 /// [`solver::COLOUR_FUSED_MAX_MANIFOLDS`] pair slots, else `colour_init`, `colour_claim`
-/// (round 0), [`solver::COLOUR_ROUNDS`] × `colour_round` (pick round r, then the losers claim
-/// round r + 1) with the round in the pass record, `colour_keys`, the sort by colour and
-/// `colour_ranges`. With blocks (`block_bins > 0`, [`solver::block`]) `colour_init`,
-/// `colour_keys`, the sort by bin and `block_colour`, which colours each bin on its own.
-fn colour_ops(pair_capacity: u32, block_bins: u32, ops: &mut Vec<StepOp>) {
+/// (round 0) and [`solver::COLOUR_ROUNDS_OVER_ALL`] × `colour_round` over every slot (pick
+/// round r, then the losers claim round r + 1; the round in the pass record) into `ops`, then
+/// into `listed` the remaining rounds of [`solver::COLOUR_ROUNDS`] as `colour_round_listed`
+/// over the manifolds the last round left waiting (sized by [`counter::WAITING_GROUPS`]),
+/// `colour_keys`, the sort by colour and `colour_ranges`. With blocks (`block_bins > 0`,
+/// [`solver::block`]) `colour_init`, `colour_keys`, the sort by bin and `block_colour`, which
+/// colours each bin on its own, all into `ops`.
+fn colour_ops(
+    pair_capacity: u32,
+    block_bins: u32,
+    ops: &mut Vec<StepOp>,
+    listed: &mut Vec<StepOp>,
+) {
     let stage = RigidStage::Colour;
     // colour_keys writes a sort key for every slot (the sort runs over the capacity); the
     // other passes visit the pairs written.
@@ -374,14 +383,18 @@ fn colour_ops(pair_capacity: u32, block_bins: u32, ops: &mut Vec<StepOp>) {
         return;
     }
     ops.push(per_pair(stage, "colour_claim", pair_capacity, 0));
-    for r in 0..solver::COLOUR_ROUNDS {
+    for r in 0..solver::COLOUR_ROUNDS_OVER_ALL {
         ops.push(per_pair(stage, "colour_round", pair_capacity, r));
     }
-    ops.push(kernel(stage, "colour_keys", per_manifold, 0));
-    ops.push(StepOp::ColourSort {
+    let waiting = PassDispatch::Indirect(counter::WAITING_GROUPS as u32);
+    for r in solver::COLOUR_ROUNDS_OVER_ALL..solver::COLOUR_ROUNDS {
+        listed.push(kernel(stage, "colour_round_listed", waiting, r));
+    }
+    listed.push(kernel(stage, "colour_keys", per_manifold, 0));
+    listed.push(StepOp::ColourSort {
         slots: pair_capacity,
     });
-    ops.push(kernel(stage, "colour_ranges", PassDispatch::Direct(1), 0));
+    listed.push(kernel(stage, "colour_ranges", PassDispatch::Direct(1), 0));
 }
 
 /// One sweep of a per-colour stage over every colour: on the fused path one dispatch of its
@@ -440,8 +453,11 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
 /// grid build and the broad phase. Then, after the copy of the indirect arguments, phase
 /// `rigid_collide`, its per-pair stages sized by the pairs the broad phase wrote
 /// ([`pair_groups`] workgroups, from the indirect arguments): `narrow`, `wake_mark`,
-/// `wake_apply`, `warm_start`, the colouring and `solve_prepare`. Then, after the
-/// copy of the indirect arguments the colouring wrote, phase `rigid_solve`: `substeps` ×
+/// `wake_apply`, `warm_start`, the colouring and `solve_prepare`. When the colouring runs in
+/// rounds of passes, its rounds after [`solver::COLOUR_ROUNDS_OVER_ALL`] (over the manifolds
+/// still waiting, sized by their list), its order and `solve_prepare` go into phase
+/// `rigid_colour`, after a copy of the list's indirect arguments. Then, after the copy of the
+/// indirect arguments the colouring wrote, phase `rigid_solve`: `substeps` ×
 /// (`integrate_velocity`, `solve_warm_apply`, `velocity_iterations` × `solve_contact`,
 /// `integrate_position`, `ccd`, `relax_iterations` × `solve_relax`), then
 /// `solve_restitution`, `position_iterations` × `solve_position` and `sleep`. Scenes of up to
@@ -484,7 +500,7 @@ pub fn step_plan(shape: StepShape, grid_dispatches: u32, sort_dispatches: u32) -
     collide.push(per_pair_stage(RigidStage::Narrow));
     collide.push(per_pair_stage(RigidStage::WakeMark));
     collide.push(over(RigidStage::WakeApply, shape.bodies));
-    let (mut prepare, mut solve) = solver_ops(&shape);
+    let (mut prepare, colour, mut solve) = solver_ops(&shape);
     collide.append(&mut prepare);
     solve.push(over(RigidStage::Sleep, shape.bodies));
     if fused {
@@ -496,6 +512,14 @@ pub fn step_plan(shape: StepShape, grid_dispatches: u32, sort_dispatches: u32) -
         copy_indirect: !fused,
         ops: collide,
     });
+    if !colour.is_empty() {
+        phases.push(StepPhase {
+            label: "wgphys:pass:rigid_colour",
+            flip_manifolds: false,
+            copy_indirect: true,
+            ops: colour,
+        });
+    }
     if !solve.is_empty() {
         phases.push(StepPhase {
             label: "wgphys:pass:rigid_solve",
@@ -512,13 +536,16 @@ pub fn step_plan(shape: StepShape, grid_dispatches: u32, sort_dispatches: u32) -
     }
 }
 
-/// The solver's part of the step, as (direct ops up to `solve_prepare`, the substeps and the
-/// finishing sweeps): `warm_start`, the colouring, `solve_prepare`; then `substeps` ×
+/// The solver's part of the step, as (the ops up to `solve_prepare` that go into the collide
+/// pass, those that go into the colour pass, the substeps and the finishing sweeps):
+/// `warm_start`, the colouring, `solve_prepare`; then `substeps` ×
 /// (`integrate_velocity`, `solve_warm_apply`, `velocity_iterations` × `solve_contact`,
 /// `integrate_position`, `ccd`, `relax_iterations` × `solve_relax`), `solve_restitution`
 /// and `position_iterations` × `solve_position` (tests run these on the GPU against
-/// [`solver::solve`]).
-pub fn solver_ops(shape: &StepShape) -> (Vec<StepOp>, Vec<StepOp>) {
+/// [`solver::solve`]). The colour pass is empty unless the colouring runs in rounds of
+/// passes: it then starts with the rounds over the manifolds still waiting after
+/// [`solver::COLOUR_ROUNDS_OVER_ALL`], whose indirect arguments the copy before it brings.
+pub fn solver_ops(shape: &StepShape) -> (Vec<StepOp>, Vec<StepOp>, Vec<StepOp>) {
     let shape = *shape;
     let per_pair_stage = |stage: RigidStage| per_pair(stage, stage.name(), shape.pair_capacity, 0);
     let mut collide = vec![per_pair_stage(RigidStage::WarmStart)];
@@ -527,8 +554,13 @@ pub fn solver_ops(shape: &StepShape) -> (Vec<StepOp>, Vec<StepOp>) {
     } else {
         shape.block_bins
     };
-    colour_ops(shape.pair_capacity, block_bins, &mut collide);
-    collide.push(per_pair_stage(RigidStage::SolvePrepare));
+    let mut colour = Vec::new();
+    colour_ops(shape.pair_capacity, block_bins, &mut collide, &mut colour);
+    if colour.is_empty() {
+        collide.push(per_pair_stage(RigidStage::SolvePrepare));
+    } else {
+        colour.push(per_pair_stage(RigidStage::SolvePrepare));
+    }
     let mut solve = Vec::new();
     for _ in 0..shape.substeps {
         solve.push(over(RigidStage::IntegrateVelocity, shape.bodies));
@@ -561,7 +593,7 @@ pub fn solver_ops(shape: &StepShape) -> (Vec<StepOp>, Vec<StepOp>) {
     for _ in 0..position_sweeps {
         sweep(RigidStage::SolvePosition, &shape, &mut solve);
     }
-    (collide, solve)
+    (collide, colour, solve)
 }
 
 /// The CPU backend's working arrays.

@@ -81,9 +81,15 @@ pub mod counter {
     /// First of `MAX_COLOURS + 1` words the colouring's `colour_keys` pass counts into: the
     /// manifolds of each colour, then those with points.
     pub const COLOUR_COUNT: usize = COLOUR_START + super::MAX_COLOURS as usize + 1;
+    /// The indirect-dispatch triple (x, 1, 1) of the colouring's listed rounds: one workgroup
+    /// per `RIGID_WG` manifolds still waiting after the rounds over every slot
+    /// ([`super::super::colour::COLOUR_ROUNDS_OVER_ALL`]), which list them in `order`.
+    pub const WAITING_GROUPS: usize = COLOUR_COUNT + super::MAX_COLOURS as usize + 1;
+    /// How many manifolds that list holds.
+    pub const WAITING: usize = WAITING_GROUPS + 3;
     /// Words in the counters buffer.
     pub const LEN: usize = 256;
-    const _: () = assert!(COLOUR_COUNT + (super::MAX_COLOURS as usize) < LEN);
+    const _: () = assert!(WAITING < LEN);
     const _: () = assert!(TAIL < PAIR_GROUPS && PAIR_GROUPS + 3 <= INDIRECT);
 }
 

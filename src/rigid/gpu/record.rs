@@ -68,12 +68,12 @@ impl GpuRigid {
         self.record_step(encoder, shape, false)
     }
 
-    /// [`GpuRigid::encode_step`], submitting each phase but the last as soon as it is
-    /// recorded (the last stays in `encoder` for the caller to submit), so the GPU runs the
-    /// broad phase and the collide phase while the host records the solver's dispatches. The
-    /// same passes and dispatches in the same order; only the command buffers differ. On an
-    /// H100 a 5k wall's step spent 0.9 ms recording before any GPU work began (BENCHMARKS.md,
-    /// session 18).
+    /// [`GpuRigid::encode_step`], submitting the broad phase as soon as it is recorded and the
+    /// phases up to the solver's as soon as they are (the solve phase stays in `encoder` for
+    /// the caller to submit), so the GPU runs the broad, collide and colour phases while the
+    /// host records the solver's dispatches. The same passes and dispatches in the same order;
+    /// only the command buffers differ. On an H100 a 5k wall's step spent 0.9 ms recording
+    /// before any GPU work began (BENCHMARKS.md, session 18).
     ///
     /// # Errors
     /// As [`GpuRigid::encode_step`].
@@ -182,7 +182,10 @@ impl GpuRigid {
                 query += 1;
             }
             drop(pass);
-            if submit_phases && i + 1 < compiled.phases.len() {
+            // After the broad phase, and after the phase before the solver's: the GPU starts
+            // early, and the solver's long recording overlaps the phases before it.
+            let n = compiled.phases.len();
+            if submit_phases && i + 1 < n && (i == 0 || i + 2 == n) {
                 let next =
                     self.ctx
                         .device

@@ -139,6 +139,12 @@ pub fn shader_source() -> String {
         ("COUNTER_INDIRECT", counter::INDIRECT as u32),
         ("COUNTER_COLOUR_START", counter::COLOUR_START as u32),
         ("COUNTER_COLOUR_COUNT", counter::COLOUR_COUNT as u32),
+        ("COUNTER_WAITING_GROUPS", counter::WAITING_GROUPS as u32),
+        ("COUNTER_WAITING", counter::WAITING as u32),
+        (
+            "COLOUR_ROUNDS_OVER_ALL",
+            crate::rigid::colour::COLOUR_ROUNDS_OVER_ALL,
+        ),
         ("SHAPE_SPHERE", shape_kind::SPHERE),
         ("SHAPE_BOX", shape_kind::BOX),
         ("SHAPE_CAPSULE", shape_kind::CAPSULE),

@@ -23,8 +23,9 @@ impl RigidWorld {
     }
 
     /// GPU time of each phase (compute pass) of the last step in ms, labelled as its pass
-    /// (`wgphys:pass:rigid_broad`, `wgphys:pass:rigid_collide`, `wgphys:pass:rigid_solve`; one
-    /// pass, `rigid_collide`, for small scenes); blocking, for benchmarks.
+    /// (`wgphys:pass:rigid_broad`, `wgphys:pass:rigid_collide`, `wgphys:pass:rigid_colour` when
+    /// the colouring runs in rounds of passes, `wgphys:pass:rigid_solve`; one pass,
+    /// `rigid_collide`, for small scenes); blocking, for benchmarks.
     ///
     /// # Errors
     /// As [`RigidWorld::last_step_gpu_ms`].
