@@ -123,7 +123,9 @@ fn gpu_matches_the_cpu_end_to_end_with_blocks() {
 /// (`counter::WAITING_GROUPS`), colour by colour: the same budget, the same stability check. A
 /// broad phase that left the arguments unwritten would run none of those stages (the pyramid
 /// would fall through the ground); one that sized them short would leave pairs without
-/// contacts or colours, and a list that missed a waiting manifold would leave it uncoloured.
+/// contacts or colours. (A wall this small may colour in fewer than 12 rounds, leaving its
+/// listed rounds an empty list: `rigid_solver_passes`' parity scene needs all 32 rounds and
+/// checks every manifold's colour against the twin.)
 #[test]
 fn gpu_matches_the_cpu_end_to_end_in_colouring_rounds() {
     use wgphys::rigid::gpu::PassDispatch;
@@ -270,37 +272,53 @@ fn assert_same_state(a: &mut RigidWorld, b: &mut RigidWorld, what: &str) {
     );
 }
 
-/// A step submitted phase by phase (`set_submit_by_phase(true)`: the broad and collide phases
-/// go to the GPU before the solver's dispatches are recorded, the default on hardware
-/// adapters) gives the same state, bit for bit, as one submitted whole: the same passes and
-/// dispatches in the same order, split only between command buffers. The wall of 820 boxes
-/// has more pair slots than the fused solver takes, so its step has three phases and two of
-/// them are submitted early.
+/// A step submitted phase by phase (`set_submit_by_phase(true)`: the broad phase, then the
+/// phases up to the solver's, go to the GPU before the solver's dispatches are recorded, the
+/// default on hardware adapters) gives the same state, bit for bit, as one submitted whole:
+/// the same passes and dispatches in the same order, split only between command buffers. The
+/// wall of 820 boxes has more pair slots than the fused solver takes, so its step has three
+/// phases; with more slots than the one-workgroup colouring takes, four (collide and colour
+/// submitted together).
 #[test]
 fn a_step_submitted_phase_by_phase_matches_one_submitted_whole() {
+    use wgphys::rigid::solver::COLOUR_FUSED_MAX_MANIFOLDS;
     let ctx = gpu();
-    let (mut whole, _) = scenes::pyramid(Backend::Gpu(ctx.clone()), 40, 0.5).expect("pyramid");
-    let (mut phased, _) = scenes::pyramid(Backend::Gpu(ctx.clone()), 40, 0.5).expect("pyramid");
-    whole.set_submit_by_phase(false);
-    phased.set_submit_by_phase(true);
-    for _ in 0..4 {
-        whole.step(DT).expect("step");
-        phased.step(DT).expect("step");
+    let wide = RigidConfig {
+        pair_capacity: COLOUR_FUSED_MAX_MANIFOLDS + 1,
+        ..scenes::config(900)
+    };
+    for (config, phases) in [(None, 3), (Some(wide), 4)] {
+        let build = || match &config {
+            None => {
+                scenes::pyramid(Backend::Gpu(ctx.clone()), 40, 0.5)
+                    .expect("pyramid")
+                    .0
+            }
+            Some(c) => {
+                let mut w = RigidWorld::new(Backend::Gpu(ctx.clone()), c.clone()).expect("world");
+                scenes::pyramid_in(&mut w, 40, 0.5).expect("pyramid");
+                w
+            }
+        };
+        let (mut whole, mut phased) = (build(), build());
+        whole.set_submit_by_phase(false);
+        phased.set_submit_by_phase(true);
+        for _ in 0..4 {
+            whole.step(DT).expect("step");
+            phased.step(DT).expect("step");
+        }
+        let got = phased
+            .step_plan()
+            .expect("a GPU world has a plan")
+            .phases
+            .len();
+        assert_eq!(got, phases, "the wall should step in {phases} phases");
+        assert_same_state(
+            &mut whole,
+            &mut phased,
+            &format!("a step of {phases} phases submitted phase by phase differs from one submitted whole"),
+        );
     }
-    let phases = phased
-        .step_plan()
-        .expect("a GPU world has a plan")
-        .phases
-        .len();
-    assert_eq!(
-        phases, 3,
-        "the wall should step in three phases, not {phases}"
-    );
-    assert_same_state(
-        &mut whole,
-        &mut phased,
-        "a step submitted phase by phase differs from one submitted whole",
-    );
 }
 
 /// The step's compute passes and dispatches come from the stage list: one pass per substep

@@ -12,7 +12,9 @@
 //! next submit, and the buffer is handed out again only when the GPU has finished the work
 //! recorded with it (or the encoder was dropped unsubmitted). In steady state the buffers are
 //! reused; the ring grows while more recordings are in flight than it has buffers, up to
-//! [`MAX_IN_FLIGHT`], and a recording beyond that waits for the device instead.
+//! [`MAX_IN_FLIGHT`], and a recording beyond that waits for the device instead. A recording
+//! above [`KEEP_MAX_BYTES`] takes a buffer of its own instead, outside the ring (it does not
+//! wait), which is freed, with the host's copy of its bytes, once its copies have run.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -210,7 +212,12 @@ impl StepUploads {
                 Pending::Adopted(older) => older.record(encoder),
             }
         }
-        q.bytes.clear();
+        if q.bytes.capacity() as u64 > KEEP_MAX_BYTES {
+            // A bulk spawn's bytes: give the host memory back too.
+            q.bytes = Vec::new();
+        } else {
+            q.bytes.clear();
+        }
     }
 
     /// An upload buffer of `bytes` bytes (a multiple of 4).

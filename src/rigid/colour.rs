@@ -18,8 +18,9 @@ fn is_dynamic(bodies: &[GpuBody], i: u32) -> bool {
 }
 
 /// Colouring rounds: a manifold still waiting after them (a chain of decreasing priorities
-/// longer than this) goes to [`SEQUENTIAL_COLOUR`]. Also the number of `colour_round` passes
-/// of a large scene.
+/// longer than this) goes to [`SEQUENTIAL_COLOUR`]. Also the number of round passes of a
+/// large scene (`colour_round`, then `colour_round_listed` after
+/// [`COLOUR_ROUNDS_OVER_ALL`]).
 pub const COLOUR_ROUNDS: u32 = 32;
 
 /// Rounds of the colouring in passes that visit every pair slot; the last of them lists the
@@ -55,9 +56,10 @@ pub fn tail_colour(slots: u32) -> u32 {
 pub const TAIL_MAX_MANIFOLDS: u32 = 4 * RIGID_WG;
 
 /// Pair capacities up to this colour in one single-workgroup dispatch (`colour_manifolds`);
-/// larger ones run the rounds as passes over every manifold (`colour_init`, the
-/// `colour_claim` and the [`COLOUR_ROUNDS`] `colour_round` passes, `colour_keys`, the sort by
-/// colour and `colour_ranges`), because
+/// larger ones run the rounds as passes (`colour_init`, `colour_claim`, the
+/// [`COLOUR_ROUNDS`] round passes, the first [`COLOUR_ROUNDS_OVER_ALL`] over every manifold
+/// and the rest over those still waiting, `colour_keys`, the sort by colour and
+/// `colour_ranges`), because
 /// software adapters cut one invocation's loops short after about 65535 iterations.
 pub const COLOUR_FUSED_MAX_MANIFOLDS: u32 = 16384;
 

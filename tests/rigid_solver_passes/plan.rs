@@ -1,5 +1,6 @@
 //! The solver's pass list and the dispatch budget of a step (`src/rigid/step.rs`): one pass for
-//! small scenes and three for large ones, the 5k wall's dispatch count with and without blocks,
+//! small scenes, three for large ones and four when the colouring runs in rounds of passes,
+//! the 5k wall's dispatch count with and without blocks,
 //! and the WGSL constants against the Rust ones.
 
 use super::*;
@@ -43,7 +44,7 @@ pub(crate) fn entry(op: &StepOp) -> &'static str {
 /// scene that colours in rounds of passes four (the rounds over the list of waiting
 /// manifolds, the colour order and `solve_prepare` in a pass of their own).
 #[test]
-fn the_step_is_one_pass_for_small_scenes_and_three_for_large_ones() {
+fn the_step_is_one_pass_for_small_scenes_and_three_or_four_for_large_ones() {
     let mut p = params(10, 100);
     p.substeps = 4;
     let names: Vec<&str> = solver_passes(&p).iter().map(entry).collect();
@@ -281,8 +282,8 @@ fn pyramid_5k_shape(config: &RigidConfig, block_bins: u32) -> StepShape {
 /// collide dispatches (step_start, shape_aabbs, 4 broad, narrow, 2 wake, warm_start,
 /// colour_init, colour_keys, colour_ranges, solve_prepare, sleep) plus the grid's 26, the
 /// colour sort's 3 (one radix pass of 8 bits on a CPU adapter; 6 in two passes of 4 bits on a
-/// GPU), colour_claim and the 32 colouring rounds (one `colour_round` each: a round's pick and
-/// the next round's claims),
+/// GPU), colour_claim and the 32 colouring rounds (one `colour_round` or, after 12 of them,
+/// `colour_round_listed` each: a round's pick and the next round's claims),
 /// and per substep integrate_velocity, integrate_position, ccd and the sweeps (warm, contact,
 /// 8 relax) of the default 8 colour slots (7 indirect: an empty colour launches nothing; then
 /// the tail), then one restitution sweep. The step of the book's solver recorded 1,764

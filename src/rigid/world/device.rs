@@ -23,9 +23,12 @@ impl RigidWorld {
         Ok(())
     }
 
-    /// Whether [`RigidWorld::step`] submits each phase of the step (broad, collide, solve) as
-    /// soon as it is recorded, so the GPU runs the first phases while the host records the
-    /// solver's dispatches; `false` records the whole step and submits it once. The same
+    /// Whether [`RigidWorld::step`] submits the step in parts as it records it: the broad
+    /// phase as soon as it is recorded, the phases after it up to the solver's (collide, and
+    /// colour when the colouring runs in rounds of passes) as soon as they are, and the solve
+    /// phase last, so the GPU runs the first phases while the host records the solver's
+    /// dispatches. A small scene's step (one pass) is never split. `false` records the whole
+    /// step and submits it once. The same
     /// passes and dispatches run in the same order either way, so the results are the same
     /// bits. The default is on for hardware adapters and off for CPU adapters
     /// ([`crate::gpu::GpuContext::submits_overlap`]: Mesa's lavapipe waits on the host for the
