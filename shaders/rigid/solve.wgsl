@@ -96,6 +96,37 @@ fn solve_load(i: u32) -> SolveBody {
     return s;
 }
 
+/// `solve_load` for `solve_prepare` and the velocity stages, field by field: the pose, the
+/// velocities, the inverse mass and the world inverse inertia (not the body-frame inertia,
+/// which only the position projection uses), so a sweep reads 7 of a body's 16 vec4s. The
+/// same values as `solve_load`; on lavapipe the 5k wall's relax sweeps took 48–51 ms a step
+/// with it against 55–56 ms with the whole-struct load (BENCHMARKS.md, session 18).
+fn solve_load_velocity(i: u32) -> SolveBody {
+    var s: SolveBody;
+    s.pos = vec3<f32>(0.0);
+    s.orient = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+    s.lin_vel = vec3<f32>(0.0);
+    s.ang_vel = vec3<f32>(0.0);
+    s.inv_mass = 0.0;
+    s.inv_inertia = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    s.body_inv_inertia = s.inv_inertia;
+    s.is_dyn = false;
+    if (i == NONE || i >= params.body_count) {
+        return s;
+    }
+    let pos = bodies[i].pos;
+    s.pos = pos.xyz;
+    s.orient = bodies[i].orient;
+    s.lin_vel = bodies[i].lin_vel.xyz;
+    s.ang_vel = bodies[i].ang_vel.xyz;
+    if (bodies[i].kind == BODY_DYNAMIC && bodies[i].awake != 0u) {
+        s.inv_mass = pos.w;
+        s.inv_inertia = mat3_cols(bodies[i].inv_inertia_world);
+        s.is_dyn = true;
+    }
+    return s;
+}
+
 // What the velocity stages change (solver.rs `store_velocity`).
 fn solve_store_velocity(i: u32, s: SolveBody) {
     if (!s.is_dyn || i == NONE) {
@@ -273,8 +304,8 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         return;
     }
-    let a = solve_load(m.body_a);
-    let b = solve_load(m.body_b);
+    let a = solve_load_velocity(m.body_a);
+    let b = solve_load_velocity(m.body_b);
     let n = m.normal.xyz;
     let basis = solve_basis(n);
     let t1 = basis.t1;
@@ -313,24 +344,25 @@ fn solve_apply(a: ptr<function, SolveBody>, b: ptr<function, SolveBody>, g: vec3
 }
 
 fn solve_warm_manifold(k: u32) {
-    let m = manifolds[k];
-    var a = solve_load(m.body_a);
-    var b = solve_load(m.body_b);
-    let n = m.normal.xyz;
+    let body_a = manifolds[k].body_a;
+    let body_b = manifolds[k].body_b;
+    var a = solve_load_velocity(body_a);
+    var b = solve_load_velocity(body_b);
+    let n = manifolds[k].normal.xyz;
     let basis = solve_basis(n);
     let t1 = basis.t1;
     let t2 = basis.t2;
-    let count = min(m.count, MAX_POINTS);
+    let count = min(manifolds[k].count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let base = solve_row_base(k, i);
         let ra = quat_rotate(a.orient, solver[base].xyz);
         let rb = quat_rotate(b.orient, solver[base + 1u].xyz);
-        let imp = m.impulses[i];
+        let imp = manifolds[k].impulses[i];
         let g = n * imp.x + t1 * imp.y + t2 * imp.z;
         solve_apply(&a, &b, g, ra, rb);
     }
-    solve_store_velocity(m.body_a, a);
-    solve_store_velocity(m.body_b, b);
+    solve_store_velocity(body_a, a);
+    solve_store_velocity(body_b, b);
 }
 
 fn solve_relative_velocity(a: SolveBody, b: SolveBody, ra: vec3<f32>, rb: vec3<f32>) -> vec3<f32> {
@@ -340,11 +372,13 @@ fn solve_relative_velocity(a: SolveBody, b: SolveBody, ra: vec3<f32>, rb: vec3<f
 // solve_contact (use_bias) and solve_relax (not): the normal row of the soft contact on the
 // overlap tracked from the anchors, then rigid friction clamped to the disc (solver.rs).
 fn solve_contact_manifold(k: u32, use_bias: bool) {
-    let m = manifolds[k];
-    var a = solve_load(m.body_a);
-    var b = solve_load(m.body_b);
-    let n = m.normal.xyz;
-    let mu = m.normal.w;
+    let body_a = manifolds[k].body_a;
+    let body_b = manifolds[k].body_b;
+    let normal_mu = manifolds[k].normal;
+    var a = solve_load_velocity(body_a);
+    var b = solve_load_velocity(body_b);
+    let n = normal_mu.xyz;
+    let mu = normal_mu.w;
     let basis = solve_basis(n);
     let t1 = basis.t1;
     let t2 = basis.t2;
@@ -352,7 +386,7 @@ fn solve_contact_manifold(k: u32, use_bias: bool) {
     if (!(a.is_dyn && b.is_dyn)) {
         soft = params.soft_static;
     }
-    let count = min(m.count, MAX_POINTS);
+    let count = min(manifolds[k].count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let base = solve_row_base(k, i);
         let r0 = solver[base];
@@ -372,7 +406,7 @@ fn solve_contact_manifold(k: u32, use_bias: bool) {
             mass_scale = soft.y;
             impulse_scale = soft.z;
         }
-        let old = m.impulses[i].xyz;
+        let old = manifolds[k].impulses[i].xyz;
         let vn = dot(solve_relative_velocity(a, b, ra, rb), n);
         var normal = old.x;
         if (kd.x > 0.0) {
@@ -401,8 +435,8 @@ fn solve_contact_manifold(k: u32, use_bias: bool) {
         manifolds[k].impulses[i] = vec4<f32>(normal, tan.x, tan.y, 0.0);
         solver[base + 2u] = vec4<f32>(kd.xyz, max(kd.w, normal));
     }
-    solve_store_velocity(m.body_a, a);
-    solve_store_velocity(m.body_b, b);
+    solve_store_velocity(body_a, a);
+    solve_store_velocity(body_b, b);
 }
 
 // solve_restitution: once per step, −e·v_n(start) for points that closed fast and pushed.
@@ -412,8 +446,8 @@ fn solve_restitution_manifold(k: u32) {
     if (e <= 0.0) {
         return;
     }
-    var a = solve_load(m.body_a);
-    var b = solve_load(m.body_b);
+    var a = solve_load_velocity(m.body_a);
+    var b = solve_load_velocity(m.body_b);
     let n = m.normal.xyz;
     let mu = m.normal.w;
     let basis = solve_basis(n);
