@@ -283,12 +283,24 @@ fn the_gpu_solver_matches_the_cpu_twin_in_12_colour_slots() {
     gpu_solver_matches_the_cpu_twin_in(12);
 }
 
+/// The same with the book's position projection after the velocity stages (one sweep,
+/// `solve_position`; off by default), which reads the body-frame inertia too.
+#[test]
+fn the_gpu_solver_with_the_position_projection_matches_the_cpu_twin() {
+    gpu_solver_matches_the_cpu_twin_with(0, 1);
+}
+
 fn gpu_solver_matches_the_cpu_twin_in(slots: u32) {
+    gpu_solver_matches_the_cpu_twin_with(slots, 0);
+}
+
+fn gpu_solver_matches_the_cpu_twin_with(slots: u32, position_iterations: u32) {
     let mut rng = Rng::new(21);
     let (bodies, ms, prev) = parity_scene(&mut rng);
     let n = ms.len() as u32;
     let p = GpuRigidParams {
         colour_slots: slots,
+        position_iterations,
         ..params(bodies.len() as u32, n + 13)
     };
     let mut want_bodies = bodies.clone();

@@ -69,38 +69,11 @@ fn solve_is_dynamic(i: u32) -> bool {
     return bodies[i].kind == BODY_DYNAMIC && bodies[i].awake != 0u;
 }
 
-fn solve_load(i: u32) -> SolveBody {
-    var s: SolveBody;
-    s.pos = vec3<f32>(0.0);
-    s.orient = vec4<f32>(0.0, 0.0, 0.0, 1.0);
-    s.lin_vel = vec3<f32>(0.0);
-    s.ang_vel = vec3<f32>(0.0);
-    s.inv_mass = 0.0;
-    s.inv_inertia = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-    s.body_inv_inertia = s.inv_inertia;
-    s.is_dyn = false;
-    if (i == NONE || i >= params.body_count) {
-        return s;
-    }
-    let b = bodies[i];
-    s.pos = b.pos.xyz;
-    s.orient = b.orient;
-    s.lin_vel = b.lin_vel.xyz;
-    s.ang_vel = b.ang_vel.xyz;
-    if (b.kind == BODY_DYNAMIC && b.awake != 0u) {
-        s.inv_mass = b.pos.w;
-        s.inv_inertia = mat3_cols(b.inv_inertia_world);
-        s.body_inv_inertia = mat3_cols(b.inv_inertia);
-        s.is_dyn = true;
-    }
-    return s;
-}
-
-/// `solve_load` for `solve_prepare` and the velocity stages, field by field: the pose, the
-/// velocities, the inverse mass and the world inverse inertia (not the body-frame inertia,
-/// which only the position projection uses), so a sweep reads 7 of a body's 16 vec4s. The
-/// same values as `solve_load`; on lavapipe the 5k wall's relax sweeps took 48–51 ms a step
-/// with it against 55–56 ms with the whole-struct load (BENCHMARKS.md, session 18).
+/// Body i as `solve_prepare` and the velocity stages see it (a static, kinematic or sleeping
+/// body, or none, with no inverse mass), read field by field: the pose, the velocities, the
+/// inverse mass and the world inverse inertia, 7 of a body's 16 vec4s. On lavapipe the 5k
+/// wall's relax sweeps took a median 53.5 ms a step with it against 59 ms with a whole-struct load
+/// (BENCHMARKS.md, session 18).
 fn solve_load_velocity(i: u32) -> SolveBody {
     var s: SolveBody;
     s.pos = vec3<f32>(0.0);
@@ -123,6 +96,15 @@ fn solve_load_velocity(i: u32) -> SolveBody {
         s.inv_mass = pos.w;
         s.inv_inertia = mat3_cols(bodies[i].inv_inertia_world);
         s.is_dyn = true;
+    }
+    return s;
+}
+
+/// [`solve_load_velocity`] and the body-frame inverse inertia, for the position projection.
+fn solve_load(i: u32) -> SolveBody {
+    var s = solve_load_velocity(i);
+    if (s.is_dyn) {
+        s.body_inv_inertia = mat3_cols(bodies[i].inv_inertia);
     }
     return s;
 }
