@@ -660,7 +660,7 @@ fn rigid_structs_layout() {
             colour,
             shape_a,
             shape_b,
-            _pad0,
+            dynamic,
             _pad1,
             normal,
             material,

@@ -459,11 +459,11 @@ fn one_colour_batch_matches_the_cpu_twin() {
         solver::warm_start(&p, &mut want_ms, &prev);
         let c = colour(&want_bodies, &mut want_ms);
         let mut rows = vec![Vec4::ZERO; want_ms.len() * solver_rows_per_manifold() as usize];
-        solve_prepare(&p, &want_bodies, &want_ms, &mut rows);
+        solve_prepare(&p, &want_bodies, &mut want_ms, &mut rows);
         let mut set = solver::VelocitySet::new(&p, &c, &want_bodies, &want_ms, &rows);
         set.solve_contact(&p, 0);
         set.store_velocities(&mut want_bodies);
-        set.store_impulses(&mut want_ms, &mut rows);
+        set.store_impulses(&mut want_ms);
         (want_bodies, want_ms, c.batch(0).len())
     };
     let (want_bodies, want_ms, batch) = one_batch(&ms);

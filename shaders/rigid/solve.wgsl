@@ -23,7 +23,9 @@
 const SOLVE_COUNTER_PREV_PAIRS: u32 = 6u;
 /// vec4 rows per contact point (solver.rs ROWS_PER_POINT). Per point, from its base:
 /// 0: anchor in a's frame, normal velocity target; 1: anchor in b's frame, penetration at
-/// prepare; 2: the diagonal of K (normal, tangent 1, tangent 2), 0. K is the velocity change per
+/// prepare; 2: the diagonal of K (normal, tangent 1, tangent 2), 0. (The largest normal impulse
+/// the substeps applied, which restitution needs, rides in the fourth word of the point's
+/// accumulated impulse, so a sweep stores one vec4 per point.) K is the velocity change per
 /// unit impulse in the contact basis; the arms are the anchors turned by the bodies' current
 /// orientations (which the velocity iterations do not change) and the tangents come from
 /// solve_basis(normal), so neither is stored.
@@ -44,12 +46,15 @@ fn tail_colour() -> u32 {
     return select(slots, MAX_COLOURS, slots == 0u || slots > MAX_COLOURS) - 1u;
 }
 
-/// A body as the solver sees it (solver.rs SolveBody).
+/// A body as the solver sees it (solver.rs SolveBody); `lin_w` and `ang_w` are the fourth
+/// words of its velocity vec4s, written back as they were read.
 struct SolveBody {
     pos: vec3<f32>,
     orient: vec4<f32>,
     lin_vel: vec3<f32>,
     ang_vel: vec3<f32>,
+    lin_w: f32,
+    ang_w: f32,
     inv_mass: f32,
     inv_inertia: mat3x3<f32>,
     body_inv_inertia: mat3x3<f32>,
@@ -69,17 +74,28 @@ fn solve_is_dynamic(i: u32) -> bool {
     return bodies[i].kind == BODY_DYNAMIC && bodies[i].awake != 0u;
 }
 
-/// Body i as `solve_prepare` and the velocity stages see it (a static, kinematic or sleeping
-/// body, or none, with no inverse mass), read field by field: the pose, the velocities, the
-/// inverse mass and the world inverse inertia, 7 of a body's 16 vec4s. On lavapipe the 5k
-/// wall's relax sweeps took a median 53.5 ms a step with it against 59 ms with a whole-struct load
-/// (BENCHMARKS.md, session 18).
-fn solve_load_velocity(i: u32) -> SolveBody {
+/// Bits of `Manifold.dynamic` (solver.rs MANIFOLD_DYNAMIC_A / _B), which `solve_prepare`
+/// writes: body_a, body_b is moved by the solver (dynamic and awake).
+const SOLVE_DYNAMIC_A: u32 = 1u;
+const SOLVE_DYNAMIC_B: u32 = 2u;
+
+/// Body i as the solver stages see it, read field by field; `dynamic` (for the sweeps, the
+/// manifold's `dynamic` bits, which `solve_prepare` wrote from the body's kind and awake flag)
+/// says whether the solver moves it. A static, kinematic or sleeping body, or none, has no
+/// inverse mass. It reads the pose (whose fourth word is the inverse mass), the velocities and,
+/// for a moved body, the world inverse inertia: 4 to 7 of a body's 16 vec4s, and no load waits
+/// on another (the kind and awake flag come with the manifold). On lavapipe a sweep costs about
+/// its memory accesses (BENCHMARKS.md, session 19); the 5k wall's relax sweeps took a median
+/// 53.5 ms a step with a field-by-field load against 59 ms with a whole-struct load (session
+/// 18).
+fn solve_load_velocity(i: u32, dynamic: bool) -> SolveBody {
     var s: SolveBody;
     s.pos = vec3<f32>(0.0);
     s.orient = vec4<f32>(0.0, 0.0, 0.0, 1.0);
     s.lin_vel = vec3<f32>(0.0);
     s.ang_vel = vec3<f32>(0.0);
+    s.lin_w = 0.0;
+    s.ang_w = 0.0;
     s.inv_mass = 0.0;
     s.inv_inertia = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     s.body_inv_inertia = s.inv_inertia;
@@ -88,11 +104,15 @@ fn solve_load_velocity(i: u32) -> SolveBody {
         return s;
     }
     let pos = bodies[i].pos;
+    let lin = bodies[i].lin_vel;
+    let ang = bodies[i].ang_vel;
     s.pos = pos.xyz;
     s.orient = bodies[i].orient;
-    s.lin_vel = bodies[i].lin_vel.xyz;
-    s.ang_vel = bodies[i].ang_vel.xyz;
-    if (bodies[i].kind == BODY_DYNAMIC && bodies[i].awake != 0u) {
+    s.lin_vel = lin.xyz;
+    s.ang_vel = ang.xyz;
+    s.lin_w = lin.w;
+    s.ang_w = ang.w;
+    if (dynamic) {
         s.inv_mass = pos.w;
         s.inv_inertia = mat3_cols(bodies[i].inv_inertia_world);
         s.is_dyn = true;
@@ -100,22 +120,38 @@ fn solve_load_velocity(i: u32) -> SolveBody {
     return s;
 }
 
-/// [`solve_load_velocity`] and the body-frame inverse inertia, for the position projection.
+/// [`solve_load_velocity`], deciding from the body itself whether the solver moves it
+/// (`solve_prepare` and the position projection).
+fn solve_load_posed(i: u32) -> SolveBody {
+    return solve_load_velocity(i, solve_is_dynamic(i));
+}
+
+/// [`solve_load_posed`] and the body-frame inverse inertia, for the position projection.
 fn solve_load(i: u32) -> SolveBody {
-    var s = solve_load_velocity(i);
+    var s = solve_load_posed(i);
     if (s.is_dyn) {
         s.body_inv_inertia = mat3_cols(bodies[i].inv_inertia);
     }
     return s;
 }
 
-// What the velocity stages change (solver.rs `store_velocity`).
+/// Manifold k's bodies as the velocity sweeps see them.
+fn solve_load_a(k: u32) -> SolveBody {
+    return solve_load_velocity(manifolds[k].body_a, (manifolds[k].dynamic & SOLVE_DYNAMIC_A) != 0u);
+}
+
+fn solve_load_b(k: u32) -> SolveBody {
+    return solve_load_velocity(manifolds[k].body_b, (manifolds[k].dynamic & SOLVE_DYNAMIC_B) != 0u);
+}
+
+// What the velocity stages change (solver.rs `store_velocity`): the velocities, with the fourth
+// words read with them.
 fn solve_store_velocity(i: u32, s: SolveBody) {
     if (!s.is_dyn || i == NONE) {
         return;
     }
-    bodies[i].lin_vel = vec4<f32>(s.lin_vel, bodies[i].lin_vel.w);
-    bodies[i].ang_vel = vec4<f32>(s.ang_vel, bodies[i].ang_vel.w);
+    bodies[i].lin_vel = vec4<f32>(s.lin_vel, s.lin_w);
+    bodies[i].ang_vel = vec4<f32>(s.ang_vel, s.ang_w);
 }
 
 // Velocities, pose and world inverse inertia (the position projection).
@@ -286,8 +322,9 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         return;
     }
-    let a = solve_load_velocity(m.body_a);
-    let b = solve_load_velocity(m.body_b);
+    let a = solve_load_posed(m.body_a);
+    let b = solve_load_posed(m.body_b);
+    manifolds[k].dynamic = select(0u, SOLVE_DYNAMIC_A, a.is_dyn) | select(0u, SOLVE_DYNAMIC_B, b.is_dyn);
     let n = m.normal.xyz;
     let basis = solve_basis(n);
     let t1 = basis.t1;
@@ -328,8 +365,8 @@ fn solve_apply(a: ptr<function, SolveBody>, b: ptr<function, SolveBody>, g: vec3
 fn solve_warm_manifold(k: u32) {
     let body_a = manifolds[k].body_a;
     let body_b = manifolds[k].body_b;
-    var a = solve_load_velocity(body_a);
-    var b = solve_load_velocity(body_b);
+    var a = solve_load_a(k);
+    var b = solve_load_b(k);
     let n = manifolds[k].normal.xyz;
     let basis = solve_basis(n);
     let t1 = basis.t1;
@@ -357,8 +394,8 @@ fn solve_contact_manifold(k: u32, use_bias: bool) {
     let body_a = manifolds[k].body_a;
     let body_b = manifolds[k].body_b;
     let normal_mu = manifolds[k].normal;
-    var a = solve_load_velocity(body_a);
-    var b = solve_load_velocity(body_b);
+    var a = solve_load_a(k);
+    var b = solve_load_b(k);
     let n = normal_mu.xyz;
     let mu = normal_mu.w;
     let basis = solve_basis(n);
@@ -388,7 +425,8 @@ fn solve_contact_manifold(k: u32, use_bias: bool) {
             mass_scale = soft.y;
             impulse_scale = soft.z;
         }
-        let old = manifolds[k].impulses[i].xyz;
+        let old4 = manifolds[k].impulses[i];
+        let old = old4.xyz;
         let vn = dot(solve_relative_velocity(a, b, ra, rb), n);
         var normal = old.x;
         if (kd.x > 0.0) {
@@ -414,8 +452,7 @@ fn solve_contact_manifold(k: u32, use_bias: bool) {
         }
         let g = t1 * (tan.x - old.y) + t2 * (tan.y - old.z);
         solve_apply(&a, &b, g, ra, rb);
-        manifolds[k].impulses[i] = vec4<f32>(normal, tan.x, tan.y, 0.0);
-        solver[base + 2u] = vec4<f32>(kd.xyz, max(kd.w, normal));
+        manifolds[k].impulses[i] = vec4<f32>(normal, tan.x, tan.y, max(old4.w, normal));
     }
     solve_store_velocity(body_a, a);
     solve_store_velocity(body_b, b);
@@ -428,8 +465,8 @@ fn solve_restitution_manifold(k: u32) {
     if (e <= 0.0) {
         return;
     }
-    var a = solve_load_velocity(m.body_a);
-    var b = solve_load_velocity(m.body_b);
+    var a = solve_load_a(k);
+    var b = solve_load_b(k);
     let n = m.normal.xyz;
     let mu = m.normal.w;
     let basis = solve_basis(n);
@@ -442,13 +479,13 @@ fn solve_restitution_manifold(k: u32) {
         let r1 = solver[base + 1u];
         let kd = solver[base + 2u];
         let vn0 = r0.w;
-        if (-vn0 < params.restitution_cutoff || kd.w <= 0.0 || kd.x <= 0.0) {
+        let old = m.impulses[i];
+        if (-vn0 < params.restitution_cutoff || old.w <= 0.0 || kd.x <= 0.0) {
             continue;
         }
         let ra = quat_rotate(a.orient, r0.xyz);
         let rb = quat_rotate(b.orient, r1.xyz);
         let vn = dot(solve_relative_velocity(a, b, ra, rb), n);
-        let old = m.impulses[i];
         let normal = max(old.x - (vn + e * vn0) / kd.x, 0.0);
         // Keep the accumulated pair inside the cone when the bounce lowered λn.
         let tan = vec2<f32>(old.y, old.z);
@@ -463,7 +500,7 @@ fn solve_restitution_manifold(k: u32) {
         }
         let g = n * (normal - old.x) + t1 * (kept.x - tan.x) + t2 * (kept.y - tan.y);
         solve_apply(&a, &b, g, ra, rb);
-        manifolds[k].impulses[i] = vec4<f32>(normal, kept.x, kept.y, 0.0);
+        manifolds[k].impulses[i] = vec4<f32>(normal, kept.x, kept.y, old.w);
     }
     solve_store_velocity(m.body_a, a);
     solve_store_velocity(m.body_b, b);

@@ -39,7 +39,7 @@ struct Manifold {
     colour: u32,
     shape_a: u32,
     shape_b: u32,
-    _pad0: u32,
+    dynamic: u32,
     _pad1: u32,
     normal: vec4<f32>,
     material: vec4<f32>,

@@ -297,16 +297,17 @@ pub fn soft_contact(hertz: f32, zeta: f32, max_push_out: f32, h: f32) -> Vec4 {
 /// orientations), the relative normal velocity at the step's start (what restitution reverses),
 /// the penetration when the narrow phase ran, and the diagonal of the velocity change per unit
 /// impulse K in contact coordinates (the effective masses, held for the whole step as Box2D
-/// does). The fourth word of the third row starts at 0 and collects the largest normal impulse
-/// the substeps apply (restitution only acts on points that pushed). Writes `rows`
-/// (`solver_rows_per_manifold()` per manifold).
+/// does). The fourth word of the third row is 0; the largest normal impulse the substeps apply
+/// (restitution only acts on points that pushed) collects in the fourth word of each point's
+/// impulse, which the warm start leaves at 0. Writes `rows` (`solver_rows_per_manifold()` per
+/// manifold) and each coloured manifold's [`GpuManifold::dynamic`] bits.
 pub fn solve_prepare(
     params: &GpuRigidParams,
     bodies: &[GpuBody],
-    manifolds: &[GpuManifold],
+    manifolds: &mut [GpuManifold],
     rows: &mut [Vec4],
 ) {
-    for (k, m) in manifolds.iter().enumerate() {
+    for (k, m) in manifolds.iter_mut().enumerate() {
         if m.colour == NONE {
             continue;
         }
@@ -317,12 +318,14 @@ pub fn solve_prepare(
 fn prepare_manifold(
     _params: &GpuRigidParams,
     bodies: &[GpuBody],
-    m: &GpuManifold,
+    m: &mut GpuManifold,
     k: usize,
     rows: &mut [Vec4],
 ) {
     let a = load_body(bodies, m.body_a);
     let b = load_body(bodies, m.body_b);
+    m.dynamic = if a.dynamic { MANIFOLD_DYNAMIC_A } else { 0 }
+        | if b.dynamic { MANIFOLD_DYNAMIC_B } else { 0 };
     let n = m.normal.xyz();
     let (t1, t2) = contact_basis(n);
     let e = [n, t1, t2];

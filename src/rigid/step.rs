@@ -668,7 +668,7 @@ pub(crate) fn cpu_step(
         c.manifolds.len() * solver::solver_rows_per_manifold() as usize,
         Vec4::ZERO,
     );
-    solver::solve_prepare(params, bodies, &c.manifolds, &mut c.rows);
+    solver::solve_prepare(params, bodies, &mut c.manifolds, &mut c.rows);
     cpu_solve(
         params,
         &batches,
@@ -801,7 +801,7 @@ pub fn cpu_solve(
         set.solve_restitution(params, k);
     }
     set.store_velocities(bodies);
-    set.store_impulses(ms, rows);
+    set.store_impulses(ms);
     for _ in 0..params.position_iterations {
         for k in colours.clone() {
             solver::solve_position(params, colouring, k, bodies, ms, rows);

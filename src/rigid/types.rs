@@ -166,8 +166,11 @@ pub struct GpuManifold {
     pub shape_a: u32,
     /// Second shape.
     pub shape_b: u32,
-    /// Padding.
-    pub _pad0: u32,
+    /// Which bodies the solver moves this step (dynamic and awake), written by
+    /// `solve_prepare`: [`MANIFOLD_DYNAMIC_A`] for `body_a`, [`MANIFOLD_DYNAMIC_B`] for
+    /// `body_b`. The velocity sweeps read it with the body ids instead of each body's kind and
+    /// awake flag.
+    pub dynamic: u32,
     /// Padding.
     pub _pad1: u32,
     /// Unit normal from b to a (pushes a out), xyz; combined friction (w).
@@ -178,9 +181,16 @@ pub struct GpuManifold {
     pub points: [Vec4; 4],
     /// Feature id per point (which vertex/edge/face pair made it), for warm-start matching.
     pub features: [u32; 4],
-    /// Accumulated impulse per point in the contact basis: normal (x), tangents (y, z); w unused.
+    /// Accumulated impulse per point in the contact basis: normal (x), tangents (y, z); the
+    /// largest normal impulse this step's substeps applied (w: 0 after the warm start;
+    /// restitution acts only on points that pushed).
     pub impulses: [Vec4; 4],
 }
+
+/// [`GpuManifold::dynamic`] bit: the solver moves `body_a`.
+pub const MANIFOLD_DYNAMIC_A: u32 = 1;
+/// [`GpuManifold::dynamic`] bit: the solver moves `body_b`.
+pub const MANIFOLD_DYNAMIC_B: u32 = 2;
 
 /// Per-step uniform block of the rigid world. 144 bytes.
 #[repr(C)]

@@ -35,6 +35,8 @@ pub(crate) struct Tuning {
     pub(crate) block_cells: Option<u32>,
     /// `--substeps N`: solver substeps per step instead of `RigidConfig`'s 4.
     pub(crate) substeps: Option<u32>,
+    /// `--contact-hertz F`: the soft contact's stiffness instead of `RigidConfig`'s 60 Hz.
+    pub(crate) contact_hertz: Option<f32>,
     /// `--dispatch-timing`: a timestamp before every dispatch, printed per entry point (a
     /// profile: the timestamps cost time, so the row's wall time is not the step's).
     pub(crate) dispatch_timing: bool,
@@ -76,6 +78,7 @@ pub(crate) fn parse_args() -> Res<Args> {
         "--block-sweeps",
         "--block-cells",
         "--substeps",
+        "--contact-hertz",
         "--dispatch-timing",
         "--submit-whole",
         "--pipelined",
@@ -99,6 +102,7 @@ pub(crate) fn parse_args() -> Res<Args> {
                 | "--block-sweeps"
                 | "--block-cells"
                 | "--substeps"
+                | "--contact-hertz"
                 | "--pipelined"
         ) {
             2
@@ -142,6 +146,7 @@ pub(crate) fn parse_args() -> Res<Args> {
             block_sweeps: value("--block-sweeps")?.map(|s| s.parse()).transpose()?,
             block_cells: value("--block-cells")?.map(|s| s.parse()).transpose()?,
             substeps: value("--substeps")?.map(|s| s.parse()).transpose()?,
+            contact_hertz: value("--contact-hertz")?.map(|s| s.parse()).transpose()?,
             dispatch_timing: flag("--dispatch-timing"),
             submit_whole: flag("--submit-whole"),
             pipelined: value("--pipelined")?.map(|s| s.parse()).transpose()?,

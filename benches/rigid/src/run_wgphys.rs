@@ -52,6 +52,9 @@ pub(crate) fn build(
     if let Some(s) = relax.substeps {
         config.substeps = s;
     }
+    if let Some(h) = relax.contact_hertz {
+        config.contact_hertz = h;
+    }
     let mut world = RigidWorld::new(backend, config)?;
     let bodies = source.read_bodies()?;
     let shapes = source.shapes().to_vec();

@@ -25,7 +25,7 @@
 //!   (the GPU recomputes them in every sweep).
 
 use super::lanes::{Ar, Fused, Separate, WMat3, W3};
-use super::{contact_basis, point_base, row, set_row};
+use super::{contact_basis, point_base, row};
 use crate::rigid::colour::Colouring;
 use crate::rigid::types::*;
 use glam::{BVec4A, Mat3, Vec3, Vec4, Vec4Swizzles};
@@ -165,8 +165,8 @@ struct Anchor {
 
 /// The coloured contacts of one step in the solver's order, packed in groups of four, with
 /// what the velocity stages read and write. Built by [`VelocitySet::new`] after
-/// `solve_prepare`; the impulses and the third rows' maxima go back to `manifolds` and `rows`
-/// with [`VelocitySet::store_impulses`].
+/// `solve_prepare`; the impulses (with the largest normal impulses in their fourth words) go
+/// back to `manifolds` with [`VelocitySet::store_impulses`].
 ///
 /// The packing and the bodies' roles (dynamic or not, the static world's index) are fixed when
 /// the set is built: build a new set when bodies are added, removed, woken or put to sleep
@@ -309,7 +309,7 @@ impl VelocitySet {
                 anchor.pen0[lane] = r1.w;
                 let kd = row(rows, base + 2);
                 p.kd.set(lane, kd.xyz());
-                p.kd_w[lane] = kd.w;
+                p.kd_w[lane] = manifolds.get(k).map_or(0.0, |m| m.impulses[i].w);
                 p.vn0[lane] = r0.w;
                 if let Some(m) = manifolds.get(k) {
                     p.impulse.set(lane, m.impulses[i].xyz());
@@ -404,10 +404,10 @@ impl VelocitySet {
         }
     }
 
-    /// Writes the accumulated impulses into `manifolds` and the largest normal impulses into
-    /// the third row of each point, where the next step's warm start and the GPU's layout
-    /// keep them.
-    pub fn store_impulses(&self, manifolds: &mut [GpuManifold], rows: &mut [Vec4]) {
+    /// Writes the accumulated impulses into `manifolds`, with each point's largest normal
+    /// impulse in the fourth word, where the next step's warm start and the GPU's layout keep
+    /// them.
+    pub fn store_impulses(&self, manifolds: &mut [GpuManifold]) {
         for (j, g) in self.groups.iter().enumerate() {
             for lane in 0..g.lanes as usize {
                 let k = g.manifold[lane] as usize;
@@ -416,12 +416,7 @@ impl VelocitySet {
                 };
                 for i in 0..g.count[lane] as usize {
                     let p = &self.points[j * MP + i];
-                    m.impulses[i] = p.impulse.get(lane).extend(0.0);
-                    set_row(
-                        rows,
-                        point_base(k, i) + 2,
-                        p.kd.get(lane).extend(p.kd_w[lane]),
-                    );
+                    m.impulses[i] = p.impulse.get(lane).extend(p.kd_w[lane]);
                 }
             }
         }
