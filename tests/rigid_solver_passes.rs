@@ -459,7 +459,7 @@ fn one_colour_batch_matches_the_cpu_twin() {
         solver::warm_start(&p, &mut want_ms, &prev);
         let c = colour(&want_bodies, &mut want_ms);
         let mut rows = vec![Vec4::ZERO; want_ms.len() * solver_rows_per_manifold() as usize];
-        solve_prepare(&p, &want_bodies, &mut want_ms, &mut rows);
+        solve_prepare(&p, &want_bodies, &want_ms, &mut rows);
         let mut set = solver::VelocitySet::new(&p, &c, &want_bodies, &want_ms, &rows);
         set.solve_contact(&p, 0);
         set.store_velocities(&mut want_bodies);

@@ -46,16 +46,37 @@ fn colour_sync() {
     workgroupBarrier();
 }
 
-/// The dynamic bodies a manifold claims (NONE where none; a body paired with itself once).
-fn colour_bodies(m: Manifold) -> vec2<u32> {
+/// The `dynamic` bits of a manifold (solve.wgsl SOLVE_DYNAMIC_A / _B; colour.rs
+/// `mark_dynamic`): which of its bodies the solver moves this step (dynamic and awake), read
+/// from the bodies once per step by `colour_reset`, so that a colouring round and a solver
+/// sweep find them with the body ids.
+fn colour_dynamic_bits(m: Manifold) -> u32 {
+    return select(0u, SOLVE_DYNAMIC_A, solve_is_dynamic(m.body_a))
+        | select(0u, SOLVE_DYNAMIC_B, solve_is_dynamic(m.body_b));
+}
+
+/// The dynamic bodies a manifold of bodies a and b with `dynamic` bits claims (NONE where none;
+/// a body paired with itself once).
+fn colour_claimed(a: u32, b: u32, dynamic: u32) -> vec2<u32> {
     var d = vec2<u32>(NONE, NONE);
-    if (solve_is_dynamic(m.body_a)) {
-        d.x = m.body_a;
+    if ((dynamic & SOLVE_DYNAMIC_A) != 0u) {
+        d.x = a;
     }
-    if (m.body_b != m.body_a && solve_is_dynamic(m.body_b)) {
-        d.y = m.body_b;
+    if (b != a && (dynamic & SOLVE_DYNAMIC_B) != 0u) {
+        d.y = b;
     }
     return d;
+}
+
+fn colour_bodies(m: Manifold) -> vec2<u32> {
+    return colour_claimed(m.body_a, m.body_b, m.dynamic);
+}
+
+/// What a colouring round needs of slot k that may still wait (`colour_may_wait`): the bodies
+/// it claims, read field by field (NONE, NONE: it has no body the solver moves, so it does not
+/// wait).
+fn colour_round_bodies(k: u32) -> vec2<u32> {
+    return colour_claimed(manifolds[k].body_a, manifolds[k].body_b, manifolds[k].dynamic);
 }
 
 fn colour_claim_word(d: u32, r: u32) -> u32 {
@@ -76,6 +97,7 @@ fn colour_mask(d: u32) -> u32 {
 /// Start: nothing coloured, the claim words and masks of every claimed body cleared.
 fn colour_reset(k: u32) {
     manifolds[k].colour = NONE;
+    manifolds[k].dynamic = colour_dynamic_bits(manifolds[k]);
     let d = colour_bodies(manifolds[k]);
     for (var e = 0u; e < 2u; e++) {
         if (d[e] != NONE) {
@@ -91,8 +113,10 @@ fn colour_reset(k: u32) {
     }
 }
 
+/// Whether a manifold still waits for a colour: it has points and a body the solver moves
+/// (`solve_needs`, from its `dynamic` bits).
 fn colour_waiting(m: Manifold) -> bool {
-    return m.colour == NONE && solve_needs(m);
+    return m.colour == NONE && m.count > 0u && m.dynamic != 0u;
 }
 
 /// Whether slot k may still wait, from its first 16 bytes alone: most slots are coloured or
@@ -106,11 +130,10 @@ fn colour_claim_one(k: u32, r: u32) {
     if (!colour_may_wait(k)) {
         return;
     }
-    let m = manifolds[k];
-    if (!colour_waiting(m)) {
+    let d = colour_round_bodies(k);
+    if (all(d == vec2<u32>(NONE))) {
         return;
     }
-    let d = colour_bodies(m);
     let p = solve_priority(k);
     for (var e = 0u; e < 2u; e++) {
         if (d[e] != NONE) {
@@ -126,11 +149,10 @@ fn colour_pick_one(k: u32, r: u32, clear: u32) -> bool {
     if (!colour_may_wait(k)) {
         return false;
     }
-    let m = manifolds[k];
-    if (!colour_waiting(m)) {
+    let d = colour_round_bodies(k);
+    if (all(d == vec2<u32>(NONE))) {
         return false;
     }
-    let d = colour_bodies(m);
     let p = solve_priority(k);
     var holds = true;
     for (var e = 0u; e < 2u; e++) {

@@ -74,13 +74,13 @@ fn solve_is_dynamic(i: u32) -> bool {
     return bodies[i].kind == BODY_DYNAMIC && bodies[i].awake != 0u;
 }
 
-/// Bits of `Manifold.dynamic` (solver.rs MANIFOLD_DYNAMIC_A / _B), which `solve_prepare`
-/// writes: body_a, body_b is moved by the solver (dynamic and awake).
+/// Bits of `Manifold.dynamic` (types.rs MANIFOLD_DYNAMIC_A / _B), which the colouring writes
+/// (`colour_reset`): body_a, body_b is moved by the solver (dynamic and awake).
 const SOLVE_DYNAMIC_A: u32 = 1u;
 const SOLVE_DYNAMIC_B: u32 = 2u;
 
 /// Body i as the solver stages see it, read field by field; `dynamic` (for the sweeps, the
-/// manifold's `dynamic` bits, which `solve_prepare` wrote from the body's kind and awake flag)
+/// manifold's `dynamic` bits, which the colouring wrote from the body's kind and awake flag)
 /// says whether the solver moves it. A static, kinematic or sleeping body, or none, has no
 /// inverse mass. It reads the pose (whose fourth word is the inverse mass), the velocities and,
 /// for a moved body, the world inverse inertia: 4 to 7 of a body's 16 vec4s, and no load waits
@@ -324,7 +324,6 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let a = solve_load_posed(m.body_a);
     let b = solve_load_posed(m.body_b);
-    manifolds[k].dynamic = select(0u, SOLVE_DYNAMIC_A, a.is_dyn) | select(0u, SOLVE_DYNAMIC_B, b.is_dyn);
     let n = m.normal.xyz;
     let basis = solve_basis(n);
     let t1 = basis.t1;

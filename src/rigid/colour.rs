@@ -99,6 +99,24 @@ impl Colouring {
     }
 }
 
+/// Writes every manifold's [`GpuManifold::dynamic`] bits: which of its bodies the solver moves
+/// this step (an awake dynamic body), as the GPU colouring's `colour_reset` does once per step
+/// for every slot, so that the colouring rounds and the solver sweeps read them with the body
+/// ids instead of each body's kind and awake flag.
+pub fn mark_dynamic(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) {
+    for m in manifolds.iter_mut() {
+        m.dynamic = if is_dynamic(bodies, m.body_a) {
+            MANIFOLD_DYNAMIC_A
+        } else {
+            0
+        } | if is_dynamic(bodies, m.body_b) {
+            MANIFOLD_DYNAMIC_B
+        } else {
+            0
+        };
+    }
+}
+
 /// A manifold is solved when it has points and at least one awake dynamic body.
 pub(crate) fn needs_solve(bodies: &[GpuBody], m: &GpuManifold) -> bool {
     let awake_dynamic =
@@ -141,6 +159,7 @@ pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
 /// which colours a sweep dispatches one by one and which the tail solves), and the tail's
 /// size.
 pub fn colour_in(bodies: &[GpuBody], manifolds: &mut [GpuManifold], slots: u32) -> Colouring {
+    mark_dynamic(bodies, manifolds);
     let sequential = SEQUENTIAL_COLOUR;
     let n = manifolds.len();
     let solvable: Vec<bool> = manifolds.iter().map(|m| needs_solve(bodies, m)).collect();

@@ -300,14 +300,14 @@ pub fn soft_contact(hertz: f32, zeta: f32, max_push_out: f32, h: f32) -> Vec4 {
 /// does). The fourth word of the third row is 0; the largest normal impulse the substeps apply
 /// (restitution only acts on points that pushed) collects in the fourth word of each point's
 /// impulse, which the warm start leaves at 0. Writes `rows` (`solver_rows_per_manifold()` per
-/// manifold) and each coloured manifold's [`GpuManifold::dynamic`] bits.
+/// manifold).
 pub fn solve_prepare(
     params: &GpuRigidParams,
     bodies: &[GpuBody],
-    manifolds: &mut [GpuManifold],
+    manifolds: &[GpuManifold],
     rows: &mut [Vec4],
 ) {
-    for (k, m) in manifolds.iter_mut().enumerate() {
+    for (k, m) in manifolds.iter().enumerate() {
         if m.colour == NONE {
             continue;
         }
@@ -318,14 +318,12 @@ pub fn solve_prepare(
 fn prepare_manifold(
     _params: &GpuRigidParams,
     bodies: &[GpuBody],
-    m: &mut GpuManifold,
+    m: &GpuManifold,
     k: usize,
     rows: &mut [Vec4],
 ) {
     let a = load_body(bodies, m.body_a);
     let b = load_body(bodies, m.body_b);
-    m.dynamic = if a.dynamic { MANIFOLD_DYNAMIC_A } else { 0 }
-        | if b.dynamic { MANIFOLD_DYNAMIC_B } else { 0 };
     let n = m.normal.xyz();
     let (t1, t2) = contact_basis(n);
     let e = [n, t1, t2];

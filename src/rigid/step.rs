@@ -668,7 +668,7 @@ pub(crate) fn cpu_step(
         c.manifolds.len() * solver::solver_rows_per_manifold() as usize,
         Vec4::ZERO,
     );
-    solver::solve_prepare(params, bodies, &mut c.manifolds, &mut c.rows);
+    solver::solve_prepare(params, bodies, &c.manifolds, &mut c.rows);
     cpu_solve(
         params,
         &batches,

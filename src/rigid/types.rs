@@ -166,10 +166,10 @@ pub struct GpuManifold {
     pub shape_a: u32,
     /// Second shape.
     pub shape_b: u32,
-    /// Which bodies the solver moves this step (dynamic and awake), written by
-    /// `solve_prepare`: [`MANIFOLD_DYNAMIC_A`] for `body_a`, [`MANIFOLD_DYNAMIC_B`] for
-    /// `body_b`. The velocity sweeps read it with the body ids instead of each body's kind and
-    /// awake flag.
+    /// Which bodies the solver moves this step (dynamic and awake), written by the colouring
+    /// (`colour::mark_dynamic`, the GPU's `colour_reset`): [`MANIFOLD_DYNAMIC_A`] for `body_a`,
+    /// [`MANIFOLD_DYNAMIC_B`] for `body_b`. The colouring rounds and the velocity sweeps read
+    /// it with the body ids instead of each body's kind and awake flag.
     pub dynamic: u32,
     /// Padding.
     pub _pad1: u32,

@@ -21,8 +21,8 @@ struct RefBody {
     dynamic: bool,
 }
 
-/// Body i as the sweeps load it: `dynamic` is the manifold's bit for it, which
-/// `solve_prepare` set from the body's kind and awake flag.
+/// Body i as the sweeps load it: `dynamic` is the manifold's bit for it, which the colouring
+/// set from the body's kind and awake flag.
 fn load(bodies: &[GpuBody], i: u32, dynamic: bool) -> RefBody {
     let mut s = RefBody {
         pos: Vec3::ZERO,
@@ -212,7 +212,7 @@ fn packing_contacts_in_lanes_changes_no_bit() {
         "the scene should fill the sequential colour"
     );
     let mut rows = vec![Vec4::ZERO; ms.len() * solver_rows_per_manifold() as usize];
-    solve_prepare(&p, &bodies, &mut ms, &mut rows);
+    solve_prepare(&p, &bodies, &ms, &mut rows);
     let stages = [
         Stage::Warm,
         Stage::Contact,

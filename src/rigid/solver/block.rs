@@ -172,6 +172,7 @@ pub fn block_colour(
     let bins = params.block_bins.max(1);
     let sequential = super::SEQUENTIAL_COLOUR;
     let shuffle = shuffle_bits(bins);
+    crate::rigid::colour::mark_dynamic(bodies, manifolds);
     let mut keyed: Vec<(u32, u32)> = Vec::new();
     for (k, m) in manifolds.iter_mut().enumerate() {
         m.colour = NONE;
