@@ -18,6 +18,19 @@ cp target/release/rigid_bench target/release/examples/bench target/release/examp
   target/release/examples/stream_probe "$stage/"
 strip "$stage"/tests/* "$stage/rigid_bench" "$stage/bench" "$stage/fireworks" "$stage/stream_probe"
 { git log -1 --format='%h %s'; git status --short; } > "$stage/COMMIT"
+# BASE=<commit>: also that commit's rigid benchmark, as rigid_bench_base, for focus.sh's
+# alternated before/after rows (built in a worktree sharing this checkout's target/, then the
+# checkout's own benchmark rebuilt).
+if [ -n "${BASE:-}" ]; then
+  root=$(pwd); wt=$(mktemp -d)/base
+  git worktree add --detach "$wt" "$BASE" >/dev/null
+  (cd "$wt" && CARGO_TARGET_DIR="$root/target" cargo build --release -p wgphys-rigid-bench)
+  cp target/release/rigid_bench "$stage/rigid_bench_base"
+  strip "$stage/rigid_bench_base"
+  git worktree remove --force "$wt"
+  cargo build --release -p wgphys-rigid-bench
+  echo "base: $(git log -1 --format='%h %s' "$BASE")" >> "$stage/COMMIT"
+fi
 tar -cJf .gpu/bins.tar.xz -C "$stage" .
 cp benches/device/common.sh benches/device/run.sh benches/device/focus.sh .gpu/
 ls -la .gpu/bins.tar.xz

@@ -9,6 +9,10 @@
 // are their own. Integer max and or do not depend on the order of the threads, so the result
 // is the same on the CPU and on any GPU, in one workgroup or many.
 //
+// `colour_reset` also writes each manifold's `dynamic` bits (which of its bodies the solver
+// moves: dynamic and awake), read once from the bodies per step; the rounds and the solver's
+// sweeps read them with the body ids.
+//
 // `claims` words: [0, B) belong to the wake stages; [B, 4B) the claim words of rounds r with
 // r % 3 = 0, 1, 2; [4B, 5B) the colour masks (B = params.body_count); with blocks, [B, 6B)
 // are block_colour's colour masks per partition and the leftover bin. A manifold that loses
@@ -94,7 +98,8 @@ fn colour_mask(d: u32) -> u32 {
     return atomicLoad(&claims[colour_mask_word(d)]);
 }
 
-/// Start: nothing coloured, the claim words and masks of every claimed body cleared.
+/// Start: nothing coloured, the manifold's `dynamic` bits written, the claim words and masks
+/// of every claimed body cleared.
 fn colour_reset(k: u32) {
     manifolds[k].colour = NONE;
     manifolds[k].dynamic = colour_dynamic_bits(manifolds[k]);

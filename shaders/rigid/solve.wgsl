@@ -6,11 +6,12 @@
 // operation order; read its module docs for why it is shaped so.
 //
 // Reads: params, bodies, manifolds (points, normal, friction in normal.w, restitution in
-// material.x, features), manifolds_prev and counters[SOLVE_COUNTER_PREV_PAIRS] (warm start),
-// counters[COUNTER_PAIRS]. Writes: manifolds[k].impulses (accumulated, the next step's warm
-// start) and .colour, claims (zero on every body a manifold claims, on entry and on exit),
-// order, solver rows, bodies (velocities, poses, world inverse inertia of dynamic bodies),
-// counters COLOURS, UNCOLOURED, TAIL, MANIFOLDS, INDIRECT, COLOUR_START and
+// material.x, features, the `dynamic` bits the colouring wrote), manifolds_prev and
+// counters[SOLVE_COUNTER_PREV_PAIRS] (warm start), counters[COUNTER_PAIRS]. Writes:
+// manifolds[k].impulses (accumulated, the next step's warm start; w: the largest normal
+// impulse of the step) and .colour, claims (zero on every body a manifold claims, on entry
+// and on exit), order, solver rows, bodies (velocities, poses, world inverse inertia of
+// dynamic bodies), counters COLOURS, UNCOLOURED, TAIL, MANIFOLDS, INDIRECT, COLOUR_START and
 // SOLVE_COUNTER_PREV_PAIRS.
 //
 // A colour is a batch of manifolds sharing no dynamic body, so one thread per manifold may

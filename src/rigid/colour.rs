@@ -151,6 +151,7 @@ pub fn claim_priority(k: u32) -> u32 {
 /// result is the same on the CPU and on any GPU, whichever way the rounds are dispatched. A
 /// manifold whose first fit is [`SEQUENTIAL_COLOUR`] or above, or that still waits after
 /// [`COLOUR_ROUNDS`] rounds, goes to [`SEQUENTIAL_COLOUR`] and is counted in `uncoloured`.
+/// Writes every manifold's colour and its `dynamic` bits ([`mark_dynamic`]).
 pub fn colour(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) -> Colouring {
     colour_in(bodies, manifolds, MAX_COLOURS)
 }

@@ -461,7 +461,7 @@ pub fn solve(
     let batches = super::step::Batches::colour(params, bodies, manifolds);
     let mut rows = vec![Vec4::ZERO; manifolds.len() * solver_rows_per_manifold() as usize];
     solve_prepare(params, bodies, manifolds, &mut rows);
-    super::step::cpu_solve(params, &batches, bodies, &[], manifolds, &mut rows);
+    super::step::cpu_solve(params, &batches, bodies, &[], manifolds, &rows);
     let colouring = batches.colouring();
     SolveReport {
         manifolds: colouring.manifolds,

@@ -669,14 +669,7 @@ pub(crate) fn cpu_step(
         Vec4::ZERO,
     );
     solver::solve_prepare(params, bodies, &c.manifolds, &mut c.rows);
-    cpu_solve(
-        params,
-        &batches,
-        bodies,
-        shapes,
-        &mut c.manifolds,
-        &mut c.rows,
-    );
+    cpu_solve(params, &batches, bodies, shapes, &mut c.manifolds, &c.rows);
     let awake = cpu::sleep(params, bodies);
     Ok(StepReport {
         step: 0,
@@ -704,7 +697,7 @@ pub enum Batches {
 
 impl Batches {
     /// Stage `colour` on the CPU: [`solver::block::block_colour`] when the step runs block by
-    /// block, else [`solver::colour_in`]; writes every manifold's colour.
+    /// block, else [`solver::colour_in`]; writes every manifold's colour and `dynamic` bits.
     pub fn colour(
         params: &GpuRigidParams,
         bodies: &[GpuBody],
@@ -745,7 +738,7 @@ pub fn cpu_solve(
     bodies: &mut [GpuBody],
     shapes: &[GpuShape],
     ms: &mut [GpuManifold],
-    rows: &mut [Vec4],
+    rows: &[Vec4],
 ) {
     // With blocks (solver::block), the batches are a bin's contacts of one colour, in bin
     // order; a relax round sweeps each bin `block_sweeps` times before the next.

@@ -104,10 +104,11 @@ fn the_gpu_block_solver_matches_the_cpu_twin() {
     );
     for (k, (g, c)) in first.manifolds.iter().zip(&cpu_ms).enumerate() {
         assert_eq!(g.colour, c.colour, "the colour of manifold {k}");
+        assert_eq!(g.dynamic, c.dynamic, "the dynamic bits of manifold {k}");
     }
     for (k, (g, c)) in first.manifolds.iter().zip(&want_ms).enumerate() {
         for i in 0..4 {
-            assert_close(
+            assert_impulse_close(
                 tol,
                 "blocks: impulses of manifold",
                 k,

@@ -374,6 +374,8 @@ fn wgsl_constants_match_the_rust_ones() {
     );
     assert_eq!(constant("SOLVE_ROWS_PER_POINT"), ROWS_PER_POINT);
     assert_eq!(constant("SOLVE_COLOUR_ROUNDS"), COLOUR_ROUNDS);
+    assert_eq!(constant("SOLVE_DYNAMIC_A"), MANIFOLD_DYNAMIC_A);
+    assert_eq!(constant("SOLVE_DYNAMIC_B"), MANIFOLD_DYNAMIC_B);
     let mut p = params(1, 1);
     p.position_iterations = 1;
     let mut big = params(1, COLOUR_FUSED_MAX_MANIFOLDS + 1);

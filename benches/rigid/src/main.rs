@@ -45,7 +45,8 @@
 //! then counts rounds, and rapier "matched" is not matched: run it with `--no-rapier`),
 //! `--block-sweeps N` (sweeps per block and relax round), `--block-cells N` (the blocks' edge in
 //! grid cells instead of 16), `--substeps N` (wgphys' solver substeps instead of 4; rapier keeps
-//! 4), `--dispatch-timing` (a GPU timestamp before every dispatch, printed per entry point: a
+//! 4), `--contact-hertz F` (the soft contact's stiffness instead of 60 Hz; rapier keeps its
+//! own), `--dispatch-timing` (a GPU timestamp before every dispatch, printed per entry point: a
 //! profile; the row's wall time then includes the timestamps' cost), `--submit-whole` (one
 //! submission per step; by default a hardware adapter gets each phase as it is recorded).
 //!

@@ -124,8 +124,10 @@ struct Group {
 }
 
 /// Point `i` of a group's contacts: the arms and overlap at the current poses, the diagonal of
-/// K (w: the largest normal impulse so far), the start normal velocity, the accumulated
-/// impulse in the contact basis (x normal, y and z the tangents), and which lanes have it.
+/// K, the largest normal impulse so far this step (`kd_w`, kept where the solver rows' unused
+/// fourth word was; it goes out in the impulse's fourth word), the start normal velocity, the
+/// accumulated impulse in the contact basis (x normal, y and z the tangents), and which lanes
+/// have it.
 #[derive(Clone, Copy, Debug)]
 struct Point {
     ra: W3,
@@ -404,9 +406,9 @@ impl VelocitySet {
         }
     }
 
-    /// Writes the accumulated impulses into `manifolds`, with each point's largest normal
-    /// impulse in the fourth word, where the next step's warm start and the GPU's layout keep
-    /// them.
+    /// Writes the accumulated impulses into `manifolds`, where the next step's warm start finds
+    /// them, with each point's largest normal impulse of this step in the fourth word, as the
+    /// GPU leaves it (the warm start sets it back to 0).
     pub fn store_impulses(&self, manifolds: &mut [GpuManifold]) {
         for (j, g) in self.groups.iter().enumerate() {
             for lane in 0..g.lanes as usize {
