@@ -28,6 +28,9 @@ if [ -n "${BASE:-}" ]; then
   cp target/release/rigid_bench "$stage/rigid_bench_base"
   strip "$stage/rigid_bench_base"
   git worktree remove --force "$wt"
+  # The base's build left its binary at target/release/rigid_bench; cargo sees the checkout's
+  # as fresh, so relink it.
+  touch benches/rigid/src/main.rs
   cargo build --release -p wgphys-rigid-bench
   echo "base: $(git log -1 --format='%h %s' "$BASE")" >> "$stage/COMMIT"
 fi
