@@ -1,20 +1,23 @@
 #!/bin/bash
-# A shorter device run than run.sh, for a session with one call left: the rigid wall before and
-# after this checkout's changes, alternated (rigid_bench_base, from `BASE=<commit> bash
-# benches/device/pack.sh`; without it, the checkout's rows only), a profile per dispatch, the
-# cloud's cliff (examples/stream_probe after a big upload, the cloud spawned whole and a million
-# a step), then the whole test suite.
+# A shorter device run than run.sh, for a session with one call left: the rigid wall of this
+# checkout alternated with the packed variants (rigid_bench_<name>, from `VARIANTS="base=<commit>
+# arms=exp/arms" bash benches/device/pack.sh`; without any, the checkout's rows only), a
+# profile per dispatch, the cloud's cliff (examples/stream_probe after a big upload, the cloud
+# spawned whole and a million a step), then the whole test suite.
 # Usage, on the device from the repository root (carry: [".gl", ".gpu"]): bash .gpu/focus.sh
 # [deadline-s]
 source "$(dirname "$0")/common.sh" "${1:-360}"
 args="--scenes pyramid --no-cpu --no-rapier --no-rapier-default"
 R="$B/rigid_bench $args"
-{ for k in 1 2 3; do
-    if [ -x $B/rigid_bench_base ]; then el "base $k"; timeout 30 $B/rigid_bench_base $args --sizes 5000,20000; fi
-    el "this checkout $k"; timeout 30 $R --sizes 5000,20000
+short="--steps 60 --warmup 10 --pipelined 0"
+# The packed variants (rigid_bench_<name>), alternated with the checkout's benchmark.
+V=$(ls $B | grep '^rigid_bench_' || true)
+{ for k in 1 2; do
+    for v in $V; do el "$v $k"; timeout 30 $B/$v $args $short --sizes 5000,20000; done
+    el "this checkout $k"; timeout 30 $R $short --sizes 5000,20000
   done
-  if [ -x $B/rigid_bench_base ]; then el "100k base"; timeout 45 $B/rigid_bench_base $args --sizes 100000; fi
-  el "100k this checkout"; timeout 45 $R --sizes 100000
+  for v in $V; do el "100k $v"; timeout 30 $B/$v $args $short --sizes 100000; done
+  el "100k this checkout"; timeout 30 $R $short --sizes 100000
   el "relax1"; timeout 20 $R --sizes 5000,20000 --relax 1; el done; } > $OUT/rigid.log 2>&1
 { el dispatch; timeout 50 $R --sizes 5000,100000 --steps 30 --warmup 10 --pipelined 0 --dispatch-timing; el done; } > $OUT/dispatch.log 2>&1
 # The cloud's cliff (BENCHMARKS.md, session 18): after a 10M cloud world the device runs every

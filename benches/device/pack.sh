@@ -18,21 +18,27 @@ cp target/release/rigid_bench target/release/examples/bench target/release/examp
   target/release/examples/stream_probe "$stage/"
 strip "$stage"/tests/* "$stage/rigid_bench" "$stage/bench" "$stage/fireworks" "$stage/stream_probe"
 { git log -1 --format='%h %s'; git status --short; } > "$stage/COMMIT"
-# BASE=<commit>: also that commit's rigid benchmark, as rigid_bench_base, for focus.sh's
-# alternated before/after rows (built in a worktree sharing this checkout's target/, then the
-# checkout's own benchmark rebuilt).
-if [ -n "${BASE:-}" ]; then
-  root=$(pwd); wt=$(mktemp -d)/base
-  git worktree add --detach "$wt" "$BASE" >/dev/null
-  (cd "$wt" && CARGO_TARGET_DIR="$root/target" cargo build --release -p wgphys-rigid-bench)
-  cp target/release/rigid_bench "$stage/rigid_bench_base"
-  strip "$stage/rigid_bench_base"
-  git worktree remove --force "$wt"
-  # The base's build left its binary at target/release/rigid_bench; cargo sees the checkout's
+# VARIANTS="name=<commit> ...": also those commits' rigid benchmarks, as rigid_bench_<name>,
+# which focus.sh alternates with the checkout's (before/after rows on one device). Each is built
+# in a worktree sharing this checkout's target/; the checkout's benchmark is relinked after.
+# BASE=<commit> is short for VARIANTS="base=<commit>".
+VARIANTS="${VARIANTS:-${BASE:+base=$BASE}}"
+if [ -n "$VARIANTS" ]; then
+  root=$(pwd)
+  for v in $VARIANTS; do
+    name=${v%%=*}; rev=${v#*=}
+    wt=$(mktemp -d)/variant
+    git worktree add --detach "$wt" "$rev" >/dev/null
+    (cd "$wt" && CARGO_TARGET_DIR="$root/target" cargo build --release -p wgphys-rigid-bench)
+    cp target/release/rigid_bench "$stage/rigid_bench_$name"
+    strip "$stage/rigid_bench_$name"
+    git worktree remove --force "$wt"
+    echo "$name: $(git log -1 --format='%h %s' "$rev")" >> "$stage/COMMIT"
+  done
+  # The variants' builds left theirs at target/release/rigid_bench; cargo sees the checkout's
   # as fresh, so relink it.
   touch benches/rigid/src/main.rs
   cargo build --release -p wgphys-rigid-bench
-  echo "base: $(git log -1 --format='%h %s' "$BASE")" >> "$stage/COMMIT"
 fi
 tar -cJf .gpu/bins.tar.xz -C "$stage" .
 cp benches/device/common.sh benches/device/run.sh benches/device/focus.sh .gpu/
