@@ -183,12 +183,36 @@ fn broad_overlap(a: u32, ka: u32, b: u32, kb: u32) -> bool {
     return all(alo <= bhi) && all(blo <= ahi);
 }
 
-/// The pair rule of src/rigid/broad.rs `BroadInput::pair_ok`.
-fn broad_pair(a: u32, sa: BroadSide, b: u32, sb: BroadSide) -> bool {
+/// The pair rule of src/rigid/broad.rs `BroadInput::pair_ok` but the overlap: both shapes
+/// valid, of different bodies, in each other's groups, one dynamic and one moving.
+fn broad_rule(sa: BroadSide, sb: BroadSide) -> bool {
     return sa.kind != 0u && sb.kind != 0u && sa.body != sb.body
         && (sa.group & sb.mask) != 0u && (sb.group & sa.mask) != 0u
-        && (sa.dynamic || sb.dynamic) && (sa.moving || sb.moving)
-        && broad_overlap(a, sa.kind, b, sb.kind);
+        && (sa.dynamic || sb.dynamic) && (sa.moving || sb.moving);
+}
+
+// A pair is `broad_rule` and `broad_overlap`, tested overlap first: most candidates fail it,
+// and on lavapipe a test costs its loads (the broad phase of the 5k wall: 7.4 against 10.3 ms
+// a step, BENCHMARKS.md session 19). Where b's side says its kind is none, the rule fails
+// whatever the overlap read.
+
+/// The pair of small shape a (side `sa`, AABB (alo, ahi), read once per search) and a
+/// small shape b (no plane): b's box (two loads), then b's side (five).
+fn broad_pair_small(sa: BroadSide, alo: vec3<f32>, ahi: vec3<f32>, b: u32) -> bool {
+    let blo = shape_xf[3u * b + 1u].xyz;
+    let bhi = shape_xf[3u * b + 2u].xyz;
+    if (!(all(alo <= bhi) && all(blo <= ahi))) {
+        return false;
+    }
+    return broad_rule(sa, broad_side(b));
+}
+
+/// The pair of shape a (side `sa`) and any shape b: b's kind and the overlap, then b's side.
+fn broad_pair_any(a: u32, sa: BroadSide, b: u32) -> bool {
+    if (b >= params.shape_count || !broad_overlap(a, sa.kind, b, shapes[b].kind)) {
+        return false;
+    }
+    return broad_rule(sa, broad_side(b));
 }
 
 /// Per thread, BROAD_BATCH slots of workgroup memory: the batch of broad_write, ascending.
@@ -257,6 +281,8 @@ fn broad_small_search(
     var found = 0u;
     var len = 0u;
     let last = lid * BROAD_BATCH + BROAD_BATCH - 1u;
+    let alo = shape_xf[3u * a + 1u].xyz;
+    let ahi = shape_xf[3u * a + 2u].xyz;
     for (var m = 0u; m < 27u; m = m + 1u) {
         let nc = grid_neighbour_cell(cell, m);
         let k = grid_key(nc, params.table_mask);
@@ -272,7 +298,7 @@ fn broad_small_search(
             if (any(grid_cell(shape_pos[b].xyz, params.inv_cell_size) != nc)) {
                 continue;
             }
-            if (broad_pair(a, sa, b, broad_side(b))) {
+            if (broad_pair_small(sa, alo, ahi, b)) {
                 found = found + 1u;
                 if (collect) {
                     len = broad_keep(lid, len, b);
@@ -285,7 +311,7 @@ fn broad_small_search(
         if (collect && len == BROAD_BATCH && b >= broad_batch[last]) {
             break;
         }
-        if (b < params.shape_count && broad_pair(a, sa, b, broad_side(b))) {
+        if (broad_pair_any(a, sa, b)) {
             found = found + 1u;
             if (collect) {
                 len = broad_keep(lid, len, b);
@@ -367,7 +393,7 @@ fn broad_count(
             if (sl.kind != 0u) {
                 let r = broad_chunk_range(it.x, it.y);
                 for (var b = r.x; b < r.y; b = b + 1u) {
-                    if (broad_pair(it.x, sl, b, broad_side(b))) {
+                    if (broad_pair_any(it.x, sl, b)) {
                         n = n + 1u;
                     }
                 }
@@ -526,7 +552,7 @@ fn broad_write(
             if (sl.kind != 0u) {
                 let r = broad_chunk_range(it.x, it.y);
                 for (var b = r.x; b < r.y; b = b + 1u) {
-                    if (broad_pair(it.x, sl, b, broad_side(b))) {
+                    if (broad_pair_any(it.x, sl, b)) {
                         broad_emit(o, it.x, b);
                         o = o + 1u;
                     }

@@ -484,7 +484,7 @@ impl<'a> BroadInput<'a> {
     }
 
     /// Whether shapes `a` and `b` form a pair (the module doc's rule; symmetric). The one
-    /// definition every broad phase here uses, mirrored by WGSL `broad_pair`.
+    /// definition every broad phase here uses, mirrored by WGSL `broad_rule` and `broad_overlap`.
     pub fn pair_ok(&self, a: u32, b: u32) -> bool {
         a != b && self.pair_sides(a, &self.side(a), b, &self.side(b))
     }
