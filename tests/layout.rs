@@ -759,6 +759,8 @@ fn rigid_binding_strides_match_rust_elements() {
         ("colour_sort_values", size_of::<u32>()),
         ("colour_sorted_keys", size_of::<u32>()),
         ("blocks", size_of::<u32>()),
+        ("solver_rows", size_of::<Vec4>()),
+        ("order_read", size_of::<u32>()),
     ]
     .into_iter()
     .collect();

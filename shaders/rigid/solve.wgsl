@@ -374,8 +374,8 @@ fn solve_warm_manifold(k: u32) {
     let count = min(manifolds[k].count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let base = solve_row_base(k, i);
-        let ra = quat_rotate(a.orient, solver[base].xyz);
-        let rb = quat_rotate(b.orient, solver[base + 1u].xyz);
+        let ra = quat_rotate(a.orient, solver_rows[base].xyz);
+        let rb = quat_rotate(b.orient, solver_rows[base + 1u].xyz);
         let imp = manifolds[k].impulses[i];
         let g = n * imp.x + t1 * imp.y + t2 * imp.z;
         solve_apply(&a, &b, g, ra, rb);
@@ -408,9 +408,9 @@ fn solve_contact_manifold(k: u32, use_bias: bool) {
     let count = min(manifolds[k].count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let base = solve_row_base(k, i);
-        let r0 = solver[base];
-        let r1 = solver[base + 1u];
-        let kd = solver[base + 2u];
+        let r0 = solver_rows[base];
+        let r1 = solver_rows[base + 1u];
+        let kd = solver_rows[base + 2u];
         let ra = quat_rotate(a.orient, r0.xyz);
         let rb = quat_rotate(b.orient, r1.xyz);
         let pen = r1.w - dot(n, (a.pos + ra) - (b.pos + rb));
@@ -475,9 +475,9 @@ fn solve_restitution_manifold(k: u32) {
     let count = min(m.count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let base = solve_row_base(k, i);
-        let r0 = solver[base];
-        let r1 = solver[base + 1u];
-        let kd = solver[base + 2u];
+        let r0 = solver_rows[base];
+        let r1 = solver_rows[base + 1u];
+        let kd = solver_rows[base + 2u];
         let vn0 = r0.w;
         let old = m.impulses[i];
         if (-vn0 < params.restitution_cutoff || old.w <= 0.0 || kd.x <= 0.0) {
@@ -537,9 +537,9 @@ fn solve_position_manifold(k: u32) {
     let count = min(m.count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let base = solve_row_base(k, i);
-        let r1 = solver[base + 1u];
+        let r1 = solver_rows[base + 1u];
         let pen0 = r1.w;
-        let la = solver[base].xyz;
+        let la = solver_rows[base].xyz;
         let lb = r1.xyz;
         let ra = quat_rotate(a.orient, la);
         let rb = quat_rotate(b.orient, lb);
@@ -602,7 +602,7 @@ fn solve_colour_thread(stage: u32, c: u32, t: u32) {
     let start = atomicLoad(&counters[COUNTER_COLOUR_START + c]);
     let end = atomicLoad(&counters[COUNTER_COLOUR_START + c + 1u]);
     if (start + t < end) {
-        solve_one(stage, order[start + t]);
+        solve_one(stage, order_read[start + t]);
     }
 }
 
@@ -727,12 +727,12 @@ fn solve_run(stage: u32, t: u32, threads: u32, start: u32, end: u32, sequential:
     if (sequential) {
         if (t == 0u) {
             for (var s = start; s < end; s++) {
-                solve_one(stage, order[s]);
+                solve_one(stage, order_read[s]);
             }
         }
     } else {
         for (var s = start + t; s < end; s += threads) {
-            solve_one(stage, order[s]);
+            solve_one(stage, order_read[s]);
         }
     }
 }

@@ -182,6 +182,8 @@ impl GpuRigid {
                             &colour_sort.values,
                             colour_sort.sorted_keys(),
                             &blocks,
+                            &solver,
+                            &order,
                         ],
                     )
                 })
