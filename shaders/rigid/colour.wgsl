@@ -118,10 +118,9 @@ fn colour_reset(k: u32) {
     }
 }
 
-/// Whether a manifold still waits for a colour: it has points and a body the solver moves
-/// (`solve_needs`, from its `dynamic` bits).
+/// Whether a manifold still waits for a colour: uncoloured and `solve_needs`.
 fn colour_waiting(m: Manifold) -> bool {
-    return m.colour == NONE && m.count > 0u && m.dynamic != 0u;
+    return m.colour == NONE && solve_needs(m);
 }
 
 /// Whether slot k may still wait, from its first 16 bytes alone: most slots are coloured or

@@ -171,12 +171,11 @@ fn solve_store(i: u32, s: SolveBody) {
     );
 }
 
-fn solve_awake_dynamic(i: u32) -> bool {
-    return solve_is_dynamic(i) && bodies[i].awake != 0u;
-}
-
+/// Whether a manifold needs solving: it has points and a body the solver moves (its `dynamic`
+/// bits, which the colouring's `colour_reset` wrote for every slot this step; colour.rs
+/// `needs_solve`).
 fn solve_needs(m: Manifold) -> bool {
-    return m.count > 0u && (solve_awake_dynamic(m.body_a) || solve_awake_dynamic(m.body_b));
+    return m.count > 0u && m.dynamic != 0u;
 }
 
 /// The book's contact basis; t2 is n × t1 written out (see solver.rs contact_basis).
