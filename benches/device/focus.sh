@@ -18,7 +18,11 @@ V=$(ls $B | grep '^rigid_bench_' || true)
   done
   for v in $V; do el "100k $v"; timeout 30 $B/$v $args $short --sizes 100000; done
   el "100k this checkout"; timeout 30 $R $short --sizes 100000
-  el "relax1"; timeout 20 $R --sizes 5000,20000 --relax 1; el done; } > $OUT/rigid.log 2>&1
+  el "relax1"; timeout 20 $R --sizes 5000,20000 --relax 1
+  # The host's share: encode_step and wgpu's finish timed without submitting (against the
+  # row's record + submit), on the same host as the rows.
+  el "record probe"; timeout 30 $R --sizes 5000,20000,100000 --steps 12 --warmup 4 --pipelined 0 --record-probe 200
+  el done; } > $OUT/rigid.log 2>&1
 { el dispatch; timeout 50 $R --sizes 5000,100000 --steps 30 --warmup 10 --pipelined 0 --dispatch-timing; el done; } > $OUT/dispatch.log 2>&1
 # The cloud's cliff (BENCHMARKS.md, session 18): after a 10M cloud world the device runs every
 # kernel slower, a bare one too, until the process ends. Is it the bulk spawn's one upload of

@@ -46,6 +46,11 @@ pub(crate) struct Tuning {
     /// `--pipelined N`: steps of the back-to-back measurement after a GPU row instead of 30
     /// (0 skips it: at 100k on a software adapter 30 steps take minutes).
     pub(crate) pipelined: Option<usize>,
+    /// `--record-probe N`: after a GPU row, N steps recorded into encoders that are finished
+    /// and dropped, never submitted; prints the median host time of `encode_step` and of
+    /// `CommandEncoder::finish` (where wgpu turns the passes into the backend's commands), so
+    /// a row's host time splits into recording and submitting. 0 (the default) skips it.
+    pub(crate) record_probe: usize,
 }
 
 pub(crate) fn parse_args() -> Res<Args> {
@@ -82,6 +87,7 @@ pub(crate) fn parse_args() -> Res<Args> {
         "--dispatch-timing",
         "--submit-whole",
         "--pipelined",
+        "--record-probe",
     ];
     let mut i = 0;
     while i < args.len() {
@@ -104,6 +110,7 @@ pub(crate) fn parse_args() -> Res<Args> {
                 | "--substeps"
                 | "--contact-hertz"
                 | "--pipelined"
+                | "--record-probe"
         ) {
             2
         } else {
@@ -150,6 +157,10 @@ pub(crate) fn parse_args() -> Res<Args> {
             dispatch_timing: flag("--dispatch-timing"),
             submit_whole: flag("--submit-whole"),
             pipelined: value("--pipelined")?.map(|s| s.parse()).transpose()?,
+            record_probe: value("--record-probe")?
+                .map(|s| s.parse())
+                .transpose()?
+                .unwrap_or(0),
         },
     })
 }

@@ -261,6 +261,9 @@ pub(crate) fn run_wgphys(
              {ms:.2} ms/step"
         );
     }
+    if let (Some(c), true) = (ctx, relax.record_probe > 0) {
+        record_probe(&mut world, c, relax.record_probe, scene, n)?;
+    }
     let engine = match ctx {
         Some(c) => format!("wgphys GPU ({})", c.describe()),
         None => "wgphys CPU twin (1 thread)".into(),
@@ -353,4 +356,41 @@ fn gpu_phases(steps: &[Vec<(&'static str, f64)>]) -> String {
         })
         .collect();
     format!("{total:.3} ({})", parts.join(" + "))
+}
+
+/// `--record-probe`: `steps` steps recorded into encoders that are finished and dropped, never
+/// submitted (the world's GPU state is of no further use after this: its buffers saw none of
+/// these steps, so it runs last). Prints the median host milliseconds of `encode_step` (the
+/// engine's recording: uploads, passes, dispatches) and of `finish` (wgpu's validation, usage
+/// tracking and barriers, and the driver's command recording).
+fn record_probe(
+    world: &mut wgphys::rigid::RigidWorld,
+    ctx: &GpuContext,
+    steps: usize,
+    scene: Scene,
+    n: u32,
+) -> Res<()> {
+    let mut encode = Vec::with_capacity(steps);
+    let mut finish = Vec::with_capacity(steps);
+    let mut total = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        let t0 = Instant::now();
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        world.encode_step(DT, &mut encoder)?;
+        let t1 = Instant::now();
+        let commands = encoder.finish();
+        let t2 = Instant::now();
+        drop(commands);
+        encode.push((t1 - t0).as_secs_f64() * 1e3);
+        finish.push((t2 - t1).as_secs_f64() * 1e3);
+        total.push((t2 - t0).as_secs_f64() * 1e3);
+    }
+    println!(
+        "record probe ({scene:?}, {n}): {steps} steps recorded and not submitted, median host \
+         ms: encode_step {:.3}, finish {:.3}, both {:.3}",
+        median(encode),
+        median(finish),
+        median(total)
+    );
+    Ok(())
 }
