@@ -1,8 +1,8 @@
 #!/bin/bash
 # A shorter device run than run.sh, for a session with one call left: the rigid wall of this
 # checkout alternated with the packed variants (rigid_bench_<name>, from `VARIANTS="base=<commit>
-# arms=exp/arms" bash benches/device/pack.sh`; without any, the checkout's rows only), a
-# profile per dispatch, the cloud's cliff (examples/stream_probe after a big upload, the cloud
+# arms=exp/arms" bash benches/device/pack.sh`; without any, the checkout's rows only), the block
+# solver with and without staging, the host's recording probe, a profile per dispatch, the cloud's cliff (examples/stream_probe after a big upload, the cloud
 # spawned whole and a million a step), then the whole test suite.
 # Usage, on the device from the repository root (carry: [".gl", ".gpu"]): bash .gpu/focus.sh
 # [deadline-s]
@@ -19,6 +19,12 @@ V=$(ls $B | grep '^rigid_bench_' || true)
   for v in $V; do el "100k $v"; timeout 30 $B/$v $args $short --sizes 100000; done
   el "100k this checkout"; timeout 30 $R $short --sizes 100000
   el "relax1"; timeout 20 $R --sizes 5000,20000 --relax 1
+  # The block solver with each bin's bodies in workgroup memory (RigidWorld::set_block_staging),
+  # alternated with it off: the staged path has only run on lavapipe (session 20).
+  for k in 1 2; do for st in "" "--block-stage"; do
+    el "blocks of 4 cells $st $k"; timeout 25 $R $short --sizes 5000,20000 --blocks --block-cells 4 $st
+    el "blocks of 16 cells $st $k"; timeout 15 $R $short --sizes 5000 --blocks $st
+  done; done
   # The host's share: encode_step and wgpu's finish timed without submitting (against the
   # row's record + submit), on the same host as the rows.
   el "record probe"; timeout 30 $R --sizes 5000,20000,100000 --steps 12 --warmup 4 --pipelined 0 --record-probe 200

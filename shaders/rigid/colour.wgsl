@@ -445,6 +445,8 @@ fn block_init_counters() {
     atomicStore(&counters[COUNTER_UNCOLOURED], 0u);
     atomicStore(&counters[COUNTER_TAIL], 0u);
     atomicStore(&counters[COUNTER_MANIFOLDS], 0u);
+    atomicStore(&counters[COUNTER_STAGED_BINS], 0u);
+    atomicStore(&counters[COUNTER_UNSTAGED_BINS], 0u);
     for (var part = 0u; part < BLOCK_PARTITIONS; part++) {
         atomicStore(&counters[COUNTER_INDIRECT + 3u * part], 0u);
         atomicStore(&counters[COUNTER_INDIRECT + 3u * part + 1u], 1u);

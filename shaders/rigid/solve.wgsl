@@ -362,10 +362,16 @@ fn solve_apply(a: ptr<function, SolveBody>, b: ptr<function, SolveBody>, g: vec3
 }
 
 fn solve_warm_manifold(k: u32) {
-    let body_a = manifolds[k].body_a;
-    let body_b = manifolds[k].body_b;
     var a = solve_load_a(k);
     var b = solve_load_b(k);
+    solve_warm_bodies(k, &a, &b);
+    solve_store_velocity(manifolds[k].body_a, a);
+    solve_store_velocity(manifolds[k].body_b, b);
+}
+
+// The velocity stages' work on manifold k's bodies `a` and `b`, wherever they were loaded from
+// (the bodies buffer, or a block's workgroup copy: solve_block.wgsl).
+fn solve_warm_bodies(k: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
     let n = manifolds[k].normal.xyz;
     let basis = solve_basis(n);
     let t1 = basis.t1;
@@ -373,14 +379,12 @@ fn solve_warm_manifold(k: u32) {
     let count = min(manifolds[k].count, MAX_POINTS);
     for (var i = 0u; i < count; i++) {
         let base = solve_row_base(k, i);
-        let ra = quat_rotate(a.orient, solver_rows[base].xyz);
-        let rb = quat_rotate(b.orient, solver_rows[base + 1u].xyz);
+        let ra = quat_rotate((*a).orient, solver_rows[base].xyz);
+        let rb = quat_rotate((*b).orient, solver_rows[base + 1u].xyz);
         let imp = manifolds[k].impulses[i];
         let g = n * imp.x + t1 * imp.y + t2 * imp.z;
-        solve_apply(&a, &b, g, ra, rb);
+        solve_apply(a, b, g, ra, rb);
     }
-    solve_store_velocity(body_a, a);
-    solve_store_velocity(body_b, b);
 }
 
 fn solve_relative_velocity(a: SolveBody, b: SolveBody, ra: vec3<f32>, rb: vec3<f32>) -> vec3<f32> {
@@ -390,18 +394,22 @@ fn solve_relative_velocity(a: SolveBody, b: SolveBody, ra: vec3<f32>, rb: vec3<f
 // solve_contact (use_bias) and solve_relax (not): the normal row of the soft contact on the
 // overlap tracked from the anchors, then rigid friction clamped to the disc (solver.rs).
 fn solve_contact_manifold(k: u32, use_bias: bool) {
-    let body_a = manifolds[k].body_a;
-    let body_b = manifolds[k].body_b;
-    let normal_mu = manifolds[k].normal;
     var a = solve_load_a(k);
     var b = solve_load_b(k);
+    solve_contact_bodies(k, use_bias, &a, &b);
+    solve_store_velocity(manifolds[k].body_a, a);
+    solve_store_velocity(manifolds[k].body_b, b);
+}
+
+fn solve_contact_bodies(k: u32, use_bias: bool, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
+    let normal_mu = manifolds[k].normal;
     let n = normal_mu.xyz;
     let mu = normal_mu.w;
     let basis = solve_basis(n);
     let t1 = basis.t1;
     let t2 = basis.t2;
     var soft = params.soft;
-    if (!(a.is_dyn && b.is_dyn)) {
+    if (!((*a).is_dyn && (*b).is_dyn)) {
         soft = params.soft_static;
     }
     let count = min(manifolds[k].count, MAX_POINTS);
@@ -410,9 +418,9 @@ fn solve_contact_manifold(k: u32, use_bias: bool) {
         let r0 = solver_rows[base];
         let r1 = solver_rows[base + 1u];
         let kd = solver_rows[base + 2u];
-        let ra = quat_rotate(a.orient, r0.xyz);
-        let rb = quat_rotate(b.orient, r1.xyz);
-        let pen = r1.w - dot(n, (a.pos + ra) - (b.pos + rb));
+        let ra = quat_rotate((*a).orient, r0.xyz);
+        let rb = quat_rotate((*b).orient, r1.xyz);
+        let pen = r1.w - dot(n, ((*a).pos + ra) - ((*b).pos + rb));
         let s = params.position_slop - pen;
         var bias = 0.0;
         var mass_scale = 1.0;
@@ -426,13 +434,13 @@ fn solve_contact_manifold(k: u32, use_bias: bool) {
         }
         let old4 = manifolds[k].impulses[i];
         let old = old4.xyz;
-        let vn = dot(solve_relative_velocity(a, b, ra, rb), n);
+        let vn = dot(solve_relative_velocity(*a, *b, ra, rb), n);
         var normal = old.x;
         if (kd.x > 0.0) {
             normal = max(old.x - mass_scale * (vn + bias) / kd.x - impulse_scale * old.x, 0.0);
         }
-        solve_apply(&a, &b, n * (normal - old.x), ra, rb);
-        let dv = solve_relative_velocity(a, b, ra, rb);
+        solve_apply(a, b, n * (normal - old.x), ra, rb);
+        let dv = solve_relative_velocity(*a, *b, ra, rb);
         var tan = vec2<f32>(old.y, old.z);
         if (kd.y > 0.0) {
             tan.x = tan.x - dot(dv, t1) / kd.y;
@@ -450,22 +458,30 @@ fn solve_contact_manifold(k: u32, use_bias: bool) {
             tan = tan * scale;
         }
         let g = t1 * (tan.x - old.y) + t2 * (tan.y - old.z);
-        solve_apply(&a, &b, g, ra, rb);
+        solve_apply(a, b, g, ra, rb);
         manifolds[k].impulses[i] = vec4<f32>(normal, tan.x, tan.y, max(old4.w, normal));
     }
-    solve_store_velocity(body_a, a);
-    solve_store_velocity(body_b, b);
 }
 
 // solve_restitution: once per step, −e·v_n(start) for points that closed fast and pushed.
 fn solve_restitution_manifold(k: u32) {
+    if (manifolds[k].material.x <= 0.0) {
+        return;
+    }
+    var a = solve_load_a(k);
+    var b = solve_load_b(k);
+    solve_restitution_bodies(k, &a, &b);
+    solve_store_velocity(manifolds[k].body_a, a);
+    solve_store_velocity(manifolds[k].body_b, b);
+}
+
+// Leaves `a` and `b` as they were when the manifold has no restitution.
+fn solve_restitution_bodies(k: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
     let m = manifolds[k];
     let e = m.material.x;
     if (e <= 0.0) {
         return;
     }
-    var a = solve_load_a(k);
-    var b = solve_load_b(k);
     let n = m.normal.xyz;
     let mu = m.normal.w;
     let basis = solve_basis(n);
@@ -482,9 +498,9 @@ fn solve_restitution_manifold(k: u32) {
         if (-vn0 < params.restitution_cutoff || old.w <= 0.0 || kd.x <= 0.0) {
             continue;
         }
-        let ra = quat_rotate(a.orient, r0.xyz);
-        let rb = quat_rotate(b.orient, r1.xyz);
-        let vn = dot(solve_relative_velocity(a, b, ra, rb), n);
+        let ra = quat_rotate((*a).orient, r0.xyz);
+        let rb = quat_rotate((*b).orient, r1.xyz);
+        let vn = dot(solve_relative_velocity(*a, *b, ra, rb), n);
         let normal = max(old.x - (vn + e * vn0) / kd.x, 0.0);
         // Keep the accumulated pair inside the cone when the bounce lowered λn.
         let tan = vec2<f32>(old.y, old.z);
@@ -498,11 +514,9 @@ fn solve_restitution_manifold(k: u32) {
             kept = kept * scale;
         }
         let g = n * (normal - old.x) + t1 * (kept.x - tan.x) + t2 * (kept.y - tan.y);
-        solve_apply(&a, &b, g, ra, rb);
+        solve_apply(a, b, g, ra, rb);
         manifolds[k].impulses[i] = vec4<f32>(normal, kept.x, kept.y, old.w);
     }
-    solve_store_velocity(m.body_a, a);
-    solve_store_velocity(m.body_b, b);
 }
 
 fn solve_project_body(s: ptr<function, SolveBody>, n: vec3<f32>, lin_move: f32, ang_move: f32, u: vec3<f32>, ang: f32) {
@@ -629,89 +643,6 @@ fn solve_restitution(@builtin(global_invocation_id) gid: vec3<u32>) {
 @compute @workgroup_size(RIGID_WG)
 fn solve_position(@builtin(global_invocation_id) gid: vec3<u32>) {
     solve_colour_thread(SOLVE_STAGE_POSITION, pass_info.colour, gid.x);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Block entry points (params.block_shift > 0; src/rigid/solver/block.rs): one indirect dispatch
-// per partition, workgroup g solving the g-th non-empty bin of it (block_colour lists them; the
-// leftover bin: one workgroup), `sweeps` times its colours in order with a barrier between
-// colours. The bin's range in `order` is blocks[2b] to blocks[2b + 1]; each position of a colour's
-// run holds the run's end in colour_sort_keys (block_colour).
-
-// Threads of a block workgroup: one warp on NVIDIA; a bin's colour holds tens of contacts in a
-// wall of boxes. lavapipe runs each 8 lanes of a workgroup with barriers as a coroutine, and its
-// block sweeps were 2x slower with 64 threads than with 16 (BENCHMARKS.md, "Block solver").
-const SOLVE_BLOCK_WG: u32 = 32u;
-var<workgroup> solve_block_runs: array<u32, MAX_COLOURS>;
-var<workgroup> solve_block_count: u32;
-
-fn solve_block(stage: u32, part: u32, g: u32, t: u32, sweeps: u32) {
-    var bin = block_leftover_bin();
-    if (part < BLOCK_PARTITIONS) {
-        bin = blocks[block_list_base(part) + g];
-    }
-    // Thread 0 lists where each colour's run ends (block_colour left the end at every position
-    // of a run; a bin holds at most MAX_COLOURS runs), so that a run costs the workgroup one
-    // barrier.
-    if (t == 0u) {
-        var pos = blocks[2u * bin];
-        let end = blocks[2u * bin + 1u];
-        var count = 0u;
-        while (pos < end && count < MAX_COLOURS) {
-            solve_block_runs[count] = colour_sort_keys[pos];
-            pos = colour_sort_keys[pos] & ~BLOCK_RUN_SEQUENTIAL;
-            count++;
-        }
-        solve_block_count = count;
-    }
-    let count = workgroupUniformLoad(&solve_block_count);
-    let start = blocks[2u * bin];
-    for (var s = 0u; s < sweeps; s++) {
-        var pos = start;
-        for (var r = 0u; r < count; r++) {
-            let run = solve_block_runs[r] & ~BLOCK_RUN_SEQUENTIAL;
-            let sequential = (solve_block_runs[r] & BLOCK_RUN_SEQUENTIAL) != 0u;
-            solve_run(stage, t, SOLVE_BLOCK_WG, pos, run, sequential);
-            storageBarrier();
-            workgroupBarrier();
-            pos = run;
-        }
-    }
-}
-
-// The warm-apply sweep runs through this entry too (`warm` in its pass record), as with
-// solve_contact.
-@compute @workgroup_size(SOLVE_BLOCK_WG)
-fn solve_contact_block(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(local_invocation_index) t: u32,
-) {
-    let stage = select(SOLVE_STAGE_CONTACT, SOLVE_STAGE_WARM, pass_info.warm != 0u);
-    solve_block(stage, pass_info.colour, wg.x, t, 1u);
-}
-
-@compute @workgroup_size(SOLVE_BLOCK_WG)
-fn solve_relax_block(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(local_invocation_index) t: u32,
-) {
-    solve_block(SOLVE_STAGE_RELAX, pass_info.colour, wg.x, t, params.block_sweeps);
-}
-
-@compute @workgroup_size(SOLVE_BLOCK_WG)
-fn solve_restitution_block(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(local_invocation_index) t: u32,
-) {
-    solve_block(SOLVE_STAGE_RESTITUTION, pass_info.colour, wg.x, t, 1u);
-}
-
-@compute @workgroup_size(SOLVE_BLOCK_WG)
-fn solve_position_block(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(local_invocation_index) t: u32,
-) {
-    solve_block(SOLVE_STAGE_POSITION, pass_info.colour, wg.x, t, 1u);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -40,6 +40,13 @@ pub struct StepReport {
     /// stop very long shader loops, which is why scenes above
     /// [`crate::rigid::solver::COLOUR_FUSED_MAX_MANIFOLDS`] pair slots colour in rounds of passes.
     pub unsolved: u32,
+    /// Bins the block solver's velocity stages solved against a workgroup copy of their
+    /// bodies, summed over the step's dispatches ([`super::RigidWorld::set_block_staging`]; 0
+    /// with it off, without blocks and on the CPU).
+    pub staged_bins: u32,
+    /// Bins they solved from the bodies buffer while staging was on (more than 256 contacts
+    /// or 112 bodies: raise nothing, lower `RigidConfig::block_cells` if most are).
+    pub unstaged_bins: u32,
 }
 
 impl StepReport {
@@ -148,5 +155,7 @@ pub(crate) fn report_from_counters(step: u64, c: &[u32]) -> StepReport {
         tail: at(counter::TAIL),
         awake: at(counter::AWAKE),
         unsolved: at(counter::UNSOLVED),
+        staged_bins: at(counter::STAGED_BINS),
+        unstaged_bins: at(counter::UNSTAGED_BINS),
     }
 }

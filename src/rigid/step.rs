@@ -683,6 +683,8 @@ pub(crate) fn cpu_step(
         tail: batches.colouring().tail,
         awake,
         unsolved: 0,
+        staged_bins: 0,
+        unstaged_bins: 0,
     })
 }
 

@@ -74,6 +74,12 @@ pub mod counter {
     /// `solve_prepare`): one workgroup per `RIGID_WG` pairs the broad phase wrote, at least one
     /// (`broad_scan_sums` writes it; [`super::super::step::pair_groups`]).
     pub const PAIR_GROUPS: usize = 11;
+    /// Bins the block solver's velocity stages solved against a workgroup copy of their bodies
+    /// this step, summed over the stages' dispatches (`RigidWorld::set_block_staging`).
+    pub const STAGED_BINS: usize = 14;
+    /// Bins they solved from the bodies buffer while staging was on: more than 256 contacts
+    /// or 112 bodies.
+    pub const UNSTAGED_BINS: usize = 15;
     /// First of `MAX_COLOURS` indirect-dispatch triples (x, 1, 1), one per colour.
     pub const INDIRECT: usize = 16;
     /// First of `MAX_COLOURS + 1` colour start offsets into the `order` buffer.
@@ -91,6 +97,7 @@ pub mod counter {
     pub const LEN: usize = 256;
     const _: () = assert!(WAITING < LEN);
     const _: () = assert!(TAIL < PAIR_GROUPS && PAIR_GROUPS + 3 <= INDIRECT);
+    const _: () = assert!(PAIR_GROUPS + 3 <= STAGED_BINS && UNSTAGED_BINS < INDIRECT);
 }
 
 /// A rigid body. 256 bytes.
@@ -262,8 +269,10 @@ pub struct GpuRigidParams {
     pub block_bins: u32,
     /// Sweeps a block runs over its contacts in one relax dispatch (`RigidConfig::block_sweeps`).
     pub block_sweeps: u32,
-    /// Padding to 16 bytes.
-    pub _pad0: u32,
+    /// 1: the block solver's velocity stages copy each bin's bodies into workgroup memory and
+    /// solve against the copy (`shaders/rigid/solve_block.wgsl`; the same bits);
+    /// [`super::RigidWorld::set_block_staging`].
+    pub block_stage: u32,
 }
 
 /// Per-dispatch uniform of the solver passes (group 1, dynamic offset, one record every

@@ -34,6 +34,8 @@ struct GpuEngine {
     status: Vec<StatusSlot>,
     /// [`RigidWorld::set_submit_by_phase`].
     submit_by_phase: bool,
+    /// [`RigidWorld::set_block_staging`].
+    block_staging: bool,
 }
 
 enum Engine {
@@ -150,6 +152,7 @@ impl RigidWorld {
                 })?,
                 status: Vec::new(),
                 submit_by_phase: ctx.submits_overlap(),
+                block_staging: false,
             })),
         };
         Ok(Self {
@@ -386,7 +389,10 @@ impl RigidWorld {
             },
             block_bins: block_bins(c, self.body_capacity),
             block_sweeps: c.block_sweeps,
-            _pad0: 0,
+            block_stage: match &self.engine {
+                Engine::Gpu(g) if g.block_staging => 1,
+                _ => 0,
+            },
         }
     }
 

@@ -12,38 +12,7 @@ use super::*;
 /// another order), and a rerun is bit-identical.
 #[test]
 fn the_gpu_block_solver_matches_the_cpu_twin() {
-    let mut rng = Rng::new(21);
-    let (mut bodies, mut ms, prev) = parity_scene(&mut rng);
-    // Pairs of dynamic bodies in neighbouring cells that only partition 1, 2 or 3 holds:
-    // partition k's block boundaries lie where cell + k is a multiple of 4, so a step from
-    // cell 3 to 4 along an axis is split by partition 0, from 2 to 3 by partition 1, from 1 to
-    // 2 by partition 2.
-    let pairs = [
-        (4, 6, Vec3::new(3.5, 0.5, 0.5), Vec3::new(4.5, 0.5, 0.5)),
-        (8, 9, Vec3::new(3.5, 2.5, 0.5), Vec3::new(4.5, 3.5, 0.5)),
-        (1, 2, Vec3::new(3.5, 2.5, 1.5), Vec3::new(4.5, 3.5, 2.5)),
-    ];
-    for (a, b, pa, pb) in pairs {
-        assert_eq!(bodies[a].kind, body_kind::DYNAMIC);
-        assert_eq!(bodies[b].kind, body_kind::DYNAMIC);
-        bodies[a].pos = pa.extend(bodies[a].pos.w);
-        bodies[b].pos = pb.extend(bodies[b].pos.w);
-        let k = ms.len() as u32;
-        let point = [((pa + pb) * 0.5, 0.01)];
-        let mut m = manifold(a as u32, b as u32, (0, 0), Vec3::Y, &point, 0.5, 0.0);
-        m.shape_a = 2 * k;
-        m.shape_b = 2 * k + 1;
-        ms.push(m);
-    }
-    let n = ms.len() as u32;
-    let p = GpuRigidParams {
-        pair_capacity: FUSED_MAX_MANIFOLDS + 1,
-        inv_cell_size: 1.0,
-        block_shift: 2,
-        block_bins: 4,
-        block_sweeps: 2,
-        ..params(bodies.len() as u32, n)
-    };
+    let (bodies, ms, prev, p) = block_scene();
     assert!(wgphys::rigid::step::block_solver(&p));
     let mut want_bodies = bodies.clone();
     let mut want_ms = ms.clone();
@@ -157,4 +126,138 @@ fn block_sort_keys_stay_in_their_bin_and_in_16_bits() {
             );
         }
     }
+}
+
+/// `GpuRigidParams::block_stage` (`RigidWorld::set_block_staging`): the block solver's velocity
+/// stages solved against a workgroup copy of each bin's bodies give the same bits as solved
+/// from the bodies buffer (the same operations on the same values in the same order). In the
+/// parity scene every bin is staged: every partition, bins of several blocks, and the
+/// leftover bin with its sequential colour. With 120 more contacts between 240 more bodies in
+/// one block, that bin holds more bodies than the copy takes (112) and is solved from the
+/// buffer, while the other bins of its dispatches are staged.
+#[test]
+fn block_staging_changes_no_bit() {
+    let (bodies, ms, prev, p) = block_scene();
+    staged_matches_unstaged(&p, &bodies, &ms, &prev, false);
+    let (mut bodies, mut ms) = (bodies, ms);
+    let mut rng = Rng::new(5);
+    let template = bodies[4];
+    assert_eq!(template.kind, body_kind::DYNAMIC);
+    for j in 0..120u32 {
+        // Both bodies of a pair in one cell of the block [0, 4)³ of partition 0.
+        let cell = Vec3::new((j % 4) as f32, ((j / 4) % 4) as f32, ((j / 16) % 4) as f32);
+        let a = bodies.len() as u32;
+        for dy in [0.25, 0.75] {
+            let mut b = template;
+            b.pos = (cell + Vec3::new(0.5, dy, 0.5)).extend(template.pos.w);
+            b.lin_vel = rng.vec3(-1.0, 1.0).extend(template.lin_vel.w);
+            b.ang_vel = rng.vec3(-1.0, 1.0).extend(template.ang_vel.w);
+            bodies.push(b);
+        }
+        let k = ms.len() as u32;
+        let point = [(cell + Vec3::new(0.5, 0.5, 0.5), 0.01)];
+        let mut m = manifold(a, a + 1, (0, 0), Vec3::Y, &point, 0.5, 0.3);
+        m.shape_a = 2 * k;
+        m.shape_b = 2 * k + 1;
+        ms.push(m);
+    }
+    let p = GpuRigidParams {
+        body_count: bodies.len() as u32,
+        ..p
+    };
+    staged_matches_unstaged(&p, &bodies, &ms, &prev, true);
+}
+
+/// Runs the block solver's passes with staging off and on: the same bits, and what the
+/// counters say was staged (some bins, and `crowded`: some bins solved from the buffer).
+fn staged_matches_unstaged(
+    p: &GpuRigidParams,
+    bodies: &[GpuBody],
+    ms: &[GpuManifold],
+    prev: &[GpuManifold],
+    crowded: bool,
+) {
+    assert!(wgphys::rigid::step::block_solver(p));
+    let passes = solver_passes(p);
+    let off = GpuRigidParams {
+        block_stage: 0,
+        ..*p
+    };
+    let on = GpuRigidParams {
+        block_stage: 1,
+        ..*p
+    };
+    let off = run_gpu(&off, &passes, bodies, ms, prev);
+    let on = run_gpu(&on, &passes, bodies, ms, prev);
+    let counts = |o: &GpuOut| {
+        (
+            o.counters[counter::STAGED_BINS],
+            o.counters[counter::UNSTAGED_BINS],
+        )
+    };
+    eprintln!(
+        "[measure] block staging ({} bodies): (staged, unstaged) bins {:?}",
+        bodies.len(),
+        counts(&on)
+    );
+    assert_eq!(counts(&off), (0, 0), "nothing is staged with staging off");
+    assert!(counts(&on).0 > 0, "staging on should stage some bins");
+    assert_eq!(
+        counts(&on).1 > 0,
+        crowded,
+        "bins solved from the buffer with staging on"
+    );
+    assert!(
+        bytemuck::cast_slice::<GpuBody, u8>(&on.bodies)
+            == bytemuck::cast_slice::<GpuBody, u8>(&off.bodies),
+        "staged bodies differ from unstaged ones"
+    );
+    assert!(
+        bytemuck::cast_slice::<GpuManifold, u8>(&on.manifolds)
+            == bytemuck::cast_slice::<GpuManifold, u8>(&off.manifolds),
+        "staged impulses differ from unstaged ones"
+    );
+}
+
+/// The block solver's parity scene (see `the_gpu_block_solver_matches_the_cpu_twin`): bodies,
+/// manifolds, last step's manifolds and the parameters.
+fn block_scene() -> (
+    Vec<GpuBody>,
+    Vec<GpuManifold>,
+    Vec<GpuManifold>,
+    GpuRigidParams,
+) {
+    let mut rng = Rng::new(21);
+    let (mut bodies, mut ms, prev) = parity_scene(&mut rng);
+    // Pairs of dynamic bodies in neighbouring cells that only partition 1, 2 or 3 holds:
+    // partition k's block boundaries lie where cell + k is a multiple of 4, so a step from
+    // cell 3 to 4 along an axis is split by partition 0, from 2 to 3 by partition 1, from 1 to
+    // 2 by partition 2.
+    let pairs = [
+        (4, 6, Vec3::new(3.5, 0.5, 0.5), Vec3::new(4.5, 0.5, 0.5)),
+        (8, 9, Vec3::new(3.5, 2.5, 0.5), Vec3::new(4.5, 3.5, 0.5)),
+        (1, 2, Vec3::new(3.5, 2.5, 1.5), Vec3::new(4.5, 3.5, 2.5)),
+    ];
+    for (a, b, pa, pb) in pairs {
+        assert_eq!(bodies[a].kind, body_kind::DYNAMIC);
+        assert_eq!(bodies[b].kind, body_kind::DYNAMIC);
+        bodies[a].pos = pa.extend(bodies[a].pos.w);
+        bodies[b].pos = pb.extend(bodies[b].pos.w);
+        let k = ms.len() as u32;
+        let point = [((pa + pb) * 0.5, 0.01)];
+        let mut m = manifold(a as u32, b as u32, (0, 0), Vec3::Y, &point, 0.5, 0.0);
+        m.shape_a = 2 * k;
+        m.shape_b = 2 * k + 1;
+        ms.push(m);
+    }
+    let n = ms.len() as u32;
+    let p = GpuRigidParams {
+        pair_capacity: FUSED_MAX_MANIFOLDS + 1,
+        inv_cell_size: 1.0,
+        block_shift: 2,
+        block_bins: 4,
+        block_sweeps: 2,
+        ..params(bodies.len() as u32, n)
+    };
+    (bodies, ms, prev, p)
 }

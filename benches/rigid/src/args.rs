@@ -43,6 +43,9 @@ pub(crate) struct Tuning {
     /// `--submit-whole`: `RigidWorld::set_submit_by_phase(false)`, one submission per step
     /// (the default on a hardware adapter submits each phase as it is recorded).
     pub(crate) submit_whole: bool,
+    /// `--block-stage`: `RigidWorld::set_block_staging(true)`, the block solver's bins solved
+    /// against a workgroup copy of their bodies (with `--blocks`).
+    pub(crate) block_stage: bool,
     /// `--pipelined N`: steps of the back-to-back measurement after a GPU row instead of 30
     /// (0 skips it: at 100k on a software adapter 30 steps take minutes).
     pub(crate) pipelined: Option<usize>,
@@ -86,6 +89,7 @@ pub(crate) fn parse_args() -> Res<Args> {
         "--contact-hertz",
         "--dispatch-timing",
         "--submit-whole",
+        "--block-stage",
         "--pipelined",
         "--record-probe",
     ];
@@ -156,6 +160,7 @@ pub(crate) fn parse_args() -> Res<Args> {
             contact_hertz: value("--contact-hertz")?.map(|s| s.parse()).transpose()?,
             dispatch_timing: flag("--dispatch-timing"),
             submit_whole: flag("--submit-whole"),
+            block_stage: flag("--block-stage"),
             pipelined: value("--pipelined")?.map(|s| s.parse()).transpose()?,
             record_probe: value("--record-probe")?
                 .map(|s| s.parse())

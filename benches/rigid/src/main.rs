@@ -48,7 +48,9 @@
 //! 4), `--contact-hertz F` (the soft contact's stiffness instead of 60 Hz; rapier keeps its
 //! own), `--dispatch-timing` (a GPU timestamp before every dispatch, printed per entry point: a
 //! profile; the row's wall time then includes the timestamps' cost), `--submit-whole` (one
-//! submission per step; by default a hardware adapter gets each phase as it is recorded).
+//! submission per step; by default a hardware adapter gets each phase as it is recorded),
+//! `--block-stage` (with `--blocks`: each bin's bodies copied into workgroup memory for the
+//! velocity stages, `RigidWorld::set_block_staging`; prints the bins staged in the last step).
 //!
 //! After each GPU row's timed steps, 30 more (`--pipelined N`: N; 0 skips them) are submitted
 //! back to back with one wait at the end ("pipelined"): what a step costs when the host records

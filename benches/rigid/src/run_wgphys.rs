@@ -134,6 +134,9 @@ pub(crate) fn run_wgphys(
     if relax.submit_whole {
         world.set_submit_by_phase(false);
     }
+    if relax.block_stage {
+        world.set_block_staging(true);
+    }
     let timed_gpu = if relax.dispatch_timing {
         world.enable_gpu_dispatch_timing()
     } else {
@@ -244,6 +247,13 @@ pub(crate) fn run_wgphys(
         eprintln!("warning: wgphys produced non-finite body state ({scene:?}, {n})");
     }
     let report = world.read_report()?;
+    if relax.block_stage {
+        println!(
+            "block staging ({scene:?}, {n}): {} bins staged and {} solved from the buffer in the \
+             last step",
+            report.staged_bins, report.unstaged_bins
+        );
+    }
     let awake = slots.iter().filter(|&&i| bodies[i].awake != 0).count();
     let pipelined = relax.pipelined.unwrap_or(PIPELINED_STEPS);
     if let (Some(c), true) = (ctx, pipelined > 0) {

@@ -141,6 +141,8 @@ pub fn shader_source() -> String {
         ("COUNTER_ROUNDS", counter::ROUNDS as u32),
         ("COUNTER_TAIL", counter::TAIL as u32),
         ("COUNTER_PAIR_GROUPS", counter::PAIR_GROUPS as u32),
+        ("COUNTER_STAGED_BINS", counter::STAGED_BINS as u32),
+        ("COUNTER_UNSTAGED_BINS", counter::UNSTAGED_BINS as u32),
         ("COUNTER_INDIRECT", counter::INDIRECT as u32),
         ("COUNTER_COLOUR_START", counter::COLOUR_START as u32),
         ("COUNTER_COLOUR_COUNT", counter::COLOUR_COUNT as u32),
@@ -175,6 +177,7 @@ pub fn shader_source() -> String {
             include_str!("../../../shaders/rigid/box_box.wgsl"),
             include_str!("../../../shaders/rigid/colour.wgsl"),
             include_str!("../../../shaders/rigid/solve.wgsl"),
+            include_str!("../../../shaders/rigid/solve_block.wgsl"),
             include_str!("../../../shaders/rigid/ccd.wgsl"),
         ],
     )

@@ -39,4 +39,29 @@ impl RigidWorld {
             g.submit_by_phase = on;
         }
     }
+
+    /// Whether the block solver ([`RigidConfig::with_blocks`]) copies each bin's bodies into
+    /// workgroup memory for its velocity stages (warm apply, the biased and relax sweeps,
+    /// restitution), solves every colour of every sweep against the copy, and writes the
+    /// moved bodies' velocities back once per dispatch, instead of loading and storing the
+    /// bodies of every contact of every colour from the bodies buffer. A bin of more than 256
+    /// contacts or 112 bodies is solved from the buffer either way. The same operations on the
+    /// same values in the same order, so the same bits (`rigid_solver_passes`'
+    /// `block_staging_changes_no_bit`).
+    ///
+    /// Why: a block's workgroup walks its colours one after another, and on an H100 each
+    /// colour cost the chain of dependent loads of one contact, about 3 µs, which made the
+    /// block solver slower there than solving colour by colour (BENCHMARKS.md, session 14);
+    /// with the copy a colour waits on two dependent loads from the buffers instead of three.
+    /// Off by default until it has run on a hardware GPU: on lavapipe, where what costs is
+    /// the accesses and not their latency, a step takes about as long either way (the 5k and
+    /// 20k walls with blocks of 4, 8 or 16 cells, alternated: from 3% faster to 18% slower;
+    /// BENCHMARKS.md, session 20). [`StepReport::staged_bins`] and
+    /// [`StepReport::unstaged_bins`] say how many bins were staged. Nothing to do without blocks
+    /// or on the CPU.
+    pub fn set_block_staging(&mut self, on: bool) {
+        if let Engine::Gpu(g) = &mut self.engine {
+            g.block_staging = on;
+        }
+    }
 }
