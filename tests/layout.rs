@@ -703,7 +703,7 @@ fn rigid_structs_layout() {
             block_shift,
             block_bins,
             block_sweeps,
-            block_stage
+            _pad0
         }),
     );
     check(

@@ -521,7 +521,7 @@ fn one_colour_batch_matches_the_cpu_twin() {
 mod blocks;
 #[path = "rigid_solver_passes/plan.rs"]
 mod plan;
-use plan::{entry, shape_of, solver_passes};
+use plan::{entry, shape_of, solver_passes, solver_passes_staged};
 #[path = "rigid_solver_passes/model.rs"]
 mod model;
 use model::model_tolerance;

@@ -148,9 +148,15 @@ fn block_staging_steps_the_same_bits() {
         (0, 0),
         "staging is off by default"
     );
+    // Empty bins (a leftover bin with no contacts) count in neither, so a staged count means
+    // contacts were solved against the copy; a 10-row pyramid's bins all fit.
     assert!(
         rb.staged_bins > 0,
         "the staged world should stage bins: {rb:?}"
+    );
+    assert_eq!(
+        rb.unstaged_bins, 0,
+        "every bin of a 10-row pyramid fits: {rb:?}"
     );
     let unstaged = StepReport {
         staged_bins: 0,

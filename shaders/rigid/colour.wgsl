@@ -438,8 +438,9 @@ fn block_list_base(part: u32) -> u32 {
 }
 
 /// colour_init's part with blocks (what colour_publish writes without them): the counters
-/// block_colour and colour_keys add to, the partitions' indirect arguments (x: bins, counted
-/// by block_colour) and the pair count the next step's warm start reads.
+/// block_colour and colour_keys add to, the staged and unstaged bins the solver counts
+/// (solve_block.wgsl), the partitions' indirect arguments (x: bins, counted by block_colour)
+/// and the pair count the next step's warm start reads.
 fn block_init_counters() {
     atomicStore(&counters[COUNTER_COLOURS], 0u);
     atomicStore(&counters[COUNTER_UNCOLOURED], 0u);

@@ -2,8 +2,9 @@
 // soft step: `solve_warm_apply`, `solve_contact` (biased), `solve_relax`, `solve_restitution`
 // and `solve_position` (the optional book projection), each with a single-workgroup `_fused`
 // entry for small scenes and a single-workgroup `_tail` entry for the colours after the
-// per-colour dispatches of a sweep. CPU twin: src/rigid/solver.rs, same names and
-// operation order; read its module docs for why it is shaped so.
+// per-colour dispatches of a sweep (the block solver's entries: solve_block.wgsl, which counts
+// its staged bins in counters STAGED_BINS and UNSTAGED_BINS). CPU twin: src/rigid/solver.rs,
+// same names and operation order; read its module docs for why it is shaped so.
 //
 // Reads: params, bodies, manifolds (points, normal, friction in normal.w, restitution in
 // material.x, features, the `dynamic` bits the colouring wrote), manifolds_prev and

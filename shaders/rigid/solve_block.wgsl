@@ -16,8 +16,12 @@
 // or writes them; bodies the solver does not move (static, kinematic, sleeping) are only read.
 // The copy holds exactly what `solve_load_velocity` loads, and a body is stored back into it
 // only when the solver moves it, as `solve_store_velocity` does, so the bits are the same as
-// solving from the bodies buffer. A bin with more than BLOCK_STAGE_CONTACTS contacts or more
-// bodies than the table takes (BLOCK_TABLE_FILL) is solved from the bodies buffer as before.
+// solving from the bodies buffer (the same WGSL operations; a driver may contract the two
+// inlined copies into fused multiply-adds differently, which WGSL allows, so the equality is a
+// test: block_staging_changes_no_bit). A bin with more than BLOCK_STAGE_CONTACTS contacts or
+// more bodies than the table takes (BLOCK_TABLE_FILL) is solved from the bodies buffer as
+// before. The staged stages have entry points of their own (`_staged`), so that the block
+// kernels without staging carry none of the copy's workgroup memory.
 
 // Threads of a block workgroup: one warp on NVIDIA; a bin's colour holds tens of contacts in a
 // wall of boxes. lavapipe runs each 8 lanes of a workgroup with barriers as a coroutine, and its
@@ -31,9 +35,9 @@ var<workgroup> solve_block_count: u32;
 // allow a kernel.
 const BLOCK_TABLE_BITS: u32 = 7u;
 const BLOCK_TABLE: u32 = 1u << BLOCK_TABLE_BITS;
-// The most bodies a staged bin may have (the table at most seven eighths full, so a probe
-// ends soon), and the most contacts it may have (at most two bodies each; a bin with more is
-// not tried).
+// The most bodies a staged bin may have (a staged bin's table is at most seven eighths full,
+// so a lookup's probe ends soon; a bin that overflows may fill all 128 slots before it falls
+// back), and the most contacts it may have (a bin with more is not tried).
 const BLOCK_TABLE_FILL: u32 = 112u;
 const BLOCK_STAGE_CONTACTS: u32 = 256u;
 // No slot: the body is none or out of range, and solves as `solve_load_velocity` gives it.
@@ -237,17 +241,19 @@ fn block_run(stage: u32, t: u32, first: u32, start: u32, end: u32, sequential: b
     }
 }
 
-fn solve_block(stage: u32, part: u32, g: u32, t: u32, sweeps: u32) {
+// Bin g of partition `part` (the leftover bin past the partitions): thread 0 lists where each
+// colour's run ends (block_colour left the end at every position of a run; a bin holds at most
+// MAX_COLOURS runs), so that a run costs the workgroup one barrier, and leaves their count in
+// solve_block_count. Returns the bin's first and end position in `order`.
+fn solve_block_bin(part: u32, g: u32, t: u32) -> vec2<u32> {
     var bin = block_leftover_bin();
     if (part < BLOCK_PARTITIONS) {
         bin = blocks[block_list_base(part) + g];
     }
-    // Thread 0 lists where each colour's run ends (block_colour left the end at every position
-    // of a run; a bin holds at most MAX_COLOURS runs), so that a run costs the workgroup one
-    // barrier.
+    let start = blocks[2u * bin];
+    let end = blocks[2u * bin + 1u];
     if (t == 0u) {
-        var pos = blocks[2u * bin];
-        let end = blocks[2u * bin + 1u];
+        var pos = start;
         var count = 0u;
         while (pos < end && count < MAX_COLOURS) {
             solve_block_runs[count] = colour_sort_keys[pos];
@@ -255,40 +261,68 @@ fn solve_block(stage: u32, part: u32, g: u32, t: u32, sweeps: u32) {
             count++;
         }
         solve_block_count = count;
-        let stages = params.block_stage != 0u && stage != SOLVE_STAGE_POSITION;
-        let fits = end - blocks[2u * bin] <= BLOCK_STAGE_CONTACTS;
-        block_staged = select(0u, 1u, stages && fits);
-        if (stages && !fits) {
+    }
+    return vec2<u32>(start, end);
+}
+
+// `sweeps` times the bin's runs from `start`, each contact's bodies loaded from and stored to
+// the bodies buffer.
+fn block_sweeps_from_buffers(stage: u32, t: u32, start: u32, count: u32, sweeps: u32) {
+    for (var s = 0u; s < sweeps; s++) {
+        var pos = start;
+        for (var r = 0u; r < count; r++) {
+            let run = solve_block_runs[r] & ~BLOCK_RUN_SEQUENTIAL;
+            let sequential = (solve_block_runs[r] & BLOCK_RUN_SEQUENTIAL) != 0u;
+            solve_run(stage, t, SOLVE_BLOCK_WG, pos, run, sequential);
+            storageBarrier();
+            workgroupBarrier();
+            pos = run;
+        }
+    }
+}
+
+fn solve_block(stage: u32, part: u32, g: u32, t: u32, sweeps: u32) {
+    let bin = solve_block_bin(part, g, t);
+    let count = workgroupUniformLoad(&solve_block_count);
+    block_sweeps_from_buffers(stage, t, bin.x, count, sweeps);
+}
+
+// solve_block against a workgroup copy of the bin's bodies when they fit (counted in
+// COUNTER_STAGED_BINS, or COUNTER_UNSTAGED_BINS when the bin is solved from the buffers; an
+// empty bin, such as a leftover bin with no contacts, counts in neither).
+fn solve_block_staged(stage: u32, part: u32, g: u32, t: u32, sweeps: u32) {
+    let bin = solve_block_bin(part, g, t);
+    let start = bin.x;
+    if (t == 0u) {
+        let contacts = bin.y - bin.x;
+        block_staged = select(0u, 1u, contacts > 0u && contacts <= BLOCK_STAGE_CONTACTS);
+        if (contacts > BLOCK_STAGE_CONTACTS) {
             atomicAdd(&counters[COUNTER_UNSTAGED_BINS], 1u);
         }
     }
     let count = workgroupUniformLoad(&solve_block_count);
-    let start = blocks[2u * bin];
     var staged = workgroupUniformLoad(&block_staged) != 0u;
     if (staged) {
-        staged = block_stage(t, start, blocks[2u * bin + 1u]);
+        staged = block_stage(t, start, bin.y);
         if (t == 0u) {
             atomicAdd(&counters[select(COUNTER_UNSTAGED_BINS, COUNTER_STAGED_BINS, staged)], 1u);
         }
+    }
+    if (!staged) {
+        block_sweeps_from_buffers(stage, t, start, count, sweeps);
+        return;
     }
     for (var s = 0u; s < sweeps; s++) {
         var pos = start;
         for (var r = 0u; r < count; r++) {
             let run = solve_block_runs[r] & ~BLOCK_RUN_SEQUENTIAL;
             let sequential = (solve_block_runs[r] & BLOCK_RUN_SEQUENTIAL) != 0u;
-            if (staged) {
-                block_run(stage, t, start, pos, run, sequential);
-            } else {
-                solve_run(stage, t, SOLVE_BLOCK_WG, pos, run, sequential);
-                storageBarrier();
-            }
+            block_run(stage, t, start, pos, run, sequential);
             workgroupBarrier();
             pos = run;
         }
     }
-    if (staged) {
-        block_unstage(t);
-    }
+    block_unstage(t);
 }
 
 // The warm-apply sweep runs through this entry too (`warm` in its pass record), as with
@@ -324,4 +358,31 @@ fn solve_position_block(
     @builtin(local_invocation_index) t: u32,
 ) {
     solve_block(SOLVE_STAGE_POSITION, pass_info.colour, wg.x, t, 1u);
+}
+
+// The staged velocity stages (RigidWorld::set_block_staging): their own entry points, so that
+// the block kernels without staging carry none of the copy's workgroup memory.
+@compute @workgroup_size(SOLVE_BLOCK_WG)
+fn solve_contact_block_staged(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let stage = select(SOLVE_STAGE_CONTACT, SOLVE_STAGE_WARM, pass_info.warm != 0u);
+    solve_block_staged(stage, pass_info.colour, wg.x, t, 1u);
+}
+
+@compute @workgroup_size(SOLVE_BLOCK_WG)
+fn solve_relax_block_staged(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    solve_block_staged(SOLVE_STAGE_RELAX, pass_info.colour, wg.x, t, params.block_sweeps);
+}
+
+@compute @workgroup_size(SOLVE_BLOCK_WG)
+fn solve_restitution_block_staged(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    solve_block_staged(SOLVE_STAGE_RESTITUTION, pass_info.colour, wg.x, t, 1u);
 }

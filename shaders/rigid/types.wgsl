@@ -83,7 +83,7 @@ struct RigidParams {
     block_shift: u32,
     block_bins: u32,
     block_sweeps: u32,
-    block_stage: u32,
+    _pad0: u32,
 }
 
 /// Per-dispatch solver uniform (group 1, dynamic offset): 16 bytes.

@@ -44,8 +44,10 @@ pub struct StepReport {
     /// bodies, summed over the step's dispatches ([`super::RigidWorld::set_block_staging`]; 0
     /// with it off, without blocks and on the CPU).
     pub staged_bins: u32,
-    /// Bins they solved from the bodies buffer while staging was on (more than 256 contacts
-    /// or 112 bodies: raise nothing, lower `RigidConfig::block_cells` if most are).
+    /// Bins they solved from the bodies buffer while staging was on: more than 256 contacts or
+    /// 112 bodies (or, practically never, a table insert that ran out of retries). If most bins
+    /// land here, smaller blocks (`RigidConfig::block_cells`) put fewer contacts in a bin. Empty
+    /// bins count in neither.
     pub unstaged_bins: u32,
 }
 

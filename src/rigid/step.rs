@@ -124,13 +124,19 @@ impl RigidStage {
     }
 
     /// The block solver's entry point of a per-colour stage (`solver::block`; the warm start
-    /// rides in `solve_contact_block`).
-    fn block_entry(self) -> Option<&'static str> {
-        Some(match self {
-            RigidStage::SolveWarmApply | RigidStage::SolveContact => "solve_contact_block",
-            RigidStage::SolveRelax => "solve_relax_block",
-            RigidStage::SolveRestitution => "solve_restitution_block",
-            RigidStage::SolvePosition => "solve_position_block",
+    /// rides in `solve_contact_block`); `staged`: the velocity stages' entries that solve each
+    /// bin against a workgroup copy of its bodies ([`StepShape::block_stage`]).
+    fn block_entry(self, staged: bool) -> Option<&'static str> {
+        Some(match (self, staged) {
+            (RigidStage::SolveWarmApply | RigidStage::SolveContact, false) => "solve_contact_block",
+            (RigidStage::SolveWarmApply | RigidStage::SolveContact, true) => {
+                "solve_contact_block_staged"
+            }
+            (RigidStage::SolveRelax, false) => "solve_relax_block",
+            (RigidStage::SolveRelax, true) => "solve_relax_block_staged",
+            (RigidStage::SolveRestitution, false) => "solve_restitution_block",
+            (RigidStage::SolveRestitution, true) => "solve_restitution_block_staged",
+            (RigidStage::SolvePosition, _) => "solve_position_block",
             _ => return None,
         })
     }
@@ -227,6 +233,9 @@ pub struct StepShape {
     pub colour_slots: u32,
     /// Bins per partition when the sweeps run block by block (`solver::block`), else 0.
     pub block_bins: u32,
+    /// With blocks, the velocity stages solve each bin against a workgroup copy of its bodies
+    /// (`GpuRigidParams::block_stage`, [`super::RigidWorld::set_block_staging`]).
+    pub block_stage: bool,
 }
 
 /// The most compute passes (phases) a step records: `rigid_broad`, `rigid_collide`,
@@ -423,7 +432,7 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
     if shape.block_bins > 0 {
         // Block by block (solver::block): a dispatch per partition, a workgroup per bin, then
         // the leftover bin in one workgroup; the partition is the record's colour.
-        if let Some(entry) = stage.block_entry() {
+        if let Some(entry) = stage.block_entry(shape.block_stage) {
             for part in 0..solver::block::PARTITIONS {
                 // The partition's non-empty bins, counted by `block_colour`.
                 let word = (counter::INDIRECT + 3 * part as usize) as u32;

@@ -269,10 +269,8 @@ pub struct GpuRigidParams {
     pub block_bins: u32,
     /// Sweeps a block runs over its contacts in one relax dispatch (`RigidConfig::block_sweeps`).
     pub block_sweeps: u32,
-    /// 1: the block solver's velocity stages copy each bin's bodies into workgroup memory and
-    /// solve against the copy (`shaders/rigid/solve_block.wgsl`; the same bits);
-    /// [`super::RigidWorld::set_block_staging`].
-    pub block_stage: u32,
+    /// Padding to 16 bytes.
+    pub _pad0: u32,
 }
 
 /// Per-dispatch uniform of the solver passes (group 1, dynamic offset, one record every

@@ -389,10 +389,7 @@ impl RigidWorld {
             },
             block_bins: block_bins(c, self.body_capacity),
             block_sweeps: c.block_sweeps,
-            block_stage: match &self.engine {
-                Engine::Gpu(g) if g.block_staging => 1,
-                _ => 0,
-            },
+            _pad0: 0,
         }
     }
 
@@ -580,6 +577,8 @@ impl RigidWorld {
             } else {
                 0
             },
+            block_stage: self.blocks_run()
+                && matches!(&self.engine, Engine::Gpu(g) if g.block_staging),
         }
     }
 

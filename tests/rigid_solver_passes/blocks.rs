@@ -134,38 +134,68 @@ fn block_sort_keys_stay_in_their_bin_and_in_16_bits() {
 /// parity scene every bin is staged: every partition, bins of several blocks, and the
 /// leftover bin with its sequential colour. With 120 more contacts between 240 more bodies in
 /// one block, that bin holds more bodies than the copy takes (112) and is solved from the
-/// buffer, while the other bins of its dispatches are staged.
+/// buffer, while the other bins of its dispatches are staged. A bin of 270 contacts between
+/// 12 bodies holds more contacts than a staged bin may (256) and is solved from the buffer. A
+/// manifold whose two bodies are one (stored a then b) is staged like any other.
 #[test]
 fn block_staging_changes_no_bit() {
     let (bodies, ms, prev, p) = block_scene();
     staged_matches_unstaged(&p, &bodies, &ms, &prev, false);
-    let (mut bodies, mut ms) = (bodies, ms);
-    let mut rng = Rng::new(5);
     let template = bodies[4];
     assert_eq!(template.kind, body_kind::DYNAMIC);
-    for j in 0..120u32 {
-        // Both bodies of a pair in one cell of the block [0, 4)³ of partition 0.
-        let cell = Vec3::new((j % 4) as f32, ((j / 4) % 4) as f32, ((j / 16) % 4) as f32);
-        let a = bodies.len() as u32;
-        for dy in [0.25, 0.75] {
-            let mut b = template;
-            b.pos = (cell + Vec3::new(0.5, dy, 0.5)).extend(template.pos.w);
-            b.lin_vel = rng.vec3(-1.0, 1.0).extend(template.lin_vel.w);
-            b.ang_vel = rng.vec3(-1.0, 1.0).extend(template.ang_vel.w);
-            bodies.push(b);
-        }
-        let k = ms.len() as u32;
-        let point = [(cell + Vec3::new(0.5, 0.5, 0.5), 0.01)];
-        let mut m = manifold(a, a + 1, (0, 0), Vec3::Y, &point, 0.5, 0.3);
-        m.shape_a = 2 * k;
-        m.shape_b = 2 * k + 1;
-        ms.push(m);
-    }
-    let p = GpuRigidParams {
-        body_count: bodies.len() as u32,
-        ..p
+    let at = |pos: Vec3, lin: Vec3, ang: Vec3| GpuBody {
+        pos: pos.extend(template.pos.w),
+        lin_vel: lin.extend(template.lin_vel.w),
+        ang_vel: ang.extend(template.ang_vel.w),
+        ..template
     };
-    staged_matches_unstaged(&p, &bodies, &ms, &prev, true);
+    // A body touching itself, in body 4's bin.
+    let (mut one, mut one_ms) = (bodies.clone(), ms.clone());
+    let pos = template.pos.xyz();
+    one.push(at(pos, Vec3::ZERO, Vec3::new(0.3, -0.2, 0.1)));
+    let me = one.len() as u32 - 1;
+    let point = [(pos + Vec3::new(0.0, 0.4, 0.0), 0.01)];
+    let m = manifold(me, me, (0, 0), Vec3::Y, &point, 0.5, 0.3);
+    push_manifold(&mut one_ms, m);
+    staged_matches_unstaged(&p, &one, &one_ms, &prev, false);
+    // 12 bodies in one cell, 270 manifolds between them.
+    let (mut dense, mut dense_ms) = (bodies.clone(), ms.clone());
+    let first = dense.len() as u32;
+    for i in 0..12 {
+        let pos = Vec3::new(0.2 + 0.05 * i as f32, 0.5, 0.5);
+        dense.push(at(pos, Vec3::ZERO, Vec3::ZERO));
+    }
+    for j in 0..270u32 {
+        let a = j % 12;
+        let b = (a + 1 + j / 12 % 11) % 12;
+        let point = [(Vec3::new(0.5, 0.5, 0.5), 0.01)];
+        let m = manifold(first + a, first + b, (0, 0), Vec3::Y, &point, 0.5, 0.3);
+        push_manifold(&mut dense_ms, m);
+    }
+    staged_matches_unstaged(&p, &dense, &dense_ms, &prev, true);
+    // 120 pairs of bodies in the block [0, 4)³ of partition 0, both of a pair in one cell.
+    let (mut crowd, mut crowd_ms) = (bodies, ms);
+    let mut rng = Rng::new(5);
+    for j in 0..120u32 {
+        let cell = Vec3::new((j % 4) as f32, ((j / 4) % 4) as f32, ((j / 16) % 4) as f32);
+        let a = crowd.len() as u32;
+        for dy in [0.25, 0.75] {
+            let (lin, ang) = (rng.vec3(-1.0, 1.0), rng.vec3(-1.0, 1.0));
+            crowd.push(at(cell + Vec3::new(0.5, dy, 0.5), lin, ang));
+        }
+        let point = [(cell + Vec3::new(0.5, 0.5, 0.5), 0.01)];
+        let m = manifold(a, a + 1, (0, 0), Vec3::Y, &point, 0.5, 0.3);
+        push_manifold(&mut crowd_ms, m);
+    }
+    staged_matches_unstaged(&p, &crowd, &crowd_ms, &prev, true);
+}
+
+/// Appends `m` with shape ids that keep the manifolds sorted by shape pair.
+fn push_manifold(ms: &mut Vec<GpuManifold>, mut m: GpuManifold) {
+    let k = ms.len() as u32;
+    m.shape_a = 2 * k;
+    m.shape_b = 2 * k + 1;
+    ms.push(m);
 }
 
 /// Runs the block solver's passes with staging off and on: the same bits, and what the
@@ -177,18 +207,16 @@ fn staged_matches_unstaged(
     prev: &[GpuManifold],
     crowded: bool,
 ) {
+    let p = &GpuRigidParams {
+        body_count: bodies.len() as u32,
+        ..*p
+    };
     assert!(wgphys::rigid::step::block_solver(p));
-    let passes = solver_passes(p);
-    let off = GpuRigidParams {
-        block_stage: 0,
-        ..*p
-    };
-    let on = GpuRigidParams {
-        block_stage: 1,
-        ..*p
-    };
-    let off = run_gpu(&off, &passes, bodies, ms, prev);
-    let on = run_gpu(&on, &passes, bodies, ms, prev);
+    let staged = solver_passes_staged(p, true);
+    let names: Vec<&str> = staged.iter().map(entry).collect();
+    assert!(names.contains(&"solve_relax_block_staged") && !names.contains(&"solve_relax_block"));
+    let off = run_gpu(p, &solver_passes(p), bodies, ms, prev);
+    let on = run_gpu(p, &staged, bodies, ms, prev);
     let counts = |o: &GpuOut| {
         (
             o.counters[counter::STAGED_BINS],

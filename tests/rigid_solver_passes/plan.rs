@@ -19,12 +19,23 @@ pub(crate) fn shape_of(p: &GpuRigidParams) -> StepShape {
         explosion: false,
         colour_slots: tail_colour(p.colour_slots) + 1,
         block_bins: if p.block_shift > 0 { p.block_bins } else { 0 },
+        block_stage: false,
     }
 }
 
 /// The solver's GPU ops (prepare, then substeps and finish) for `p`.
 pub(crate) fn solver_passes(p: &GpuRigidParams) -> Vec<StepOp> {
-    let (mut a, mut colour, mut b) = solver_ops(&shape_of(p));
+    solver_passes_staged(p, false)
+}
+
+/// [`solver_passes`], with blocks solving each bin against a workgroup copy of its bodies when
+/// `block_stage` (`StepShape::block_stage`).
+pub(crate) fn solver_passes_staged(p: &GpuRigidParams, block_stage: bool) -> Vec<StepOp> {
+    let shape = StepShape {
+        block_stage,
+        ..shape_of(p)
+    };
+    let (mut a, mut colour, mut b) = solver_ops(&shape);
     a.append(&mut colour);
     a.append(&mut b);
     a
@@ -274,6 +285,7 @@ fn pyramid_5k_shape(config: &RigidConfig, block_bins: u32) -> StepShape {
         explosion: false,
         colour_slots: config.colour_slots,
         block_bins,
+        block_stage: false,
     }
 }
 

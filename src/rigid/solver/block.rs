@@ -1,6 +1,6 @@
 //! The block order of the contact solver: CPU twin of the colouring with blocks (`colour_keys`
 //! in block mode, the sort by bin and `block_colour`, shaders/rigid/colour.wgsl), and of the
-//! order the `solve_*_block` entry points (shaders/rigid/solve.wgsl) visit the contacts in.
+//! order the `solve_*_block` entry points (shaders/rigid/solve_block.wgsl) visit the contacts in.
 //!
 //! Why blocks. Swept colour by colour over the whole scene, one relax sweep costs one dispatch
 //! per colour (about nine for a wall of boxes), and a tall wall needs eight sweeps per substep

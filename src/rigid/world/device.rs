@@ -54,9 +54,8 @@ impl RigidWorld {
     /// block solver slower there than solving colour by colour (BENCHMARKS.md, session 14);
     /// with the copy a colour waits on two dependent loads from the buffers instead of three.
     /// Off by default until it has run on a hardware GPU: on lavapipe, where what costs is
-    /// the accesses and not their latency, a step takes about as long either way (the 5k and
-    /// 20k walls with blocks of 4, 8 or 16 cells, alternated: from 3% faster to 18% slower;
-    /// BENCHMARKS.md, session 20). [`StepReport::staged_bins`] and
+    /// the accesses and not their latency, the 5k and 20k walls step within the VM's noise
+    /// either way (blocks of 4, 8 or 16 cells, alternated; BENCHMARKS.md, session 20). [`StepReport::staged_bins`] and
     /// [`StepReport::unstaged_bins`] say how many bins were staged. Nothing to do without blocks
     /// or on the CPU.
     pub fn set_block_staging(&mut self, on: bool) {
