@@ -55,9 +55,9 @@ impl RigidWorld {
     /// with the copy a colour waits on two dependent loads from the buffers instead of three.
     /// Off by default until it has run on a hardware GPU: on lavapipe, where what costs is
     /// the accesses and not their latency, the 5k and 20k walls step within the VM's noise
-    /// either way (blocks of 4, 8 or 16 cells, alternated; BENCHMARKS.md, session 20). [`StepReport::staged_bins`] and
-    /// [`StepReport::unstaged_bins`] say how many bins were staged. Nothing to do without blocks
-    /// or on the CPU.
+    /// either way (blocks of 4, 8 or 16 cells, alternated; BENCHMARKS.md, session 20).
+    /// [`StepReport::staged_bins`] and [`StepReport::unstaged_bins`] say how many bins were
+    /// staged. Nothing to do without blocks or on the CPU.
     pub fn set_block_staging(&mut self, on: bool) {
         if let Engine::Gpu(g) = &mut self.engine {
             g.block_staging = on;
