@@ -480,7 +480,7 @@ fn r_seen(
     Ok((w.len(), alive, bytemuck::cast_slice(&bodies).to_vec()))
 }
 
-fn fuzz_rigid(ops: &[ROp], grow: bool, blocks: bool) -> Result<(), TestCaseError> {
+fn fuzz_rigid(ops: &[ROp], grow: bool, blocks: bool, staged: bool) -> Result<(), TestCaseError> {
     let mut cfg = RigidConfig {
         body_capacity: 8,
         auto_grow: grow,
@@ -498,6 +498,9 @@ fn fuzz_rigid(ops: &[ROp], grow: bool, blocks: bool) -> Result<(), TestCaseError
         RigidWorld::new(Backend::Cpu, cfg.clone()).map_err(fail)?,
         RigidWorld::new(Backend::Gpu(ctx()), cfg).map_err(fail)?,
     ];
+    // With blocks, the GPU world's bins solved against a workgroup copy of their bodies half
+    // the time (RigidWorld::set_block_staging).
+    worlds[1].set_block_staging(blocks && staged);
     let ground =
         |w: &mut RigidWorld| w.add_body(RigidBody::fixed(), &[Collider::half_space(Vec3::Y, 0.0)]);
     let mut handles: [Vec<BodyHandle>; 2] = [Vec::new(), Vec::new()];
@@ -591,7 +594,8 @@ proptest! {
         ops in prop::collection::vec(r_op(), 1..30),
         grow in any::<bool>(),
         blocks in any::<bool>(),
+        staged in any::<bool>(),
     ) {
-        fuzz_rigid(&ops, grow, blocks)?;
+        fuzz_rigid(&ops, grow, blocks, staged)?;
     }
 }
