@@ -94,16 +94,22 @@ fn gpu_matches_the_cpu_end_to_end() {
     pyramid_gpu_matches_the_cpu(a, c, &boxes, rows);
 }
 
+/// The block solver (`RigidConfig::with_blocks`) in a world with 8192 pair slots, too many for
+/// the one-workgroup solver, so a step runs block by block.
+fn blocks_config() -> RigidConfig {
+    RigidConfig {
+        pair_capacity: 8192,
+        ..scenes::config(64).with_blocks()
+    }
+}
+
 /// The same with the block solver (`RigidConfig::with_blocks`) on a 10-row pyramid in a world
 /// with 8192 pair slots, too many for the one-workgroup solver, so the step runs block by
 /// block (solver::block): the same budget, the same stability check.
 #[test]
 fn gpu_matches_the_cpu_end_to_end_with_blocks() {
     let rows = 10;
-    let config = RigidConfig {
-        pair_capacity: 8192,
-        ..scenes::config(64).with_blocks()
-    };
+    let config = blocks_config();
     let mut a = RigidWorld::new(Backend::Gpu(gpu()), config.clone()).expect("gpu world");
     let mut c = RigidWorld::new(Backend::Cpu, config).expect("cpu world");
     let boxes = scenes::pyramid_in(&mut a, rows, 0.5).expect("pyramid");
@@ -129,10 +135,7 @@ fn gpu_matches_the_cpu_end_to_end_with_blocks() {
 #[test]
 fn block_staging_steps_the_same_bits() {
     let rows = 10;
-    let config = RigidConfig {
-        pair_capacity: 8192,
-        ..scenes::config(64).with_blocks()
-    };
+    let config = blocks_config();
     let ctx = gpu();
     let mut a = RigidWorld::new(Backend::Gpu(ctx.clone()), config.clone()).expect("gpu world");
     let mut b = RigidWorld::new(Backend::Gpu(ctx), config).expect("gpu world");

@@ -362,16 +362,7 @@ fn solve_apply(a: ptr<function, SolveBody>, b: ptr<function, SolveBody>, g: vec3
     (*b).ang_vel -= (*b).inv_inertia * cross(rb, g);
 }
 
-fn solve_warm_manifold(k: u32) {
-    var a = solve_load_a(k);
-    var b = solve_load_b(k);
-    solve_warm_bodies(k, &a, &b);
-    solve_store_velocity(manifolds[k].body_a, a);
-    solve_store_velocity(manifolds[k].body_b, b);
-}
-
-// The velocity stages' work on manifold k's bodies `a` and `b`, wherever they were loaded from
-// (the bodies buffer, or a block's workgroup copy: solve_block.wgsl).
+// solve_warm_apply on manifold k's bodies (see solve_velocity_bodies).
 fn solve_warm_bodies(k: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
     let n = manifolds[k].normal.xyz;
     let basis = solve_basis(n);
@@ -394,14 +385,6 @@ fn solve_relative_velocity(a: SolveBody, b: SolveBody, ra: vec3<f32>, rb: vec3<f
 
 // solve_contact (use_bias) and solve_relax (not): the normal row of the soft contact on the
 // overlap tracked from the anchors, then rigid friction clamped to the disc (solver.rs).
-fn solve_contact_manifold(k: u32, use_bias: bool) {
-    var a = solve_load_a(k);
-    var b = solve_load_b(k);
-    solve_contact_bodies(k, use_bias, &a, &b);
-    solve_store_velocity(manifolds[k].body_a, a);
-    solve_store_velocity(manifolds[k].body_b, b);
-}
-
 fn solve_contact_bodies(k: u32, use_bias: bool, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
     let normal_mu = manifolds[k].normal;
     let n = normal_mu.xyz;
@@ -465,17 +448,6 @@ fn solve_contact_bodies(k: u32, use_bias: bool, a: ptr<function, SolveBody>, b: 
 }
 
 // solve_restitution: once per step, −e·v_n(start) for points that closed fast and pushed.
-fn solve_restitution_manifold(k: u32) {
-    if (manifolds[k].material.x <= 0.0) {
-        return;
-    }
-    var a = solve_load_a(k);
-    var b = solve_load_b(k);
-    solve_restitution_bodies(k, &a, &b);
-    solve_store_velocity(manifolds[k].body_a, a);
-    solve_store_velocity(manifolds[k].body_b, b);
-}
-
 // Leaves `a` and `b` as they were when the manifold has no restitution.
 fn solve_restitution_bodies(k: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
     let m = manifolds[k];
@@ -589,18 +561,37 @@ const SOLVE_STAGE_RELAX: u32 = 2u;
 const SOLVE_STAGE_RESTITUTION: u32 = 3u;
 const SOLVE_STAGE_POSITION: u32 = 4u;
 
-fn solve_one(stage: u32, k: u32) {
+/// Whether a velocity stage leaves manifold k alone (restitution without restitution): its
+/// bodies are then neither loaded nor stored.
+fn solve_skips(stage: u32, k: u32) -> bool {
+    return stage == SOLVE_STAGE_RESTITUTION && manifolds[k].material.x <= 0.0;
+}
+
+/// A velocity stage's work on manifold k's bodies `a` and `b`, wherever they were loaded from
+/// (the bodies buffer here, a block's workgroup copy in solve_block.wgsl).
+fn solve_velocity_bodies(stage: u32, k: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
     if (stage == SOLVE_STAGE_WARM) {
-        solve_warm_manifold(k);
-    } else if (stage == SOLVE_STAGE_CONTACT) {
-        solve_contact_manifold(k, true);
-    } else if (stage == SOLVE_STAGE_RELAX) {
-        solve_contact_manifold(k, false);
+        solve_warm_bodies(k, a, b);
     } else if (stage == SOLVE_STAGE_RESTITUTION) {
-        solve_restitution_manifold(k);
+        solve_restitution_bodies(k, a, b);
     } else {
-        solve_position_manifold(k);
+        solve_contact_bodies(k, stage == SOLVE_STAGE_CONTACT, a, b);
     }
+}
+
+fn solve_one(stage: u32, k: u32) {
+    if (stage == SOLVE_STAGE_POSITION) {
+        solve_position_manifold(k);
+        return;
+    }
+    if (solve_skips(stage, k)) {
+        return;
+    }
+    var a = solve_load_a(k);
+    var b = solve_load_b(k);
+    solve_velocity_bodies(stage, k, &a, &b);
+    solve_store_velocity(manifolds[k].body_a, a);
+    solve_store_velocity(manifolds[k].body_b, b);
 }
 
 /// Thread t of a per-colour dispatch: one contact of colour c. The sequential colour (whose

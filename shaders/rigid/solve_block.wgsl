@@ -106,10 +106,11 @@ fn block_insert(body: u32, dynamic: bool) -> u32 {
 
 // solve_load_velocity from the workgroup copy.
 fn block_load(slot: u32, dynamic: bool) -> SolveBody {
+    // What solve_load_velocity gives for no body: no mass, no inertia, not moved.
+    var s = solve_load_velocity(NONE, false);
     if (slot == BLOCK_NO_SLOT) {
-        return solve_load_velocity(NONE, false);
+        return s;
     }
-    var s: SolveBody;
     let pos = block_table[slot].pos;
     let lin = block_table[slot].lin;
     let ang = block_table[slot].ang;
@@ -119,10 +120,6 @@ fn block_load(slot: u32, dynamic: bool) -> SolveBody {
     s.ang_vel = ang.xyz;
     s.lin_w = lin.w;
     s.ang_w = ang.w;
-    s.inv_mass = 0.0;
-    s.inv_inertia = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-    s.body_inv_inertia = s.inv_inertia;
-    s.is_dyn = false;
     if (dynamic) {
         s.inv_mass = pos.w;
         s.inv_inertia = mat3_cols(block_table[slot].inertia);
@@ -144,7 +141,7 @@ fn block_store(slot: u32, s: SolveBody) {
 // position projection).
 // `slots`: the bodies' slots, a | b << 16.
 fn block_solve_one(stage: u32, k: u32, slots: u32) {
-    if (stage == SOLVE_STAGE_RESTITUTION && manifolds[k].material.x <= 0.0) {
+    if (solve_skips(stage, k)) {
         return;
     }
     let slot_a = slots & 0xffffu;
@@ -152,13 +149,7 @@ fn block_solve_one(stage: u32, k: u32, slots: u32) {
     let dynamic = manifolds[k].dynamic;
     var a = block_load(slot_a, (dynamic & SOLVE_DYNAMIC_A) != 0u);
     var b = block_load(slot_b, (dynamic & SOLVE_DYNAMIC_B) != 0u);
-    if (stage == SOLVE_STAGE_WARM) {
-        solve_warm_bodies(k, &a, &b);
-    } else if (stage == SOLVE_STAGE_RESTITUTION) {
-        solve_restitution_bodies(k, &a, &b);
-    } else {
-        solve_contact_bodies(k, stage == SOLVE_STAGE_CONTACT, &a, &b);
-    }
+    solve_velocity_bodies(stage, k, &a, &b);
     block_store(slot_a, a);
     block_store(slot_b, b);
 }

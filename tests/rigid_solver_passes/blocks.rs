@@ -128,9 +128,9 @@ fn block_sort_keys_stay_in_their_bin_and_in_16_bits() {
     }
 }
 
-/// `GpuRigidParams::block_stage` (`RigidWorld::set_block_staging`): the block solver's velocity
-/// stages solved against a workgroup copy of each bin's bodies give the same bits as solved
-/// from the bodies buffer (the same operations on the same values in the same order). In the
+/// `RigidWorld::set_block_staging` (`StepShape::block_stage`, the `_staged` entries): the
+/// velocity stages solved against a workgroup copy of each bin's bodies give the same bits as
+/// solved from the bodies buffer (the same operations on the same values in the same order). In the
 /// parity scene every bin is staged: every partition, bins of several blocks, and the
 /// leftover bin with its sequential colour. With 120 more contacts between 240 more bodies in
 /// one block, that bin holds more bodies than the copy takes (112) and is solved from the
