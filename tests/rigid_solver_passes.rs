@@ -126,7 +126,7 @@ fn run_gpu(
         bodies: bodies.len() as u32,
         shapes: 16,
         pairs: p.pair_capacity,
-        solver_words: u64::from(p.pair_capacity) * u64::from(solver_rows_per_manifold()),
+        solver_words: u64::from(p.pair_capacity) * u64::from(solver_record_rows()),
         pair_scratch_words: 64,
         grid: GridSpec::new(1.0, 64).expect("grid"),
         block_bins: if p.block_shift > 0 { p.block_bins } else { 0 },

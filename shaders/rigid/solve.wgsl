@@ -11,9 +11,10 @@
 // counters[SOLVE_COUNTER_PREV_PAIRS] (warm start), counters[COUNTER_PAIRS]. Writes:
 // manifolds[k].impulses (accumulated, the next step's warm start; w: the largest normal
 // impulse of the step) and .colour, claims (zero on every body a manifold claims, on entry
-// and on exit), order, solver rows, bodies (velocities, poses, world inverse inertia of
-// dynamic bodies), counters COLOURS, UNCOLOURED, TAIL, MANIFOLDS, INDIRECT, COLOUR_START and
-// SOLVE_COUNTER_PREV_PAIRS.
+// and on exit), order, the solver's records (`solver`, by position in `order`; the sweeps read
+// them through `solver_rows` and reach a manifold only for its impulses), bodies (velocities,
+// poses, world inverse inertia of dynamic bodies), counters COLOURS, UNCOLOURED, TAIL,
+// MANIFOLDS, INDIRECT, COLOUR_START and SOLVE_COUNTER_PREV_PAIRS.
 //
 // A colour is a batch of manifolds sharing no dynamic body, so one thread per manifold may
 // write its bodies without atomics; colours run one after the other (one dispatch each, or a
@@ -25,13 +26,26 @@
 const SOLVE_COUNTER_PREV_PAIRS: u32 = 6u;
 /// vec4 rows per contact point (solver.rs ROWS_PER_POINT). Per point, from its base:
 /// 0: anchor in a's frame, normal velocity target; 1: anchor in b's frame, penetration at
-/// prepare; 2: the diagonal of K (normal, tangent 1, tangent 2), 0. (The largest normal impulse
+/// prepare; 2: the diagonal of K (normal, tangent 1, tangent 2), the manifold's restitution
+/// (read from point 0's row). (The largest normal impulse
 /// the substeps applied, which restitution needs, rides in the fourth word of the point's
 /// accumulated impulse, so a sweep stores one vec4 per point.) K is the velocity change per
 /// unit impulse in the contact basis; the arms are the anchors turned by the bodies' current
 /// orientations (which the velocity iterations do not change) and the tangents come from
 /// solve_basis(normal), so neither is stored.
 const SOLVE_ROWS_PER_POINT: u32 = 3u;
+/// `solve_prepare` writes the rows of the contacts the sweeps solve into `solver` by their
+/// position s in `order` (the colouring's order), one array per row (row r of position s at
+/// r × stride + s, the stride being the buffer's length over SOLVE_RECORD_ROWS), so the threads of
+/// a sweep, which take consecutive positions, read consecutive vec4s, and a sweep reads neither
+/// `order` nor a manifold's header. Row SOLVE_ROW_HEAD: body_a, body_b, the manifold's slot k
+/// and its point count | dynamic bits << 16 (u32s); SOLVE_ROW_NORMAL: the normal, friction (w);
+/// from row 2, SOLVE_ROWS_PER_POINT per point, the rows above, the third's fourth word holding
+/// the restitution. The accumulated impulses stay in manifolds[k]. (The CPU twin keeps its rows
+/// by slot and packs its own copy in the solver's order: solver/velocity.rs.)
+const SOLVE_RECORD_ROWS: u32 = 2u + SOLVE_ROWS_PER_POINT * MAX_POINTS;
+const SOLVE_ROW_HEAD: u32 = 0u;
+const SOLVE_ROW_NORMAL: u32 = 1u;
 /// Colouring rounds (solver.rs COLOUR_ROUNDS): manifolds still waiting after them go to the
 /// sequential colour.
 const SOLVE_COLOUR_ROUNDS: u32 = 32u;
@@ -137,13 +151,41 @@ fn solve_load(i: u32) -> SolveBody {
     return s;
 }
 
-/// Manifold k's bodies as the velocity sweeps see them.
-fn solve_load_a(k: u32) -> SolveBody {
-    return solve_load_velocity(manifolds[k].body_a, (manifolds[k].dynamic & SOLVE_DYNAMIC_A) != 0u);
+/// What the sweeps read of the contact at position s besides its points (`solve_prepare` wrote
+/// it from manifolds[k]; see SOLVE_RECORD_ROWS).
+struct SolveHead {
+    body_a: u32,
+    body_b: u32,
+    k: u32,
+    count: u32,
+    dynamic: u32,
+    normal: vec3<f32>,
+    mu: f32,
 }
 
-fn solve_load_b(k: u32) -> SolveBody {
-    return solve_load_velocity(manifolds[k].body_b, (manifolds[k].dynamic & SOLVE_DYNAMIC_B) != 0u);
+/// Row r of position s's record.
+fn solve_row(s: u32, r: u32) -> vec4<f32> {
+    return solver_rows[r * (arrayLength(&solver_rows) / SOLVE_RECORD_ROWS) + s];
+}
+
+/// Row r (below SOLVE_ROWS_PER_POINT) of point i of position s's record.
+fn solve_point_row(s: u32, i: u32, r: u32) -> vec4<f32> {
+    return solve_row(s, 2u + i * SOLVE_ROWS_PER_POINT + r);
+}
+
+fn solve_head(s: u32) -> SolveHead {
+    let h = bitcast<vec4<u32>>(solve_row(s, SOLVE_ROW_HEAD));
+    let n = solve_row(s, SOLVE_ROW_NORMAL);
+    return SolveHead(h.x, h.y, h.z, h.w & 0xffffu, h.w >> 16u, n.xyz, n.w);
+}
+
+/// The contact at position s's bodies as the velocity sweeps see them.
+fn solve_load_a(h: SolveHead) -> SolveBody {
+    return solve_load_velocity(h.body_a, (h.dynamic & SOLVE_DYNAMIC_A) != 0u);
+}
+
+fn solve_load_b(h: SolveHead) -> SolveBody {
+    return solve_load_velocity(h.body_b, (h.dynamic & SOLVE_DYNAMIC_B) != 0u);
 }
 
 // What the velocity stages change (solver.rs `store_velocity`): the velocities, with the fourth
@@ -219,10 +261,6 @@ fn solve_priority(k: u32) -> u32 {
 
 fn solve_manifold_count() -> u32 {
     return min(min(atomicLoad(&counters[COUNTER_PAIRS]), params.pair_capacity), arrayLength(&manifolds));
-}
-
-fn solve_row_base(k: u32, i: u32) -> u32 {
-    return (k * MAX_POINTS + i) * SOLVE_ROWS_PER_POINT;
 }
 
 fn solve_key_less(a0: u32, a1: u32, b0: u32, b1: u32) -> bool {
@@ -306,23 +344,33 @@ fn warm_start(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// solve_prepare: one thread per manifold slot.
+// solve_prepare: thread g checks manifold slot g and writes the record of position g of `order`.
+// The coloured manifolds take the first positions of `order` (by colour, or by bin with the
+// block solver); a later position may hold a stale index, whose record no sweep reads.
 
 @compute @workgroup_size(RIGID_WG)
 fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let k = gid.x;
-    if (k >= solve_manifold_count()) {
+    let g = gid.x;
+    let n = solve_manifold_count();
+    if (g >= n) {
         return;
     }
+    // A manifold that needs solving but got no colour would be skipped silently: count it
+    // (software adapters cut long loops in colour_manifolds short on huge scenes).
+    let slot = manifolds[g];
+    if (slot.colour == NONE && solve_needs(slot)) {
+        atomicAdd(&counters[COUNTER_UNSOLVED], 1u);
+    }
+    let k = order_read[g];
+    if (k < n && manifolds[k].colour != NONE) {
+        solve_prepare_record(g, k);
+    }
+}
+
+/// Writes manifold k's record at position s (SOLVE_RECORD_ROWS).
+fn solve_prepare_record(s: u32, k: u32) {
+    let stride = arrayLength(&solver) / SOLVE_RECORD_ROWS;
     let m = manifolds[k];
-    if (m.colour == NONE) {
-        // A manifold that needs solving but got no colour would be skipped silently: count it
-        // (software adapters cut long loops in colour_manifolds short on huge scenes).
-        if (solve_needs(m)) {
-            atomicAdd(&counters[COUNTER_UNSOLVED], 1u);
-        }
-        return;
-    }
     let a = solve_load_posed(m.body_a);
     let b = solve_load_posed(m.body_b);
     let n = m.normal.xyz;
@@ -331,6 +379,10 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
     let t2 = basis.t2;
     let inv_mass = a.inv_mass + b.inv_mass;
     let count = min(m.count, MAX_POINTS);
+    solver[SOLVE_ROW_HEAD * stride + s] = bitcast<vec4<f32>>(
+        vec4<u32>(m.body_a, m.body_b, k, count | (m.dynamic << 16u)),
+    );
+    solver[SOLVE_ROW_NORMAL * stride + s] = m.normal;
     for (var i = 0u; i < count; i++) {
         let p = m.points[i];
         let point = p.xyz;
@@ -345,10 +397,10 @@ fn solve_prepare(@builtin(global_invocation_id) gid: vec3<u32>) {
         let k2 = ka[2] + kb[2] + vec3<f32>(0.0, 0.0, inv_mass);
         let dv = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
         let vn = dot(dv, n);
-        let base = solve_row_base(k, i);
-        solver[base] = vec4<f32>(la, vn);
-        solver[base + 1u] = vec4<f32>(lb, p.w);
-        solver[base + 2u] = vec4<f32>(k0.x, k1.y, k2.z, 0.0);
+        let row = (2u + i * SOLVE_ROWS_PER_POINT) * stride + s;
+        solver[row] = vec4<f32>(la, vn);
+        solver[row + stride] = vec4<f32>(lb, p.w);
+        solver[row + 2u * stride] = vec4<f32>(k0.x, k1.y, k2.z, m.material.x);
     }
 }
 
@@ -362,18 +414,17 @@ fn solve_apply(a: ptr<function, SolveBody>, b: ptr<function, SolveBody>, g: vec3
     (*b).ang_vel -= (*b).inv_inertia * cross(rb, g);
 }
 
-// solve_warm_apply on manifold k's bodies (see solve_velocity_bodies).
-fn solve_warm_bodies(k: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
-    let n = manifolds[k].normal.xyz;
+// solve_warm_apply on the bodies of the contact at position s (see solve_velocity_bodies).
+fn solve_warm_bodies(s: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
+    let h = solve_head(s);
+    let n = h.normal;
     let basis = solve_basis(n);
     let t1 = basis.t1;
     let t2 = basis.t2;
-    let count = min(manifolds[k].count, MAX_POINTS);
-    for (var i = 0u; i < count; i++) {
-        let base = solve_row_base(k, i);
-        let ra = quat_rotate((*a).orient, solver_rows[base].xyz);
-        let rb = quat_rotate((*b).orient, solver_rows[base + 1u].xyz);
-        let imp = manifolds[k].impulses[i];
+    for (var i = 0u; i < h.count; i++) {
+        let ra = quat_rotate((*a).orient, solve_point_row(s, i, 0u).xyz);
+        let rb = quat_rotate((*b).orient, solve_point_row(s, i, 1u).xyz);
+        let imp = manifolds[h.k].impulses[i];
         let g = n * imp.x + t1 * imp.y + t2 * imp.z;
         solve_apply(a, b, g, ra, rb);
     }
@@ -385,10 +436,10 @@ fn solve_relative_velocity(a: SolveBody, b: SolveBody, ra: vec3<f32>, rb: vec3<f
 
 // solve_contact (use_bias) and solve_relax (not): the normal row of the soft contact on the
 // overlap tracked from the anchors, then rigid friction clamped to the disc (solver.rs).
-fn solve_contact_bodies(k: u32, use_bias: bool, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
-    let normal_mu = manifolds[k].normal;
-    let n = normal_mu.xyz;
-    let mu = normal_mu.w;
+fn solve_contact_bodies(s: u32, use_bias: bool, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
+    let h = solve_head(s);
+    let n = h.normal;
+    let mu = h.mu;
     let basis = solve_basis(n);
     let t1 = basis.t1;
     let t2 = basis.t2;
@@ -396,27 +447,25 @@ fn solve_contact_bodies(k: u32, use_bias: bool, a: ptr<function, SolveBody>, b: 
     if (!((*a).is_dyn && (*b).is_dyn)) {
         soft = params.soft_static;
     }
-    let count = min(manifolds[k].count, MAX_POINTS);
-    for (var i = 0u; i < count; i++) {
-        let base = solve_row_base(k, i);
-        let r0 = solver_rows[base];
-        let r1 = solver_rows[base + 1u];
-        let kd = solver_rows[base + 2u];
+    for (var i = 0u; i < h.count; i++) {
+        let r0 = solve_point_row(s, i, 0u);
+        let r1 = solve_point_row(s, i, 1u);
+        let kd = solve_point_row(s, i, 2u);
         let ra = quat_rotate((*a).orient, r0.xyz);
         let rb = quat_rotate((*b).orient, r1.xyz);
         let pen = r1.w - dot(n, ((*a).pos + ra) - ((*b).pos + rb));
-        let s = params.position_slop - pen;
+        let sep = params.position_slop - pen;
         var bias = 0.0;
         var mass_scale = 1.0;
         var impulse_scale = 0.0;
-        if (s > 0.0) {
-            bias = s * params.inv_dt;
+        if (sep > 0.0) {
+            bias = sep * params.inv_dt;
         } else if (use_bias) {
-            bias = max(soft.x * s, -soft.w);
+            bias = max(soft.x * sep, -soft.w);
             mass_scale = soft.y;
             impulse_scale = soft.z;
         }
-        let old4 = manifolds[k].impulses[i];
+        let old4 = manifolds[h.k].impulses[i];
         let old = old4.xyz;
         let vn = dot(solve_relative_velocity(*a, *b, ra, rb), n);
         var normal = old.x;
@@ -443,31 +492,29 @@ fn solve_contact_bodies(k: u32, use_bias: bool, a: ptr<function, SolveBody>, b: 
         }
         let g = t1 * (tan.x - old.y) + t2 * (tan.y - old.z);
         solve_apply(a, b, g, ra, rb);
-        manifolds[k].impulses[i] = vec4<f32>(normal, tan.x, tan.y, max(old4.w, normal));
+        manifolds[h.k].impulses[i] = vec4<f32>(normal, tan.x, tan.y, max(old4.w, normal));
     }
 }
 
 // solve_restitution: once per step, −e·v_n(start) for points that closed fast and pushed.
 // Leaves `a` and `b` as they were when the manifold has no restitution.
-fn solve_restitution_bodies(k: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
-    let m = manifolds[k];
-    let e = m.material.x;
+fn solve_restitution_bodies(s: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
+    let e = solve_restitution_of(s);
     if (e <= 0.0) {
         return;
     }
-    let n = m.normal.xyz;
-    let mu = m.normal.w;
+    let h = solve_head(s);
+    let n = h.normal;
+    let mu = h.mu;
     let basis = solve_basis(n);
     let t1 = basis.t1;
     let t2 = basis.t2;
-    let count = min(m.count, MAX_POINTS);
-    for (var i = 0u; i < count; i++) {
-        let base = solve_row_base(k, i);
-        let r0 = solver_rows[base];
-        let r1 = solver_rows[base + 1u];
-        let kd = solver_rows[base + 2u];
+    for (var i = 0u; i < h.count; i++) {
+        let r0 = solve_point_row(s, i, 0u);
+        let r1 = solve_point_row(s, i, 1u);
+        let kd = solve_point_row(s, i, 2u);
         let vn0 = r0.w;
-        let old = m.impulses[i];
+        let old = manifolds[h.k].impulses[i];
         if (-vn0 < params.restitution_cutoff || old.w <= 0.0 || kd.x <= 0.0) {
             continue;
         }
@@ -488,7 +535,7 @@ fn solve_restitution_bodies(k: u32, a: ptr<function, SolveBody>, b: ptr<function
         }
         let g = n * (normal - old.x) + t1 * (kept.x - tan.x) + t2 * (kept.y - tan.y);
         solve_apply(a, b, g, ra, rb);
-        manifolds[k].impulses[i] = vec4<f32>(normal, kept.x, kept.y, old.w);
+        manifolds[h.k].impulses[i] = vec4<f32>(normal, kept.x, kept.y, old.w);
     }
 }
 
@@ -515,17 +562,15 @@ fn solve_limit_angular(lin: f32, ang: f32, limit: f32) -> vec2<f32> {
     return vec2<f32>(lin, ang);
 }
 
-fn solve_position_manifold(k: u32) {
-    let m = manifolds[k];
-    var a = solve_load(m.body_a);
-    var b = solve_load(m.body_b);
-    let n = m.normal.xyz;
-    let count = min(m.count, MAX_POINTS);
-    for (var i = 0u; i < count; i++) {
-        let base = solve_row_base(k, i);
-        let r1 = solver_rows[base + 1u];
+fn solve_position_manifold(s: u32) {
+    let h = solve_head(s);
+    var a = solve_load(h.body_a);
+    var b = solve_load(h.body_b);
+    let n = h.normal;
+    for (var i = 0u; i < h.count; i++) {
+        let r1 = solve_point_row(s, i, 1u);
         let pen0 = r1.w;
-        let la = solver_rows[base].xyz;
+        let la = solve_point_row(s, i, 0u).xyz;
         let lb = r1.xyz;
         let ra = quat_rotate(a.orient, la);
         let rb = quat_rotate(b.orient, lb);
@@ -547,8 +592,8 @@ fn solve_position_manifold(k: u32) {
         solve_project_body(&a, n, mv_a.x, mv_a.y, ua, ang_a);
         solve_project_body(&b, n, mv_b.x, mv_b.y, ub, ang_b);
     }
-    solve_store(m.body_a, a);
-    solve_store(m.body_b, b);
+    solve_store(h.body_a, a);
+    solve_store(h.body_b, b);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -561,37 +606,45 @@ const SOLVE_STAGE_RELAX: u32 = 2u;
 const SOLVE_STAGE_RESTITUTION: u32 = 3u;
 const SOLVE_STAGE_POSITION: u32 = 4u;
 
-/// Whether a velocity stage leaves manifold k alone (restitution without restitution): its
-/// bodies are then neither loaded nor stored.
-fn solve_skips(stage: u32, k: u32) -> bool {
-    return stage == SOLVE_STAGE_RESTITUTION && manifolds[k].material.x <= 0.0;
+/// The restitution of the contact at position s (its manifold's material.x, which
+/// `solve_prepare` left in the fourth word of point 0's third row).
+fn solve_restitution_of(s: u32) -> f32 {
+    return solve_point_row(s, 0u, 2u).w;
 }
 
-/// A velocity stage's work on manifold k's bodies `a` and `b`, wherever they were loaded from
-/// (the bodies buffer here, a block's workgroup copy in solve_block.wgsl).
-fn solve_velocity_bodies(stage: u32, k: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
+/// Whether a velocity stage leaves the contact at position s alone (restitution without
+/// restitution): its bodies are then neither loaded nor stored.
+fn solve_skips(stage: u32, s: u32) -> bool {
+    return stage == SOLVE_STAGE_RESTITUTION && solve_restitution_of(s) <= 0.0;
+}
+
+/// A velocity stage's work on the bodies `a` and `b` of the contact at position s, wherever they
+/// were loaded from (the bodies buffer here, a block's workgroup copy in solve_block.wgsl).
+fn solve_velocity_bodies(stage: u32, s: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
     if (stage == SOLVE_STAGE_WARM) {
-        solve_warm_bodies(k, a, b);
+        solve_warm_bodies(s, a, b);
     } else if (stage == SOLVE_STAGE_RESTITUTION) {
-        solve_restitution_bodies(k, a, b);
+        solve_restitution_bodies(s, a, b);
     } else {
-        solve_contact_bodies(k, stage == SOLVE_STAGE_CONTACT, a, b);
+        solve_contact_bodies(s, stage == SOLVE_STAGE_CONTACT, a, b);
     }
 }
 
-fn solve_one(stage: u32, k: u32) {
+/// One stage on the contact at position s of `order`.
+fn solve_one(stage: u32, s: u32) {
     if (stage == SOLVE_STAGE_POSITION) {
-        solve_position_manifold(k);
+        solve_position_manifold(s);
         return;
     }
-    if (solve_skips(stage, k)) {
+    if (solve_skips(stage, s)) {
         return;
     }
-    var a = solve_load_a(k);
-    var b = solve_load_b(k);
-    solve_velocity_bodies(stage, k, &a, &b);
-    solve_store_velocity(manifolds[k].body_a, a);
-    solve_store_velocity(manifolds[k].body_b, b);
+    let h = solve_head(s);
+    var a = solve_load_a(h);
+    var b = solve_load_b(h);
+    solve_velocity_bodies(stage, s, &a, &b);
+    solve_store_velocity(h.body_a, a);
+    solve_store_velocity(h.body_b, b);
 }
 
 /// Thread t of a per-colour dispatch: one contact of colour c. The sequential colour (whose
@@ -607,7 +660,7 @@ fn solve_colour_thread(stage: u32, c: u32, t: u32) {
     let start = atomicLoad(&counters[COUNTER_COLOUR_START + c]);
     let end = atomicLoad(&counters[COUNTER_COLOUR_START + c + 1u]);
     if (start + t < end) {
-        solve_one(stage, order_read[start + t]);
+        solve_one(stage, start + t);
     }
 }
 
@@ -649,12 +702,12 @@ fn solve_run(stage: u32, t: u32, threads: u32, start: u32, end: u32, sequential:
     if (sequential) {
         if (t == 0u) {
             for (var s = start; s < end; s++) {
-                solve_one(stage, order_read[s]);
+                solve_one(stage, s);
             }
         }
     } else {
         for (var s = start + t; s < end; s += threads) {
-            solve_one(stage, order_read[s]);
+            solve_one(stage, s);
         }
     }
 }

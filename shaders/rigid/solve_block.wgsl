@@ -140,16 +140,16 @@ fn block_store(slot: u32, s: SolveBody) {
 // One contact of a velocity stage against the workgroup copy (solve_one's stages but the
 // position projection).
 // `slots`: the bodies' slots, a | b << 16.
-fn block_solve_one(stage: u32, k: u32, slots: u32) {
-    if (solve_skips(stage, k)) {
+fn block_solve_one(stage: u32, s: u32, slots: u32) {
+    if (solve_skips(stage, s)) {
         return;
     }
     let slot_a = slots & 0xffffu;
     let slot_b = slots >> 16u;
-    let dynamic = manifolds[k].dynamic;
+    let dynamic = solve_head(s).dynamic;
     var a = block_load(slot_a, (dynamic & SOLVE_DYNAMIC_A) != 0u);
     var b = block_load(slot_b, (dynamic & SOLVE_DYNAMIC_B) != 0u);
-    solve_velocity_bodies(stage, k, &a, &b);
+    solve_velocity_bodies(stage, s, &a, &b);
     block_store(slot_a, a);
     block_store(slot_b, b);
 }
@@ -165,10 +165,9 @@ fn block_stage(t: u32, start: u32, end: u32) -> bool {
     workgroupBarrier();
     var fits = true;
     for (var s = start + t; s < end; s += SOLVE_BLOCK_WG) {
-        let k = order_read[s];
-        let dynamic = manifolds[k].dynamic;
-        let a = block_insert(manifolds[k].body_a, (dynamic & SOLVE_DYNAMIC_A) != 0u);
-        let b = block_insert(manifolds[k].body_b, (dynamic & SOLVE_DYNAMIC_B) != 0u);
+        let h = solve_head(s);
+        let a = block_insert(h.body_a, (h.dynamic & SOLVE_DYNAMIC_A) != 0u);
+        let b = block_insert(h.body_b, (h.dynamic & SOLVE_DYNAMIC_B) != 0u);
         fits = fits && a != BLOCK_FULL && b != BLOCK_FULL;
         block_pair_slots[s - start] = a | (b << 16u);
     }
@@ -222,12 +221,12 @@ fn block_run(stage: u32, t: u32, first: u32, start: u32, end: u32, sequential: b
     if (sequential) {
         if (t == 0u) {
             for (var s = start; s < end; s++) {
-                block_solve_one(stage, order_read[s], block_pair_slots[s - first]);
+                block_solve_one(stage, s, block_pair_slots[s - first]);
             }
         }
     } else {
         for (var s = start + t; s < end; s += SOLVE_BLOCK_WG) {
-            block_solve_one(stage, order_read[s], block_pair_slots[s - first]);
+            block_solve_one(stage, s, block_pair_slots[s - first]);
         }
     }
 }

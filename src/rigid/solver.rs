@@ -26,6 +26,9 @@
 //!   rows of 16 bytes per point: the two anchors in body space, the start velocity, the
 //!   penetration and the diagonal); the arms are the anchors turned by the bodies' current
 //!   orientations and the tangents come from [`contact_basis`], so a pair slot costs 192 bytes.
+//!   The GPU stores them by the contact's position in the colouring's order, beside a header
+//!   and the normal ([`solver_record_rows`]: 224 bytes), so a sweep's threads read consecutive
+//!   rows and no sweep reads `order` or a manifold's header.
 //! - Accumulated impulses live in `GpuManifold::impulses` (contact basis), so the next step's
 //!   warm start needs no write-back stage.
 //!
@@ -60,9 +63,18 @@ pub const ROWS_PER_POINT: u32 = 3;
 /// in one dispatch); larger ones dispatch one pass per colour per iteration.
 pub const FUSED_MAX_MANIFOLDS: u32 = 4096;
 
-/// Solver rows per manifold, for sizing the `solver` buffer: `pair_capacity ×` this `vec4`s.
+/// Solver rows per manifold of the CPU twin's `rows` (`solve_prepare`), by manifold slot.
 pub fn solver_rows_per_manifold() -> u32 {
     ROWS_PER_POINT * MAX_POINTS
+}
+
+/// `vec4` rows of the GPU's record of one contact (`SOLVE_RECORD_ROWS` in `solve.wgsl`): a
+/// header (the bodies, the manifold's slot, the point count and dynamic bits), the normal and
+/// friction, and [`ROWS_PER_POINT`] per point, stored by the contact's position in the
+/// colouring's order, so a sweep's threads read consecutive rows. Sizes the `solver` buffer:
+/// `pair_capacity ×` this `vec4`s.
+pub fn solver_record_rows() -> u32 {
+    2 + ROWS_PER_POINT * MAX_POINTS
 }
 
 /// What the solver did in one call of [`solve`] (and what the GPU leaves in `counters`).

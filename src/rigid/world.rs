@@ -731,7 +731,7 @@ fn sizes(
         bodies,
         shapes,
         pairs,
-        solver_words: u64::from(pairs) * u64::from(solver::solver_rows_per_manifold()),
+        solver_words: u64::from(pairs) * u64::from(solver::solver_record_rows()),
         pair_scratch_words: broad::pair_scratch_words(shapes, large),
         grid: grid_spec(cell_size, shapes)?,
         block_bins,

@@ -385,6 +385,7 @@ fn wgsl_constants_match_the_rust_ones() {
         COUNTER_PREV_PAIRS
     );
     assert_eq!(constant("SOLVE_ROWS_PER_POINT"), ROWS_PER_POINT);
+    assert_eq!(constant("SOLVE_RECORD_ROWS"), solver_record_rows());
     assert_eq!(constant("SOLVE_COLOUR_ROUNDS"), COLOUR_ROUNDS);
     assert_eq!(constant("SOLVE_DYNAMIC_A"), MANIFOLD_DYNAMIC_A);
     assert_eq!(constant("SOLVE_DYNAMIC_B"), MANIFOLD_DYNAMIC_B);

@@ -45,14 +45,14 @@ pub(super) const RO: &str = "storage, read";
 /// | `counters` | see [`counter`] |
 /// | `manifolds` | one per pair slot |
 /// | `manifolds_prev` | last step's manifolds, for warm starting |
-/// | `solver` | per-manifold solver rows (layout owned by `solve.wgsl` / `solver.rs`) |
+/// | `solver` | the solver's record of each coloured contact, by its position in `order` (`solver::solver_record_rows()` rows; layout owned by `solve.wgsl`) |
 /// | `claims` | 6 words per body: the wake stages' word, three colouring claim words, the colour mask; with blocks words 1 to 5 are `block_colour`'s masks per partition and the leftover bin |
 /// | `order` | manifold indices sorted by colour |
 /// | `pair_scratch` | the host-written large list (planes, half-spaces, shapes bigger than a cell), then the broad phase's per-item counts and offsets (see `shaders/rigid/broad.wgsl`) |
 /// | `colour_sort_keys`, `colour_sort_values` | per pair slot, its colour (with the block solver: its bin) and its index: the input of the colour sort, whose output is `order`; with blocks `block_colour` then leaves in the keys, per position of `order`, the end of its colour's run (bit 31: the sequential colour), and uses the values as scratch |
 /// | `colour_sorted_keys` | the colour sort's sorted keys (the block solver's bin ranges are found in them) |
 /// | `blocks` | per bin of the block solver, its first and end position in `order` |
-/// | `solver_rows`, `order_read` | `solver` and `order` again, read-only, for the kernels that only read them (the solver's sweeps): on Vulkan wgpu orders a dispatch after the one before with a barrier for every read-write storage buffer the two bind, and for none between read-only uses |
+/// | `solver_rows`, `order_read` | `solver` and `order` again, read-only, for the kernels that only read them (the solver's sweeps read `solver_rows`, `solve_prepare` reads `order_read`): on Vulkan wgpu orders a dispatch after the one before with a barrier for every read-write storage buffer the two bind, and for none between read-only uses |
 pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl::new(binding::PARAMS, "params", "uniform", "RigidParams"),
     BindingDecl::new(binding::BODIES, "bodies", RW, "array<Body>"),

@@ -80,7 +80,7 @@ impl RigidWorld {
             Engine::Cpu(_) => u32::MAX,
             Engine::Gpu(g) => {
                 let per_slot = (std::mem::size_of::<GpuManifold>() as u64)
-                    .max(16 * u64::from(solver::solver_rows_per_manifold()));
+                    .max(16 * u64::from(solver::solver_record_rows()));
                 let ctx = &g.rigid.ctx;
                 let groups = u64::from(ctx.device.limits().max_compute_workgroups_per_dimension);
                 let bound = (ctx.max_binding_bytes() / per_slot).min(groups * u64::from(RIGID_WG));
