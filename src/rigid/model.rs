@@ -495,8 +495,8 @@ pub struct RigidConfig {
     /// Shape slots; 0 means twice the body capacity.
     pub shape_capacity: u32,
     /// Pair and manifold slots; 0 means eight per shape. Memory is the price of spare slots
-    /// (over 640 bytes each on the GPU: a pair, two manifolds of 224 bytes for the warm start,
-    /// 192 bytes of solver rows) more than time: the GPU step sizes its per-pair stages by the
+    /// (about 680 bytes each on the GPU: a pair, two manifolds of 224 bytes for the warm start,
+    /// a solver record of 224 bytes) more than time: the GPU step sizes its per-pair stages by the
     /// pairs the broad phase wrote (only the colouring's sort walks every slot). A step that
     /// finds more pairs than slots grows them when `auto_grow` is on.
     pub pair_capacity: u32,
