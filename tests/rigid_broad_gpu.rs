@@ -410,7 +410,8 @@ fn gpu_rigid_host_broad_phase_matches_the_cpu() {
                 bodies: s.bodies.len() as u32,
                 shapes: n,
                 pairs: c.params.pair_capacity,
-                solver_words: 64,
+                solver_words: u64::from(c.params.pair_capacity)
+                    * u64::from(wgphys::rigid::solver::solver_record_rows()),
                 pair_scratch_words: pair_scratch_words(n, k),
                 grid: c.spec,
                 block_bins: 0,

@@ -579,7 +579,7 @@ fn narrow_parity(seed: u64, margin: f32) {
             bodies: n_shapes,
             shapes: n_shapes,
             pairs: cap,
-            solver_words: 64,
+            solver_words: u64::from(cap) * u64::from(wgphys::rigid::solver::solver_record_rows()),
             pair_scratch_words: 64,
             grid: GridSpec::new(1.0, 64).expect("grid"),
             block_bins: 0,

@@ -559,7 +559,7 @@ fn ccd_gpu_matches_cpu() {
             bodies: n as u32,
             shapes: shapes.len() as u32,
             pairs: 64,
-            solver_words: 64,
+            solver_words: 64 * u64::from(wgphys::rigid::solver::solver_record_rows()),
             pair_scratch_words: 64,
             grid: GridSpec::new(1.0, 64).expect("grid"),
             block_bins: 0,

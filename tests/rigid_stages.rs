@@ -49,7 +49,7 @@ fn sizes(bodies: u32) -> GpuRigidSizes {
         bodies,
         shapes: 16,
         pairs: bodies,
-        solver_words: 64,
+        solver_words: u64::from(bodies) * u64::from(wgphys::rigid::solver::solver_record_rows()),
         pair_scratch_words: 64,
         grid: GridSpec::new(1.0, 64).expect("grid"),
         block_bins: 0,
@@ -274,4 +274,21 @@ fn concussion_shell_has_the_corrected_piecewise_profile() {
         riding.length() < tol,
         "a body riding the wave feels no push: {riding:?}"
     );
+}
+
+/// The solver's records are laid out by row (`solve.wgsl` `SOLVE_RECORD_ROWS`), so a `solver`
+/// buffer smaller than `pairs × solver_record_rows()` would let one position's rows run into the
+/// next: building refuses it and names the field, and one row fewer than the minimum is enough.
+#[test]
+fn a_solver_buffer_too_small_for_the_pairs_is_refused() {
+    let mut small = sizes(32);
+    small.solver_words -= 1;
+    match GpuRigid::new(&gpu(), small) {
+        Err(wgphys::Error::InvalidInput { what, .. }) => {
+            assert_eq!(what, "GpuRigidSizes::solver_words")
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a solver buffer one row short was accepted"),
+    }
+    assert!(GpuRigid::new(&gpu(), sizes(32)).is_ok());
 }

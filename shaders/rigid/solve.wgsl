@@ -34,7 +34,8 @@ const SOLVE_COUNTER_PREV_PAIRS: u32 = 6u;
 /// orientations (which the velocity iterations do not change) and the tangents come from
 /// solve_basis(normal), so neither is stored.
 const SOLVE_ROWS_PER_POINT: u32 = 3u;
-/// `solve_prepare` writes the rows of the contacts the sweeps solve into `solver` by their
+/// `solve_prepare` writes the rows of the contacts the sweeps solve into `solver` (u32 words, so
+/// the header's integers never pass through a float; the other rows are f32 bits) by their
 /// position s in `order` (the colouring's order), one array per row (row r of position s at
 /// r × stride + s, the stride being the buffer's length over SOLVE_RECORD_ROWS), so the threads of
 /// a sweep, which take consecutive positions, read consecutive vec4s, and a sweep reads neither
@@ -165,7 +166,7 @@ struct SolveHead {
 
 /// Row r of position s's record.
 fn solve_row(s: u32, r: u32) -> vec4<f32> {
-    return solver_rows[r * (arrayLength(&solver_rows) / SOLVE_RECORD_ROWS) + s];
+    return bitcast<vec4<f32>>(solver_rows[r * (arrayLength(&solver_rows) / SOLVE_RECORD_ROWS) + s]);
 }
 
 /// Row r (below SOLVE_ROWS_PER_POINT) of point i of position s's record.
@@ -174,7 +175,7 @@ fn solve_point_row(s: u32, i: u32, r: u32) -> vec4<f32> {
 }
 
 fn solve_head(s: u32) -> SolveHead {
-    let h = bitcast<vec4<u32>>(solve_row(s, SOLVE_ROW_HEAD));
+    let h = solver_rows[SOLVE_ROW_HEAD * (arrayLength(&solver_rows) / SOLVE_RECORD_ROWS) + s];
     let n = solve_row(s, SOLVE_ROW_NORMAL);
     return SolveHead(h.x, h.y, h.z, h.w & 0xffffu, h.w >> 16u, n.xyz, n.w);
 }
@@ -379,10 +380,8 @@ fn solve_prepare_record(s: u32, k: u32) {
     let t2 = basis.t2;
     let inv_mass = a.inv_mass + b.inv_mass;
     let count = min(m.count, MAX_POINTS);
-    solver[SOLVE_ROW_HEAD * stride + s] = bitcast<vec4<f32>>(
-        vec4<u32>(m.body_a, m.body_b, k, count | (m.dynamic << 16u)),
-    );
-    solver[SOLVE_ROW_NORMAL * stride + s] = m.normal;
+    solver[SOLVE_ROW_HEAD * stride + s] = vec4<u32>(m.body_a, m.body_b, k, count | (m.dynamic << 16u));
+    solver[SOLVE_ROW_NORMAL * stride + s] = bitcast<vec4<u32>>(m.normal);
     for (var i = 0u; i < count; i++) {
         let p = m.points[i];
         let point = p.xyz;
@@ -398,9 +397,9 @@ fn solve_prepare_record(s: u32, k: u32) {
         let dv = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
         let vn = dot(dv, n);
         let row = (2u + i * SOLVE_ROWS_PER_POINT) * stride + s;
-        solver[row] = vec4<f32>(la, vn);
-        solver[row + stride] = vec4<f32>(lb, p.w);
-        solver[row + 2u * stride] = vec4<f32>(k0.x, k1.y, k2.z, m.material.x);
+        solver[row] = bitcast<vec4<u32>>(vec4<f32>(la, vn));
+        solver[row + stride] = bitcast<vec4<u32>>(vec4<f32>(lb, p.w));
+        solver[row + 2u * stride] = bitcast<vec4<u32>>(vec4<f32>(k0.x, k1.y, k2.z, m.material.x));
     }
 }
 
@@ -415,8 +414,7 @@ fn solve_apply(a: ptr<function, SolveBody>, b: ptr<function, SolveBody>, g: vec3
 }
 
 // solve_warm_apply on the bodies of the contact at position s (see solve_velocity_bodies).
-fn solve_warm_bodies(s: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
-    let h = solve_head(s);
+fn solve_warm_bodies(s: u32, h: SolveHead, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
     let n = h.normal;
     let basis = solve_basis(n);
     let t1 = basis.t1;
@@ -436,8 +434,7 @@ fn solve_relative_velocity(a: SolveBody, b: SolveBody, ra: vec3<f32>, rb: vec3<f
 
 // solve_contact (use_bias) and solve_relax (not): the normal row of the soft contact on the
 // overlap tracked from the anchors, then rigid friction clamped to the disc (solver.rs).
-fn solve_contact_bodies(s: u32, use_bias: bool, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
-    let h = solve_head(s);
+fn solve_contact_bodies(s: u32, h: SolveHead, use_bias: bool, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
     let n = h.normal;
     let mu = h.mu;
     let basis = solve_basis(n);
@@ -498,12 +495,11 @@ fn solve_contact_bodies(s: u32, use_bias: bool, a: ptr<function, SolveBody>, b: 
 
 // solve_restitution: once per step, −e·v_n(start) for points that closed fast and pushed.
 // Leaves `a` and `b` as they were when the manifold has no restitution.
-fn solve_restitution_bodies(s: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
+fn solve_restitution_bodies(s: u32, h: SolveHead, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
     let e = solve_restitution_of(s);
     if (e <= 0.0) {
         return;
     }
-    let h = solve_head(s);
     let n = h.normal;
     let mu = h.mu;
     let basis = solve_basis(n);
@@ -598,7 +594,8 @@ fn solve_position_manifold(s: u32) {
 
 // ---------------------------------------------------------------------------------------------
 // Per-colour entry points: indirect dispatch with counters[COUNTER_INDIRECT + 3c]; group 1
-// holds the colour. Thread t solves order[start + t]; the sequential colour runs in thread 0.
+// holds the colour. Thread t solves the contact at position start + t of `order` (its record);
+// the sequential colour runs in thread 0.
 
 const SOLVE_STAGE_WARM: u32 = 0u;
 const SOLVE_STAGE_CONTACT: u32 = 1u;
@@ -618,15 +615,16 @@ fn solve_skips(stage: u32, s: u32) -> bool {
     return stage == SOLVE_STAGE_RESTITUTION && solve_restitution_of(s) <= 0.0;
 }
 
-/// A velocity stage's work on the bodies `a` and `b` of the contact at position s, wherever they
-/// were loaded from (the bodies buffer here, a block's workgroup copy in solve_block.wgsl).
-fn solve_velocity_bodies(stage: u32, s: u32, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
+/// A velocity stage's work on the bodies `a` and `b` of the contact at position s (whose header
+/// is `h`), wherever they were loaded from (the bodies buffer here, a block's workgroup copy in
+/// solve_block.wgsl).
+fn solve_velocity_bodies(stage: u32, s: u32, h: SolveHead, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
     if (stage == SOLVE_STAGE_WARM) {
-        solve_warm_bodies(s, a, b);
+        solve_warm_bodies(s, h, a, b);
     } else if (stage == SOLVE_STAGE_RESTITUTION) {
-        solve_restitution_bodies(s, a, b);
+        solve_restitution_bodies(s, h, a, b);
     } else {
-        solve_contact_bodies(s, stage == SOLVE_STAGE_CONTACT, a, b);
+        solve_contact_bodies(s, h, stage == SOLVE_STAGE_CONTACT, a, b);
     }
 }
 
@@ -642,7 +640,7 @@ fn solve_one(stage: u32, s: u32) {
     let h = solve_head(s);
     var a = solve_load_a(h);
     var b = solve_load_b(h);
-    solve_velocity_bodies(stage, s, &a, &b);
+    solve_velocity_bodies(stage, s, h, &a, &b);
     solve_store_velocity(h.body_a, a);
     solve_store_velocity(h.body_b, b);
 }
@@ -696,7 +694,7 @@ fn solve_position(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 var<workgroup> solve_colours_used: u32;
 
-/// Thread t of a workgroup of `threads` solves its share of order[start..end), one colour's
+/// Thread t of a workgroup of `threads` solves its share of positions start..end, one colour's
 /// contacts; the sequential colour's (which share bodies) all in thread 0, in order.
 fn solve_run(stage: u32, t: u32, threads: u32, start: u32, end: u32, sequential: bool) {
     if (sequential) {

@@ -6,7 +6,8 @@
 // run holds the run's end in colour_sort_keys (block_colour).
 //
 // The bin's bodies in workgroup memory. A bin's workgroup walks its colours one after another,
-// so each colour costs the chain of loads one contact needs (order, manifold, bodies) plus a
+// so each colour costs the chain of loads one contact needs (then: order, manifold, bodies; now
+// its record's header, then the bodies: solve.wgsl SOLVE_RECORD_ROWS) plus a
 // barrier; on an H100 that chain (about 3 µs) is what made a block dispatch last tens of
 // microseconds (BENCHMARKS.md, session 14). The velocity stages (warm apply, the biased and the
 // relax sweeps, restitution) therefore first copy the bin's bodies into workgroup memory
@@ -146,10 +147,10 @@ fn block_solve_one(stage: u32, s: u32, slots: u32) {
     }
     let slot_a = slots & 0xffffu;
     let slot_b = slots >> 16u;
-    let dynamic = solve_head(s).dynamic;
-    var a = block_load(slot_a, (dynamic & SOLVE_DYNAMIC_A) != 0u);
-    var b = block_load(slot_b, (dynamic & SOLVE_DYNAMIC_B) != 0u);
-    solve_velocity_bodies(stage, s, &a, &b);
+    let h = solve_head(s);
+    var a = block_load(slot_a, (h.dynamic & SOLVE_DYNAMIC_A) != 0u);
+    var b = block_load(slot_b, (h.dynamic & SOLVE_DYNAMIC_B) != 0u);
+    solve_velocity_bodies(stage, s, h, &a, &b);
     block_store(slot_a, a);
     block_store(slot_b, b);
 }
@@ -214,7 +215,7 @@ fn block_unstage(t: u32) {
     }
 }
 
-// Thread t's share of order[start..end), one colour's contacts against the workgroup copy (the
+// Thread t's share of positions start..end, one colour's contacts against the workgroup copy (the
 // sequential colour's, which share bodies, all in thread 0, in order).
 // `first`: the bin's first position (where block_pair_slots starts).
 fn block_run(stage: u32, t: u32, first: u32, start: u32, end: u32, sequential: bool) {

@@ -76,7 +76,8 @@ pub struct GpuRigidSizes {
     pub shapes: u32,
     /// Pair (and manifold) slots.
     pub pairs: u32,
-    /// `vec4<f32>` words of the `solver` buffer.
+    /// 16-byte rows of the `solver` buffer: at least `pairs ×`
+    /// [`solver_record_rows`](crate::rigid::solver::solver_record_rows).
     pub solver_words: u64,
     /// `u32` words of `pair_scratch`.
     pub pair_scratch_words: u64,
@@ -138,7 +139,8 @@ pub struct GpuRigid {
     pub manifolds: wgpu::Buffer,
     /// Last step's manifolds.
     pub manifolds_prev: wgpu::Buffer,
-    /// Solver rows.
+    /// The solver's records of the coloured contacts, by position in `order` (`solve.wgsl`
+    /// `SOLVE_RECORD_ROWS`).
     pub solver: wgpu::Buffer,
     /// Per-body claims (colouring, waking).
     pub claims: wgpu::Buffer,

@@ -63,8 +63,23 @@ impl GpuRigid {
             u64::from(sizes.pairs),
             size_of::<GpuManifold>() as u64,
         )?;
-        let solver_bytes =
-            checked_bytes(ctx, "pair capacity (solver rows)", sizes.solver_words, 16)?;
+        // The records are laid out by row (solve.wgsl SOLVE_RECORD_ROWS): a smaller buffer would
+        // let one position's rows run into the next row's, silently.
+        let records =
+            u64::from(sizes.pairs) * u64::from(crate::rigid::solver::solver_record_rows());
+        if sizes.solver_words < records {
+            return Err(crate::Error::InvalidInput {
+                what: "GpuRigidSizes::solver_words",
+                value: format!("{} for {} pairs", sizes.solver_words, sizes.pairs),
+                fix: "at least pairs × rigid::solver::solver_record_rows()",
+            });
+        }
+        let solver_bytes = checked_bytes(
+            ctx,
+            "pair capacity (solver records)",
+            sizes.solver_words,
+            16,
+        )?;
         let scratch_bytes = checked_bytes(
             ctx,
             "shape capacity (pair scratch)",

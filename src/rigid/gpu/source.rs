@@ -68,7 +68,7 @@ pub const BINDINGS: &[BindingDecl] = &[
         RO,
         "array<Manifold>",
     ),
-    BindingDecl::new(binding::SOLVER, "solver", RW, "array<vec4<f32>>"),
+    BindingDecl::new(binding::SOLVER, "solver", RW, "array<vec4<u32>>"),
     BindingDecl::new(binding::CLAIMS, "claims", RW, "array<atomic<u32>>"),
     BindingDecl::new(binding::ORDER, "order", RW, "array<u32>"),
     BindingDecl::new(binding::GRID_SORTED, "grid_sorted", RO, "array<u32>"),
@@ -89,7 +89,7 @@ pub const BINDINGS: &[BindingDecl] = &[
         "array<u32>",
     ),
     BindingDecl::new(binding::BLOCKS, "blocks", RW, "array<u32>"),
-    BindingDecl::new(binding::SOLVER_ROWS, "solver_rows", RO, "array<vec4<f32>>"),
+    BindingDecl::new(binding::SOLVER_ROWS, "solver_rows", RO, "array<vec4<u32>>"),
     BindingDecl::new(binding::ORDER_READ, "order_read", RO, "array<u32>"),
 ];
 
