@@ -761,6 +761,7 @@ fn rigid_binding_strides_match_rust_elements() {
         ("blocks", size_of::<u32>()),
         ("solver_rows", size_of::<Vec4>()),
         ("order_read", size_of::<u32>()),
+        ("counters_read", size_of::<u32>()),
     ]
     .into_iter()
     .collect();

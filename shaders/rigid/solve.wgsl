@@ -655,8 +655,8 @@ fn solve_colour_thread(stage: u32, c: u32, t: u32) {
     if (c >= sequential_colour()) {
         return;
     }
-    let start = atomicLoad(&counters[COUNTER_COLOUR_START + c]);
-    let end = atomicLoad(&counters[COUNTER_COLOUR_START + c + 1u]);
+    let start = counters_read[COUNTER_COLOUR_START + c];
+    let end = counters_read[COUNTER_COLOUR_START + c + 1u];
     if (start + t < end) {
         solve_one(stage, start + t);
     }
@@ -712,8 +712,8 @@ fn solve_run(stage: u32, t: u32, threads: u32, start: u32, end: u32, sequential:
 
 fn solve_fused_colours(stage: u32, t: u32, first: u32, used: u32) {
     for (var c = first; c < used; c++) {
-        let start = atomicLoad(&counters[COUNTER_COLOUR_START + c]);
-        let end = atomicLoad(&counters[COUNTER_COLOUR_START + c + 1u]);
+        let start = counters_read[COUNTER_COLOUR_START + c];
+        let end = counters_read[COUNTER_COLOUR_START + c + 1u];
         solve_run(stage, t, RIGID_WG, start, end, c == sequential_colour());
         storageBarrier();
         workgroupBarrier();
@@ -722,7 +722,7 @@ fn solve_fused_colours(stage: u32, t: u32, first: u32, used: u32) {
 
 fn solve_load_colours(t: u32) -> u32 {
     if (t == 0u) {
-        solve_colours_used = min(atomicLoad(&counters[COUNTER_COLOURS]), MAX_COLOURS);
+        solve_colours_used = min(counters_read[COUNTER_COLOURS], MAX_COLOURS);
     }
     return workgroupUniformLoad(&solve_colours_used);
 }

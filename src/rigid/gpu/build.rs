@@ -199,6 +199,7 @@ impl GpuRigid {
                             &blocks,
                             &solver,
                             &order,
+                            &counters,
                         ],
                     )
                 })

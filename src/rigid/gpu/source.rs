@@ -29,6 +29,7 @@ pub mod binding {
     pub const BLOCKS: u32 = 20;
     pub const SOLVER_ROWS: u32 = 21;
     pub const ORDER_READ: u32 = 22;
+    pub const COUNTERS_READ: u32 = 23;
 }
 
 const RW: &str = "storage, read_write";
@@ -52,7 +53,7 @@ pub(super) const RO: &str = "storage, read";
 /// | `colour_sort_keys`, `colour_sort_values` | per pair slot, its colour (with the block solver: its bin) and its index: the input of the colour sort, whose output is `order`; with blocks `block_colour` then leaves in the keys, per position of `order`, the end of its colour's run (bit 31: the sequential colour), and uses the values as scratch |
 /// | `colour_sorted_keys` | the colour sort's sorted keys (the block solver's bin ranges are found in them) |
 /// | `blocks` | per bin of the block solver, its first and end position in `order` |
-/// | `solver_rows`, `order_read` | `solver` and `order` again, read-only, for the kernels that only read them (the solver's sweeps read `solver_rows`, `solve_prepare` reads `order_read`): on Vulkan wgpu orders a dispatch after the one before with a barrier for every read-write storage buffer the two bind, and for none between read-only uses |
+/// | `solver_rows`, `order_read`, `counters_read` | `solver`, `order` and `counters` again, read-only, for the kernels that only read them (the solver's sweeps read `solver_rows` and the colour ranges in `counters_read`, `solve_prepare` reads `order_read`): on Vulkan wgpu orders a dispatch after the one before with a barrier for every read-write storage buffer the two bind, and for none between read-only uses |
 pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl::new(binding::PARAMS, "params", "uniform", "RigidParams"),
     BindingDecl::new(binding::BODIES, "bodies", RW, "array<Body>"),
@@ -91,6 +92,7 @@ pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl::new(binding::BLOCKS, "blocks", RW, "array<u32>"),
     BindingDecl::new(binding::SOLVER_ROWS, "solver_rows", RO, "array<vec4<u32>>"),
     BindingDecl::new(binding::ORDER_READ, "order_read", RO, "array<u32>"),
+    BindingDecl::new(binding::COUNTERS_READ, "counters_read", RO, "array<u32>"),
 ];
 
 /// Key bits of the colour sort: colours below [`MAX_COLOURS`], and `MAX_COLOURS` itself for a
