@@ -167,44 +167,44 @@ impl GpuRigid {
             .classes
             .iter()
             .map(|class| {
-                [false, true].map(|swap| {
+                let groups = [false, true].map(|swap| {
                     let (m, prev) = if swap {
                         (&manifolds_prev, &manifolds)
                     } else {
                         (&manifolds, &manifolds_prev)
                     };
-                    Self::make_bind0(
-                        device,
-                        class,
-                        &[
-                            &params,
-                            &bodies,
-                            &shapes,
-                            &shape_pos,
-                            &shape_xf,
-                            &pairs,
-                            &counters,
-                            m,
-                            prev,
-                            &solver,
-                            &claims,
-                            &order,
-                            grid.sorted_index(),
-                            grid.cell_start(),
-                            grid.cell_end(),
-                            &pair_scratch,
-                            &colour_sort.keys,
-                            &colour_sort.values,
-                            colour_sort.sorted_keys(),
-                            &blocks,
-                            &solver,
-                            &order,
-                            &counters,
-                        ],
-                    )
-                })
+                    // Each binding's buffer, by the binding's name (gpu/source.rs `binding`).
+                    let buffer_of = |index: u32| -> Option<&wgpu::Buffer> {
+                        Some(match index {
+                            binding::PARAMS => &params,
+                            binding::BODIES => &bodies,
+                            binding::SHAPES => &shapes,
+                            binding::SHAPE_POS => &shape_pos,
+                            binding::SHAPE_XF => &shape_xf,
+                            binding::PAIRS => &pairs,
+                            binding::COUNTERS | binding::COUNTERS_READ => &counters,
+                            binding::MANIFOLDS => m,
+                            binding::MANIFOLDS_PREV => prev,
+                            binding::SOLVER | binding::SOLVER_ROWS => &solver,
+                            binding::CLAIMS => &claims,
+                            binding::ORDER | binding::ORDER_READ => &order,
+                            binding::GRID_SORTED => grid.sorted_index(),
+                            binding::GRID_START => grid.cell_start(),
+                            binding::GRID_END => grid.cell_end(),
+                            binding::PAIR_SCRATCH => &pair_scratch,
+                            binding::COLOUR_KEYS => &colour_sort.keys,
+                            binding::COLOUR_VALUES => &colour_sort.values,
+                            binding::COLOUR_SORTED_KEYS => colour_sort.sorted_keys(),
+                            binding::BLOCKS => &blocks,
+                            _ => return None,
+                        })
+                    };
+                    Self::make_bind0(device, class, &buffer_of)
+                });
+                let [a, b] = groups;
+                Ok([a?, b?])
             })
-            .collect();
+            .collect::<Result<_>>()?;
         Ok(Self {
             ctx: ctx.clone(),
             sizes,
@@ -240,26 +240,34 @@ impl GpuRigid {
         })
     }
 
-    /// Group 0 of one layout class: the buffers of `buffers` (in [`BINDINGS`] order) whose
-    /// bindings the class holds.
-    fn make_bind0(
+    /// Group 0 of one layout class: for each of [`BINDINGS`] the class holds, the buffer
+    /// `buffer_of` names for its index.
+    ///
+    /// # Errors
+    /// [`crate::Error::Gpu`] if a binding the class holds has no buffer (an engine bug: a binding
+    /// declared without one).
+    fn make_bind0<'b>(
         device: &wgpu::Device,
         class: &LayoutClass,
-        buffers: &[&wgpu::Buffer],
-    ) -> wgpu::BindGroup {
-        let entries: Vec<wgpu::BindGroupEntry> = BINDINGS
+        buffer_of: &dyn Fn(u32) -> Option<&'b wgpu::Buffer>,
+    ) -> Result<wgpu::BindGroup> {
+        let mut entries = Vec::new();
+        for b in BINDINGS
             .iter()
-            .zip(buffers)
-            .filter(|(b, _)| class.bindings.contains(&b.index))
-            .map(|(b, buf)| wgpu::BindGroupEntry {
+            .filter(|b| class.bindings.contains(&b.index))
+        {
+            let buffer = buffer_of(b.index).ok_or_else(|| {
+                crate::Error::Gpu(format!("rigid binding `{}` has no buffer", b.name))
+            })?;
+            entries.push(wgpu::BindGroupEntry {
                 binding: b.index,
-                resource: buf.as_entire_binding(),
-            })
-            .collect();
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
+                resource: buffer.as_entire_binding(),
+            });
+        }
+        Ok(device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgphys:bind_group:rigid"),
             layout: &class.layout0,
             entries: &entries,
-        })
+        }))
     }
 }
