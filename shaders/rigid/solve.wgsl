@@ -96,6 +96,15 @@ fn solve_is_dynamic(i: u32) -> bool {
 const SOLVE_DYNAMIC_A: u32 = 1u;
 const SOLVE_DYNAMIC_B: u32 = 2u;
 
+/// A body the solver does not move (no inverse mass or inertia) at pose (`pos`, `orient`) with
+/// velocities `lin` and `ang` (their fourth words kept for the store); a caller that moves it
+/// sets `inv_mass`, `inv_inertia` and `is_dyn` (solve_load_velocity, and the block solver's
+/// workgroup copy, block_load).
+fn solve_body_posed(pos: vec4<f32>, orient: vec4<f32>, lin: vec4<f32>, ang: vec4<f32>) -> SolveBody {
+    let zero = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    return SolveBody(pos.xyz, orient, lin.xyz, ang.xyz, lin.w, ang.w, 0.0, zero, zero, false);
+}
+
 /// Body i as the solver stages see it, read field by field; `dynamic` (for the sweeps, the
 /// manifold's `dynamic` bits, which the colouring wrote from the body's kind and awake flag)
 /// says whether the solver moves it. A static, kinematic or sleeping body, or none, has no
@@ -106,29 +115,11 @@ const SOLVE_DYNAMIC_B: u32 = 2u;
 /// 53.5 ms a step with a field-by-field load against 59 ms with a whole-struct load (session
 /// 18).
 fn solve_load_velocity(i: u32, dynamic: bool) -> SolveBody {
-    var s: SolveBody;
-    s.pos = vec3<f32>(0.0);
-    s.orient = vec4<f32>(0.0, 0.0, 0.0, 1.0);
-    s.lin_vel = vec3<f32>(0.0);
-    s.ang_vel = vec3<f32>(0.0);
-    s.lin_w = 0.0;
-    s.ang_w = 0.0;
-    s.inv_mass = 0.0;
-    s.inv_inertia = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-    s.body_inv_inertia = s.inv_inertia;
-    s.is_dyn = false;
     if (i == NONE || i >= params.body_count) {
-        return s;
+        return solve_body_posed(vec4<f32>(0.0), vec4<f32>(0.0, 0.0, 0.0, 1.0), vec4<f32>(0.0), vec4<f32>(0.0));
     }
     let pos = bodies[i].pos;
-    let lin = bodies[i].lin_vel;
-    let ang = bodies[i].ang_vel;
-    s.pos = pos.xyz;
-    s.orient = bodies[i].orient;
-    s.lin_vel = lin.xyz;
-    s.ang_vel = ang.xyz;
-    s.lin_w = lin.w;
-    s.ang_w = ang.w;
+    var s = solve_body_posed(pos, bodies[i].orient, bodies[i].lin_vel, bodies[i].ang_vel);
     if (dynamic) {
         s.inv_mass = pos.w;
         s.inv_inertia = mat3_cols(bodies[i].inv_inertia_world);
@@ -166,7 +157,12 @@ struct SolveHead {
 
 /// Row r of position s's record.
 fn solve_row(s: u32, r: u32) -> vec4<f32> {
-    return bitcast<vec4<f32>>(solver_rows[r * (arrayLength(&solver_rows) / SOLVE_RECORD_ROWS) + s]);
+    return bitcast<vec4<f32>>(solver_rows[r * solve_record_stride() + s]);
+}
+
+/// The distance between a record's rows: the buffer holds SOLVE_RECORD_ROWS arrays of it.
+fn solve_record_stride() -> u32 {
+    return arrayLength(&solver_rows) / SOLVE_RECORD_ROWS;
 }
 
 /// Row r (below SOLVE_ROWS_PER_POINT) of point i of position s's record.
@@ -175,7 +171,7 @@ fn solve_point_row(s: u32, i: u32, r: u32) -> vec4<f32> {
 }
 
 fn solve_head(s: u32) -> SolveHead {
-    let h = solver_rows[SOLVE_ROW_HEAD * (arrayLength(&solver_rows) / SOLVE_RECORD_ROWS) + s];
+    let h = solver_rows[SOLVE_ROW_HEAD * solve_record_stride() + s];
     let n = solve_row(s, SOLVE_ROW_NORMAL);
     return SolveHead(h.x, h.y, h.z, h.w & 0xffffu, h.w >> 16u, n.xyz, n.w);
 }

@@ -107,20 +107,12 @@ fn block_insert(body: u32, dynamic: bool) -> u32 {
 
 // solve_load_velocity from the workgroup copy.
 fn block_load(slot: u32, dynamic: bool) -> SolveBody {
-    // What solve_load_velocity gives for no body: no mass, no inertia, not moved.
-    var s = solve_load_velocity(NONE, false);
     if (slot == BLOCK_NO_SLOT) {
-        return s;
+        // What solve_load_velocity gives for no body: no mass, no inertia, not moved.
+        return solve_load_velocity(NONE, false);
     }
     let pos = block_table[slot].pos;
-    let lin = block_table[slot].lin;
-    let ang = block_table[slot].ang;
-    s.pos = pos.xyz;
-    s.orient = block_table[slot].orient;
-    s.lin_vel = lin.xyz;
-    s.ang_vel = ang.xyz;
-    s.lin_w = lin.w;
-    s.ang_w = ang.w;
+    var s = solve_body_posed(pos, block_table[slot].orient, block_table[slot].lin, block_table[slot].ang);
     if (dynamic) {
         s.inv_mass = pos.w;
         s.inv_inertia = mat3_cols(block_table[slot].inertia);
