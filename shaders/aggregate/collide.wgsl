@@ -46,6 +46,14 @@
 // read from changes. Without a grid (`collide`: colliders only) thread i handles particle i in place.
 // CPU twin: src/aggregate/cpu.rs `collide` (particle order; the same arithmetic).
 
+/// No particle has an own acceleration (the world counts them: AggregateWorld's
+/// `own_accelerations`), so every grain's near_acc (own acceleration, and the square of it with
+/// the gravity fields) is the same vec4. A `collide_near` compiled with true takes a neighbour's
+/// from the grain's own, the same bits, and leaves the read out of the kernel: 16 bytes less
+/// for each contact in reach. (On lavapipe a read behind an `if` costs its code even when no lane
+/// takes it, so a flag in `params` did not help: BENCHMARKS.md, session 22.)
+override SHARED_ACCELERATION: bool = false;
+
 /// (1 + x/16)^16 with x clamped to [-16, 16]: close to e^x for the small arguments stack
 /// scaling uses, and built from one exact scaling, one add and four squarings, which round the
 /// same on every adapter and on the CPU (exp() does not: a one-ulp difference changes which
@@ -189,7 +197,10 @@ fn near_contact(sums: ptr<function, Sums>, g: Grain, t: u32) {
         n = vec3<f32>(0.0, select(-1.0, 1.0, g.slot < t), 0.0);
     }
     let vj = near_in[params.n + t];
-    let acc_t = near_acc[t];
+    var acc_t = vec4<f32>(g.acc, g.a2);
+    if (!SHARED_ACCELERATION) {
+        acc_t = near_acc[t];
+    }
     let acc_j = acc_t.xyz;
     // Stack scaling: the lower grain counts as heavier by about e^(k dy).
     let wj = vj.w * stack_weight(params.stack_scaling * (pj.y - g.p.y));

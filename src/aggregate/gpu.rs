@@ -46,6 +46,26 @@ pub(super) fn collide_kernel(
     )
 }
 
+/// `collide_near` as [`collide_kernel`] compiles it, and with `shared` for a world without own
+/// accelerations, where a neighbour's acceleration is the grain's own (`SHARED_ACCELERATION`,
+/// collide.wgsl): the read is left out of the kernel, the results are the same bits.
+pub(super) fn collide_near_kernel(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    solids: bool,
+    shared: bool,
+) -> Kernel {
+    Kernel::with_flags(
+        device,
+        module,
+        "collide_near",
+        &[
+            ("COLLIDER_SOLIDS", "+solids", solids),
+            ("SHARED_ACCELERATION", "+shared_acceleration", shared),
+        ],
+    )
+}
+
 /// The static tables, as the host last set them.
 pub struct Tables<'a> {
     /// Force generators (dead ones have kind 0).
@@ -99,6 +119,8 @@ pub struct GpuAggregate {
     stages: Option<StageMarks>,
     /// Edits and step parameters, recorded in order into the next step's encoder.
     uploads: StepUploads,
+    /// Whether no particle has an own acceleration ([`GpuAggregate::set_shared_acceleration`]).
+    shared_acceleration: bool,
 }
 
 /// The most timestamps one step writes between its stages (a step with more collide
@@ -216,6 +238,7 @@ impl GpuAggregate {
             ),
             None => (None, None),
         };
+        let collide = collide_kernel(device, &module, "collide", solids);
         let mut me = Self {
             ctx: ctx.clone(),
             capacity,
@@ -254,13 +277,14 @@ impl GpuAggregate {
                     "agg_integrate",
                     &[("FIELD_TURBULENCE", "+turbulence", turbulence)],
                 ),
-                collide_b_to_a: collide_kernel(device, &module, "collide", solids),
-                collide_a_to_b: collide_kernel(device, &module, "collide", solids),
+                collide_b_to_a: collide.sibling(),
+                collide_a_to_b: collide,
                 solve_links: Kernel::new(device, &module, "solve_links"),
             },
             timing: None,
             stages: None,
             uploads: StepUploads::new(ctx, "wgphys:upload:aggregate"),
+            shared_acceleration: false,
         };
         me.bind_all();
         Ok(me)
@@ -357,20 +381,22 @@ impl GpuAggregate {
                 ],
             );
             for k in 0..2 {
-                near.collide[k].bind(
-                    d,
-                    &[
-                        (PARAMS, &self.params),
-                        (NEAR_IN, &near.state[k]),
-                        (NEAR_OUT, &near.state[1 - k]),
-                        (NEAR_ACC, &near.acc),
-                        (COLLIDERS, &self.colliders),
-                        (CELLS, &near.cells),
-                        (CELL_SLOTS, &near.cell_slots),
-                        (CANDIDATES, &near.candidates),
-                        (POS_IN, &self.pos_b),
-                    ],
-                );
+                for variant in &mut near.collide {
+                    variant[k].bind(
+                        d,
+                        &[
+                            (PARAMS, &self.params),
+                            (NEAR_IN, &near.state[k]),
+                            (NEAR_OUT, &near.state[1 - k]),
+                            (NEAR_ACC, &near.acc),
+                            (COLLIDERS, &self.colliders),
+                            (CELLS, &near.cells),
+                            (CELL_SLOTS, &near.cell_slots),
+                            (CANDIDATES, &near.candidates),
+                            (POS_IN, &self.pos_b),
+                        ],
+                    );
+                }
                 near.scatter[k].bind(
                     d,
                     &[
@@ -486,6 +512,14 @@ impl GpuAggregate {
         u.write(&self.radius, u64::from(i) * 4, &[0.0f32]);
     }
 
+    /// Says whether every particle's own acceleration is +0 (the world keeps count), so that
+    /// the collide iterations take a neighbour's acceleration from the grain's own and skip the
+    /// read (`SHARED_ACCELERATION`, collide.wgsl). Off until set; with it on while a particle
+    /// has an own acceleration, the contacts would use the wrong one.
+    pub fn set_shared_acceleration(&mut self, shared: bool) {
+        self.shared_acceleration = shared;
+    }
+
     /// Writes one particle's acceleration and inverse mass.
     pub fn write_acc(&self, i: u32, acc: Vec4) {
         self.uploads.write(&self.acc, u64::from(i) * 16, &[acc]);
@@ -572,8 +606,9 @@ impl GpuAggregate {
                     k.list.dispatch_in(&mut pass, groups);
                     span(&mut pass, &mut at, "near_list", 0);
                     let mut cur = 0;
+                    let collide = &k.collide[usize::from(self.shared_acceleration)];
                     for i in 0..iterations {
-                        k.collide[cur].dispatch_in(&mut pass, groups);
+                        collide[cur].dispatch_in(&mut pass, groups);
                         span(&mut pass, &mut at, "collide", i + 1);
                         cur = 1 - cur;
                     }

@@ -59,8 +59,9 @@ pub(crate) struct Near {
     pub(crate) gather: Kernel,
     pub(crate) cells_kernel: Kernel,
     pub(crate) list: Kernel,
-    /// `collide[k]` reads `state[k]` and writes the other.
-    pub(crate) collide: [Kernel; 2],
+    /// `collide[shared][k]` reads `state[k]` and writes the other; `collide[1]` is compiled for
+    /// a world without own accelerations (`SHARED_ACCELERATION`, collide.wgsl).
+    pub(crate) collide: [[Kernel; 2]; 2],
     /// `scatter[k]` reads `state[k]`.
     pub(crate) scatter: [Kernel; 2],
 }
@@ -79,6 +80,9 @@ impl Near {
         let v4 = |name: &str| buffer::zeroed(device, name, 16 * n, STATE);
         let state = |name: &str| buffer::zeroed(device, name, NEAR_STATE_BYTES * n, STATE);
         let u32s = |name: &str| buffer::zeroed(device, name, 4 * n, STATE);
+        let own = super::gpu::collide_near_kernel(device, module, solids, false);
+        let shared = super::gpu::collide_near_kernel(device, module, solids, true);
+        let scatter = Kernel::new(device, module, "near_scatter");
         Ok(Self {
             sort: GpuRadixSort::new(ctx, capacity, NEAR_KEY_BITS)?,
             state: [state("agg_near_state"), state("agg_near_state_next")],
@@ -92,14 +96,8 @@ impl Near {
             gather: Kernel::new(device, module, "near_gather"),
             cells_kernel: Kernel::new(device, module, "near_cells"),
             list: Kernel::new(device, module, "near_list"),
-            collide: [
-                super::gpu::collide_kernel(device, module, "collide_near", solids),
-                super::gpu::collide_kernel(device, module, "collide_near", solids),
-            ],
-            scatter: [
-                Kernel::new(device, module, "near_scatter"),
-                Kernel::new(device, module, "near_scatter"),
-            ],
+            collide: [[own.sibling(), own], [shared.sibling(), shared]],
+            scatter: [scatter.sibling(), scatter],
         })
     }
 

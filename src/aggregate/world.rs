@@ -29,6 +29,12 @@ pub struct AggSnapshot {
     pub vel: Vec<Vec4>,
 }
 
+/// Whether a slot's own acceleration (the xyz of its `acc` entry) is anything but +0 bit for
+/// bit (-0 counts: a neighbour's shared acceleration must be the same bits as its own).
+fn has_own_acceleration(a: Vec4) -> bool {
+    a.x.to_bits() | a.y.to_bits() | a.z.to_bits() != 0
+}
+
 /// Particles, springs, cables, rods and collisions (book Part II) on the GPU or the CPU twin.
 pub struct AggregateWorld {
     config: AggregateConfig,
@@ -39,6 +45,10 @@ pub struct AggregateWorld {
     n: u32,
     alive: Vec<bool>,
     acc: Vec<Vec4>,
+    /// Slots whose own acceleration (`acc`'s xyz) is not +0 bit for bit. While there are none,
+    /// the GPU's collide iterations take a neighbour's acceleration from the grain's own
+    /// ([`GpuAggregate::set_shared_acceleration`]).
+    own_accelerations: usize,
     gens: Vec<GpuGen>,
     links: Vec<Option<GpuLink>>,
     /// Per particle, the link colours in use (greedy colouring, kept up to date by `add_link`).
@@ -120,6 +130,7 @@ impl AggregateWorld {
             n: 0,
             alive: Vec::new(),
             acc: Vec::new(),
+            own_accelerations: 0,
             gens: Vec::new(),
             links: Vec::new(),
             colour_masks: Vec::new(),
@@ -268,6 +279,7 @@ impl AggregateWorld {
         }
         self.n += ps.len() as u32;
         self.alive.extend(std::iter::repeat_n(true, ps.len()));
+        self.own_accelerations += acc.iter().filter(|a| has_own_acceleration(**a)).count();
         self.acc.extend(acc);
         self.dirty = true;
         Ok((first..self.n).map(ParticleId).collect())
@@ -355,7 +367,9 @@ impl AggregateWorld {
         self.check_particle("set_acceleration", id)?;
         crate::error::finite3("acceleration", acceleration)?;
         let i = id.0 as usize;
+        self.own_accelerations -= usize::from(has_own_acceleration(self.acc[i]));
         self.acc[i] = acceleration.extend(self.acc[i].w);
+        self.own_accelerations += usize::from(has_own_acceleration(self.acc[i]));
         match &mut self.engine {
             Engine::Cpu(s) => s.acc[i] = self.acc[i],
             Engine::Gpu(g) => g.write_acc(id.0, self.acc[i]),
@@ -570,6 +584,7 @@ impl AggregateWorld {
         self.time += f64::from(dt);
         let collide = self.config.collisions.is_some() || !self.colliders.is_empty();
         if let Engine::Gpu(g) = &mut self.engine {
+            g.set_shared_acceleration(self.own_accelerations == 0);
             self.last_dispatches = g.encode(encoder, &params, collide)?;
         }
         Ok(())

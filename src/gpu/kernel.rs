@@ -77,6 +77,17 @@ impl Kernel {
         Self::specialised(device, module, entry, &variant, &constants)
     }
 
+    /// The same compiled pipeline without a bind group, for a second set of buffers (a
+    /// ping-pong pair): one compilation serves both.
+    pub fn sibling(&self) -> Self {
+        Self {
+            name: self.name,
+            pipeline: self.pipeline.clone(),
+            bind_group: None,
+            label: self.label.clone(),
+        }
+    }
+
     /// (Re)binds the kernel's buffers; `entries` name exactly the bindings the entry point uses.
     pub fn bind(&mut self, device: &wgpu::Device, entries: &[(u32, &wgpu::Buffer)]) {
         let resources: Vec<(u32, wgpu::BindingResource)> = entries
