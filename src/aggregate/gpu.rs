@@ -31,34 +31,21 @@ pub use super::shader::{
 /// A collide entry point (`collide`, `collide_near`) compiled for the world's collider table:
 /// without the spheres' and boxes' code when `solids` is false (`COLLIDER_SOLIDS`,
 /// forces.wgsl), which changes no result where the table holds half-spaces alone. The 100k
-/// sand box's collide iterations on lavapipe: BENCHMARKS.md, session 17.
+/// sand box's collide iterations on lavapipe: BENCHMARKS.md, session 17. With `shared` (only
+/// `collide_near` reads it) for a world without own accelerations: a neighbour's acceleration
+/// is the grain's own and the read is left out of the kernel (`SHARED_ACCELERATION`,
+/// collide.wgsl), the same bits.
 pub(super) fn collide_kernel(
     device: &wgpu::Device,
     module: &wgpu::ShaderModule,
     entry: &'static str,
-    solids: bool,
-) -> Kernel {
-    Kernel::with_flags(
-        device,
-        module,
-        entry,
-        &[("COLLIDER_SOLIDS", "+solids", solids)],
-    )
-}
-
-/// `collide_near` as [`collide_kernel`] compiles it, and with `shared` for a world without own
-/// accelerations, where a neighbour's acceleration is the grain's own (`SHARED_ACCELERATION`,
-/// collide.wgsl): the read is left out of the kernel, the results are the same bits.
-pub(super) fn collide_near_kernel(
-    device: &wgpu::Device,
-    module: &wgpu::ShaderModule,
     solids: bool,
     shared: bool,
 ) -> Kernel {
     Kernel::with_flags(
         device,
         module,
-        "collide_near",
+        entry,
         &[
             ("COLLIDER_SOLIDS", "+solids", solids),
             ("SHARED_ACCELERATION", "+shared_acceleration", shared),
@@ -238,7 +225,7 @@ impl GpuAggregate {
             ),
             None => (None, None),
         };
-        let collide = collide_kernel(device, &module, "collide", solids);
+        let collide = collide_kernel(device, &module, "collide", solids, false);
         let mut me = Self {
             ctx: ctx.clone(),
             capacity,

@@ -80,8 +80,9 @@ impl Near {
         let v4 = |name: &str| buffer::zeroed(device, name, 16 * n, STATE);
         let state = |name: &str| buffer::zeroed(device, name, NEAR_STATE_BYTES * n, STATE);
         let u32s = |name: &str| buffer::zeroed(device, name, 4 * n, STATE);
-        let own = super::gpu::collide_near_kernel(device, module, solids, false);
-        let shared = super::gpu::collide_near_kernel(device, module, solids, true);
+        let collide =
+            |shared| super::gpu::collide_kernel(device, module, "collide_near", solids, shared);
+        let (own, shared) = (collide(false), collide(true));
         let scatter = Kernel::new(device, module, "near_scatter");
         Ok(Self {
             sort: GpuRadixSort::new(ctx, capacity, NEAR_KEY_BITS)?,
