@@ -64,12 +64,18 @@ pub enum Error {
         /// How to fix it.
         fix: &'static str,
     },
-    /// A handle whose particle was already removed, or one this world never issued.
+    /// A handle whose item (a particle, an emitter, a rigid body, ...) was removed or has
+    /// expired, or one this world never issued.
     #[error(
-        "stale particle handle {0}: its particle was removed or expired, or the handle comes from \
-         another world; spawn a new particle to get a live handle"
+        "stale {kind} handle {id}: the {kind} was removed (or, for a particle, expired), or the \
+         handle comes from another world; use the handle of a live {kind} of this world"
     )]
-    StaleHandle(u32),
+    StaleHandle {
+        /// What the handle names: `"particle"`, `"emitter"`, `"rigid body"`, ...
+        kind: &'static str,
+        /// The handle's id (a particle's host id, an emitter's or a body's slot).
+        id: u32,
+    },
     /// A firework type with no rule.
     #[error("unknown firework type {ty}: the rule table has types 1..={max}; add a rule first")]
     UnknownFireworkType {

@@ -551,3 +551,23 @@ fn colliders_beyond_the_table_are_refused_and_a_full_table_works() {
 
 #[path = "aggregate_bad_input/coefficients.rs"]
 mod coefficients;
+
+/// A capacity the host cannot allocate is an error naming the bytes, not an abort: the CPU
+/// world reserves its arrays before filling them. u32::MAX particles need 64 GiB for the
+/// first array alone, more than any machine the tests run on offers (Linux's default
+/// overcommit heuristic refuses a single allocation larger than memory and swap together).
+#[test]
+fn a_cpu_capacity_beyond_the_host_is_an_error() {
+    let cfg = AggregateConfig {
+        capacity: u32::MAX,
+        collisions: None,
+        ..config(false)
+    };
+    match AggregateWorld::new(Backend::Cpu, cfg) {
+        Err(Error::HostMemory { capacity, bytes }) => {
+            assert_eq!(capacity, u32::MAX);
+            assert!(bytes > 1 << 36, "{bytes} bytes");
+        }
+        other => panic!("capacity u32::MAX gave {:?}", other.map(|_| ())),
+    }
+}

@@ -250,12 +250,22 @@ fn stale_handles_are_rejected() {
         t.rejects(
             "remove twice before the step",
             |w| w.remove(hw),
-            |e| *e == Error::StaleHandle(hw.id()),
+            |e| {
+                *e == Error::StaleHandle {
+                    kind: "particle",
+                    id: hw.id(),
+                }
+            },
         );
         t.rejects(
             "remove after the particle left",
             |w| w.remove(hw),
-            |e| *e == Error::StaleHandle(hw.id()),
+            |e| {
+                *e == Error::StaleHandle {
+                    kind: "particle",
+                    id: hw.id(),
+                }
+            },
         );
         // A particle removed while still queued never reached the pool: its handle is stale too.
         let (qw, qc) = t.both(|w| w.spawn(Particle::new(Vec3::new(1.0, 2.0, 0.0))));
@@ -264,7 +274,12 @@ fn stale_handles_are_rejected() {
         t.rejects(
             "remove a queued particle twice",
             |w| w.remove(qw),
-            |e| *e == Error::StaleHandle(qw.id()),
+            |e| {
+                *e == Error::StaleHandle {
+                    kind: "particle",
+                    id: qw.id(),
+                }
+            },
         );
         // An expired particle's handle is stale.
         let (ew, _) =
@@ -274,7 +289,12 @@ fn stale_handles_are_rejected() {
         t.rejects(
             "remove an expired particle",
             |w| w.remove(ew),
-            |e| *e == Error::StaleHandle(ew.id()),
+            |e| {
+                *e == Error::StaleHandle {
+                    kind: "particle",
+                    id: ew.id(),
+                }
+            },
         );
     }
 }
@@ -297,7 +317,7 @@ fn handle_from_another_world_is_rejected() {
         a.step(DT).unwrap();
         let live = a.read_snapshot().unwrap().len();
         assert!(
-            matches!(r, Err(Error::StaleHandle(_))) && live == 1,
+            matches!(r, Err(Error::StaleHandle { .. })) && live == 1,
             "{name}: a handle from world b was accepted by world a ({r:?}) and removed its particle (live now {live})"
         );
     }

@@ -507,12 +507,12 @@ fn bad_emitters_are_refused_and_nothing_changes() {
         }
         w.remove_emitter(h).expect("remove");
         assert!(
-            matches!(w.remove_emitter(h), Err(Error::StaleHandle(_))),
+            matches!(w.remove_emitter(h), Err(Error::StaleHandle { .. })),
             "{name}: removed twice"
         );
         assert!(matches!(
             w.set_emitter_active(h, true),
-            Err(Error::StaleHandle(_))
+            Err(Error::StaleHandle { .. })
         ));
         assert!(!w.contains_emitter(h));
         // The removed emitter's slot is held while its particles may live (they name it).

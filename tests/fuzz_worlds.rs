@@ -542,7 +542,7 @@ fn fuzz_rigid(ops: &[ROp], grow: bool, blocks: bool, staged: bool) -> Result<(),
                         gpu,
                         n,
                         || w.borrow_mut().step(DT).map(|_| ()),
-                        |e| w.borrow_mut().encode_step(DT, e),
+                        |e| w.borrow_mut().encode_step(DT, e).map(|_| ()),
                     )
                 }
             };

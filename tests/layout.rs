@@ -666,7 +666,8 @@ fn rigid_structs_layout() {
             material,
             points,
             features,
-            impulses
+            impulses,
+            rolling
         }),
     );
     check(

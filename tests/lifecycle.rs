@@ -408,7 +408,7 @@ fn both_backends_end_the_same_spawns_in_a_full_pool() {
         // A second removal of a refused spawn's handle is stale; a placed one's is not.
         let again = w.remove(hs[5]);
         assert!(
-            matches!(again, Err(wgphys::Error::StaleHandle(id)) if id == hs[5].id()),
+            matches!(again, Err(wgphys::Error::StaleHandle { kind: "particle", id }) if id == hs[5].id()),
             "{name}: removing refused spawn b gave {again:?}"
         );
         w.remove(hs[4]).unwrap();
@@ -636,4 +636,29 @@ fn a_particle_the_kill_bounds_kill_ends_its_handle_and_is_reported() {
             "{name}: B alone is left"
         );
     }
+}
+
+/// The pool's totals since creation (spawns refused, host spawns refused, steps that refused)
+/// saturate at u32::MAX instead of wrapping back to a small count that would hide the refusals
+/// (issue 32): the CPU twin's `scan_blocks` on counters one short of the top, with 5 host
+/// spawns and no room. The WGSL does the same with its `saturating_add`.
+#[test]
+fn refusal_totals_saturate_instead_of_wrapping() {
+    use wgphys::particles::cpu::{scan_blocks, CpuState};
+    use wgphys::particles::types::GpuParams;
+    let mut s = CpuState::new(8).expect("state");
+    s.counters.live = 8;
+    s.counters.dropped_total = u32::MAX - 2;
+    s.counters.host_dropped_total = u32::MAX - 1;
+    s.counters.overflow_steps = u32::MAX;
+    let params = GpuParams {
+        capacity: 8,
+        host_spawn: 5,
+        ..bytemuck::Zeroable::zeroed()
+    };
+    scan_blocks(&mut s, &params);
+    assert_eq!(s.counters.spawn_accepted, 0, "a full pool takes no spawn");
+    assert_eq!(s.counters.dropped_total, u32::MAX);
+    assert_eq!(s.counters.host_dropped_total, u32::MAX);
+    assert_eq!(s.counters.overflow_steps, u32::MAX);
 }

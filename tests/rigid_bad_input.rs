@@ -72,6 +72,14 @@ fn bad_input_is_refused_and_leaves_the_world_unchanged() {
             ok_box().at(Vec3::new(nan, 0.0, 0.0), Quat::IDENTITY),
         ),
         ("negative friction", ok_box().material(-0.1, 0.0)),
+        (
+            "negative rolling resistance",
+            ok_box().rolling_resistance(-0.1),
+        ),
+        (
+            "NaN rolling resistance",
+            Collider::sphere(0.3).rolling_resistance(nan),
+        ),
         ("restitution above 1", ok_box().material(0.5, 1.5)),
         ("plane on a dynamic body", Collider::plane(Vec3::Y, 0.0)),
         (
@@ -193,7 +201,7 @@ fn bad_input_is_refused_and_leaves_the_world_unchanged() {
             w.body(h).map(|_| ()),
         ] {
             assert!(
-                matches!(r, Err(Error::StaleHandle(_))),
+                matches!(r, Err(Error::StaleHandle { .. })),
                 "{what}: expected StaleHandle, got {r:?}"
             );
         }
@@ -206,7 +214,16 @@ fn bad_input_is_refused_and_leaves_the_world_unchanged() {
         extra.index(),
         "expected the freed slot to be reused"
     );
-    assert!(matches!(w.body(extra), Err(Error::StaleHandle(_))));
+    match w.body(extra) {
+        Err(
+            e @ Error::StaleHandle {
+                kind: "rigid body", ..
+            },
+        ) => {
+            assert!(e.to_string().contains("stale rigid body handle"), "{e}");
+        }
+        other => panic!("a removed body's handle gave {other:?}"),
+    }
     assert!(w.body(fresh).is_ok());
     other.step(DT).expect("the other world still steps");
 
@@ -437,4 +454,56 @@ fn bad_block_settings_are_refused() {
             "block_cells {cells}"
         );
     }
+}
+
+/// The configuration errors that quote a default quote the real one (issue 32).
+#[test]
+fn config_errors_quote_the_real_defaults() {
+    let d = RigidConfig::default();
+    let fix_of = |cfg: RigidConfig| match RigidWorld::new(Backend::Cpu, cfg) {
+        Err(Error::InvalidInput { fix, .. }) => fix,
+        other => panic!("expected InvalidInput, got {:?}", other.map(|_| ())),
+    };
+    let colour = fix_of(RigidConfig {
+        colour_slots: 0,
+        ..d.clone()
+    });
+    assert!(
+        colour.contains(&format!("{} is the default", d.colour_slots)),
+        "{colour}"
+    );
+    let sweeps = fix_of(RigidConfig {
+        block_sweeps: 0,
+        ..d.clone().with_blocks()
+    });
+    assert!(
+        sweeps.contains(&format!("{} is the default", d.block_sweeps)),
+        "{sweeps}"
+    );
+    let cells = fix_of(RigidConfig {
+        block_cells: 3,
+        ..d.clone()
+    });
+    assert_eq!(d.block_cells, 0);
+    assert!(cells.contains("0 (no blocks, the default)"), "{cells}");
+    let blocks = d.clone().with_blocks().block_cells;
+    assert!(
+        cells.contains(&format!("with_blocks sets {blocks}")),
+        "{cells}"
+    );
+}
+
+/// Capacities derived from the largest body capacity saturate instead of wrapping (issue 32):
+/// two shape slots and eight pair slots per body, at most u32::MAX.
+#[test]
+fn derived_capacities_saturate() {
+    let w = RigidWorld::new(
+        Backend::Cpu,
+        RigidConfig {
+            body_capacity: u32::MAX,
+            ..RigidConfig::default()
+        },
+    )
+    .expect("a CPU world allocates per body added, not per slot");
+    assert_eq!(w.pair_capacity(), u32::MAX);
 }

@@ -472,3 +472,128 @@ fn gpu_rigid_host_broad_phase_matches_the_cpu() {
         eprintln!("{what}: {} pairs identical, {wanted} wanted", pairs.len());
     }
 }
+
+/// A broad phase cut short (what a software adapter's loop limit does to a very crowded cell)
+/// leaves no pair of an earlier step for the narrow phase and is reported. The cut is forced
+/// through the passes: `broad_count` and its scans count the pairs of 64 overlapping spheres,
+/// then the spheres move apart and `broad_write` finds none of the counted pairs, so every
+/// counted slot is left unwritten, as a cut-short item's are. The step before filled those
+/// slots with real pairs; the narrow phase consumed them as it read them, so the slots now
+/// hold no pair, give empty manifolds, and the narrow phase reports the cut.
+#[test]
+fn a_cut_short_broad_phase_leaves_no_stale_pair_and_is_reported() {
+    use common::rigid::broad::{body, shape};
+    use wgphys::rigid::gpu::{GpuRigid, GpuRigidSizes, Pass};
+    let ctx = gpu();
+    let lattice = |spacing: f32| {
+        let mut s = Scene {
+            bodies: Vec::new(),
+            shapes: Vec::new(),
+        };
+        for i in 0..64u32 {
+            let at = glam::UVec3::new(i % 4, (i / 4) % 4, i / 16).as_vec3() * spacing;
+            s.bodies.push(body(
+                body_kind::DYNAMIC,
+                true,
+                at,
+                Vec4::new(0.0, 0.0, 0.0, 1.0),
+            ));
+            s.shapes
+                .push(shape(shape_kind::SPHERE, i, Vec4::new(0.5, 0.0, 0.0, 0.0)));
+        }
+        s
+    };
+    let (close, apart) = (lattice(0.9), lattice(3.0));
+    let c = cpu_aabbs(&close, 4096);
+    let (close_pairs, wanted) = grid_pairs(&close, &c, &c.shape_pos, &c.shape_xf);
+    assert!(
+        wanted > 100,
+        "the lattice's neighbours overlap: {wanted} pairs"
+    );
+    let mut params = c.params;
+    params.pair_capacity = wanted + 8;
+    let n = close.shapes.len() as u32;
+    let mut g = GpuRigid::new(
+        &ctx,
+        GpuRigidSizes {
+            bodies: 64,
+            shapes: n,
+            pairs: params.pair_capacity,
+            solver_words: u64::from(params.pair_capacity)
+                * u64::from(wgphys::rigid::solver::solver_record_rows()),
+            pair_scratch_words: pair_scratch_words(n, 0),
+            grid: c.spec,
+            block_bins: 0,
+        },
+    )
+    .expect("GpuRigid");
+    g.write(&g.params, &[params]);
+    g.write(&g.shapes, &close.shapes);
+    let (aabbs, groups) = shape_aabbs_pass(n);
+    let broad: Vec<Pass> = broad_gpu_passes(n, 0)
+        .into_iter()
+        .map(|(e, w)| Pass::direct(e, w))
+        .collect();
+    // The bodies at new poses: their shapes' AABBs and the grid.
+    let at_poses = |g: &mut GpuRigid, bodies: &[GpuBody]| {
+        g.write(&g.bodies, bodies);
+        g.run(&[Pass::direct(aabbs, groups)]).expect("shape_aabbs");
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        g.record_grid(&mut enc, n).expect("grid");
+        ctx.queue.submit([enc.finish()]);
+    };
+    let narrow = Pass::over("narrow", params.pair_capacity);
+    // Step 1: the whole broad phase, then the narrow phase.
+    at_poses(&mut g, &close.bodies);
+    g.run(&broad).expect("broad");
+    let written: Vec<[u32; 2]> = g.read(&g.pairs, wanted as usize).expect("pairs");
+    assert!(
+        written == close_pairs,
+        "step 1: {}",
+        first_difference(&written, &close_pairs)
+    );
+    g.run(&[narrow]).expect("narrow");
+    // Step 2: counted at the close poses, written at the spread ones.
+    g.run(&broad[..3]).expect("broad_count and the scans");
+    at_poses(&mut g, &apart.bodies);
+    g.run(&broad[3..]).expect("broad_write");
+    let counters: Vec<u32> = g.read(&g.counters, counter::LEN).expect("counters");
+    assert_eq!(counters[counter::PAIRS], wanted, "the slots counted");
+    let slots: Vec<[u32; 2]> = g.read(&g.pairs, wanted as usize).expect("pairs");
+    let stale = slots.iter().filter(|p| **p != [NONE, NONE]).count();
+    assert_eq!(
+        stale,
+        0,
+        "unwritten slots kept {stale} pairs of step 1: {:?}",
+        &slots[..8]
+    );
+    let scratch: Vec<u32> = g
+        .read(&g.pair_scratch, pair_scratch_words(n, 0) as usize)
+        .expect("scratch");
+    assert_eq!(
+        scratch[truncated_word(n, 0) as usize],
+        1,
+        "broad_write's flag"
+    );
+    g.run(&[narrow]).expect("narrow");
+    let counters: Vec<u32> = g.read(&g.counters, counter::LEN).expect("counters");
+    assert_eq!(
+        counters[counter::BROAD_TRUNCATED],
+        1,
+        "the narrow phase reports the cut"
+    );
+    let manifolds: Vec<GpuManifold> = g.read(g.current_manifolds(), wanted as usize).expect("m");
+    assert!(
+        manifolds.iter().all(|m| m.count == 0),
+        "an unwritten slot made contacts"
+    );
+    // A whole step at the spread poses clears the report.
+    g.run(&broad).expect("broad");
+    g.run(&[narrow]).expect("narrow");
+    let counters: Vec<u32> = g.read(&g.counters, counter::LEN).expect("counters");
+    assert_eq!(
+        counters[counter::BROAD_TRUNCATED],
+        0,
+        "a whole broad phase is not cut"
+    );
+}

@@ -189,7 +189,9 @@ fn rigid_world_steps_per_encoder_match_step() {
             |w| {
                 w.step(scenes::DT).expect("step");
             },
-            |w, e| w.encode_step(scenes::DT, e).expect("encode"),
+            |w, e| {
+                w.encode_step(scenes::DT, e).expect("encode");
+            },
         );
         world.read_bodies().expect("bodies")
     };

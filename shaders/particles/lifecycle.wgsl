@@ -121,10 +121,12 @@ fn plan_pool(live: u32, total: vec2<u32>) {
     counters.emitted = params.emitted;
     atomicStore(&deaths[0], 0u);
     if (accepted < wanted) {
-        counters.dropped_total = counters.dropped_total + (wanted - accepted);
-        counters.host_dropped_total = counters.host_dropped_total + (host - min(host, accepted));
-        counters.overflow_steps = counters.overflow_steps + 1u;
-        counters.wanted_capacity = max(counters.wanted_capacity, survivors + wanted);
+        // The totals since creation saturate at u32::MAX instead of wrapping to a small count
+        // (cpu.rs `saturating_add`).
+        counters.dropped_total = saturating_add(counters.dropped_total, wanted - accepted);
+        counters.host_dropped_total = saturating_add(counters.host_dropped_total, host - min(host, accepted));
+        counters.overflow_steps = saturating_add(counters.overflow_steps, 1u);
+        counters.wanted_capacity = max(counters.wanted_capacity, saturating_add(survivors, wanted));
     }
     args_append[0] = max(1u, (accepted + WG - 1u) / WG);
     args_append[1] = 1u;
@@ -287,4 +289,9 @@ fn append(@builtin(global_invocation_id) gid: vec3<u32>) {
         counters.draw_args[2] = 0u;
         counters.draw_args[3] = 0u;
     }
+}
+
+/// a + b, or u32::MAX where the sum would wrap.
+fn saturating_add(a: u32, b: u32) -> u32 {
+    return a + min(b, 0xffffffffu - a);
 }

@@ -342,6 +342,13 @@ fn broad_items() -> u32 {
     return params.shape_count - k + k * broad_chunks();
 }
 
+/// The truncation flag's word in pair_scratch (broad.rs `truncated_word`): 1 when broad_write
+/// wrote fewer pairs than broad_count counted this step (the narrow phase reports it).
+fn broad_truncated_word() -> u32 {
+    let items = broad_items();
+    return broad_base() + items + (items + BROAD_SCAN_BLOCK - 1u) / BROAD_SCAN_BLOCK;
+}
+
 /// Item t as (shape, chunk); chunk NONE for a small shape's item. Large shape k's items start
 /// at large[k] + k·(chunks − 1).
 fn broad_item(t: u32) -> vec2<u32> {
@@ -519,7 +526,7 @@ fn broad_write(
 ) {
     let items = broad_items();
     let stride = nwg.x * RIGID_WG;
-    let flag = broad_base() + items + (items + BROAD_SCAN_BLOCK - 1u) / BROAD_SCAN_BLOCK;
+    let flag = broad_truncated_word();
     for (var t = gid.x; t < items; t = t + stride) {
         var o = broad_offset(t, items);
         if (o >= params.pair_capacity) {

@@ -34,26 +34,37 @@ fn step_start(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-/// The implicit gyroscopic term over h in the body frame (cpu.rs `gyroscopic`).
+/// Newton iterations of the gyroscopic midpoint solve (cpu.rs GYROSCOPIC_ITERATIONS; the
+/// shader tests check they agree).
+const GYROSCOPIC_ITERATIONS: u32 = 3u;
+
+/// The gyroscopic term over h in the body frame by the implicit midpoint rule, which keeps
+/// angular momentum and energy (cpu.rs `gyroscopic`, same operations).
 fn gyroscopic(q: vec4<f32>, inv_body: array<vec4<f32>, 3>, w: vec3<f32>, h: f32) -> vec3<f32> {
     let inv = mat3_inverse(mat3_cols(inv_body));
     if (!inv.ok) {
         return w;
     }
     let inertia = inv.m;
-    let wb = quat_rotate_inv(q, w);
-    let l = inertia * wb;
-    let f = h * cross(wb, l);
-    let j = mat3x3<f32>(
-        inertia[0] + h * (cross(wb, inertia[0]) - cross(l, vec3<f32>(1.0, 0.0, 0.0))),
-        inertia[1] + h * (cross(wb, inertia[1]) - cross(l, vec3<f32>(0.0, 1.0, 0.0))),
-        inertia[2] + h * (cross(wb, inertia[2]) - cross(l, vec3<f32>(0.0, 0.0, 1.0))),
-    );
-    let ji = mat3_inverse(j);
-    if (!ji.ok) {
-        return w;
+    let w0 = quat_rotate_inv(q, w);
+    let half = 0.5 * h;
+    var x = w0;
+    for (var it = 0u; it < GYROSCOPIC_ITERATIONS; it++) {
+        let m = 0.5 * (w0 + x);
+        let l = inertia * m;
+        let g = inertia * (x - w0) + h * cross(m, l);
+        let j = mat3x3<f32>(
+            inertia[0] + half * (cross(m, inertia[0]) - cross(l, vec3<f32>(1.0, 0.0, 0.0))),
+            inertia[1] + half * (cross(m, inertia[1]) - cross(l, vec3<f32>(0.0, 1.0, 0.0))),
+            inertia[2] + half * (cross(m, inertia[2]) - cross(l, vec3<f32>(0.0, 0.0, 1.0))),
+        );
+        let ji = mat3_inverse(j);
+        if (!ji.ok) {
+            return w;
+        }
+        x = x - ji.m * g;
     }
-    return quat_rotate(q, wb - ji.m * f);
+    return quat_rotate(q, x);
 }
 
 // Stage `integrate_velocity`: the first half of the integrator, every substep. The force and

@@ -32,6 +32,14 @@ fn nc_weighted(a: f32, wa: f32, b: f32, wb: f32) -> f32 {
     return (a * wa + b * wb) / (wa + wb);
 }
 
+/// The radius of a shape's round surface, 0 for a flat shape (narrow.rs `round_radius`).
+fn nc_round_radius(s: Shape) -> f32 {
+    if (s.kind == SHAPE_SPHERE || s.kind == SHAPE_CAPSULE) {
+        return s.dims.x;
+    }
+    return 0.0;
+}
+
 /// Combines two material values by rule code (unknown codes: average).
 fn combine(rule: u32, a: f32, b: f32) -> f32 {
     if (rule == COMBINE_MIN) {
@@ -613,8 +621,10 @@ fn collide_shapes(a: u32, b: u32) -> Manifold {
     m.body_a = sa.body;
     m.body_b = sb.body;
     let friction = combine(params.combine_friction, sa.material.x, sb.material.x);
+    let round_a = nc_round_radius(sa);
+    let round_b = nc_round_radius(sb);
     m.material = vec4<f32>(combine(params.combine_restitution, sa.material.y, sb.material.y),
-                           0.0, 0.0, 0.0);
+                           round_a, round_b, max(sa.material.z, sb.material.z) * max(round_a, round_b));
     if (sa.body == sb.body && sa.body != NONE) {
         m.normal.w = friction;
         return m;
@@ -651,14 +661,23 @@ fn collide_shapes(a: u32, b: u32) -> Manifold {
     return m;
 }
 
+// Each pair is consumed as it is read (its slot set to (NONE, NONE)): a slot that the next
+// step's broad_write does not reach, because a software adapter's loop limit cut it short,
+// then holds no pair rather than one of this step, which could repeat a pair written elsewhere
+// (two manifolds for one pair, solved twice). A consumed slot gives an empty manifold (an index
+// out of range). Thread 0 reports the cut in counters[COUNTER_BROAD_TRUNCATED].
 @compute @workgroup_size(RIGID_WG)
 fn narrow(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = gid.x;
+    if (k == 0u) {
+        atomicStore(&counters[COUNTER_BROAD_TRUNCATED], pair_scratch[broad_truncated_word()]);
+    }
     let n = min(min(atomicLoad(&counters[COUNTER_PAIRS]), params.pair_capacity),
                 arrayLength(&manifolds));
     if (k >= n) {
         return;
     }
     let pr = pairs[k];
+    pairs[k] = vec2<u32>(NONE, NONE);
     manifolds[k] = collide_shapes(pr.x, pr.y);
 }

@@ -26,13 +26,12 @@
 const SOLVE_COUNTER_PREV_PAIRS: u32 = 6u;
 /// vec4 rows per contact point (solver.rs ROWS_PER_POINT). Per point, from its base:
 /// 0: anchor in a's frame, normal velocity target; 1: anchor in b's frame, penetration at
-/// prepare; 2: the diagonal of K (normal, tangent 1, tangent 2), the manifold's restitution
-/// (read from point 0's row). (The largest normal impulse
+/// prepare; 2: the diagonal of K (normal, tangent 1, tangent 2), 0. (The largest normal impulse
 /// the substeps applied, which restitution needs, rides in the fourth word of the point's
 /// accumulated impulse, so a sweep stores one vec4 per point.) K is the velocity change per
-/// unit impulse in the contact basis; the arms are the anchors turned by the bodies' current
-/// orientations (which the velocity iterations do not change) and the tangents come from
-/// solve_basis(normal), so neither is stored.
+/// unit impulse in the contact basis; the arms come from the anchors turned by the bodies'
+/// current orientations (which the velocity iterations do not change; see solve_arm) and the
+/// tangents from solve_basis(normal), so neither is stored.
 const SOLVE_ROWS_PER_POINT: u32 = 3u;
 /// `solve_prepare` writes the rows of the contacts the sweeps solve into `solver` (u32 words, so
 /// the header's integers never pass through a float; the other rows are f32 bits) by their
@@ -41,12 +40,15 @@ const SOLVE_ROWS_PER_POINT: u32 = 3u;
 /// a sweep, which take consecutive positions, read consecutive vec4s, and a sweep reads neither
 /// `order` nor a manifold's header. Row SOLVE_ROW_HEAD: body_a, body_b, the manifold's slot k
 /// and its point count | dynamic bits << 16 (u32s); SOLVE_ROW_NORMAL: the normal, friction (w);
-/// from row 2, SOLVE_ROWS_PER_POINT per point, the rows above, the third's fourth word holding
-/// the restitution. The accumulated impulses stay in manifolds[k]. (The CPU twin keeps its rows
+/// SOLVE_ROW_MATERIAL: restitution, the radii of a's and b's round surfaces (solve_arms),
+/// rolling resistance; from row SOLVE_ROW_POINTS, SOLVE_ROWS_PER_POINT per point, the rows above. The
+/// accumulated impulses stay in manifolds[k]. (The CPU twin keeps its rows
 /// by slot and packs its own copy in the solver's order: solver/velocity.rs.)
-const SOLVE_RECORD_ROWS: u32 = 2u + SOLVE_ROWS_PER_POINT * MAX_POINTS;
+const SOLVE_RECORD_ROWS: u32 = SOLVE_ROW_POINTS + SOLVE_ROWS_PER_POINT * MAX_POINTS;
 const SOLVE_ROW_HEAD: u32 = 0u;
 const SOLVE_ROW_NORMAL: u32 = 1u;
+const SOLVE_ROW_MATERIAL: u32 = 2u;
+const SOLVE_ROW_POINTS: u32 = 3u;
 /// Colouring rounds (solver.rs COLOUR_ROUNDS): manifolds still waiting after them go to the
 /// sequential colour.
 const SOLVE_COLOUR_ROUNDS: u32 = 32u;
@@ -153,6 +155,9 @@ struct SolveHead {
     dynamic: u32,
     normal: vec3<f32>,
     mu: f32,
+    /// Restitution, the radii of a's and b's round surfaces (0 for flat ones; solve_arms), and
+    /// the rolling resistance (the most rolling torque per unit normal impulse).
+    material: vec4<f32>,
 }
 
 /// Row r of position s's record.
@@ -167,13 +172,47 @@ fn solve_record_stride() -> u32 {
 
 /// Row r (below SOLVE_ROWS_PER_POINT) of point i of position s's record.
 fn solve_point_row(s: u32, i: u32, r: u32) -> vec4<f32> {
-    return solve_row(s, 2u + i * SOLVE_ROWS_PER_POINT + r);
+    return solve_row(s, SOLVE_ROW_POINTS + i * SOLVE_ROWS_PER_POINT + r);
 }
 
 fn solve_head(s: u32) -> SolveHead {
     let h = solver_rows[SOLVE_ROW_HEAD * solve_record_stride() + s];
     let n = solve_row(s, SOLVE_ROW_NORMAL);
-    return SolveHead(h.x, h.y, h.z, h.w & 0xffffu, h.w >> 16u, n.xyz, n.w);
+    let mat = solve_row(s, SOLVE_ROW_MATERIAL);
+    return SolveHead(h.x, h.y, h.z, h.w & 0xffffu, h.w >> 16u, n.xyz, n.w, mat);
+}
+
+/// The arm of a contact point from a body's centre of mass at orientation q (solver.rs `arm`):
+/// the anchor turned by q, then `round` back along the normal (solve_round; 0 for a flat
+/// surface). A round surface's anchor is its centre, so within a step the arm stays at the
+/// contact point while a ball or a capsule turns under it (it rolls; an arm to a point of the
+/// body would roll away from the contact, and the normal impulse there would brake the
+/// turning), and the overlap follows the centre. A flat surface's anchor is the contact point
+/// itself, a point of the body that turns with it (a box tipping over an edge).
+fn solve_arm(q: vec4<f32>, anchor: vec3<f32>, n: vec3<f32>, round: f32) -> vec3<f32> {
+    let r = quat_rotate(q, anchor);
+    return select(r, r - n * round, round != 0.0);
+}
+
+/// How far a round surface's centre lies from a contact point along the normal (solver.rs
+/// `centre_distance`): its radius less half the penetration pen0 at prepare (the point is
+/// halfway between the two surfaces); 0 for a flat surface (radius 0). Body a's centre is that
+/// far along +n, body b's along −n.
+fn solve_round(radius: f32, pen0: f32) -> f32 {
+    return select(0.0, radius - 0.5 * pen0, radius != 0.0);
+}
+
+/// Both arms of a point whose rows are r0, r1 (its anchors, pen0 in r1.w), for a contact with
+/// header h, at orientations qa and qb.
+struct SolveArms {
+    a: vec3<f32>,
+    b: vec3<f32>,
+}
+
+fn solve_arms(h: SolveHead, qa: vec4<f32>, qb: vec4<f32>, r0: vec4<f32>, r1: vec4<f32>) -> SolveArms {
+    let ra = solve_arm(qa, r0.xyz, h.normal, solve_round(h.material.y, r1.w));
+    let rb = solve_arm(qb, r1.xyz, h.normal, -solve_round(h.material.z, r1.w));
+    return SolveArms(ra, rb);
 }
 
 /// The contact at position s's bodies as the velocity sweeps see them.
@@ -306,6 +345,13 @@ fn warm_start(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (found) {
         prev_basis = solve_basis(p.normal.xyz);
     }
+    // The rolling resistance's impulse, carried through world space like the tangents.
+    var roll = vec4<f32>(0.0);
+    if (found && m.material.w > 0.0) {
+        let tw = prev_basis.t1 * p.rolling.x + prev_basis.t2 * p.rolling.y;
+        roll = vec4<f32>(dot(tw, basis.t1), dot(tw, basis.t2), 0.0, 0.0);
+    }
+    manifolds[k].rolling = roll;
     let radius = max(params.contact_margin, params.position_slop);
     for (var i = 0u; i < MAX_POINTS; i++) {
         var imp = vec4<f32>(0.0);
@@ -378,13 +424,17 @@ fn solve_prepare_record(s: u32, k: u32) {
     let count = min(m.count, MAX_POINTS);
     solver[SOLVE_ROW_HEAD * stride + s] = vec4<u32>(m.body_a, m.body_b, k, count | (m.dynamic << 16u));
     solver[SOLVE_ROW_NORMAL * stride + s] = bitcast<vec4<u32>>(m.normal);
+    solver[SOLVE_ROW_MATERIAL * stride + s] = bitcast<vec4<u32>>(m.material);
     for (var i = 0u; i < count; i++) {
         let p = m.points[i];
         let point = p.xyz;
         let ra = point - a.pos;
         let rb = point - b.pos;
-        let la = quat_rotate_inv(a.orient, ra);
-        let lb = quat_rotate_inv(b.orient, rb);
+        // The anchors of solve_arm: a round surface's centre, a flat one's contact point.
+        let round_a = solve_round(m.material.y, p.w);
+        let round_b = -solve_round(m.material.z, p.w);
+        let la = quat_rotate_inv(a.orient, select(ra, ra + n * round_a, round_a != 0.0));
+        let lb = quat_rotate_inv(b.orient, select(rb, rb + n * round_b, round_b != 0.0));
         let ka = solve_angular_rows(ra, a.inv_inertia, n, t1, t2);
         let kb = solve_angular_rows(rb, b.inv_inertia, n, t1, t2);
         let k0 = ka[0] + kb[0] + vec3<f32>(inv_mass, 0.0, 0.0);
@@ -392,10 +442,10 @@ fn solve_prepare_record(s: u32, k: u32) {
         let k2 = ka[2] + kb[2] + vec3<f32>(0.0, 0.0, inv_mass);
         let dv = (a.lin_vel + cross(a.ang_vel, ra)) - (b.lin_vel + cross(b.ang_vel, rb));
         let vn = dot(dv, n);
-        let row = (2u + i * SOLVE_ROWS_PER_POINT) * stride + s;
+        let row = (SOLVE_ROW_POINTS + i * SOLVE_ROWS_PER_POINT) * stride + s;
         solver[row] = bitcast<vec4<u32>>(vec4<f32>(la, vn));
         solver[row + stride] = bitcast<vec4<u32>>(vec4<f32>(lb, p.w));
-        solver[row + 2u * stride] = bitcast<vec4<u32>>(vec4<f32>(k0.x, k1.y, k2.z, m.material.x));
+        solver[row + 2u * stride] = bitcast<vec4<u32>>(vec4<f32>(k0.x, k1.y, k2.z, 0.0));
     }
 }
 
@@ -416,12 +466,57 @@ fn solve_warm_bodies(s: u32, h: SolveHead, a: ptr<function, SolveBody>, b: ptr<f
     let t1 = basis.t1;
     let t2 = basis.t2;
     for (var i = 0u; i < h.count; i++) {
-        let ra = quat_rotate((*a).orient, solve_point_row(s, i, 0u).xyz);
-        let rb = quat_rotate((*b).orient, solve_point_row(s, i, 1u).xyz);
+        let arms = solve_arms(h, (*a).orient, (*b).orient, solve_point_row(s, i, 0u), solve_point_row(s, i, 1u));
         let imp = manifolds[h.k].impulses[i];
         let g = n * imp.x + t1 * imp.y + t2 * imp.z;
-        solve_apply(a, b, g, ra, rb);
+        solve_apply(a, b, g, arms.a, arms.b);
     }
+    if (h.material.w > 0.0) {
+        let roll = manifolds[h.k].rolling;
+        solve_apply_angular(a, b, t1 * roll.x + t2 * roll.y);
+    }
+}
+
+/// Applies angular impulse `g` (world): +g on a, −g on b.
+fn solve_apply_angular(a: ptr<function, SolveBody>, b: ptr<function, SolveBody>, g: vec3<f32>) {
+    (*a).ang_vel += (*a).inv_inertia * g;
+    (*b).ang_vel -= (*b).inv_inertia * g;
+}
+
+/// Rolling resistance on the bodies of the contact with header `h`, after its points' rows
+/// (solver.rs `rolling_row`): an angular impulse against the relative rolling ω_a − ω_b about
+/// each tangent, with its own effective mass, accumulated and clamped to the disc
+/// `material.w · Σλn` (Box2D v3's bound: the coefficient times the radius times the normal
+/// impulse the points carry now). Spin about the normal is not resisted.
+fn solve_rolling_bodies(h: SolveHead, total_normal: f32, t1: vec3<f32>, t2: vec3<f32>, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
+    let old = manifolds[h.k].rolling;
+    let k1 = dot(t1, (*a).inv_inertia * t1) + dot(t1, (*b).inv_inertia * t1);
+    let k2 = dot(t2, (*a).inv_inertia * t2) + dot(t2, (*b).inv_inertia * t2);
+    let dw = (*a).ang_vel - (*b).ang_vel;
+    var roll = old.xy;
+    if (k1 > 0.0) {
+        roll.x = roll.x - dot(dw, t1) / k1;
+    }
+    if (k2 > 0.0) {
+        roll.y = roll.y - dot(dw, t2) / k2;
+    }
+    roll = solve_clamp_disc(roll, h.material.w * total_normal);
+    solve_apply_angular(a, b, t1 * (roll.x - old.x) + t2 * (roll.y - old.y));
+    manifolds[h.k].rolling = vec4<f32>(roll, old.zw);
+}
+
+/// An accumulated pair of impulses clamped to the disc of radius `limit` (friction's cone,
+/// rolling resistance's bound), scaled towards 0 when outside it.
+fn solve_clamp_disc(v: vec2<f32>, limit: f32) -> vec2<f32> {
+    let planar = length(v);
+    if (planar > limit) {
+        var scale = 0.0;
+        if (planar > 0.0) {
+            scale = limit / planar;
+        }
+        return v * scale;
+    }
+    return v;
 }
 
 fn solve_relative_velocity(a: SolveBody, b: SolveBody, ra: vec3<f32>, rb: vec3<f32>) -> vec3<f32> {
@@ -440,12 +535,14 @@ fn solve_contact_bodies(s: u32, h: SolveHead, use_bias: bool, a: ptr<function, S
     if (!((*a).is_dyn && (*b).is_dyn)) {
         soft = params.soft_static;
     }
+    var total_normal = 0.0;
     for (var i = 0u; i < h.count; i++) {
         let r0 = solve_point_row(s, i, 0u);
         let r1 = solve_point_row(s, i, 1u);
         let kd = solve_point_row(s, i, 2u);
-        let ra = quat_rotate((*a).orient, r0.xyz);
-        let rb = quat_rotate((*b).orient, r1.xyz);
+        let arms = solve_arms(h, (*a).orient, (*b).orient, r0, r1);
+        let ra = arms.a;
+        let rb = arms.b;
         let pen = r1.w - dot(n, ((*a).pos + ra) - ((*b).pos + rb));
         let sep = params.position_slop - pen;
         var bias = 0.0;
@@ -474,25 +571,21 @@ fn solve_contact_bodies(s: u32, h: SolveHead, use_bias: bool, a: ptr<function, S
         if (kd.z > 0.0) {
             tan.y = tan.y - dot(dv, t2) / kd.z;
         }
-        let limit = mu * normal;
-        let planar = length(tan);
-        if (planar > limit) {
-            var scale = 0.0;
-            if (planar > 0.0) {
-                scale = limit / planar;
-            }
-            tan = tan * scale;
-        }
+        tan = solve_clamp_disc(tan, mu * normal);
         let g = t1 * (tan.x - old.y) + t2 * (tan.y - old.z);
         solve_apply(a, b, g, ra, rb);
         manifolds[h.k].impulses[i] = vec4<f32>(normal, tan.x, tan.y, max(old4.w, normal));
+        total_normal += normal;
+    }
+    if (h.material.w > 0.0) {
+        solve_rolling_bodies(h, total_normal, t1, t2, a, b);
     }
 }
 
 // solve_restitution: once per step, −e·v_n(start) for points that closed fast and pushed.
 // Leaves `a` and `b` as they were when the manifold has no restitution.
 fn solve_restitution_bodies(s: u32, h: SolveHead, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
-    let e = solve_restitution_of(s);
+    let e = h.material.x;
     if (e <= 0.0) {
         return;
     }
@@ -510,8 +603,9 @@ fn solve_restitution_bodies(s: u32, h: SolveHead, a: ptr<function, SolveBody>, b
         if (-vn0 < params.restitution_cutoff || old.w <= 0.0 || kd.x <= 0.0) {
             continue;
         }
-        let ra = quat_rotate((*a).orient, r0.xyz);
-        let rb = quat_rotate((*b).orient, r1.xyz);
+        let arms = solve_arms(h, (*a).orient, (*b).orient, r0, r1);
+        let ra = arms.a;
+        let rb = arms.b;
         let vn = dot(solve_relative_velocity(*a, *b, ra, rb), n);
         let normal = max(old.x - (vn + e * vn0) / kd.x, 0.0);
         // Keep the accumulated pair inside the cone when the bounce lowered λn.
@@ -562,10 +656,9 @@ fn solve_position_manifold(s: u32) {
     for (var i = 0u; i < h.count; i++) {
         let r1 = solve_point_row(s, i, 1u);
         let pen0 = r1.w;
-        let la = solve_point_row(s, i, 0u).xyz;
-        let lb = r1.xyz;
-        let ra = quat_rotate(a.orient, la);
-        let rb = quat_rotate(b.orient, lb);
+        let arms = solve_arms(h, a.orient, b.orient, solve_point_row(s, i, 0u), r1);
+        let ra = arms.a;
+        let rb = arms.b;
         let pen = pen0 - dot(n, (a.pos + ra) - (b.pos + rb));
         let c = params.position_relax * (pen - params.position_slop);
         if (c <= 0.0) {
@@ -599,10 +692,10 @@ const SOLVE_STAGE_RELAX: u32 = 2u;
 const SOLVE_STAGE_RESTITUTION: u32 = 3u;
 const SOLVE_STAGE_POSITION: u32 = 4u;
 
-/// The restitution of the contact at position s (its manifold's material.x, which
-/// `solve_prepare` left in the fourth word of point 0's third row).
+/// The restitution of the contact at position s (its manifold's material.x, in its record's
+/// material row).
 fn solve_restitution_of(s: u32) -> f32 {
-    return solve_point_row(s, 0u, 2u).w;
+    return solve_row(s, SOLVE_ROW_MATERIAL).x;
 }
 
 /// Whether a velocity stage leaves the contact at position s alone (restitution without

@@ -31,7 +31,7 @@ struct Shape {
     material: vec4<f32>,
 }
 
-/// The contacts of one shape pair: 224 bytes.
+/// The contacts of one shape pair: 240 bytes.
 struct Manifold {
     body_a: u32,
     body_b: u32,
@@ -46,6 +46,7 @@ struct Manifold {
     points: array<vec4<f32>, 4>,
     features: vec4<u32>,
     impulses: array<vec4<f32>, 4>,
+    rolling: vec4<f32>,
 }
 
 /// Per-step uniform block: 144 bytes.

@@ -31,6 +31,38 @@ pub struct AggState {
     pub vel_next: Vec<Vec4>,
 }
 
+impl AggState {
+    /// Bytes of host memory the arrays take per particle.
+    pub const BYTES_PER_PARTICLE: u64 = (6 * 16 + 4) as u64;
+
+    /// Zeroed arrays for `n` particles, reserved first so that an allocation the host cannot
+    /// make is an error, not an abort.
+    ///
+    /// # Errors
+    /// [`crate::Error::HostMemory`] when the host cannot allocate the arrays.
+    pub fn new(n: u32) -> crate::Result<Self> {
+        let oom = |_| crate::Error::HostMemory {
+            capacity: n,
+            bytes: u64::from(n) * Self::BYTES_PER_PARTICLE,
+        };
+        fn zeroed<T: Clone>(n: u32, fill: T) -> Result<Vec<T>, std::collections::TryReserveError> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(n as usize)?;
+            v.resize(n as usize, fill);
+            Ok(v)
+        }
+        Ok(Self {
+            pos: zeroed(n, Vec4::ZERO).map_err(oom)?,
+            vel: zeroed(n, Vec4::ZERO).map_err(oom)?,
+            acc: zeroed(n, Vec4::ZERO).map_err(oom)?,
+            radius: zeroed(n, 0.0).map_err(oom)?,
+            colour: zeroed(n, Vec4::ZERO).map_err(oom)?,
+            pos_next: zeroed(n, Vec4::ZERO).map_err(oom)?,
+            vel_next: zeroed(n, Vec4::ZERO).map_err(oom)?,
+        })
+    }
+}
+
 /// The static tables a step reads.
 pub struct AggInputs<'a> {
     /// Uniform block.

@@ -106,7 +106,12 @@ impl AggregateWorld {
                     });
                 }
                 let table_size = if c.table_size == 0 {
-                    (2 * config.capacity).next_power_of_two()
+                    // At most 2^31 before rounding up, so the power of two cannot overflow.
+                    config
+                        .capacity
+                        .saturating_mul(2)
+                        .min(1 << 31)
+                        .next_power_of_two()
                 } else {
                     c.table_size
                 };
@@ -120,7 +125,7 @@ impl AggregateWorld {
             }
             None => None,
         };
-        let n = config.capacity as usize;
+        let config_capacity = config.capacity;
         let mut me = Self {
             time: 0.0,
             fields,
@@ -145,15 +150,7 @@ impl AggregateWorld {
             config,
         };
         me.engine = match backend {
-            Backend::Cpu => Engine::Cpu(Box::new(AggState {
-                pos: vec![Vec4::ZERO; n],
-                vel: vec![Vec4::ZERO; n],
-                acc: vec![Vec4::ZERO; n],
-                radius: vec![0.0; n],
-                colour: vec![Vec4::ZERO; n],
-                pos_next: vec![Vec4::ZERO; n],
-                vel_next: vec![Vec4::ZERO; n],
-            })),
+            Backend::Cpu => Engine::Cpu(Box::new(AggState::new(config_capacity)?)),
             Backend::Gpu(ctx) => {
                 me.rebuild_tables()?;
                 let t = Tables {

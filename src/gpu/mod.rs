@@ -6,6 +6,7 @@ pub mod context;
 pub mod kernel;
 pub mod shader;
 pub mod sort;
+pub mod status;
 pub mod timing;
 pub mod upload;
 

@@ -439,10 +439,13 @@ fn plan_pool(c: &mut GpuCounters, params: &GpuParams, total: [u32; 2]) {
     c.spawn_accepted = accepted;
     c.emitted = params.emitted;
     if accepted < wanted {
-        c.dropped_total += wanted - accepted;
-        c.host_dropped_total += host - host.min(accepted);
-        c.overflow_steps += 1;
-        c.wanted_capacity = c.wanted_capacity.max(survivors + wanted);
+        // Totals since creation saturate instead of wrapping (WGSL `saturating_add`).
+        c.dropped_total = c.dropped_total.saturating_add(wanted - accepted);
+        c.host_dropped_total = c
+            .host_dropped_total
+            .saturating_add(host - host.min(accepted));
+        c.overflow_steps = c.overflow_steps.saturating_add(1);
+        c.wanted_capacity = c.wanted_capacity.max(survivors.saturating_add(wanted));
     }
 }
 

@@ -12,16 +12,14 @@ use crate::gpu::timing::StepTimer;
 use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
 use std::mem::size_of;
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use wgpu::BufferUsages as U;
 
 pub use super::shader::{
     binding, shader_source, storage_buffers_per_stage, ScratchLayout, BINDINGS,
 };
 
+use crate::gpu::status::StatusRing;
 pub use status::Landed;
-use status::{MapGuard, SlotState, StatusSlot, MAP_GONE, MAP_PENDING, MAP_READY};
 
 mod effects;
 mod integrate;
@@ -88,7 +86,7 @@ pub struct GpuParticles {
     pub(crate) bufs: Buffers,
     removal_capacity: u32,
     kernels: Kernels,
-    status: Vec<StatusSlot>,
+    status: StatusRing,
     timing: Option<StepTimer>,
     uploads: StepUploads,
     /// The back-to-front order, when on.
@@ -211,7 +209,7 @@ impl GpuParticles {
             bufs,
             removal_capacity: 64,
             kernels,
-            status: Vec::new(),
+            status: StatusRing::new("particle_status"),
             timing: None,
             uploads: StepUploads::new(ctx, "wgphys:upload:particles"),
             view_sort: None,
@@ -638,27 +636,7 @@ impl GpuParticles {
             } else {
                 0
             };
-            let slot = self.free_status_slot(room);
-            if let Some(slot) = self.status.get_mut(slot) {
-                let counters = size_of::<GpuCounters>() as u64;
-                encoder.copy_buffer_to_buffer(&self.bufs.counters, 0, &slot.buffer, 0, counters);
-                if room > 0 {
-                    encoder.copy_buffer_to_buffer(
-                        &self.bufs.deaths,
-                        0,
-                        &slot.buffer,
-                        counters,
-                        4 * (1 + u64::from(room)),
-                    );
-                }
-                slot.map.store(MAP_PENDING, Ordering::Release);
-                let guard = MapGuard(slot.map.clone());
-                encoder.map_buffer_on_submit(&slot.buffer, wgpu::MapMode::Read, .., move |r| {
-                    let state = if r.is_ok() { MAP_READY } else { MAP_GONE };
-                    guard.0.store(state, Ordering::Release);
-                });
-                slot.state = SlotState::Mapping(frame.step, room);
-            }
+            self.record_status(encoder, frame.step, room);
         }
     }
 

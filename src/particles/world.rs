@@ -314,7 +314,10 @@ impl ParticleWorld {
     /// this world. Nothing changes then.
     pub fn remove(&mut self, handle: ParticleHandle) -> Result<()> {
         if handle.world != self.world_tag || !self.outstanding.remove(&handle.id) {
-            return Err(Error::StaleHandle(handle.id));
+            return Err(Error::StaleHandle {
+                kind: "particle",
+                id: handle.id,
+            });
         }
         if let Some(pos) = self.spawns.iter().position(|s| s.life.id == handle.id) {
             // Still queued: it never reached the pool.
@@ -411,9 +414,11 @@ impl ParticleWorld {
                 capacity: self.capacity,
             });
         }
+        // Below 2^31 before rounding up, so the power of two cannot overflow.
         let want = self
             .capacity
             .saturating_mul(2)
+            .min(GPU_ID_BIT)
             .next_power_of_two()
             .min(GPU_ID_BIT - 1);
         self.grow(want)
@@ -498,7 +503,11 @@ impl ParticleWorld {
         }
         match &mut self.engine {
             Engine::Cpu(s) => s.resize(capacity)?,
-            Engine::Gpu(g) => g.grow(capacity)?,
+            Engine::Gpu(g) => {
+                // Buffers the device cannot allocate are an error, not wgpu's panic.
+                let ctx = g.ctx.clone();
+                ctx.guard("growing a particle pool", || g.grow(capacity))?
+            }
         }
         if matches!(self.engine, Engine::Cpu(_)) {
             let slots = capacity as usize * self.config.trail_length as usize;
@@ -739,6 +748,7 @@ impl ParticleWorld {
         let want = st
             .wanted_capacity
             .max(self.capacity.saturating_mul(2))
+            .min(GPU_ID_BIT)
             .next_power_of_two()
             .min(GPU_ID_BIT - 1)
             .min(device_max);

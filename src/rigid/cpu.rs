@@ -20,29 +20,49 @@ pub fn step_start(params: &GpuRigidParams, claims: &mut [u32]) {
     }
 }
 
-/// The gyroscopic term of Euler's equations, I·ω̇ + ω × I·ω = 0, taken implicitly over `h` in
-/// the body frame (one Newton step of backward Euler, as in Catto's "Numerical Methods", GDC
-/// 2015): with ω_b = Rᵀω, f = h·ω_b × I·ω_b and the Jacobian J = I + h·(ω_b× ·I − (I·ω_b)×),
-/// ω_b ← ω_b − J⁻¹·f. Backward Euler keeps |I·ω_b| from growing, so a free asymmetric body keeps
-/// its angular momentum vector and tumbles (the tennis-racket flip) instead of spinning on at
-/// constant ω as the book's integrator does. Bodies whose body-frame inverse inertia is
-/// singular (a locked axis) keep ω.
+/// Newton iterations of [`gyroscopic`]'s implicit midpoint solve. Each iteration squares the
+/// relative error of the previous one (Newton's method on a smooth system); from the start
+/// value ω_b the first error is about h·|ω| (the change a step makes), so after three it is
+/// about (h·|ω|)⁸: below f32's 6e-8 for h·|ω| < 0.12, and 4e-3 of the step's change at the
+/// fastest spin the integrator is built for (h·|ω| = 0.5), where the rule's own truncation is
+/// larger.
+pub const GYROSCOPIC_ITERATIONS: u32 = 3;
+
+/// The gyroscopic term of Euler's equations, I·ω̇ + ω × I·ω = 0, over `h` in the body frame by
+/// the implicit midpoint rule: with ω_b = Rᵀω, solve I·(ω' − ω_b) + h·m × I·m = 0 for ω' at the
+/// midpoint m = (ω_b + ω')/2, by [`GYROSCOPIC_ITERATIONS`] Newton steps from ω' = ω_b (Jacobian
+/// I + h/2·(m× ·I − (I·m)×)). The rule keeps both quadratic invariants of the free motion,
+/// |I·ω_b| (angular momentum) and ω_b·I·ω_b (energy), exactly when solved exactly: the change
+/// I·(ω' − ω_b) is h·(I·m) × m, perpendicular to both I·m and m. Backward Euler, which the
+/// engine used before, lost both (a box spun near its intermediate axis kept 91% of its energy
+/// after 5 s at 60 Hz and 4 substeps). A free asymmetric body therefore keeps its angular
+/// momentum and tumbles (the tennis-racket flip) with the Euler period, where the book's
+/// integrator spins on at constant ω. The orientation update that follows turns the body
+/// about ω' itself, which leaves ω' in the body frame unchanged, so the next substep starts
+/// from the ω_b this one ended with. Bodies whose body-frame inverse inertia is singular (a
+/// locked axis) keep ω, as does a singular Jacobian.
 pub fn gyroscopic(q: Vec4, inv_body: &[Vec4; 3], w: Vec3, h: f32) -> Vec3 {
     let Some(inertia) = mat3_inverse(mat3_cols(inv_body)) else {
         return w;
     };
-    let wb = quat_rotate_inv(q, w);
-    let l = inertia * wb;
-    let f = h * wb.cross(l);
-    let j = glam::Mat3::from_cols(
-        inertia.x_axis + h * (wb.cross(inertia.x_axis) - l.cross(Vec3::X)),
-        inertia.y_axis + h * (wb.cross(inertia.y_axis) - l.cross(Vec3::Y)),
-        inertia.z_axis + h * (wb.cross(inertia.z_axis) - l.cross(Vec3::Z)),
-    );
-    match mat3_inverse(j) {
-        Some(ji) => quat_rotate(q, wb - ji * f),
-        None => w,
+    let w0 = quat_rotate_inv(q, w);
+    let half = 0.5 * h;
+    let mut x = w0;
+    for _ in 0..GYROSCOPIC_ITERATIONS {
+        let m = 0.5 * (w0 + x);
+        let l = inertia * m;
+        let g = inertia * (x - w0) + h * m.cross(l);
+        let j = glam::Mat3::from_cols(
+            inertia.x_axis + half * (m.cross(inertia.x_axis) - l.cross(Vec3::X)),
+            inertia.y_axis + half * (m.cross(inertia.y_axis) - l.cross(Vec3::Y)),
+            inertia.z_axis + half * (m.cross(inertia.z_axis) - l.cross(Vec3::Z)),
+        );
+        match mat3_inverse(j) {
+            Some(ji) => x -= ji * g,
+            None => return w,
+        }
     }
+    quat_rotate(q, x)
 }
 
 /// Stage `integrate_velocity`, the first half of the book's integrator (catalogue §7, steps

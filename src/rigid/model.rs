@@ -137,6 +137,13 @@ pub struct Collider {
     pub friction: f32,
     /// Restitution in [0, 1].
     pub restitution: f32,
+    /// Rolling resistance (>= 0, default 0: none): a round collider (sphere, capsule) rolling
+    /// on anything is braked by a torque up to this times its radius times the normal force,
+    /// so a ball rolled at v on level ground stops after v² / (2·a) with
+    /// a = g·c / (1 + I/(m·r²)) (5/7·g·c for a solid ball). A pair takes the larger of its two
+    /// colliders' coefficients and the larger round radius (Box2D v3's rule); flat shapes on
+    /// flat shapes are not braked.
+    pub rolling_resistance: f32,
     /// Group bits; two colliders touch when each one's group meets the other's mask.
     pub group: u32,
     /// Mask bits.
@@ -152,6 +159,7 @@ impl Collider {
             rotation: Quat::IDENTITY,
             friction: 0.5,
             restitution: 0.0,
+            rolling_resistance: 0.0,
             group: u32::MAX,
             mask: u32::MAX,
         }
@@ -191,6 +199,11 @@ impl Collider {
         self.restitution = restitution;
         self
     }
+    /// Sets the rolling resistance (see [`Collider::rolling_resistance`], the field).
+    pub fn rolling_resistance(mut self, coefficient: f32) -> Self {
+        self.rolling_resistance = coefficient;
+        self
+    }
     /// Sets the collision group and mask bits.
     pub fn groups(mut self, group: u32, mask: u32) -> Self {
         self.group = group;
@@ -203,6 +216,7 @@ impl Collider {
         finite3("collider offset", self.offset)?;
         let rot = unit_quat("collider rotation", self.rotation)?;
         non_negative("collider friction", self.friction)?;
+        non_negative("collider rolling_resistance", self.rolling_resistance)?;
         if !(0.0..=1.0).contains(&self.restitution) {
             return Err(Error::InvalidInput {
                 what: "collider restitution",
@@ -244,7 +258,12 @@ impl Collider {
             offset_pos: self.offset.extend(0.0),
             offset_rot: rot,
             dims,
-            material: Vec4::new(self.friction, self.restitution, 0.0, 0.0),
+            material: Vec4::new(
+                self.friction,
+                self.restitution,
+                self.rolling_resistance,
+                0.0,
+            ),
         })
     }
 }

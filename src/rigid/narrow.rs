@@ -143,7 +143,10 @@ pub fn narrow(
 }
 
 /// The manifold of shapes `a` and `b` (indices into `shapes`): bodies, shapes (reordered by kind,
-/// see the module docs), combined friction (normal.w) and restitution (material.x), and up to
+/// see the module docs), combined friction (normal.w), restitution (material.x), the radii of
+/// the two shapes' round surfaces (material.y for a, material.z for b; 0 for a flat shape, see
+/// [`round_radius`]), the rolling resistance (material.w: the larger of the two coefficients
+/// times the larger radius, the most torque per unit normal impulse, as Box2D v3), and up to
 /// four contacts. `count` is 0 when they are apart by `contact_margin` or more, when an index is
 /// out of range, when both shapes belong to the same body, or for pairs of half-spaces and
 /// planes. `colour` is [`NONE`] and the impulses
@@ -177,11 +180,12 @@ pub fn collide_shapes(
     m.body_a = sa.body;
     m.body_b = sb.body;
     let friction = combine(params.combine_friction, sa.material.x, sb.material.x);
+    let (round_a, round_b) = (round_radius(sa), round_radius(sb));
     m.material = Vec4::new(
         combine(params.combine_restitution, sa.material.y, sb.material.y),
-        0.0,
-        0.0,
-        0.0,
+        round_a,
+        round_b,
+        sa.material.z.max(sb.material.z) * round_a.max(round_b),
     );
     if sa.body == sb.body && sa.body != NONE {
         // Parts of one body never collide with each other (the book's primitive assemblies).
@@ -219,6 +223,18 @@ pub fn collide_shapes(
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers (each has a WGSL twin of the same name).
+
+/// The radius of a shape's round surface (a sphere's, a capsule's), 0 for flat shapes. A
+/// contact keeps its lever arm at the contact point while a round body turns under it: the
+/// solver turns the anchor of the round surface's centre with the body and steps back out to
+/// the surface along the normal by this much (`solver::arm`).
+pub fn round_radius(s: &GpuShape) -> f32 {
+    if s.kind == shape_kind::SPHERE || s.kind == shape_kind::CAPSULE {
+        s.dims.x
+    } else {
+        0.0
+    }
+}
 
 /// `min(max(x, lo), hi)`, WGSL's `clamp`, without `f32::clamp`'s panic on odd bounds.
 fn clampf(x: f32, lo: f32, hi: f32) -> f32 {

@@ -1,10 +1,8 @@
-//! What a step did ([`StepReport`]) and the GPU's status ring: each step's counters are copied
-//! into one of a few mappable slots and read back without blocking a frame or two later, so no
-//! step waits on a readback.
+//! What a step did ([`StepReport`]), from the counters a step leaves on the device. On the GPU
+//! each step, recorded by the world or into a caller's encoder, copies them into the world's
+//! status ring (`crate::gpu::status`), read without blocking a frame or two later.
 
 use super::types::counter;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 /// What a step did, from the counters. On the GPU these are read back asynchronously, so a
 /// report describes a step a frame or two old ([`StepReport::step`] says which); the CPU's
@@ -49,6 +47,11 @@ pub struct StepReport {
     /// land here, smaller blocks (`RigidConfig::block_cells`) put fewer contacts in a bin. Empty
     /// bins count in neither.
     pub unstaged_bins: u32,
+    /// The broad phase was cut short: a software adapter stops a shader after 65,535 loop
+    /// iterations per invocation (Mesa's loop limiter), and a shape with very many neighbours
+    /// can reach that, so some of its pairs were not written this step (the narrow phase never
+    /// sees a slot left from an earlier step). Always false on the CPU.
+    pub broad_truncated: bool,
 }
 
 impl StepReport {
@@ -60,6 +63,15 @@ impl StepReport {
                  (or keep auto_grow on)",
                 self.pairs_wanted, self.pairs
             ));
+        }
+        if self.broad_truncated {
+            return Some(
+                "the broad phase was cut short by the adapter's loop limit (software adapters \
+                 stop a shader after 65,535 loop iterations), so some pairs were missed this \
+                 step: use a hardware adapter, or put fewer shapes in reach of one another (a \
+                 crowded grid cell, or a large shape over thousands of small ones)"
+                    .to_string(),
+            );
         }
         (self.unsolved > 0).then(|| {
             format!(
@@ -73,75 +85,9 @@ impl StepReport {
     }
 }
 
-/// One slot of the status ring: a mappable copy of a step's counters.
-pub(crate) struct StatusSlot {
-    pub(crate) buffer: wgpu::Buffer,
-    pub(crate) ready: Arc<AtomicBool>,
-    pub(crate) step: Option<u64>,
-    pub(crate) mapping: bool,
-}
-
-/// The index of a free status slot, adding one while the ring holds fewer than three; `None`
-/// when all are in flight (that step's counters are then not copied).
-pub(crate) fn free_status_slot(
-    device: &wgpu::Device,
-    status: &mut Vec<StatusSlot>,
-) -> Option<usize> {
-    match status.iter().position(|s| s.step.is_none()) {
-        Some(i) => Some(i),
-        None if status.len() < 3 => {
-            status.push(StatusSlot {
-                buffer: device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("wgphys:buffer:rigid_status"),
-                    size: STATUS_BYTES,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                }),
-                ready: Arc::new(AtomicBool::new(false)),
-                step: None,
-                mapping: false,
-            });
-            Some(status.len() - 1)
-        }
-        None => None,
-    }
-}
-
-/// Bytes of the counters the status ring copies (the scalar counters).
-pub(crate) const STATUS_BYTES: u64 = 4 * counter::INDIRECT as u64;
-
-/// Starts mapping copied status slots and returns the newest finished report, without blocking.
-pub(crate) fn poll_status(device: &wgpu::Device, status: &mut [StatusSlot]) -> Option<StepReport> {
-    let _ = device.poll(wgpu::PollType::Poll);
-    let mut newest: Option<StepReport> = None;
-    for slot in status.iter_mut() {
-        let Some(step) = slot.step else { continue };
-        if !slot.mapping {
-            let ready = slot.ready.clone();
-            ready.store(false, Ordering::Release);
-            slot.buffer.map_async(wgpu::MapMode::Read, .., move |r| {
-                ready.store(r.is_ok(), Ordering::Release)
-            });
-            slot.mapping = true;
-            continue;
-        }
-        if !slot.ready.load(Ordering::Acquire) {
-            continue;
-        }
-        if let Ok(view) = slot.buffer.get_mapped_range(..) {
-            let words: Vec<u32> = bytemuck::cast_slice(&view[..]).to_vec();
-            drop(view);
-            let report = report_from_counters(step, &words);
-            if newest.is_none_or(|n| report.step > n.step) {
-                newest = Some(report);
-            }
-        }
-        slot.buffer.unmap();
-        slot.step = None;
-        slot.mapping = false;
-    }
-    newest
-}
+/// Bytes of the counters a step's status copy takes: every word (`counter::LEN`), so a
+/// report can read any counter.
+pub(crate) const STATUS_BYTES: u64 = 4 * counter::LEN as u64;
 
 pub(crate) fn report_from_counters(step: u64, c: &[u32]) -> StepReport {
     let at = |i: usize| c.get(i).copied().unwrap_or(0);
@@ -159,5 +105,6 @@ pub(crate) fn report_from_counters(step: u64, c: &[u32]) -> StepReport {
         unsolved: at(counter::UNSOLVED),
         staged_bins: at(counter::STAGED_BINS),
         unstaged_bins: at(counter::UNSTAGED_BINS),
+        broad_truncated: at(counter::BROAD_TRUNCATED) != 0,
     }
 }

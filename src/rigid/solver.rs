@@ -17,6 +17,13 @@
 //!   `contact_hertz` with a damping ratio, written implicitly, see [`soft_contact`]); the relax
 //!   iterations then solve the same rows rigidly without the bias, so the push-out's speed does
 //!   not carry on as a bounce, and they carry a stack's load.
+//! - A contact's lever arm follows the contact, not the material ([`arm`]): a round surface
+//!   (a sphere, a capsule's) anchors its centre and steps back out to the contact along the
+//!   normal, so a ball turning within a step keeps its arm under its centre and rolls. An arm
+//!   to a point of the ball rolled away from the contact: the normal impulse there braked the
+//!   turning (a ball rolled at 3 m/s kept 47% of its speed after 2 s) and the apparent gap
+//!   pulled it into the ground. A flat surface anchors the contact point, which turns with the
+//!   body (a box tipping over an edge).
 //! - Impulses are accumulated per point and clamped as accumulated values (normal ≥ 0, friction
 //!   inside the disc μ·λn), which is what converges and what the next step warm-starts from.
 //!   Each point solves its normal row, then its friction rows, each with its own effective mass
@@ -24,11 +31,15 @@
 //!   book's coupled 3×3 friction solve was tried first: its clamp is not a projection, and a box
 //!   resting on a slope at tan θ = 0.8 μ rocked and crept. Only K's diagonal is stored (three
 //!   rows of 16 bytes per point: the two anchors in body space, the start velocity, the
-//!   penetration and the diagonal); the arms are the anchors turned by the bodies' current
-//!   orientations and the tangents come from [`contact_basis`], so a pair slot costs 192 bytes.
-//!   The GPU stores them by the contact's position in the colouring's order, beside a header
-//!   and the normal ([`solver_record_rows`]: 224 bytes), so a sweep's threads read consecutive
-//!   rows and no sweep reads `order` or a manifold's header.
+//!   penetration and the diagonal); the arms come from the anchors at the bodies' current
+//!   orientations and the tangents from [`contact_basis`], so a pair slot costs 192 bytes. The
+//!   GPU stores them by the contact's position in the colouring's order, beside a header, the
+//!   normal and the material ([`solver_record_rows`]: 240 bytes), so a sweep's threads read
+//!   consecutive rows and no sweep reads `order` or a manifold's header.
+//! - Rolling resistance (a material's, off by default) is one more row per manifold after its
+//!   points: an angular impulse against the relative rolling, clamped by the coefficient times
+//!   the round radius times the normal impulse (Box2D v3's rule), accumulated in
+//!   `GpuManifold::rolling` and warm-started like the others.
 //! - Accumulated impulses live in `GpuManifold::impulses` (contact basis), so the next step's
 //!   warm start needs no write-back stage.
 //!
@@ -70,11 +81,12 @@ pub fn solver_rows_per_manifold() -> u32 {
 
 /// `vec4` rows of the GPU's record of one contact (`SOLVE_RECORD_ROWS` in `solve.wgsl`): a
 /// header (the bodies, the manifold's slot, the point count and dynamic bits), the normal and
-/// friction, and [`ROWS_PER_POINT`] per point, stored by the contact's position in the
-/// colouring's order, so a sweep's threads read consecutive rows. Sizes the `solver` buffer:
-/// `pair_capacity ×` this `vec4`s.
+/// friction, the material (restitution, the round radii of `solver::arm`, rolling resistance),
+/// and [`ROWS_PER_POINT`] per point, stored by the contact's position in the colouring's order,
+/// so a sweep's threads read consecutive rows. Sizes the `solver` buffer: `pair_capacity ×`
+/// this `vec4`s.
 pub fn solver_record_rows() -> u32 {
-    2 + ROWS_PER_POINT * MAX_POINTS
+    3 + ROWS_PER_POINT * MAX_POINTS
 }
 
 /// What the solver did in one call of [`solve`] (and what the GPU leaves in `counters`).
@@ -201,6 +213,56 @@ fn turn_back(q: Vec4, v: Vec3) -> Vec3 {
     rounding::madd3(t, q.w, v) + rounding::cross(u, t)
 }
 
+/// The arm of a contact point from a body's centre of mass at orientation `q` (WGSL
+/// `solve_arm`): the anchor turned by `q`, then `round` back along the normal (see
+/// [`point_rounds`]; 0 for a flat surface). A round surface's anchor is its centre
+/// ([`centre_anchor`]), so within a step the arm stays at the contact point while a ball or a
+/// capsule turns under it (it rolls; an arm to a point of the body would roll away from the
+/// contact, and the normal impulse there would brake the turning), and the overlap follows the
+/// centre. A flat surface's anchor is the contact point, a point of the body that turns with it
+/// (a box tipping over an edge). The velocity stages compute it in their lanes
+/// (`solver::velocity`) with the same operations.
+pub fn arm(q: Vec4, anchor: Vec3, n: Vec3, round: f32) -> Vec3 {
+    let r = quat_rotate(q, anchor);
+    if round != 0.0 {
+        r - n * round
+    } else {
+        r
+    }
+}
+
+/// The anchor `solve_prepare` keeps for a contact point at world arm `r` from a body of
+/// orientation `q` (the inverse of [`arm`]): the round surface's centre `r + n·round`, or the
+/// point itself when `round` is 0, in the body's frame.
+fn centre_anchor(q: Vec4, r: Vec3, n: Vec3, round: f32) -> Vec3 {
+    if round != 0.0 {
+        turn_back(q, rounding::madd3(n, round, r))
+    } else {
+        turn_back(q, r)
+    }
+}
+
+/// How far a round surface's centre lies from a contact point along the normal (WGSL
+/// `solve_round`): its radius less half the penetration `pen0` at prepare (the narrow phase puts
+/// the point halfway between the two surfaces), 0 for a flat surface (radius 0).
+pub fn centre_distance(radius: f32, pen0: f32) -> f32 {
+    if radius != 0.0 {
+        radius - 0.5 * pen0
+    } else {
+        0.0
+    }
+}
+
+/// The `round` of [`arm`] for body a and body b of a contact point of penetration `pen0` at
+/// prepare, in a manifold of `material` (the radii in y and z): a's centre lies along +n, b's
+/// along −n.
+pub fn point_rounds(material: Vec4, pen0: f32) -> (f32, f32) {
+    (
+        centre_distance(material.y, pen0),
+        -centre_distance(material.z, pen0),
+    )
+}
+
 fn row(rows: &[Vec4], i: usize) -> Vec4 {
     rows.get(i).copied().unwrap_or(Vec4::ZERO)
 }
@@ -269,6 +331,12 @@ pub fn warm_start(params: &GpuRigidParams, manifolds: &mut [GpuManifold], prev: 
         }
         let n = m.normal.xyz();
         let (t1, t2) = contact_basis(n);
+        m.rolling = Vec4::ZERO;
+        if let (Some(p), true) = (found, m.material.w > 0.0) {
+            let (p1, p2) = contact_basis(p.normal.xyz());
+            let tw = rounding::madd3(p2, p.rolling.y, p1 * p.rolling.x);
+            m.rolling = Vec4::new(rounding::dot(tw, t1), rounding::dot(tw, t2), 0.0, 0.0);
+        }
         let radius = params.contact_margin.max(params.position_slop);
         for i in 0..MAX_POINTS as usize {
             let mut imp = Vec4::ZERO;
@@ -345,8 +413,9 @@ fn prepare_manifold(
         let point = p.xyz();
         let ra = point - a.pos;
         let rb = point - b.pos;
-        let la = turn_back(a.orient, ra);
-        let lb = turn_back(b.orient, rb);
+        let (round_a, round_b) = point_rounds(m.material, p.w);
+        let la = centre_anchor(a.orient, ra, n, round_a);
+        let lb = centre_anchor(b.orient, rb, n, round_b);
         let ka = angular_row(ra, a.inv_inertia, e);
         let kb = angular_row(rb, b.inv_inertia, e);
         // Columns of K (symmetric, so rows too).
@@ -424,10 +493,9 @@ fn position_manifold(
         let base = point_base(k, i);
         let r1 = row(rows, base + 1);
         let pen0 = r1.w;
-        let la = row(rows, base).xyz();
-        let lb = r1.xyz();
-        let ra = quat_rotate(a.orient, la);
-        let rb = quat_rotate(b.orient, lb);
+        let (round_a, round_b) = point_rounds(m.material, pen0);
+        let ra = arm(a.orient, row(rows, base).xyz(), n, round_a);
+        let rb = arm(b.orient, r1.xyz(), n, round_b);
         let pen = pen0 - n.dot((a.pos + ra) - (b.pos + rb));
         let c = params.position_relax * (pen - params.position_slop);
         if c <= 0.0 {

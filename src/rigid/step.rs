@@ -694,6 +694,7 @@ pub(crate) fn cpu_step(
         unsolved: 0,
         staged_bins: 0,
         unstaged_bins: 0,
+        broad_truncated: false,
     })
 }
 

@@ -93,9 +93,12 @@ pub mod counter {
     pub const WAITING_GROUPS: usize = COLOUR_COUNT + super::MAX_COLOURS as usize + 1;
     /// How many manifolds that list holds.
     pub const WAITING: usize = WAITING_GROUPS + 3;
+    /// 1 when `broad_write` was cut short this step (a software adapter's loop limit), so
+    /// some pairs were not written; the narrow phase copies it from the broad phase's scratch.
+    pub const BROAD_TRUNCATED: usize = WAITING + 1;
     /// Words in the counters buffer.
     pub const LEN: usize = 256;
-    const _: () = assert!(WAITING < LEN);
+    const _: () = assert!(BROAD_TRUNCATED < LEN);
     const _: () = assert!(TAIL < PAIR_GROUPS && PAIR_GROUPS + 3 <= INDIRECT);
     const _: () = assert!(PAIR_GROUPS + 3 <= STAGED_BINS && UNSTAGED_BINS < INDIRECT);
 }
@@ -153,11 +156,12 @@ pub struct GpuShape {
     pub offset_rot: Vec4,
     /// Dimensions, per [`shape_kind`].
     pub dims: Vec4,
-    /// Friction (x), restitution (y); zw unused.
+    /// Friction (x), restitution (y), rolling resistance (z: the coefficient, a length per
+    /// unit radius, see `Collider::rolling_resistance`); w unused.
     pub material: Vec4,
 }
 
-/// One manifold: the contacts between one pair of shapes, in the pair's slot. 224 bytes.
+/// One manifold: the contacts between one pair of shapes, in the pair's slot. 240 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuManifold {
@@ -182,7 +186,10 @@ pub struct GpuManifold {
     pub _pad1: u32,
     /// Unit normal from b to a (pushes a out), xyz; combined friction (w).
     pub normal: Vec4,
-    /// Combined restitution (x); yzw unused.
+    /// Combined restitution (x); the radius of shape a's and shape b's round surface (y, z;
+    /// 0 for a flat shape: the solver keeps a round surface's lever arm at the contact point
+    /// as the body turns); rolling resistance (w: the most rolling torque per unit normal
+    /// impulse, 0 for none).
     pub material: Vec4,
     /// World contact point (xyz) and penetration (w, positive when overlapping) per point.
     pub points: [Vec4; 4],
@@ -192,6 +199,10 @@ pub struct GpuManifold {
     /// largest normal impulse this step's substeps applied (w: 0 after the warm start;
     /// restitution acts only on points that pushed).
     pub impulses: [Vec4; 4],
+    /// Accumulated rolling-resistance impulse (an angular impulse on a, its opposite on b) in
+    /// the contact basis: about tangent 1 (x) and tangent 2 (y); zw unused. Warm-started like
+    /// the impulses; 0 while the manifold has no rolling resistance.
+    pub rolling: Vec4,
 }
 
 /// [`GpuManifold::dynamic`] bit: the solver moves `body_a`.

@@ -7,13 +7,12 @@ use super::explosion::Explosion;
 use super::gpu::{GpuRigid, GpuRigidSizes};
 use super::model::*;
 pub use super::report::StepReport;
-use super::report::{
-    free_status_slot, poll_status, report_from_counters, StatusSlot, STATUS_BYTES,
-};
+use super::report::{report_from_counters, STATUS_BYTES};
 use super::solver;
 use super::step::{cpu_step, fused_solver, CpuRigid, StepPlan, StepShape};
 use super::types::*;
 use crate::error::{Error, Result};
+use crate::gpu::status::StatusRing;
 use crate::grid::GridSpec;
 use crate::particles::Backend;
 use glam::{Vec3, Vec4, Vec4Swizzles};
@@ -31,7 +30,9 @@ static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
 
 struct GpuEngine {
     rigid: GpuRigid,
-    status: Vec<StatusSlot>,
+    /// Every step's counters, recorded by `step` or into a caller's encoder, read a frame or two
+    /// late without blocking.
+    status: StatusRing,
     /// [`RigidWorld::set_submit_by_phase`].
     submit_by_phase: bool,
     /// [`RigidWorld::set_block_staging`].
@@ -83,7 +84,13 @@ pub struct RigidWorld {
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
     GridSpec::new(
         cell_size,
-        (2 * shape_capacity.max(1)).next_power_of_two().max(64),
+        // At most 2^31 before rounding up, so the power of two cannot overflow.
+        shape_capacity
+            .max(1)
+            .saturating_mul(2)
+            .min(1 << 31)
+            .next_power_of_two()
+            .max(64),
     )
 }
 
@@ -103,12 +110,12 @@ impl RigidWorld {
         validate_config(&config)?;
         let body_capacity = config.body_capacity;
         let shape_capacity = if config.shape_capacity == 0 {
-            2 * body_capacity
+            body_capacity.saturating_mul(2)
         } else {
             config.shape_capacity
         };
         let pair_capacity = if config.pair_capacity == 0 {
-            8 * shape_capacity
+            shape_capacity.saturating_mul(8)
         } else {
             config.pair_capacity
         };
@@ -150,7 +157,7 @@ impl RigidWorld {
                         )?,
                     )
                 })?,
-                status: Vec::new(),
+                status: StatusRing::new("rigid_status"),
                 submit_by_phase: ctx.submits_overlap(),
                 block_staging: false,
             })),
@@ -208,6 +215,12 @@ impl RigidWorld {
         self.colour_slots
     }
 
+    /// Pair (and manifold) slots now: `RigidConfig::pair_capacity`, or more after `auto_grow`
+    /// or [`RigidWorld::grow_pairs`].
+    pub fn pair_capacity(&self) -> u32 {
+        self.pair_capacity
+    }
+
     /// Steps taken.
     pub fn steps(&self) -> u64 {
         self.steps
@@ -220,6 +233,16 @@ impl RigidWorld {
     /// mass, zero quaternion, singular inertia, a plane on a moving body);
     /// [`Error::Full`] when the world is full and `auto_grow` is off.
     pub fn add_body(&mut self, body: RigidBody, colliders: &[Collider]) -> Result<BodyHandle> {
+        self.on_device("adding a rigid body", |w| {
+            w.add_body_unguarded(body, colliders)
+        })
+    }
+
+    fn add_body_unguarded(
+        &mut self,
+        body: RigidBody,
+        colliders: &[Collider],
+    ) -> Result<BodyHandle> {
         let mut record = body.to_gpu(colliders, self.config.gravity, self.config.sleep_epsilon)?;
         let index = match self.free_bodies.last() {
             Some(&i) => i,
@@ -291,7 +314,10 @@ impl RigidWorld {
         {
             Ok(i)
         } else {
-            Err(Error::StaleHandle(h.index))
+            Err(Error::StaleHandle {
+                kind: "rigid body",
+                id: h.index,
+            })
         }
     }
 
@@ -441,13 +467,81 @@ impl RigidWorld {
     /// The step's parameters and the edits made before it (bodies added, removed or set) are
     /// recorded into `encoder` as copies ahead of the step's passes, so any number of steps and
     /// edits recorded into one encoder run in the order they were made, as the same `step()`
-    /// calls would. Encoded steps copy no counters for [`RigidWorld::report`]; call
-    /// [`RigidWorld::read_report`] after the submit to see them.
+    /// calls would. Each encoded step also copies its counters into the world's status ring,
+    /// mapped when the encoder's submission is done: the report returned is the newest that has
+    /// landed (a frame or two old, as [`RigidWorld::step`]'s), and with `auto_grow` a report of
+    /// overflowing pairs grows the pair buffer, so a renderer that only encodes loses no pair
+    /// for more than a few frames and is told when it does.
     ///
     /// # Errors
     /// As [`RigidWorld::step`].
-    pub fn encode_step(&mut self, dt: f32, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
-        self.advance(dt, Some(encoder)).map(|_| ())
+    pub fn encode_step(
+        &mut self,
+        dt: f32,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<StepReport> {
+        self.advance(dt, Some(encoder))
+    }
+
+    /// Takes in the reports of the steps whose counters have landed, without blocking (a GPU
+    /// world does so in every `step` and `encode_step`; call this after the last one, or after
+    /// [`crate::gpu::GpuContext::wait`], to see the newest). Grows the pair buffer from them as
+    /// a step would. Returns the newest report known.
+    ///
+    /// # Errors
+    /// GPU errors from growing the buffers.
+    pub fn poll_reports(&mut self) -> Result<StepReport> {
+        if let Some(landed) = self.landed_reports() {
+            self.take_reports(landed)?;
+        }
+        Ok(self.report)
+    }
+
+    /// The reports that have landed since the last poll (GPU), oldest first.
+    fn landed_reports(&mut self) -> Option<Vec<StepReport>> {
+        let Engine::Gpu(g) = &mut self.engine else {
+            return None;
+        };
+        let mut landed = Vec::new();
+        g.status.poll(&g.rigid.ctx.device, |step, _, words| {
+            landed.push(report_from_counters(step, bytemuck::cast_slice(words)));
+        });
+        Some(landed)
+    }
+
+    /// Makes the newest of `reports` (oldest first) the world's report, and acts on all of
+    /// them as the step that produced them would have: more colour slots when a tail held too
+    /// much, more pair slots when pairs overflowed (`auto_grow`).
+    fn take_reports(&mut self, reports: Vec<StepReport>) -> Result<()> {
+        let mut wanted_pairs = 0;
+        for report in reports {
+            if report.step >= self.report.step {
+                self.report = report;
+            }
+            if self.config.auto_grow
+                && report.tail > solver::TAIL_MAX_MANIFOLDS
+                && report.step >= self.colour_slots_since
+                && self.colour_slots < MAX_COLOURS
+            {
+                // The tail (one workgroup) held more than a few rounds of work with the
+                // current slots: give the next steps one more per-colour dispatch.
+                self.colour_slots += 1;
+                self.colour_slots_since = self.steps + 1;
+            }
+            if report.pairs_wanted > report.pairs {
+                wanted_pairs = wanted_pairs.max(report.pairs_wanted);
+            }
+        }
+        if self.config.auto_grow && wanted_pairs > self.pair_capacity {
+            // Half as much again for the pile to settle into, within what the device binds;
+            // beyond that the pairs stay reported as overflowing (`StepReport::advice`).
+            let most = self.max_pairs();
+            let roomy = wanted_pairs.saturating_add(wanted_pairs / 2).min(most);
+            if roomy > self.pair_capacity {
+                self.grow_pairs(roomy)?;
+            }
+        }
+        Ok(())
     }
 
     fn advance(
@@ -484,7 +578,7 @@ impl RigidWorld {
             }
             None => GpuExplosion::default(),
         };
-        let report = match &mut self.engine {
+        let landed = match &mut self.engine {
             Engine::Cpu(c) => {
                 let spec = grid_spec(self.plan.cell_size, self.shape_capacity)?;
                 let _rounding = crate::rounding::scope(self.config.cpu_rounding);
@@ -498,25 +592,21 @@ impl RigidWorld {
                     &self.shapes,
                 )?;
                 report.step = self.steps;
-                report
+                vec![report]
             }
             Engine::Gpu(g) => {
+                let step = self.steps;
                 match encoder {
-                    Some(encoder) => gpu_encode(g, &params, &explosion, shape, encoder, None)?,
+                    Some(encoder) => {
+                        gpu_encode(g, &params, &explosion, shape, encoder, step, false)?
+                    }
                     None => {
                         let mut encoder = g.rigid.ctx.device.create_command_encoder(
                             &wgpu::CommandEncoderDescriptor {
                                 label: Some("wgphys:rigid_step"),
                             },
                         );
-                        gpu_encode(
-                            g,
-                            &params,
-                            &explosion,
-                            shape,
-                            &mut encoder,
-                            Some(self.steps),
-                        )?;
+                        gpu_encode(g, &params, &explosion, shape, &mut encoder, step, true)?;
                         g.rigid.ctx.queue.submit([encoder.finish()]);
                     }
                 }
@@ -527,28 +617,13 @@ impl RigidWorld {
                         b.torque = Vec4::ZERO;
                     }
                 }
-                poll_status(&g.rigid.ctx.device, &mut g.status).unwrap_or(self.report)
+                self.forced.clear();
+                return self.poll_reports();
             }
         };
         self.forced.clear();
-        self.report = report;
-        if self.config.auto_grow
-            && report.tail > solver::TAIL_MAX_MANIFOLDS
-            && report.step >= self.colour_slots_since
-            && self.colour_slots < MAX_COLOURS
-        {
-            // The tail (one workgroup) held more than a few rounds of work with the current
-            // slots: give the next steps one more per-colour dispatch.
-            self.colour_slots += 1;
-            self.colour_slots_since = self.steps + 1;
-        }
-        if report.pairs_wanted > report.pairs && self.config.auto_grow {
-            // Half as much again for the pile to settle into, within what the device binds.
-            let wanted = report.pairs_wanted;
-            let roomy = wanted.saturating_add(wanted / 2).min(self.max_pairs());
-            self.grow_pairs(roomy.max(wanted))?;
-        }
-        Ok(report)
+        self.take_reports(landed)?;
+        Ok(self.report)
     }
 
     /// Whether this step's sweeps run block by block: blocks are on and the world has more pair
@@ -618,10 +693,24 @@ impl RigidWorld {
     /// GPU readback errors.
     pub fn read_report(&mut self) -> Result<StepReport> {
         if let Engine::Gpu(g) = &self.engine {
-            let words: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::INDIRECT)?;
+            let words: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
             self.report = report_from_counters(self.steps, &words);
         }
         Ok(self.report)
+    }
+
+    /// Runs `f` inside the device's error scopes on the GPU ([`crate::gpu::GpuContext::guard`]),
+    /// so that a device error while `f` creates, writes or reads the engine's buffers (a lost
+    /// device, a buffer the device could not allocate) is an [`Error::Gpu`] naming `what`, not
+    /// wgpu's panic.
+    fn on_device<T>(&mut self, what: &str, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        match &self.engine {
+            Engine::Gpu(g) => {
+                let ctx = g.rigid.ctx.clone();
+                ctx.guard(what, || f(self))
+            }
+            Engine::Cpu(_) => f(self),
+        }
     }
 
     /// Sets off an explosion now (catalogue §14.3), replacing any running one; `None` stops it.
@@ -738,32 +827,35 @@ fn sizes(
     })
 }
 
-/// Records one step (all substeps) into `encoder` from the cached plan for `shape`; with
-/// `status`, also copies this step's counters into a free status slot, mapped later without
-/// blocking.
+/// Records step `step` (all substeps) into `encoder` from the cached plan for `shape`, then the
+/// copy of its counters into the status ring, mapped when `encoder` is submitted. `own`: the
+/// world's own step, whose phases go to the GPU as they are recorded (when the world submits by
+/// phase).
 fn gpu_encode(
     g: &mut GpuEngine,
     params: &GpuRigidParams,
     explosion: &GpuExplosion,
     shape: StepShape,
     encoder: &mut wgpu::CommandEncoder,
-    status: Option<u64>,
+    step: u64,
+    own: bool,
 ) -> Result<()> {
     let r = &mut g.rigid;
     r.write(&r.params, &[*params]);
     r.write(&r.explosion, &[*explosion]);
-    match status {
-        // The world's own step: phases go to the GPU as they are recorded.
-        Some(_) if g.submit_by_phase => r.submit_step_by_phase(encoder, shape)?,
-        _ => r.encode_step(encoder, shape)?,
+    if own && g.submit_by_phase {
+        r.submit_step_by_phase(encoder, shape)?;
+    } else {
+        r.encode_step(encoder, shape)?;
     }
-    let Some(step) = status else {
-        return Ok(());
-    };
-    let slot = free_status_slot(&r.ctx.device, &mut g.status);
-    if let Some(i) = slot {
-        encoder.copy_buffer_to_buffer(&r.counters, 0, &g.status[i].buffer, 0, STATUS_BYTES);
-        g.status[i].step = Some(step);
-    }
+    let counters = &r.counters;
+    g.status.record(
+        &r.ctx.device,
+        encoder,
+        step,
+        0,
+        STATUS_BYTES,
+        |encoder, slot| encoder.copy_buffer_to_buffer(counters, 0, slot, 0, STATUS_BYTES),
+    );
     Ok(())
 }

@@ -102,7 +102,12 @@ impl ParticleWorld {
                 rotation,
                 ..e.desc.clone()
             },
-            _ => return Err(Error::StaleHandle(handle.id)),
+            _ => {
+                return Err(Error::StaleHandle {
+                    kind: "emitter",
+                    id: handle.id,
+                })
+            }
         };
         self.set_emitter(handle, desc)
     }
@@ -134,7 +139,12 @@ impl ParticleWorld {
                 until: self.clock + f64::from(e.desc.lifetime.1) * 1.01 + 0.1,
                 curves: Box::new(e.curves.unwrap_or_default()),
             },
-            _ => return Err(Error::StaleHandle(handle.id)),
+            _ => {
+                return Err(Error::StaleHandle {
+                    kind: "emitter",
+                    id: handle.id,
+                })
+            }
         };
         self.emitters[slot] = next;
         self.upload_emitters();
@@ -240,12 +250,18 @@ impl ParticleWorld {
 
     fn emitter_slot_index(&self, handle: EmitterHandle) -> Result<usize> {
         if handle.world != self.world_tag {
-            return Err(Error::StaleHandle(handle.id));
+            return Err(Error::StaleHandle {
+                kind: "emitter",
+                id: handle.id,
+            });
         }
         self.emitters
             .iter()
             .position(|s| matches!(s, EmitterSlot::Used(e) if e.id == handle.id))
-            .ok_or(Error::StaleHandle(handle.id))
+            .ok_or(Error::StaleHandle {
+                kind: "emitter",
+                id: handle.id,
+            })
     }
 
     /// The world's fields and the emitters' local ones share one table: `count` must fit it.

@@ -167,8 +167,11 @@ impl GpuRigid {
     /// # Errors
     /// [`Error::Gpu`] when the readback fails.
     pub fn read<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, n: usize) -> Result<Vec<T>> {
-        self.uploads.submit();
-        buffer::read_vec(&self.ctx.device, &self.ctx.queue, buffer, n)
+        // The queued writes go first, inside the same error scopes as the readback.
+        crate::gpu::context::scoped(&self.ctx.device, "a rigid readback", || {
+            self.uploads.submit();
+            buffer::read_vec(&self.ctx.device, &self.ctx.queue, buffer, n)
+        })
     }
 
     /// Runs `passes` in one submission and waits (tests and tools; `step` records into one

@@ -150,6 +150,7 @@ pub fn shader_source() -> String {
         ("COUNTER_COLOUR_COUNT", counter::COLOUR_COUNT as u32),
         ("COUNTER_WAITING_GROUPS", counter::WAITING_GROUPS as u32),
         ("COUNTER_WAITING", counter::WAITING as u32),
+        ("COUNTER_BROAD_TRUNCATED", counter::BROAD_TRUNCATED as u32),
         (
             "COLOUR_ROUNDS_OVER_ALL",
             crate::rigid::colour::COLOUR_ROUNDS_OVER_ALL,

@@ -119,8 +119,20 @@ struct Group {
     t2: W3,
     mu: Vec4,
     restitution: Vec4,
+    /// The radii of the two sides' round surfaces (0 for flat ones; `solver::point_rounds`).
+    radius_a: Vec4,
+    radius_b: Vec4,
+    /// The rolling resistance: the most rolling torque per unit normal impulse (0: none).
+    rolling: Vec4,
     /// The soft contact (bias rate, mass scale, impulse scale, max push-out) per lane.
     soft: [Vec4; 4],
+}
+
+/// A group's accumulated rolling-resistance impulse, about tangent 1 and tangent 2 per lane.
+#[derive(Clone, Copy, Debug, Default)]
+struct Roll {
+    x: Vec4,
+    y: Vec4,
 }
 
 /// Point `i` of a group's contacts: the arms and overlap at the current poses, the diagonal of
@@ -180,6 +192,8 @@ pub struct VelocitySet {
     points: Vec<Point>,
     /// Beside `points`: the anchors the arms are turned from.
     anchors: Vec<Anchor>,
+    /// Beside `groups`: the rolling-resistance impulses.
+    rolls: Vec<Roll>,
     /// Per body, then the static world: centre of mass and orientation.
     poses: Vec<(Vec3, Vec4)>,
     /// Offsets into `groups` per colour, `colour_start[c]..colour_start[c + 1]`.
@@ -272,6 +286,9 @@ impl VelocitySet {
                 g.t2.set(lane, t2);
                 g.mu[lane] = m.normal.w;
                 g.restitution[lane] = m.material.x;
+                g.radius_a[lane] = m.material.y;
+                g.radius_b[lane] = m.material.z;
+                g.rolling[lane] = m.material.w;
                 let soft = if dynamic(a) && dynamic(b) {
                     params.soft
                 } else {
@@ -321,6 +338,14 @@ impl VelocitySet {
             self.points.push(p);
             self.anchors.push(anchor);
         }
+        let mut roll = Roll::default();
+        for lane in 0..g.lanes as usize {
+            if let Some(m) = manifolds.get(g.manifold[lane] as usize) {
+                roll.x[lane] = m.rolling.x;
+                roll.y[lane] = m.rolling.y;
+            }
+        }
+        self.rolls.push(roll);
         self.groups.push(g);
     }
 
@@ -330,9 +355,9 @@ impl VelocitySet {
     }
 
     /// Recomputes every point's arms and overlap from the bodies' current poses (after
-    /// `integrate_position` and `ccd` moved them): r = the anchor turned by the orientation,
-    /// pen = pen₀ − n·((x_a + r_a) − (x_b + r_b)), as `solve_contact_manifold` in solve.wgsl
-    /// does in every sweep.
+    /// `integrate_position` and `ccd` moved them): r = the anchor turned by the orientation and
+    /// stepped out to a round surface ([`super::arm`]), pen = pen₀ − n·((x_a + r_a) − (x_b +
+    /// r_b)), as `solve_contact_bodies` in solve.wgsl does in every sweep.
     pub fn refresh_poses(&mut self, bodies: &[GpuBody]) {
         in_rounding!(self.refresh_poses_in(bodies));
     }
@@ -353,6 +378,7 @@ impl VelocitySet {
             }
             (x, u, w)
         };
+        let zero = Vec4::ZERO;
         let groups = self.groups.iter();
         let slots = self
             .points
@@ -365,8 +391,11 @@ impl VelocitySet {
                 if !p.live.any() {
                     continue;
                 }
-                p.ra = rotate(ar, ua, wa, an.la);
-                p.rb = rotate(ar, ub, wb, an.lb);
+                let half = Vec4::splat(0.5) * an.pen0;
+                let round_a = Vec4::select(g.radius_a.cmpne(zero), g.radius_a - half, zero);
+                let round_b = -Vec4::select(g.radius_b.cmpne(zero), g.radius_b - half, zero);
+                p.ra = arm(ar, ua, wa, an.la, g.n, round_a);
+                p.rb = arm(ar, ub, wb, an.lb, g.n, round_b);
                 p.pen = an.pen0 - ar.dot(g.n, xa.add(p.ra).sub(xb.add(p.rb)));
             }
         }
@@ -408,7 +437,7 @@ impl VelocitySet {
 
     /// Writes the accumulated impulses into `manifolds`, where the next step's warm start finds
     /// them, with each point's largest normal impulse of this step in the fourth word, as the
-    /// GPU leaves it (the warm start sets it back to 0).
+    /// GPU leaves it (the warm start sets it back to 0), and the rolling resistance's.
     pub fn store_impulses(&self, manifolds: &mut [GpuManifold]) {
         for (j, g) in self.groups.iter().enumerate() {
             for lane in 0..g.lanes as usize {
@@ -416,6 +445,10 @@ impl VelocitySet {
                 let Some(m) = manifolds.get_mut(k) else {
                     continue;
                 };
+                if g.rolling[lane] > 0.0 {
+                    let r = &self.rolls[j];
+                    m.rolling = Vec4::new(r.x[lane], r.y[lane], m.rolling.z, m.rolling.w);
+                }
                 for i in 0..g.count[lane] as usize {
                     let p = &self.points[j * MP + i];
                     m.impulses[i] = p.impulse.get(lane).extend(p.kd_w[lane]);
@@ -424,8 +457,8 @@ impl VelocitySet {
         }
     }
 
-    /// The groups of colour `c` with their points, and the bodies.
-    fn colour(&mut self, c: u32) -> (&[Group], &mut [Point], &mut [Vel]) {
+    /// The groups of colour `c` with their points and rolling impulses, and the bodies.
+    fn colour(&mut self, c: u32) -> (&[Group], &mut [Point], &mut [Roll], &mut [Vel]) {
         let c = c as usize;
         let (s, e) = match (self.colour_start.get(c), self.colour_start.get(c + 1)) {
             (Some(&s), Some(&e)) => (s, e),
@@ -434,6 +467,7 @@ impl VelocitySet {
         (
             &self.groups[s..e],
             &mut self.points[s * MP..e * MP],
+            &mut self.rolls[s..e],
             &mut self.vel,
         )
     }
@@ -445,13 +479,19 @@ impl VelocitySet {
     }
 
     fn warm_apply_in(&mut self, ar: impl Ar, c: u32) {
-        let (groups, points, vel) = self.colour(c);
-        for (g, pts) in groups.iter().zip(points.chunks_exact(MP)) {
+        let (groups, points, rolls, vel) = self.colour(c);
+        let slots = points.chunks_exact(MP).zip(rolls.iter());
+        for (g, (pts, roll)) in groups.iter().zip(slots) {
             let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
             for p in pts.iter().filter(|p| p.live.any()) {
                 let i = p.impulse;
                 let imp = ar.madd3(g.t2, i.z, ar.madd3(g.t1, i.y, g.n.scale(i.x)));
                 apply_impulse(ar, &mut a, &mut b, imp, p.ra, p.rb, p.live);
+            }
+            let rolling = g.rolling.cmpgt(Vec4::ZERO);
+            if rolling.any() {
+                let imp = ar.madd3(g.t2, roll.y, g.t1.scale(roll.x));
+                apply_angular(ar, &mut a, &mut b, imp, rolling);
             }
             a.store(vel, &g.a, g.lanes as usize);
             b.store(vel, &g.b, g.lanes as usize);
@@ -486,11 +526,20 @@ impl VelocitySet {
     }
 
     fn sweep_in(&mut self, ar: impl Ar, params: &GpuRigidParams, c: u32, use_bias: bool) {
-        let (groups, points, vel) = self.colour(c);
-        for (g, pts) in groups.iter().zip(points.chunks_exact_mut(MP)) {
+        let (groups, points, rolls, vel) = self.colour(c);
+        let slots = points.chunks_exact_mut(MP).zip(rolls.iter_mut());
+        for (g, (pts, roll)) in groups.iter().zip(slots) {
             let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
+            // The points' normal impulses after this sweep, summed in point order as the WGSL
+            // does (a lane without point i adds +0, which changes no sum of impulses ≥ 0).
+            let mut total_normal = Vec4::ZERO;
             for p in pts.iter_mut().filter(|p| p.live.any()) {
                 contact_point(ar, params, use_bias, g, &mut a, &mut b, p);
+                total_normal += Vec4::select(p.live, p.impulse.x, Vec4::ZERO);
+            }
+            let rolling = g.rolling.cmpgt(Vec4::ZERO);
+            if rolling.any() {
+                rolling_row(ar, g, &mut a, &mut b, roll, total_normal, rolling);
             }
             a.store(vel, &g.a, g.lanes as usize);
             b.store(vel, &g.b, g.lanes as usize);
@@ -507,7 +556,7 @@ impl VelocitySet {
     }
 
     fn restitution_in(&mut self, ar: impl Ar, params: &GpuRigidParams, c: u32) {
-        let (groups, points, vel) = self.colour(c);
+        let (groups, points, _, vel) = self.colour(c);
         let zero = Vec4::ZERO;
         for (g, pts) in groups.iter().zip(points.chunks_exact_mut(MP)) {
             let e = g.restitution;
@@ -558,6 +607,63 @@ impl VelocitySet {
 fn rotate(ar: impl Ar, u: W3, w: Vec4, v: W3) -> W3 {
     let t = ar.cross(u, v).scale(Vec4::splat(2.0));
     ar.madd3(t, w, v).add(ar.cross(u, t))
+}
+
+/// [`super::arm`] per lane: the anchor turned by (u, w), then `round` back along n in the lanes
+/// where it is not 0.
+fn arm(ar: impl Ar, u: W3, w: Vec4, anchor: W3, n: W3, round: Vec4) -> W3 {
+    let r = rotate(ar, u, w, anchor);
+    W3::select(round.cmpne(Vec4::ZERO), ar.madd3(n, -round, r), r)
+}
+
+/// WGSL `solve_clamp_disc` per lane: the pair (x, y) scaled towards 0 onto the disc of radius
+/// `limit` where it lies outside.
+fn clamp_disc(ar: impl Ar, x: Vec4, y: Vec4, limit: Vec4) -> (Vec4, Vec4) {
+    let zero = Vec4::ZERO;
+    let planar = ar.sqrt(ar.madd(y, y, x * x));
+    let over = planar.cmpgt(limit);
+    let shrink = Vec4::select(planar.cmpgt(zero), ar.div(limit, planar), zero);
+    (
+        Vec4::select(over, x * shrink, x),
+        Vec4::select(over, y * shrink, y),
+    )
+}
+
+/// Applies angular impulse `g` (world) in the `live` lanes: +g on a, −g on b.
+fn apply_angular(ar: impl Ar, a: &mut WBody, b: &mut WBody, g: W3, live: BVec4A) {
+    let a_ang = a.ang.add(ar.mat(&a.inv_inertia, g));
+    let b_ang = b.ang.sub(ar.mat(&b.inv_inertia, g));
+    a.ang = W3::select(live, a_ang, a.ang);
+    b.ang = W3::select(live, b_ang, b.ang);
+}
+
+/// The rolling resistance of a group's contacts (WGSL `solve_rolling_bodies`) in the `live`
+/// lanes, after their points: an angular impulse against the relative rolling about each
+/// tangent with its own effective mass, accumulated and clamped to the disc
+/// `rolling · total_normal`.
+fn rolling_row(
+    ar: impl Ar,
+    g: &Group,
+    a: &mut WBody,
+    b: &mut WBody,
+    roll: &mut Roll,
+    total_normal: Vec4,
+    live: BVec4A,
+) {
+    let zero = Vec4::ZERO;
+    let k1 =
+        ar.dot(g.t1, ar.mat(&a.inv_inertia, g.t1)) + ar.dot(g.t1, ar.mat(&b.inv_inertia, g.t1));
+    let k2 =
+        ar.dot(g.t2, ar.mat(&a.inv_inertia, g.t2)) + ar.dot(g.t2, ar.mat(&b.inv_inertia, g.t2));
+    let dw = a.ang.sub(b.ang);
+    let old = *roll;
+    let x = Vec4::select(k1.cmpgt(zero), old.x - ar.div(ar.dot(dw, g.t1), k1), old.x);
+    let y = Vec4::select(k2.cmpgt(zero), old.y - ar.div(ar.dot(dw, g.t2), k2), old.y);
+    let (x, y) = clamp_disc(ar, x, y, g.rolling * total_normal);
+    let imp = ar.madd3(g.t2, y - old.y, g.t1.scale(x - old.x));
+    apply_angular(ar, a, b, imp, live);
+    roll.x = Vec4::select(live, x, old.x);
+    roll.y = Vec4::select(live, y, old.y);
 }
 
 fn relative_velocity(ar: impl Ar, a: &WBody, b: &WBody, ra: W3, rb: W3) -> W3 {
@@ -620,12 +726,7 @@ fn contact_point(
         old.z - ar.div(ar.dot(dv, g.t2), kd.z),
         old.z,
     );
-    let limit = g.mu * normal;
-    let planar = ar.sqrt(ar.madd(tan_z, tan_z, tan_y * tan_y));
-    let over = planar.cmpgt(limit);
-    let shrink = Vec4::select(planar.cmpgt(zero), ar.div(limit, planar), zero);
-    let tan_y = Vec4::select(over, tan_y * shrink, tan_y);
-    let tan_z = Vec4::select(over, tan_z * shrink, tan_z);
+    let (tan_y, tan_z) = clamp_disc(ar, tan_y, tan_z, g.mu * normal);
     let imp = ar.madd3(g.t2, tan_z - old.z, g.t1.scale(tan_y - old.y));
     apply_impulse(ar, a, b, imp, p.ra, p.rb, p.live);
     let new = W3 {

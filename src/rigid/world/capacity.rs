@@ -22,16 +22,18 @@ impl RigidWorld {
             };
             return Err(Error::Full { what, capacity });
         }
-        let body_capacity = self.body_capacity.max(bodies.next_power_of_two());
-        let shape_capacity = self.shape_capacity.max(shapes.next_power_of_two());
+        // At most 2^31 before rounding up, so the power of two cannot overflow.
+        let grown = |n: u32| n.min(1 << 31).next_power_of_two();
+        let body_capacity = self.body_capacity.max(grown(bodies));
+        let shape_capacity = self.shape_capacity.max(grown(shapes));
         let pair_capacity = self
             .pair_capacity
             .max(shape_capacity.saturating_mul(4).min(self.max_pairs()));
         self.regrow(body_capacity, shape_capacity, pair_capacity)
     }
 
-    /// Rebuilds the GPU buffers at new sizes, carrying the state over (a blocking readback;
-    /// growth is rare).
+    /// Rebuilds the GPU buffers at new sizes, carrying the state over by device-side copies
+    /// (see [`rebuild`]).
     pub(super) fn regrow(
         &mut self,
         body_capacity: u32,
@@ -63,6 +65,10 @@ impl RigidWorld {
     /// [`Error::InvalidInput`] when the device cannot bind `pairs` manifolds or their solver
     /// rows (the message names the limit); GPU errors from creating buffers.
     pub fn grow_pairs(&mut self, pairs: u32) -> Result<()> {
+        self.on_device("growing the pair buffer", |w| w.grow_pairs_unguarded(pairs))
+    }
+
+    fn grow_pairs_unguarded(&mut self, pairs: u32) -> Result<()> {
         if pairs > self.pair_capacity {
             let rounded = pairs.div_ceil(4096).saturating_mul(4096);
             let target = rounded.min(self.max_pairs()).max(pairs);
@@ -109,6 +115,5 @@ pub(super) fn rebuild(
     fresh.timing = g.rigid.timing.take();
     fresh.dispatch_timing = g.rigid.dispatch_timing;
     g.rigid = fresh;
-    g.status.clear();
     Ok(())
 }

@@ -19,7 +19,7 @@ pub(super) fn validate_config(c: &RigidConfig) -> Result<()> {
         return Err(Error::InvalidInput {
             what: "block_cells",
             value: format!("{}", c.block_cells),
-            fix: "pass 0 (no blocks) or a power of two from 4 to 1024 (8 is the default)",
+            fix: "pass 0 (no blocks, the default) or a power of two from 4 to 1024 (RigidConfig::with_blocks sets 16)",
         });
     }
     if c.block_cells != 0 && c.block_sweeps == 0 {
@@ -33,7 +33,7 @@ pub(super) fn validate_config(c: &RigidConfig) -> Result<()> {
         return Err(Error::InvalidInput {
             what: "colour_slots",
             value: format!("{}", c.colour_slots),
-            fix: "pass 1 to 32 (the wall and box piles use about 10 colours; 16 is the default)",
+            fix: "pass 1 to 32 (the wall and box piles use about 10 colours; 8 is the default)",
         });
     }
     positive("contact_hertz", c.contact_hertz)?;
