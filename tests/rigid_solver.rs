@@ -9,7 +9,7 @@ use common::rigid::solver::{dynamic, manifold, params, random_scene, static_body
 use common::rigid::{DT, G};
 use common::Rng;
 use glam::{Mat3, Quat, Vec3, Vec4, Vec4Swizzles};
-use wgphys::rigid::cpu;
+use wgphys::rigid::integrate;
 use wgphys::rigid::math::{from_quat, quat_rotate};
 use wgphys::rigid::solver::*;
 use wgphys::rigid::types::*;
@@ -426,7 +426,7 @@ fn a_free_two_body_collision_conserves_momentum() {
         // inertias the impulses acted at, the step's start (one substep, no gravity).
         let start = bodies.clone();
         let mut integrated = bodies.clone();
-        cpu::integrate_velocity(&p, &mut integrated);
+        integrate::integrate_velocity(&p, &mut integrated);
         let (l0, a0) = momentum_with(&start, &integrated);
         solve(&p, &mut bodies, &mut ms, &[]);
         let (l1, a1) = momentum_with(&start, &bodies);
@@ -659,7 +659,7 @@ fn position_projection_respects_the_angular_limit() {
         (o.length() - 1.0).abs() < 1e-6,
         "orientation not normalized"
     );
-    let want_inertia = cpu::world_inverse_inertia(o, &b.inv_inertia);
+    let want_inertia = integrate::world_inverse_inertia(o, &b.inv_inertia);
     for (c, (got, want)) in b.inv_inertia_world.iter().zip(&want_inertia).enumerate() {
         assert!(
             (*got - *want).abs().max_element() < 1e-5,
@@ -683,7 +683,7 @@ fn position_projection_reduces_penetration() {
     let q = Quat::from_rotation_z(0.3) * Quat::from_rotation_x(0.2);
     let mut b = cuboid(Vec3::new(0.0, 0.3, 0.0), 1.0, half);
     b.orient = from_quat(q);
-    b.inv_inertia_world = cpu::world_inverse_inertia(b.orient, &b.inv_inertia);
+    b.inv_inertia_world = integrate::world_inverse_inertia(b.orient, &b.inv_inertia);
     let mut ms = vec![box_on_ground(&b, half, 0.5, 0.0)];
     let deepest = |b: &GpuBody| {
         (0..8)

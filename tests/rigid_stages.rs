@@ -8,10 +8,10 @@ mod common;
 use common::{gpu, Rng};
 use glam::{Vec3, Vec4};
 use wgphys::grid::GridSpec;
-use wgphys::rigid::cpu;
 use wgphys::rigid::gpu::{GpuRigid, GpuRigidSizes, Pass};
 use wgphys::rigid::math::{cols_of, quat_normalize};
 use wgphys::rigid::types::*;
+use wgphys::rigid::{integrate, sleep};
 
 /// Relative tolerance of one integration step (a few ulps through pow, normalize, R·I·Rᵀ and
 /// the gyroscopic term's two cofactor inverses of well-conditioned 3×3 matrices: the random
@@ -40,7 +40,7 @@ fn random_body(rng: &mut Rng, i: u32) -> GpuBody {
         flags: 0,
         ..Default::default()
     };
-    b.inv_inertia_world = cpu::world_inverse_inertia(b.orient, &b.inv_inertia);
+    b.inv_inertia_world = integrate::world_inverse_inertia(b.orient, &b.inv_inertia);
     b
 }
 
@@ -86,7 +86,7 @@ fn rigid_integrate_matches_the_cpu_twin() {
         .expect("run");
         let got: Vec<GpuBody> = g.read(&g.bodies, n as usize).expect("read");
         let mut want = bodies.clone();
-        cpu::rigid_integrate(&params, &mut want);
+        integrate::rigid_integrate(&params, &mut want);
         for (i, (a, b)) in got.iter().zip(&want).enumerate() {
             assert_close("pos", i, a.pos, b.pos);
             assert_close("orient", i, a.orient, b.orient);
@@ -152,9 +152,9 @@ fn wake_and_sleep_match_the_cpu_twin() {
     let got: Vec<GpuBody> = g.read(&g.bodies, n as usize).expect("read");
     let got_counters: Vec<u32> = g.read(&g.counters, counter::LEN).expect("read");
     let mut claims = vec![0u32; n as usize];
-    cpu::wake_mark(&params, &bodies, &manifolds, n, &mut claims);
-    cpu::wake_apply(&params, &mut bodies, &claims);
-    let awake = cpu::sleep(&params, &mut bodies);
+    sleep::wake_mark(&params, &bodies, &manifolds, n, &mut claims);
+    sleep::wake_apply(&params, &mut bodies, &claims);
+    let awake = sleep::sleep(&params, &mut bodies);
     assert!(claims.iter().any(|&c| c != 0), "the scene wakes someone");
     assert!(
         bodies
@@ -179,7 +179,7 @@ fn wake_and_sleep_match_the_cpu_twin() {
 
 #[test]
 fn rigid_forces_match_the_cpu_twin() {
-    use wgphys::rigid::explosion::{rigid_forces, Explosion};
+    use wgphys::rigid::forces::{rigid_forces, Explosion};
     let mut rng = Rng::new(5);
     let n = 500u32;
     let mut bodies: Vec<GpuBody> = (0..n).map(|i| random_body(&mut rng, i)).collect();
@@ -235,7 +235,7 @@ fn rigid_forces_match_the_cpu_twin() {
 /// linearly to zero over k·w; a body moving outwards at the wave's speed feels nothing.
 #[test]
 fn concussion_shell_has_the_corrected_piecewise_profile() {
-    use wgphys::rigid::explosion::{explosion_force, Explosion};
+    use wgphys::rigid::forces::{explosion_force, Explosion};
     let mut ex = Explosion::at(Vec3::ZERO);
     ex.implosion_duration = 0.0;
     ex.convection_duration = 0.0;

@@ -435,6 +435,44 @@ fn the_step_plan_counts_passes_and_dispatches_from_the_stage_list() {
     assert!(plan.passes() <= wgphys::rigid::step::MAX_PHASES);
 }
 
+/// One order for both backends: the CPU twin's trace of a step and the GPU plan's stage
+/// sequence (consecutive dispatches of one stage counted once) are both `step::sequence`, for a
+/// scene in which every stage has work (an explosion, a projection iteration), at 1 and at 4
+/// substeps, fused and dispatched colour by colour.
+#[test]
+fn the_cpu_step_runs_the_gpu_plans_stages_in_the_same_order() {
+    use wgphys::rigid::step::sequence;
+    use wgphys::rigid::Explosion;
+    for (substeps, rows) in [(1u32, 4u32), (4, 4), (4, 40)] {
+        let world = |backend: Backend| {
+            let cfg = RigidConfig {
+                body_capacity: rows * (rows + 1) / 2 + 1,
+                substeps,
+                position_iterations: 1,
+                ..RigidConfig::default()
+            };
+            let mut w = RigidWorld::new(backend, cfg).expect("world");
+            scenes::pyramid_in(&mut w, rows, 0.5).expect("pyramid");
+            w.set_explosion(Some(Explosion::at(glam::Vec3::new(0.0, 0.5, 3.0))))
+                .expect("explosion");
+            w
+        };
+        let mut cpu = world(Backend::Cpu);
+        let gpu_world = world(Backend::Gpu(gpu()));
+        cpu.step(DT).expect("cpu step");
+        let want = sequence(substeps);
+        let trace = cpu.cpu_stage_trace().expect("a CPU world").to_vec();
+        assert_eq!(trace, want, "the CPU step ran the stages out of sequence");
+        let plan = gpu_world.step_plan().expect("a GPU plan");
+        assert_eq!(
+            plan.stage_sequence(),
+            want,
+            "the GPU plan ({} passes) runs the stages out of sequence",
+            plan.passes()
+        );
+    }
+}
+
 /// GPU timestamps: with timing on, a step reports one time per phase, labelled as its compute
 /// pass, and the step's time is their sum; without timestamp queries (llvmpipe over GL) timing
 /// stays off and asking is an error, as on the CPU.

@@ -12,7 +12,7 @@ use glam::Vec3;
 use wgphys::aggregate::{AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{Backend, Particle, ParticleHandle, ParticleWorld};
-use wgphys::rigid::explosion::Explosion;
+use wgphys::rigid::forces::Explosion;
 use wgphys::rigid::types::GpuBody;
 use wgphys::rigid::RigidWorld;
 use wgphys::scenes;

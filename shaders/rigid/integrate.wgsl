@@ -7,7 +7,7 @@
 // removes the velocity gravity added to resting bodies, so a resting stack does not sink by
 // g·dt² every step only to be pushed back out (the book's order does that, and the pushing
 // makes tall stacks creep). Sleeping and static bodies keep their state; kinematic bodies move
-// by their velocity only. CPU twins: src/rigid/cpu.rs.
+// by their velocity only. CPU twin: src/rigid/integrate.rs.
 
 /// R·I⁻¹·Rᵀ as three columns.
 fn world_inverse_inertia(q: vec4<f32>, inv_body: array<vec4<f32>, 3>) -> array<vec4<f32>, 3> {
@@ -16,30 +16,12 @@ fn world_inverse_inertia(q: vec4<f32>, inv_body: array<vec4<f32>, 3>) -> array<v
     return array<vec4<f32>, 3>(vec4<f32>(m[0], 0.0), vec4<f32>(m[1], 0.0), vec4<f32>(m[2], 0.0));
 }
 
-// Stage `step_start`: one thread per body, once per step before the collide stages: clears
-// the wake flag of `claims` and the counters the step's stages add to. CPU twin: cpu.rs.
-@compute @workgroup_size(RIGID_WG)
-fn step_start(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= params.body_count) {
-        return;
-    }
-    atomicStore(&claims[i], 0u);
-    if (i == 0u) {
-        // The sleep stage of this step counts awake bodies from zero.
-        atomicStore(&counters[COUNTER_AWAKE], 0u);
-        atomicStore(&counters[COUNTER_UNSOLVED], 0u);
-        atomicStore(&counters[COUNTER_COLOURS_WANTED], 0u);
-        atomicStore(&counters[COUNTER_ROUNDS], 0u);
-    }
-}
-
-/// Newton iterations of the gyroscopic midpoint solve (cpu.rs GYROSCOPIC_ITERATIONS; the
+/// Newton iterations of the gyroscopic midpoint solve (integrate.rs GYROSCOPIC_ITERATIONS; the
 /// shader tests check they agree).
 const GYROSCOPIC_ITERATIONS: u32 = 3u;
 
 /// The gyroscopic term over h in the body frame by the implicit midpoint rule, which keeps
-/// angular momentum and energy (cpu.rs `gyroscopic`, same operations).
+/// angular momentum and energy (integrate.rs `gyroscopic`, same operations).
 fn gyroscopic(q: vec4<f32>, inv_body: array<vec4<f32>, 3>, w: vec3<f32>, h: f32) -> vec3<f32> {
     let inv = mat3_inverse(mat3_cols(inv_body));
     if (!inv.ok) {
@@ -69,7 +51,7 @@ fn gyroscopic(q: vec4<f32>, inv_body: array<vec4<f32>, 3>, w: vec3<f32>, h: f32)
 
 // Stage `integrate_velocity`: the first half of the integrator, every substep. The force and
 // torque accumulators act for the whole step (the sleep stage clears them after the last
-// substep). CPU twin: cpu.rs.
+// substep). CPU twin: integrate.rs.
 @compute @workgroup_size(RIGID_WG)
 fn integrate_velocity(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
@@ -95,7 +77,7 @@ fn integrate_velocity(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-// Stage `integrate_position`: the second half, after the velocity solver. CPU twin: cpu.rs.
+// Stage `integrate_position`: the second half, after the velocity solver. CPU twin: integrate.rs.
 @compute @workgroup_size(RIGID_WG)
 fn integrate_position(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
@@ -115,83 +97,3 @@ fn integrate_position(@builtin(global_invocation_id) gid: vec3<u32>) {
     bodies[i] = b;
 }
 
-fn sleeping_dynamic(b: u32) -> bool {
-    return bodies[b].kind == BODY_DYNAMIC && bodies[b].awake == 0u;
-}
-
-/// Whether awake body w presses on a sleeper: it moves (cpu.rs `presses`).
-fn presses(w: u32) -> bool {
-    let v = bodies[w].lin_vel.xyz;
-    let a = bodies[w].ang_vel.xyz;
-    return dot(v, v) + dot(a, a) > params.sleep_epsilon;
-}
-
-// Stage `wake_mark`: one thread per pair slot; marks sleepers that awake bodies press on in
-// `claims` (cleared by step_start). Reads state no thread of this pass writes, writes
-// only claims, so the result does not depend on thread order. CPU twin: cpu.rs `wake_mark`.
-@compute @workgroup_size(RIGID_WG)
-fn wake_mark(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let k = gid.x;
-    let n = min(atomicLoad(&counters[COUNTER_PAIRS]), params.pair_capacity);
-    if (k >= n) {
-        return;
-    }
-    let m = manifolds[k];
-    if (m.count == 0u || m.body_a == NONE || m.body_b == NONE) {
-        return;
-    }
-    if (bodies[m.body_a].awake != 0u && sleeping_dynamic(m.body_b) && presses(m.body_a)) {
-        atomicMax(&claims[m.body_b], 1u);
-    }
-    if (bodies[m.body_b].awake != 0u && sleeping_dynamic(m.body_a) && presses(m.body_b)) {
-        atomicMax(&claims[m.body_a], 1u);
-    }
-}
-
-// Stage `wake_apply`: one thread per body. CPU twin: cpu.rs `wake_apply`.
-@compute @workgroup_size(RIGID_WG)
-fn wake_apply(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= params.body_count) {
-        return;
-    }
-    if (atomicLoad(&claims[i]) != 0u) {
-        bodies[i].awake = 1u;
-        bodies[i].last_acc.w = 2.0 * params.sleep_epsilon;
-    }
-}
-
-// Stage `sleep`: one thread per body, once per step after the substeps; clears the force
-// accumulators and counts awake bodies in counters[COUNTER_AWAKE] (an
-// integer sum, order-independent). CPU twin: cpu.rs `sleep`.
-@compute @workgroup_size(RIGID_WG)
-fn sleep(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= params.body_count) {
-        return;
-    }
-    var b = bodies[i];
-    // The step's forces have acted in every substep; the next step starts from none.
-    b.force = vec4<f32>(0.0);
-    b.torque = vec4<f32>(0.0);
-    if (b.kind != BODY_DYNAMIC || b.awake == 0u) {
-        bodies[i] = b;
-        return;
-    }
-    let v = b.lin_vel.xyz;
-    let w = b.ang_vel.xyz;
-    let current = dot(v, v) + dot(w, w);
-    var motion = params.sleep_bias * b.last_acc.w + (1.0 - params.sleep_bias) * current;
-    if (b.can_sleep != 0u && motion < params.sleep_epsilon) {
-        b.awake = 0u;
-        b.lin_vel = vec4<f32>(0.0, 0.0, 0.0, b.lin_vel.w);
-        b.ang_vel = vec4<f32>(0.0, 0.0, 0.0, b.ang_vel.w);
-    } else {
-        atomicAdd(&counters[COUNTER_AWAKE], 1u);
-        if (motion > 10.0 * params.sleep_epsilon) {
-            motion = 10.0 * params.sleep_epsilon;
-        }
-    }
-    b.last_acc.w = motion;
-    bodies[i] = b;
-}

@@ -261,3 +261,46 @@ pub fn colour_in(bodies: &[GpuBody], manifolds: &mut [GpuManifold], slots: u32) 
         tail,
     }
 }
+
+/// What the CPU solver sweeps: stage `colour`'s batches.
+#[derive(Clone, Debug)]
+pub enum Batches {
+    /// The colouring of the whole scene, colour after colour.
+    Colours(Colouring),
+    /// With the block solver ([`crate::rigid::step::block_solver`]): bin by bin, each bin's colours in order.
+    Blocks(crate::rigid::solver::block::BlockOrder),
+}
+
+impl Batches {
+    /// Stage `colour` on the CPU: [`crate::rigid::solver::block::block_colour`] when the step runs block by
+    /// block, else [`colour_in`]; writes every manifold's colour and `dynamic` bits.
+    pub fn colour(
+        params: &GpuRigidParams,
+        bodies: &[GpuBody],
+        manifolds: &mut [GpuManifold],
+    ) -> Self {
+        if crate::rigid::step::block_solver(params) {
+            Self::Blocks(crate::rigid::solver::block::block_colour(
+                params, bodies, manifolds,
+            ))
+        } else {
+            Self::Colours(colour_in(bodies, manifolds, params.colour_slots))
+        }
+    }
+
+    /// The batches as a colouring (with blocks, a batch is one bin's colour).
+    pub fn colouring(&self) -> &Colouring {
+        match self {
+            Self::Colours(c) => c,
+            Self::Blocks(b) => &b.batches,
+        }
+    }
+
+    /// Colours in use.
+    pub fn colours(&self) -> u32 {
+        match self {
+            Self::Colours(c) => c.colour_count,
+            Self::Blocks(b) => b.colours,
+        }
+    }
+}

@@ -452,7 +452,7 @@ impl RigidBody {
             lin_vel: lin.extend(self.linear_damping),
             ang_vel: ang.extend(self.angular_damping),
             inv_inertia,
-            inv_inertia_world: super::cpu::world_inverse_inertia(q, &inv_inertia),
+            inv_inertia_world: super::integrate::world_inverse_inertia(q, &inv_inertia),
             force: Vec4::ZERO,
             torque: Vec4::ZERO,
             acc: acc.extend(0.0),

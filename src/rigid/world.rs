@@ -3,12 +3,13 @@
 //! bodies lives in `world/control.rs`, growing the slots in `world/capacity.rs`.
 
 use super::broad::{self, BroadPlan};
-use super::explosion::Explosion;
+use super::forces::Explosion;
 use super::gpu::{GpuRigid, GpuRigidSizes};
 use super::model::*;
 pub use super::report::StepReport;
 use super::report::{report_from_counters, STATUS_BYTES};
 use super::solver;
+use super::step::cpu::StepInputs;
 use super::step::{cpu_step, fused_solver, CpuRigid, StepPlan, StepShape};
 use super::types::*;
 use crate::error::{Error, Result};
@@ -582,15 +583,13 @@ impl RigidWorld {
             Engine::Cpu(c) => {
                 let spec = grid_spec(self.plan.cell_size, self.shape_capacity)?;
                 let _rounding = crate::rounding::scope(self.config.cpu_rounding);
-                let mut report = cpu_step(
-                    c,
-                    &params,
-                    &explosion,
-                    &spec,
-                    &self.plan,
-                    &mut self.bodies,
-                    &self.shapes,
-                )?;
+                let inputs = StepInputs {
+                    params: &params,
+                    explosion: &explosion,
+                    spec: &spec,
+                    plan: &self.plan,
+                };
+                let mut report = cpu_step(c, &inputs, &mut self.bodies, &self.shapes)?;
                 report.step = self.steps;
                 vec![report]
             }
@@ -654,6 +653,16 @@ impl RigidWorld {
             },
             block_stage: self.blocks_run()
                 && matches!(&self.engine, Engine::Gpu(g) if g.block_staging),
+        }
+    }
+
+    /// The stages the CPU twin ran in the last step, in order (`None` on the GPU): the
+    /// stage sequence `tests/rigid_step.rs` holds against the GPU plan's.
+    #[doc(hidden)]
+    pub fn cpu_stage_trace(&self) -> Option<&[super::step::RigidStage]> {
+        match &self.engine {
+            Engine::Cpu(c) => Some(&c.trace),
+            Engine::Gpu(_) => None,
         }
     }
 

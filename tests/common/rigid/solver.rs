@@ -3,7 +3,7 @@
 
 use super::{DT, G};
 use glam::{Mat3, Quat, Vec3, Vec4, Vec4Swizzles};
-use wgphys::rigid::cpu;
+use wgphys::rigid::integrate;
 use wgphys::rigid::math::{cols_of, from_quat};
 use wgphys::rigid::solver;
 use wgphys::rigid::types::*;
@@ -45,7 +45,7 @@ pub fn dynamic(pos: Vec3, mass: f32, inertia: Vec3, q: Quat) -> GpuBody {
         can_sleep: 1,
         ..Default::default()
     };
-    b.inv_inertia_world = cpu::world_inverse_inertia(b.orient, &b.inv_inertia);
+    b.inv_inertia_world = integrate::world_inverse_inertia(b.orient, &b.inv_inertia);
     b
 }
 

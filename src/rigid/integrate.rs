@@ -1,5 +1,7 @@
-//! CPU twins of the rigid stages the world itself owns: `step_start`, `integrate_velocity`,
-//! `integrate_position`, `wake_mark`, `wake_apply` and `sleep` (WGSL in `shaders/rigid/integrate.wgsl`). Same operation order as the WGSL.
+//! Stages `integrate_velocity` and `integrate_position`, the book's integrator (catalogue §7)
+//! split in two around the velocity solver, run every substep, with the gyroscopic term of
+//! Euler's equations by the implicit midpoint rule. WGSL twin: `shaders/rigid/integrate.wgsl`,
+//! same operations in the same order; tests: `tests/rigid_integrate.rs`.
 
 use super::math::*;
 use super::types::*;
@@ -10,14 +12,6 @@ use glam::{Vec3, Vec4, Vec4Swizzles};
 pub fn world_inverse_inertia(q: Vec4, inv_body: &[Vec4; 3]) -> [Vec4; 3] {
     let r = quat_to_mat3(q);
     cols_of(r * mat3_cols(inv_body) * r.transpose())
-}
-
-/// Stage `step_start`, once per step before the collide stages: clears the wake stages'
-/// per-body flags in `claims` (the GPU twin also zeroes the step's counters).
-pub fn step_start(params: &GpuRigidParams, claims: &mut [u32]) {
-    for c in claims.iter_mut().take(params.body_count as usize) {
-        *c = 0;
-    }
 }
 
 /// Newton iterations of [`gyroscopic`]'s implicit midpoint solve. Each iteration squares the
@@ -115,99 +109,4 @@ pub fn integrate_position(params: &GpuRigidParams, bodies: &mut [GpuBody]) {
 pub fn rigid_integrate(params: &GpuRigidParams, bodies: &mut [GpuBody]) {
     integrate_velocity(params, bodies);
     integrate_position(params, bodies);
-}
-
-/// Whether a body takes part in waking: dynamic and asleep.
-fn sleeping_dynamic(b: &GpuBody) -> bool {
-    b.kind == body_kind::DYNAMIC && b.awake == 0
-}
-
-/// Whether the awake body `w` presses on a sleeper hard enough to wake it: it moves (|v|² +
-/// |ω|², the sleep metric, above the sleep epsilon). Resting neighbours of a sleeper do not
-/// wake it, however deep their contact: a soft contact under a stack's load rests millimetres
-/// deep (the load over the contact's stiffness m·ω², see `solver::soft_contact`), so depth is
-/// no sign of a contact that needs resolving.
-fn presses(params: &GpuRigidParams, w: &GpuBody) -> bool {
-    let v = w.lin_vel.xyz();
-    let a = w.ang_vel.xyz();
-    v.dot(v) + a.dot(a) > params.sleep_epsilon
-}
-
-/// Stage `wake_mark`: every manifold with points between an awake body that `presses` on a
-/// sleeping dynamic one marks the sleeper in `claims` (the book's matchAwakeState; contacts with
-/// the static world never wake). Reads only what the previous stages wrote, so the result does
-/// not depend on the order manifolds are visited; a chain of sleepers wakes one link per step.
-pub fn wake_mark(
-    params: &GpuRigidParams,
-    bodies: &[GpuBody],
-    manifolds: &[GpuManifold],
-    pair_count: u32,
-    claims: &mut [u32],
-) {
-    for m in manifolds
-        .iter()
-        .take(pair_count.min(params.pair_capacity) as usize)
-    {
-        if m.count == 0 || m.body_a == NONE || m.body_b == NONE {
-            continue;
-        }
-        let (a, b) = (&bodies[m.body_a as usize], &bodies[m.body_b as usize]);
-        if a.awake != 0 && sleeping_dynamic(b) && presses(params, a) {
-            claims[m.body_b as usize] = 1;
-        }
-        if b.awake != 0 && sleeping_dynamic(a) && presses(params, b) {
-            claims[m.body_a as usize] = 1;
-        }
-    }
-}
-
-/// Wakes a body as the book's setAwake(true): awake, motion = 2·sleep epsilon.
-pub fn wake(b: &mut GpuBody, sleep_epsilon: f32) {
-    b.awake = 1;
-    b.last_acc.w = 2.0 * sleep_epsilon;
-}
-
-/// Stage `wake_apply`: wakes every body `wake_mark` marked.
-pub fn wake_apply(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: &[u32]) {
-    for (b, &c) in bodies
-        .iter_mut()
-        .zip(claims)
-        .take(params.body_count as usize)
-    {
-        if c != 0 {
-            wake(b, params.sleep_epsilon);
-        }
-    }
-}
-
-/// Stage `sleep` (catalogue §13), once per step after the substeps; clears every body's force
-/// and torque accumulators first. Motion = bias·motion + (1 − bias)·(|v|² + |ω|²); below the
-/// sleep epsilon a body that may sleep falls asleep with zero velocities; above ten epsilons the
-/// motion is clamped there so a body that stops can fall asleep soon. Returns the awake count.
-pub fn sleep(params: &GpuRigidParams, bodies: &mut [GpuBody]) -> u32 {
-    let mut awake = 0;
-    for b in bodies.iter_mut().take(params.body_count as usize) {
-        // The step's forces have acted in every substep; the next step starts from none.
-        b.force = Vec4::ZERO;
-        b.torque = Vec4::ZERO;
-        if b.kind != body_kind::DYNAMIC || b.awake == 0 {
-            continue;
-        }
-        let v = b.lin_vel.xyz();
-        let w = b.ang_vel.xyz();
-        let current = v.dot(v) + w.dot(w);
-        let mut motion = params.sleep_bias * b.last_acc.w + (1.0 - params.sleep_bias) * current;
-        if b.can_sleep != 0 && motion < params.sleep_epsilon {
-            b.awake = 0;
-            b.lin_vel = Vec3::ZERO.extend(b.lin_vel.w);
-            b.ang_vel = Vec3::ZERO.extend(b.ang_vel.w);
-        } else {
-            awake += 1;
-            if motion > 10.0 * params.sleep_epsilon {
-                motion = 10.0 * params.sleep_epsilon;
-            }
-        }
-        b.last_acc.w = motion;
-    }
-    awake
 }

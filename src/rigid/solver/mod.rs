@@ -538,10 +538,10 @@ pub fn solve(
     prev: &[GpuManifold],
 ) -> SolveReport {
     warm_start(params, manifolds, prev);
-    let batches = super::step::Batches::colour(params, bodies, manifolds);
+    let batches = super::colour::Batches::colour(params, bodies, manifolds);
     let mut rows = vec![Vec4::ZERO; manifolds.len() * solver_rows_per_manifold() as usize];
     solve_prepare(params, bodies, manifolds, &mut rows);
-    super::step::cpu_solve(params, &batches, bodies, &[], manifolds, &rows);
+    let batches = super::step::cpu_solve(params, batches, bodies, &[], manifolds, &rows);
     let colouring = batches.colouring();
     SolveReport {
         manifolds: colouring.manifolds,
