@@ -22,8 +22,9 @@ mod common;
 use common::{segment, BoxError, Demo, LineVertex, OrbitCamera, Style};
 use glam::Vec3;
 use wgphys::gpu::GpuContext;
-use wgphys::particles::{Backend, ParticleWorld, StepReport, WorldConfig};
+use wgphys::particles::{ParticleWorld, StepReport, WorldConfig};
 use wgphys::scenes::{self, Shot};
+use wgphys::Backend;
 use winit::keyboard::{Key, NamedKey};
 
 /// Frames between shots in automatic fire.

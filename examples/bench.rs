@@ -33,11 +33,10 @@ use std::time::Instant;
 use wgphys::aggregate::AggregateWorld;
 use wgphys::gpu::GpuContext;
 use wgphys::grid::{GpuGrid, GridSpec};
-use wgphys::particles::{
-    Backend, EmitShape, EmitVelocity, Emitter, ForceField, ParticleWorld, WorldConfig,
-};
+use wgphys::particles::{EmitShape, EmitVelocity, Emitter, ForceField, ParticleWorld, WorldConfig};
 use wgphys::scenes;
 use wgphys::scenes::aggregate as agg;
+use wgphys::Backend;
 
 struct Row {
     scene: String,

@@ -25,12 +25,12 @@ use common::rigid::{self, key_is, report_title, RigidBuffers, RigidDemo};
 use common::{segment, BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
 use wgphys::gpu::GpuContext;
-use wgphys::particles::Backend;
 use wgphys::rigid::{BodyHandle, RigidWorld, StepReport};
 use wgphys::scenes::{
     self,
     rigid::{fire, Shot},
 };
+use wgphys::Backend;
 use winit::keyboard::{Key, NamedKey};
 
 /// The book's pool of rounds.

@@ -25,8 +25,9 @@ use common::{segment, BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
 use wgphys::aggregate::{AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
-use wgphys::particles::{Backend, ColliderShape};
+use wgphys::particles::ColliderShape;
 use wgphys::scenes;
+use wgphys::Backend;
 use winit::keyboard::Key;
 
 /// Sideways push on the head, m/s² (the blob's gravity is 0.4 g = 3.9 m/s²).

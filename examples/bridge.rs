@@ -25,8 +25,8 @@ use common::{segment, BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
 use wgphys::aggregate::{AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
-use wgphys::particles::Backend;
 use wgphys::scenes::{self, aggregate::load_deck};
+use wgphys::Backend;
 use winit::keyboard::Key;
 
 /// The deck's column x positions (pairs of particles, as `scenes::aggregate::bridge` builds them).

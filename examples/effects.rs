@@ -36,10 +36,11 @@ use common::{segment, BoxError, OrbitCamera};
 use glam::{Quat, Vec3, Vec4};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{
-    Backend, Burst, Collider, DepthCollider, DepthSource, EmitShape, EmitVelocity, Emitter,
-    EmitterHandle, ForceField, KillBounds, ParticleWorld, SubTrigger, ViewSort, WorldConfig,
+    Burst, Collider, DepthCollider, DepthSource, EmitShape, EmitVelocity, Emitter, EmitterHandle,
+    ForceField, KillBounds, ParticleWorld, SubTrigger, ViewSort, WorldConfig,
 };
 use wgphys::scenes;
+use wgphys::Backend;
 use winit::keyboard::{Key, NamedKey};
 
 struct Effects {

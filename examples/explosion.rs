@@ -25,9 +25,9 @@ use common::rigid::{self, key_is, report_title, RigidBuffers, RigidDemo};
 use common::{segment, BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
 use wgphys::gpu::GpuContext;
-use wgphys::particles::Backend;
 use wgphys::rigid::{BodyHandle, Explosion, RigidWorld, StepReport};
 use wgphys::scenes::{self, rigid::explosion_scene};
+use wgphys::Backend;
 use winit::keyboard::{Key, NamedKey};
 
 /// Where the explosion goes off: under the middle of the field, so the shell pushes upwards as

@@ -40,8 +40,9 @@ use common::{cli_option, segment, BoxError, OrbitCamera};
 use glam::Vec3;
 use show::Show;
 use wgphys::gpu::GpuContext;
-use wgphys::particles::{Backend, ParticleWorld, WorldConfig};
+use wgphys::particles::{ParticleWorld, WorldConfig};
 use wgphys::scenes;
+use wgphys::Backend;
 use winit::keyboard::Key;
 
 enum Mode {

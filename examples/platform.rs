@@ -24,8 +24,8 @@ use common::{BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
 use wgphys::aggregate::{AggregateWorld, Link, ParticleId};
 use wgphys::gpu::GpuContext;
-use wgphys::particles::Backend;
 use wgphys::scenes::{self, aggregate::load_deck};
+use wgphys::Backend;
 use winit::keyboard::Key;
 
 /// The x of the platform's two columns of movable particles (2, 3 at -3; 4, 5 at +4).

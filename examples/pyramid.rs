@@ -24,9 +24,9 @@ use common::rigid::{self, key_is, report_title, RigidBuffers, RigidDemo};
 use common::{cli_option, BoxError, OrbitCamera};
 use glam::Vec3;
 use wgphys::gpu::GpuContext;
-use wgphys::particles::Backend;
 use wgphys::rigid::{BodyHandle, RigidWorld, StepReport};
 use wgphys::scenes::{self, rigid::add_sphere};
+use wgphys::Backend;
 use winit::keyboard::Key;
 
 /// Rows when `--rows` is not given.

@@ -31,8 +31,9 @@ use glam::{IVec3, Vec3};
 use std::collections::HashMap;
 use wgphys::aggregate::AggregateWorld;
 use wgphys::gpu::GpuContext;
-use wgphys::particles::{Backend, ColliderShape};
+use wgphys::particles::ColliderShape;
 use wgphys::scenes;
+use wgphys::Backend;
 use winit::keyboard::Key;
 
 /// Particle slots: the grains poured in all.

@@ -8,8 +8,8 @@
 //! ```
 
 use wgphys::gpu::GpuContext;
-use wgphys::particles::Backend;
 use wgphys::scenes::soak::{soak, SoakPlan, SoakSample, SoakScene};
+use wgphys::Backend;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut steps = 100_000u64;

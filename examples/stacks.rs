@@ -22,9 +22,9 @@ use common::rigid::{self, key_is, report_title, RigidBuffers, RigidDemo};
 use common::{BoxError, OrbitCamera};
 use glam::{Vec3, Vec4Swizzles};
 use wgphys::gpu::GpuContext;
-use wgphys::particles::Backend;
 use wgphys::rigid::{BodyHandle, RigidWorld, StepReport};
 use wgphys::scenes::{self, rigid::stacks};
+use wgphys::Backend;
 use winit::keyboard::Key;
 
 /// The towers as `scenes::rigid::stacks` builds them, in its order: the x of the tower and its

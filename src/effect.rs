@@ -43,7 +43,7 @@ impl EffectDesc {
             e.validate().map_err(at(format!("emitters[{i}]")))?;
         }
         let mut scratch = ParticleWorld::new(
-            crate::particles::Backend::Cpu,
+            crate::Backend::Cpu,
             crate::particles::WorldConfig {
                 capacity: 1,
                 ..Default::default()

@@ -16,7 +16,8 @@
 //!   starting and substeps, sleeping, continuous collision for fast spheres, and ray casts.
 //!
 //! ```no_run
-//! use wgphys::particles::{Backend, ParticleWorld, WorldConfig};
+//! use wgphys::Backend;
+//! use wgphys::particles::{ParticleWorld, WorldConfig};
 //! let ctx = wgphys::gpu::GpuContext::new()?;
 //! let mut world = ParticleWorld::new(Backend::Gpu(ctx), WorldConfig::default())?;
 //! world.launch(1)?;
@@ -28,9 +29,11 @@
 #![warn(missing_docs)]
 
 pub mod aggregate;
+pub mod backend;
+pub mod colliders;
 pub mod effect;
 pub mod error;
-pub mod fireworks;
+pub mod fields;
 pub mod gpu;
 pub mod grid;
 pub mod noise;
@@ -39,8 +42,11 @@ pub mod rigid;
 pub mod rng;
 pub mod rounding;
 pub mod scenes;
+pub mod shaders;
 
+pub use backend::Backend;
 pub use error::{Error, Result};
+pub use particles::fireworks;
 pub use rounding::CpuRounding;
 
 /// The README's Rust examples, compiled as doctests so the README stays true.

@@ -13,7 +13,8 @@ use wgphys::aggregate::{
     AggregateConfig, AggregateWorld, Collisions, ForceGenerator, GeneratorId, Link, LinkId,
     ParticleId,
 };
-use wgphys::particles::{Backend, Collider, ForceField, Particle};
+use wgphys::particles::{Collider, ForceField, Particle};
+use wgphys::Backend;
 use wgphys::Error;
 
 const DT: f32 = 1.0 / 60.0;

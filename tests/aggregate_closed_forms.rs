@@ -11,8 +11,9 @@ use std::f64::consts::TAU;
 use wgphys::aggregate::{
     AggSnapshot, AggregateConfig, AggregateWorld, ForceGenerator, Link, ParticleId, ResolveOrder,
 };
-use wgphys::particles::{Backend, ColliderShape, ForceField, Particle};
+use wgphys::particles::{ColliderShape, ForceField, Particle};
 use wgphys::scenes::aggregate as sc;
+use wgphys::Backend;
 
 const G: f32 = 9.81;
 

@@ -7,8 +7,8 @@ mod common;
 use common::*;
 use glam::Vec4Swizzles;
 use wgphys::aggregate::{AggSnapshot, AggregateWorld};
-use wgphys::particles::Backend;
 use wgphys::scenes::aggregate as sc;
+use wgphys::Backend;
 
 const DT: f32 = 1.0 / 60.0;
 

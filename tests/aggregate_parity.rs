@@ -38,7 +38,8 @@ use glam::{DVec3, Vec3, Vec4Swizzles};
 use wgphys::aggregate::{
     AggSnapshot, AggregateConfig, AggregateWorld, Collisions, ForceGenerator, Link, ParticleId,
 };
-use wgphys::particles::{Backend, Collider, ForceField, Particle};
+use wgphys::particles::{Collider, ForceField, Particle};
+use wgphys::Backend;
 use wgphys::CpuRounding;
 
 const DT: f32 = 1.0 / 60.0;

@@ -10,8 +10,9 @@ mod common;
 use common::*;
 use glam::{Quat, Vec3};
 use wgphys::particles::{
-    Backend, Collider, ColliderShape, ForceField, Particle, ParticleWorld, WorldConfig,
+    Collider, ColliderShape, ForceField, Particle, ParticleWorld, WorldConfig,
 };
+use wgphys::Backend;
 use wgphys::Error;
 
 const DT: f32 = 1.0 / 60.0;

@@ -13,8 +13,9 @@ mod common;
 use common::*;
 use glam::{Vec3, Vec4Swizzles};
 use wgphys::particles::{
-    Backend, Collider, ColliderShape, ForceField, Particle, ParticleWorld, Snapshot, WorldConfig,
+    Collider, ColliderShape, ForceField, Particle, ParticleWorld, Snapshot, WorldConfig,
 };
+use wgphys::Backend;
 
 fn world(backend: Backend, config: WorldConfig, p: Particle) -> ParticleWorld {
     let mut w = ParticleWorld::new(backend, config).expect("world");

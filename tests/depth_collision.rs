@@ -10,9 +10,9 @@ use common::*;
 use glam::{Mat4, Vec3, Vec4};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{
-    Backend, DepthCollider, DepthImage, DepthSource, ForceField, Particle, ParticleWorld,
-    WorldConfig,
+    DepthCollider, DepthImage, DepthSource, ForceField, Particle, ParticleWorld, WorldConfig,
 };
+use wgphys::Backend;
 use wgphys::Error;
 
 const SIZE: u32 = 256;

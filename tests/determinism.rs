@@ -7,8 +7,9 @@
 mod common;
 
 use common::*;
-use wgphys::particles::{Backend, ParticleWorld};
+use wgphys::particles::ParticleWorld;
 use wgphys::scenes;
+use wgphys::Backend;
 
 const STEPS: u64 = 300;
 

@@ -6,9 +6,9 @@
 use glam::{Quat, Vec3, Vec4};
 use wgphys::effect::EffectDesc;
 use wgphys::particles::{
-    Backend, Burst, Collider, EmitShape, EmitVelocity, Emitter, ForceField, ParticleWorld,
-    WorldConfig,
+    Burst, Collider, EmitShape, EmitVelocity, Emitter, ForceField, ParticleWorld, WorldConfig,
 };
+use wgphys::Backend;
 use wgphys::Error;
 
 fn sample() -> EffectDesc {

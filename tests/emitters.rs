@@ -9,8 +9,9 @@ use glam::{Quat, Vec3, Vec4};
 use wgphys::particles::emitter::{emitted_record, shape_point};
 use wgphys::particles::types::{GpuEmitter, GPU_ID_BIT, MAX_EMITTERS};
 use wgphys::particles::{
-    Backend, Burst, EmitShape, EmitVelocity, Emitter, ParticleWorld, Snapshot, WorldConfig,
+    Burst, EmitShape, EmitVelocity, Emitter, ParticleWorld, Snapshot, WorldConfig,
 };
+use wgphys::Backend;
 use wgphys::Error;
 
 const DT: f32 = 1.0 / 60.0;

@@ -7,7 +7,8 @@ mod common;
 use common::*;
 use glam::Vec3;
 use wgphys::noise::{curl_noise, noise_value_grad};
-use wgphys::particles::{Backend, ForceField, Particle, ParticleWorld, WorldConfig};
+use wgphys::particles::{ForceField, Particle, ParticleWorld, WorldConfig};
+use wgphys::Backend;
 use wgphys::Error;
 
 const DT: f32 = 1.0 / 60.0;

@@ -23,10 +23,10 @@ use proptest::test_runner::TestCaseError;
 use wgphys::aggregate::{AggregateConfig, AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{
-    Backend, Emitter, EmitterHandle, ForceField, Particle, ParticleHandle, ParticleWorld,
-    WorldConfig,
+    Emitter, EmitterHandle, ForceField, Particle, ParticleHandle, ParticleWorld, WorldConfig,
 };
 use wgphys::rigid::{BodyHandle, Collider, RigidBody, RigidConfig, RigidWorld};
+use wgphys::Backend;
 
 const DT: f32 = 1.0 / 60.0;
 

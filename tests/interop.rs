@@ -6,8 +6,9 @@ mod common;
 use glam::Vec3;
 use wgphys::gpu::buffer::read_vec;
 use wgphys::gpu::GpuContext;
-use wgphys::particles::{Backend, Particle, ParticleWorld, WorldConfig};
+use wgphys::particles::{Particle, ParticleWorld, WorldConfig};
 use wgphys::scenes;
+use wgphys::Backend;
 
 fn caller_device() -> GpuContext {
     // A device the "renderer" made for itself; the engine only borrows it.

@@ -494,7 +494,7 @@ fn agg_link_layout() {
 }
 
 /// The structs the aggregate shader shares with the particle shader (through
-/// shaders/common/forces.wgsl) have the same layout there too.
+/// shaders/common/colliders.wgsl and fields.wgsl) have the same layout there too.
 #[test]
 fn agg_shared_structs_layout() {
     let m = agg_module();

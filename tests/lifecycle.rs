@@ -7,8 +7,9 @@ use common::*;
 use glam::{Vec3, Vec4};
 use std::collections::HashSet;
 use wgphys::particles::{
-    Backend, Burst, Emitter, Particle, ParticleHandle, ParticleWorld, Snapshot, WorldConfig,
+    Burst, Emitter, Particle, ParticleHandle, ParticleWorld, Snapshot, WorldConfig,
 };
+use wgphys::Backend;
 
 fn ids(s: &Snapshot) -> Vec<u32> {
     s.life.iter().map(|l| l.id).collect()

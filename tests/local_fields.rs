@@ -11,9 +11,10 @@ use std::collections::HashMap;
 use std::f32::consts::{FRAC_PI_2, PI};
 use wgphys::particles::types::{KIND_CURVES_SHIFT, MAX_FIELDS};
 use wgphys::particles::{
-    Backend, Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle, ForceField, ParticleWorld,
-    Snapshot, WorldConfig,
+    Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle, ForceField, ParticleWorld, Snapshot,
+    WorldConfig,
 };
+use wgphys::Backend;
 use wgphys::{CpuRounding, Error};
 
 const DT: f32 = 1.0 / 60.0;

@@ -7,9 +7,9 @@ mod common;
 use common::gpu;
 use common::rigid::*;
 use glam::{Mat3, Quat, Vec3};
-use wgphys::particles::Backend;
 use wgphys::rigid::{BodyHandle, Collider, RigidBody, RigidConfig, RigidWorld};
 use wgphys::scenes::rigid as scenes;
+use wgphys::Backend;
 use wgphys::Error;
 
 // ---------------------------------------------------------------------------------------------

@@ -8,9 +8,9 @@ mod common;
 use common::gpu;
 use common::rigid::*;
 use glam::{Quat, Vec3, Vec4Swizzles};
-use wgphys::particles::Backend;
 use wgphys::rigid::types::GpuBody;
 use wgphys::rigid::{BodyHandle, Collider, RigidBody, RigidConfig, RigidWorld};
+use wgphys::Backend;
 
 // ---------------------------------------------------------------------------------------------
 // 1. Torque-free spin, forces and the gyroscopic term

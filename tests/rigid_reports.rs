@@ -8,9 +8,9 @@ mod common;
 use common::rigid::*;
 use common::shared_gpu;
 use glam::{Quat, Vec3};
-use wgphys::particles::Backend;
 use wgphys::rigid::{RigidConfig, RigidWorld, StepReport};
 use wgphys::scenes::rigid as scenes;
+use wgphys::Backend;
 
 /// A 6-row pyramid of unit boxes on the ground (21 boxes, 41 touching pairs at rest) in a world
 /// of `pair_capacity` slots.

@@ -10,9 +10,9 @@ mod common;
 
 use common::rigid::*;
 use glam::{DVec3, Quat, Vec3, Vec4Swizzles};
-use wgphys::particles::Backend;
 use wgphys::rigid::types::GpuBody;
 use wgphys::rigid::{BodyHandle, Collider, RigidBody, RigidConfig, RigidWorld};
+use wgphys::Backend;
 
 /// Both backends (the process's shared GPU context for the GPU).
 fn backends() -> [(&'static str, Backend); 2] {

@@ -8,11 +8,11 @@ mod common;
 // handing out devices after a dozen or so per process (tests/common `shared_gpu`).
 use common::rigid::*;
 use common::shared_gpu as gpu;
-use wgphys::particles::Backend;
 use wgphys::rigid::step::{RigidStage, StepOp};
 use wgphys::rigid::types::GpuBody;
 use wgphys::rigid::{RigidConfig, RigidWorld, StepReport};
 use wgphys::scenes::rigid as scenes;
+use wgphys::Backend;
 use wgphys::Error;
 
 // ---------------------------------------------------------------------------------------------

@@ -14,10 +14,10 @@ mod common;
 use common::gpu;
 use common::rigid::*;
 use glam::{Quat, Vec3, Vec4Swizzles};
-use wgphys::particles::Backend;
 use wgphys::rigid::types::GpuBody;
 use wgphys::rigid::{BodyHandle, Collider, Combine, RigidBody, RigidConfig, RigidWorld};
 use wgphys::scenes::rigid as scenes;
+use wgphys::Backend;
 
 // ---------------------------------------------------------------------------------------------
 // 1. Bounce heights from restitution

@@ -2,9 +2,9 @@
 //! fails here, on any machine, before a GPU test runs.
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
-use wgphys::gpu::shader::all_shaders;
 use wgphys::particles::gpu::{shader_source, BINDINGS};
 use wgphys::particles::types::WG;
+use wgphys::shaders::all_shaders;
 
 fn parse(name: &str, src: &str) -> naga::Module {
     naga::front::wgsl::parse_str(src)

@@ -11,8 +11,8 @@
 
 mod common;
 
-use wgphys::particles::Backend;
 use wgphys::scenes::soak::{soak, SoakPlan, SoakScene};
+use wgphys::Backend;
 
 #[test]
 fn a_thousand_steps_of_each_soak_scene_stay_finite_and_flat() {

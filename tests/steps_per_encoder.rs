@@ -11,12 +11,13 @@ mod common;
 use glam::Vec3;
 use wgphys::aggregate::{AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
-use wgphys::particles::{Backend, Particle, ParticleHandle, ParticleWorld};
+use wgphys::particles::{Particle, ParticleHandle, ParticleWorld};
 use wgphys::rigid::forces::Explosion;
 use wgphys::rigid::types::GpuBody;
 use wgphys::rigid::RigidWorld;
 use wgphys::scenes;
 use wgphys::scenes::rigid as rigid_scenes;
+use wgphys::Backend;
 
 const STEPS: u64 = 20;
 const PER_SUBMIT: [u64; 3] = [1, 2, 5];

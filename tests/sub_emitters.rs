@@ -7,9 +7,9 @@ mod common;
 use common::*;
 use glam::Vec3;
 use wgphys::particles::{
-    Backend, Burst, Collider, EmitShape, EmitVelocity, Emitter, ParticleWorld, SubTrigger,
-    WorldConfig,
+    Burst, Collider, EmitShape, EmitVelocity, Emitter, ParticleWorld, SubTrigger, WorldConfig,
 };
+use wgphys::Backend;
 
 fn world(backend: Backend, colliders: Vec<Collider>) -> ParticleWorld {
     ParticleWorld::new(

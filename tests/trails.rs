@@ -7,7 +7,8 @@ mod common;
 use common::*;
 use glam::Vec4;
 use std::collections::HashMap;
-use wgphys::particles::{Backend, EmitShape, Emitter, Particle, ParticleWorld, WorldConfig};
+use wgphys::particles::{EmitShape, Emitter, Particle, ParticleWorld, WorldConfig};
+use wgphys::Backend;
 use wgphys::Error;
 
 const K: u32 = 5;

@@ -8,9 +8,8 @@ use common::*;
 use glam::Vec3;
 use std::collections::HashSet;
 use wgphys::particles::view_sort::depth_key;
-use wgphys::particles::{
-    Backend, EmitShape, Emitter, Particle, ParticleWorld, ViewSort, WorldConfig,
-};
+use wgphys::particles::{EmitShape, Emitter, Particle, ParticleWorld, ViewSort, WorldConfig};
+use wgphys::Backend;
 use wgphys::Error;
 
 const DT: f32 = 1.0 / 60.0;

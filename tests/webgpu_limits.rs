@@ -12,8 +12,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use wgphys::aggregate::AggSnapshot;
 use wgphys::gpu::GpuContext;
-use wgphys::particles::{Backend, ParticleWorld};
+use wgphys::particles::ParticleWorld;
 use wgphys::rigid::{Explosion, RigidWorld};
+use wgphys::Backend;
 use wgphys::{scenes, Error};
 
 const DT: f32 = 1.0 / 60.0;
@@ -113,7 +114,7 @@ fn explosion(backend: Backend) -> wgphys::Result<u64> {
 fn every_world_runs_on_a_device_with_webgpus_default_limits() {
     let webgpu = wgpu::Limits::default();
     // What the kernels need, read from their WGSL, against WebGPU's defaults.
-    let needs = wgphys::gpu::shader::engine_needs().expect("the engine's WGSL validates");
+    let needs = wgphys::shaders::engine_needs().expect("the engine's WGSL validates");
     for (limit, need, default) in needs.against(&webgpu) {
         println!("{limit}: the engine needs {need}, WebGPU's default is {default}");
         assert!(
@@ -176,10 +177,10 @@ fn every_world_runs_on_a_device_with_webgpus_default_limits() {
     );
 }
 
-/// Below what the engine needs (4 storage buffers per stage, under the kernels' 8):
-/// `GpuContext::from_device` refuses the device with `Error::DeviceLimit` naming the limit, the
-/// need and the device's value; and a context assembled by hand around it (its fields are
-/// public) gets each world refused when built, naming the world too. Never a panic.
+/// Below what the worlds need (4 storage buffers per stage, under the kernels' 8):
+/// `GpuContext::from_device` takes the device (a world that needed less could use it), and
+/// each world is refused when built with `Error::DeviceLimit` naming the world, the limit, its
+/// need and the device's value. Never a panic.
 #[test]
 fn a_device_below_the_engines_needs_is_a_typed_error() {
     use wgphys::aggregate::{AggregateConfig, AggregateWorld};
@@ -190,21 +191,15 @@ fn a_device_below_the_engines_needs_is_a_typed_error() {
         max_storage_buffers_per_shader_stage: HAVE,
         ..wgpu::Limits::default()
     });
-    let need = wgphys::gpu::shader::engine_needs()
+    let need = wgphys::shaders::engine_needs()
         .expect("the engine's WGSL validates")
         .storage_buffers;
     assert_eq!(
         need, 8,
         "the kernels bind at most WebGPU's 8 storage buffers, and some 8"
     );
-    let r = GpuContext::from_device(device.clone(), queue.clone(), info.clone()).map(|_| ());
-    storage_limit_refusal("from_device", r.err(), need, HAVE, "the engine's kernels");
-    let ctx = GpuContext {
-        device,
-        queue,
-        info,
-        timestamps: false,
-    };
+    let ctx = GpuContext::from_device(device, queue, info)
+        .expect("a device is taken; each world checks its own needs");
     let backend = || Backend::Gpu(ctx.clone());
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         [

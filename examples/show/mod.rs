@@ -22,10 +22,11 @@ use glam::Vec3;
 use kinds::{Cue, Pattern, KINDS};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{
-    Backend, Burst, Collider, EmitShape, EmitVelocity, Emitter, EmitterHandle, ForceField,
-    ParticleWorld, SubTrigger, ViewSort, WorldConfig,
+    Burst, Collider, EmitShape, EmitVelocity, Emitter, EmitterHandle, ForceField, ParticleWorld,
+    SubTrigger, ViewSort, WorldConfig,
 };
 use wgphys::scenes::DT;
+use wgphys::Backend;
 
 use crate::common::fx::Light;
 use crate::common::OrbitCamera;

@@ -101,7 +101,7 @@ fn impact_weight(vn: f32, impact2: f32) -> f32 {
     return clamp((vn * vn - impact2) / impact2, 0.0, 1.0);
 }
 
-/// Whether table collider `c` may touch the grain (`collider_in_reach` of forces.wgsl).
+/// Whether table collider `c` may touch the grain (`collider_in_reach` of colliders.wgsl).
 fn table_collider_in_reach(c: u32, p: vec3<f32>, r: f32) -> bool {
     return collider_in_reach(colliders[c], p, r, params.contact_slop);
 }

@@ -14,7 +14,7 @@
 // a variant without one only on steps where its branch cannot be taken, so every variant gives
 // the same results, and a kernel without the code of what a world does not use runs faster
 // (on lavapipe the code costs where it is compiled in, taken or not). FIELD_TURBULENCE is in
-// forces.wgsl.
+// fields.wgsl.
 /// The depth collider (`depth.flags` bit 0 may be set).
 override DEPTH_COLLIDER: bool = true;
 /// Fireworks (a particle's kind may name a firework rule).

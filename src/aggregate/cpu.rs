@@ -4,11 +4,9 @@
 
 use super::model::{COLLIDE_RELAXATION, COLLIDE_REST_DEPTH, NEAR_SPAN, NEAR_UNITS};
 use super::types::*;
+use crate::colliders::{collider_contact, collider_in_reach, resolve_contact, GpuCollider};
+use crate::fields::field_accel_one;
 use crate::grid::{cell_key, cell_of, CpuGrid, GridSpec};
-use crate::particles::cpu::{
-    collider_contact, collider_in_reach, field_accel_one, resolve_contact,
-};
-use crate::particles::types::GpuCollider;
 use crate::rounding as fm;
 use glam::{IVec3, Vec3, Vec4, Vec4Swizzles};
 
@@ -464,7 +462,7 @@ fn near_in_reach(a: Vec3, b: Vec3, params: &GpuAggParams) -> bool {
 fn accel_field(s: &AggState, params: &GpuAggParams, i: usize) -> Vec3 {
     let mut a = s.acc[i].xyz();
     for fld in &params.fields[..params.field_count as usize] {
-        if fld.kind & crate::particles::types::FIELD_KIND_MASK == 1 {
+        if fld.kind & crate::fields::FIELD_KIND_MASK == 1 {
             a += fld.v.xyz();
         }
     }

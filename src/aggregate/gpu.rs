@@ -6,7 +6,9 @@
 //! by block Morton code, a gather into that order, the grid keys' slot lists, the iterations,
 //! and a scatter back into particle order.
 
+use super::types::WG;
 use super::types::*;
+use crate::colliders::{collider_kind, GpuCollider};
 use crate::error::Result;
 use crate::gpu::buffer::{self, STATE};
 use crate::gpu::kernel::{Dispatch, Kernel};
@@ -15,7 +17,6 @@ use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
 use crate::grid::gpu::GpuGrid;
 use crate::grid::GridSpec;
-use crate::particles::types::{collider_kind, GpuCollider, WG};
 use glam::Vec4;
 use std::mem::size_of;
 use wgpu::BufferUsages as U;
@@ -24,13 +25,13 @@ use super::near::{candidates_buffer, cells_buffer, Near};
 pub use super::near::{NearTables, DEFAULT_LIST_CAPACITY};
 use super::shader::MAX_GROUPS;
 pub use super::shader::{
-    binding, shader_source, storage_buffers_per_stage, BINDINGS, CELL_ENTRY_BYTES, NEAR_KEY_BITS,
-    NEAR_STATE_BYTES,
+    binding, kernel_needs, shader_source, storage_buffers_per_stage, BINDINGS, CELL_ENTRY_BYTES,
+    NEAR_KEY_BITS, NEAR_STATE_BYTES,
 };
 
 /// A collide entry point (`collide`, `collide_near`) compiled for the world's collider table:
 /// without the spheres' and boxes' code when `solids` is false (`COLLIDER_SOLIDS`,
-/// forces.wgsl), which changes no result where the table holds half-spaces alone. The 100k
+/// colliders.wgsl), which changes no result where the table holds half-spaces alone. The 100k
 /// sand box's collide iterations on lavapipe: BENCHMARKS.md, session 17. With `shared` (only
 /// `collide_near` reads it) for a world without own accelerations: a neighbour's acceleration
 /// is the grain's own and the read is left out of the kernel (`SHARED_ACCELERATION`,
@@ -160,7 +161,7 @@ fn collider_table(ctx: &GpuContext, items: &[GpuCollider]) -> wgpu::Buffer {
         &ctx.device,
         "agg_colliders",
         items,
-        crate::particles::types::MAX_COLLIDERS,
+        crate::colliders::MAX_COLLIDERS,
     )
 }
 
@@ -257,7 +258,7 @@ impl GpuAggregate {
             near,
             kernels: Kernels {
                 // The field table is fixed for the world's life: without a turbulence field the
-                // kernel is compiled without the noise's code (`FIELD_TURBULENCE`, forces.wgsl).
+                // kernel is compiled without the noise's code (`FIELD_TURBULENCE`, fields.wgsl).
                 integrate: Kernel::with_flags(
                     device,
                     &module,

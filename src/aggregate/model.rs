@@ -3,8 +3,9 @@
 //! mirror in one place.
 
 use super::types::{GpuGen, GpuLink, NONE};
+use crate::colliders::Collider;
 use crate::error::{finite, finite3, non_negative, positive, Error, Result};
-use crate::particles::{Collider, ForceField};
+use crate::fields::ForceField;
 use glam::{Vec3, Vec4};
 
 /// A particle of an aggregate world; its index never changes.
@@ -549,7 +550,7 @@ pub struct AggregateConfig {
     /// Force fields on every particle (gravity, drag, wind, attractor).
     pub fields: Vec<ForceField>,
     /// Static colliders (planes, spheres, boxes) every particle collides with, applied in this
-    /// order; at most [`crate::particles::types::MAX_COLLIDERS`] (a uniform table on the GPU;
+    /// order; at most [`crate::colliders::MAX_COLLIDERS`] (a uniform table on the GPU;
     /// more is [`crate::Error::TooMany`] when the world is built).
     pub colliders: Vec<Collider>,
     /// Particle–particle collisions; `None` turns them off.

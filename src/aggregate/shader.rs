@@ -1,9 +1,10 @@
 //! The aggregate domain's WGSL module: its group-0 bindings, named once, and the composition
 //! of its stage files.
 
+use super::types::WG;
 use super::types::*;
+use crate::fields::{FIELD_EMITTER_SHIFT, FIELD_KIND_MASK, MAX_FIELDS};
 use crate::gpu::shader::{compose, prelude, BindingDecl};
-use crate::particles::types::{FIELD_EMITTER_SHIFT, FIELD_KIND_MASK, MAX_FIELDS, WG};
 
 /// Binding indices of the aggregate domain's group 0, named once.
 pub mod binding {
@@ -266,28 +267,51 @@ pub fn storage_buffers_per_stage(gridded: bool) -> crate::error::Result<u32> {
     static FOUND: std::sync::OnceLock<crate::gpu::shader::StorageBuffers> =
         std::sync::OnceLock::new();
     let found = crate::gpu::shader::storage_buffers_once(&FOUND, shader_source)?;
-    let base = found.most(&["agg_integrate", "collide", "solve_links"]);
-    let near = [
-        "near_keys",
-        "near_gather",
-        "near_cells",
-        "near_list",
-        "collide_near",
-        "near_scatter",
-    ];
+    let base = found.most(&BASE_ENTRIES);
     Ok(if gridded {
-        base.max(found.most(&near))
+        base.max(found.most(&NEAR_ENTRIES))
     } else {
         base
     })
 }
+
+/// What an aggregate world's kernels need of a device, `gridded` or not (a gridded world adds
+/// the grid build and the near-list kernels), read from their WGSL once and checked against
+/// the device when a world is built.
+///
+/// # Errors
+/// [`crate::Error::Gpu`] if a module does not validate (an engine bug).
+pub fn kernel_needs(gridded: bool) -> crate::error::Result<crate::gpu::shader::KernelNeeds> {
+    use crate::gpu::shader::{kernel_needs_once, KernelTable};
+    static FOUND: std::sync::OnceLock<KernelTable> = std::sync::OnceLock::new();
+    let table = kernel_needs_once(&FOUND, shader_source)?;
+    let mut needs = table.most(&BASE_ENTRIES);
+    if gridded {
+        needs = needs
+            .max(&table.most(&NEAR_ENTRIES))
+            .max(&crate::grid::gpu::kernel_needs()?);
+    }
+    Ok(needs)
+}
+
+/// The kernels every aggregate world runs.
+const BASE_ENTRIES: [&str; 3] = ["agg_integrate", "collide", "solve_links"];
+/// The kernels a gridded aggregate world adds (beside the grid build).
+const NEAR_ENTRIES: [&str; 6] = [
+    "near_keys",
+    "near_gather",
+    "near_cells",
+    "near_list",
+    "collide_near",
+    "near_scatter",
+];
 
 /// The composed WGSL module of the aggregate domain.
 pub fn shader_source() -> String {
     let consts = [
         ("WG", WG),
         ("MAX_FIELDS", MAX_FIELDS),
-        ("MAX_COLLIDERS", crate::particles::types::MAX_COLLIDERS),
+        ("MAX_COLLIDERS", crate::colliders::MAX_COLLIDERS),
         ("FIELD_KIND_MASK", FIELD_KIND_MASK),
         ("FIELD_EMITTER_SHIFT", FIELD_EMITTER_SHIFT),
         ("NONE", NONE),
@@ -302,12 +326,13 @@ pub fn shader_source() -> String {
         super::model::COLLIDE_REST_DEPTH
     );
     compose(
-        &(prelude(&consts, BINDINGS) + &relaxation + &crate::particles::cpu::reach_slack_source()),
+        &(prelude(&consts, BINDINGS) + &relaxation + &crate::colliders::reach_slack_source()),
         &[
             include_str!("../../shaders/aggregate/types.wgsl"),
             include_str!("../../shaders/common/rng.wgsl"),
             include_str!("../../shaders/common/noise.wgsl"),
-            include_str!("../../shaders/common/forces.wgsl"),
+            include_str!("../../shaders/common/fields.wgsl"),
+            include_str!("../../shaders/common/colliders.wgsl"),
             &crate::grid::gpu::common_source(),
             include_str!("../../shaders/aggregate/integrate.wgsl"),
             include_str!("../../shaders/aggregate/links.wgsl"),

@@ -1,7 +1,10 @@
 //! `#[repr(C)]` mirrors of `shaders/aggregate/types.wgsl`; checked by the layout test.
 
 use super::model::{NEAR_SKIN, NEAR_UNITS};
-use crate::particles::types::{GpuField, MAX_FIELDS};
+use crate::fields::{GpuField, MAX_FIELDS};
+
+/// Threads per workgroup of every aggregate kernel (emitted into the WGSL prelude).
+pub const WG: u32 = 256;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec4;
 

@@ -6,10 +6,12 @@ use super::cpu::{self, AggInputs, AggState};
 use super::gpu::{GpuAggregate, Tables};
 use super::model::*;
 use super::types::*;
+use crate::backend::Backend;
+use crate::colliders::GpuCollider;
 use crate::error::{Error, Result};
+use crate::fields::{GpuField, MAX_FIELDS};
 use crate::grid::{CpuGrid, GridSpec};
-use crate::particles::types::{GpuCollider, GpuField, MAX_FIELDS};
-use crate::particles::{Backend, Particle, RenderBuffers};
+use crate::particles::{Particle, RenderBuffers};
 use glam::{Vec3, Vec4};
 
 mod links;
@@ -91,7 +93,7 @@ impl AggregateWorld {
         }
         // A uniform table on the GPU, as in the particle world (shaders/aggregate/collide.wgsl
         // `apply_colliders` says why): both backends refuse more than MAX_COLLIDERS.
-        let colliders = crate::particles::colliders_to_gpu(&config.colliders)?;
+        let colliders = crate::colliders::colliders_to_gpu(&config.colliders)?;
         let grid_spec = match config.collisions {
             Some(c) => {
                 let finite_non_negative = |x: f32| x >= 0.0 && x.is_finite();
@@ -162,12 +164,10 @@ impl AggregateWorld {
                     colliders: &me.colliders,
                 };
                 Engine::Gpu(Box::new(ctx.checked("an aggregate world", || {
-                    let need = super::shader::storage_buffers_per_stage(me.grid_spec.is_some())?;
-                    ctx.require_storage_buffers("an aggregate world", need)?;
-                    let turbulence = crate::particles::types::fields_turbulent(
-                        &me.fields,
-                        me.config.fields.len(),
-                    );
+                    let needs = super::shader::kernel_needs(me.grid_spec.is_some())?;
+                    ctx.require("an aggregate world", &needs)?;
+                    let turbulence =
+                        crate::fields::fields_turbulent(&me.fields, me.config.fields.len());
                     GpuAggregate::new(&ctx, me.config.capacity, me.grid_spec, &t, turbulence)
                 })?))
             }
@@ -463,7 +463,7 @@ impl AggregateWorld {
             integrator: u32::from(self.config.integrator == Integrator::SemiImplicit),
             collisions: u32::from(coll.is_some()),
             stack_scaling: coll.map_or(0.0, |c| c.stack_scaling),
-            fields: crate::particles::types::fields_at(&self.fields, self.time as f32),
+            fields: crate::fields::fields_at(&self.fields, self.time as f32),
         };
         if let Some(s) = spec {
             p.set_near_reach(s.cell_size, self.config.contact_slop);

@@ -1,7 +1,7 @@
 //! The GPU context: a device and queue, created headless or borrowed from the caller.
 
 use crate::error::{Error, Result};
-use crate::gpu::shader::engine_needs;
+use crate::gpu::shader::KernelNeeds;
 
 /// A wgpu device and queue with the adapter facts the engine needs.
 ///
@@ -95,18 +95,18 @@ impl GpuContext {
     }
 
     /// Wraps a caller's device and queue, so the engine's buffers live beside the caller's
-    /// render resources. `info` is only used for reporting. The device's limits are checked
-    /// against what the engine's kernels need first (WebGPU's defaults, `wgpu::Limits::default()`,
-    /// are enough; see [`check_limits`]).
+    /// render resources. `info` is only used for reporting. Each world checks the device's
+    /// limits against what its own kernels need when it is built ([`GpuContext::require`];
+    /// WebGPU's defaults, `wgpu::Limits::default()`, are enough for every world), so a device
+    /// too small for one world still serves the others.
     ///
     /// # Errors
-    /// [`Error::DeviceLimit`] naming the first limit below the engine's need.
+    /// None today; the `Result` keeps room for checks a backend may need.
     pub fn from_device(
         device: wgpu::Device,
         queue: wgpu::Queue,
         info: wgpu::AdapterInfo,
     ) -> Result<Self> {
-        check_limits(&device.limits())?;
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         Ok(Self {
             device,
@@ -138,11 +138,11 @@ impl GpuContext {
     }
 
     /// Whether a step may go to the GPU in several submissions as it is recorded (the rigid
-    /// world's [`crate::rigid::gpu::GpuRigid::submit_step_by_phase`]): on a hardware adapter
+    /// world's `GpuRigid::submit_step_by_phase`): on a hardware adapter
     /// the GPU starts on the first phases while the host records the rest. Not on a CPU
     /// adapter: Mesa's lavapipe orders a submission after the previous one by waiting on the
     /// host inside `submit`, so a 5k wall's step held the host 44 ms instead of 0.7 ms
-    /// (BENCHMARKS.md, session 18).
+    /// (BENCHMARKS.md, 2026-11-26).
     pub fn submits_overlap(&self) -> bool {
         self.info.device_type != wgpu::DeviceType::Cpu
     }
@@ -174,20 +174,23 @@ impl GpuContext {
         }
     }
 
-    /// Refuses, before anything is built, a world whose kernels bind more storage buffers in
-    /// one shader stage than the device allows (WebGPU's default is 8).
+    /// Refuses, before anything is built, a world whose kernels need more of a device than it
+    /// has (`needs`, read from the world's WGSL: storage buffers per shader stage, WebGPU's
+    /// default being 8, workgroup memory and size, uniform bindings, bind groups): the first
+    /// limit short is an [`Error::DeviceLimit`].
     ///
     /// # Errors
     /// [`Error::DeviceLimit`] naming `what`, the limit, the need and the device's value.
-    pub fn require_storage_buffers(&self, what: &'static str, need: u32) -> Result<()> {
-        let have = self.device.limits().max_storage_buffers_per_shader_stage;
-        if need > have {
-            return Err(Error::DeviceLimit {
-                what,
-                limit: "max_storage_buffers_per_shader_stage",
-                need,
-                have,
-            });
+    pub fn require(&self, what: &'static str, needs: &KernelNeeds) -> Result<()> {
+        for (limit, need, have) in needs.against(&self.device.limits()) {
+            if need > have {
+                return Err(Error::DeviceLimit {
+                    what,
+                    limit,
+                    need,
+                    have,
+                });
+            }
         }
         Ok(())
     }
@@ -238,26 +241,6 @@ pub fn scoped<T>(device: &wgpu::Device, what: &str, f: impl FnOnce() -> Result<T
              new GpuContext and world"
         ))),
     }
-}
-
-/// Checks `limits` against what every kernel of the engine needs
-/// ([`crate::gpu::shader::engine_needs`]): the first limit below it is an
-/// [`Error::DeviceLimit`] naming the field, the need and the value.
-///
-/// # Errors
-/// [`Error::DeviceLimit`]; [`Error::Gpu`] if the engine's WGSL does not validate (a bug).
-pub fn check_limits(limits: &wgpu::Limits) -> Result<()> {
-    for (limit, need, have) in engine_needs()?.against(limits) {
-        if need > have {
-            return Err(Error::DeviceLimit {
-                what: "the engine's kernels",
-                limit,
-                need,
-                have,
-            });
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

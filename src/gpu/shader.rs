@@ -1,8 +1,10 @@
 //! Shader composition: a generated prelude (constants and bindings from Rust, so nothing is
 //! written twice), the shared WGSL files, then the stage file.
 //!
-//! Every shader the engine compiles is listed by [`all_shaders`], which the naga validation test
-//! walks without a GPU.
+//! Every shader the engine compiles is listed by `crate::shaders::all_shaders`, which the naga
+//! validation test walks without a GPU. Nothing here knows a domain: each world reads what its
+//! own kernels need of a device from its WGSL ([`kernel_needs`]) and checks it when it is built
+//! (`GpuContext::require`).
 //!
 //! # Kernels on a software adapter
 //!
@@ -103,21 +105,6 @@ fn parse(source: &str) -> Result<(wgpu::naga::Module, wgpu::naga::valid::ModuleI
     Ok((module, info))
 }
 
-/// Every composed shader of the engine, as (name, WGSL source).
-pub fn all_shaders() -> Vec<(&'static str, String)> {
-    vec![
-        ("particles", crate::particles::gpu::shader_source()),
-        ("sort", crate::gpu::sort::shader_source()),
-        (
-            "sort_gpu_shape",
-            crate::gpu::sort::shader_source_for(crate::gpu::sort::SortShape::GPU),
-        ),
-        ("grid", crate::grid::gpu::shader_source()),
-        ("aggregate", crate::aggregate::gpu::shader_source()),
-        ("rigid", crate::rigid::gpu::shader_source()),
-    ]
-}
-
 /// How many storage buffers the WGSL module `source` declares, and how many each entry point
 /// uses (as the device counts them against `max_storage_buffers_per_shader_stage` when a
 /// kernel's layout is derived from its entry point), in declaration order.
@@ -177,10 +164,10 @@ pub fn entry_bindings(source: &str) -> Result<Vec<(String, Vec<u32>)>> {
         .collect())
 }
 
-/// What the engine's kernels need of a device, the most over every kernel of every world
-/// ([`all_shaders`]), found by parsing the WGSL (see [`engine_needs`]).
+/// What kernels need of a device: for one entry point ([`kernel_needs`]), or the most over
+/// several ([`KernelTable::most`], [`KernelNeeds::max`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct EngineNeeds {
+pub struct KernelNeeds {
     /// Storage buffers one kernel binds (`max_storage_buffers_per_shader_stage`).
     pub storage_buffers: u32,
     /// Bytes of workgroup memory one kernel uses (`max_compute_workgroup_storage_size`).
@@ -191,10 +178,16 @@ pub struct EngineNeeds {
     pub workgroup_x: u32,
     /// The largest uniform binding (`max_uniform_buffer_binding_size`).
     pub uniform_bytes: u32,
+    /// Bind groups one kernel uses (`max_bind_groups`): the highest group index plus one.
+    pub bind_groups: u32,
+    /// Uniform buffers bound with a dynamic offset in one pipeline layout
+    /// (`max_dynamic_uniform_buffers_per_pipeline_layout`); the host decides these, not the
+    /// WGSL, so a world sets it.
+    pub dynamic_uniforms: u32,
 }
 
-impl EngineNeeds {
-    /// Each need as (the `wgpu::Limits` field, what the engine needs, what `limits` has).
+impl KernelNeeds {
+    /// Each need as (the `wgpu::Limits` field, what the kernels need, what `limits` has).
     pub fn against(&self, limits: &wgpu::Limits) -> [(&'static str, u32, u32); 7] {
         [
             (
@@ -222,75 +215,109 @@ impl EngineNeeds {
                 self.uniform_bytes,
                 u32::try_from(limits.max_uniform_buffer_binding_size).unwrap_or(u32::MAX),
             ),
-            // The rigid kernels: group 0 (the world) and group 1 (the pass record).
-            ("max_bind_groups", 2, limits.max_bind_groups),
+            ("max_bind_groups", self.bind_groups, limits.max_bind_groups),
             (
                 "max_dynamic_uniform_buffers_per_pipeline_layout",
-                1,
+                self.dynamic_uniforms,
                 limits.max_dynamic_uniform_buffers_per_pipeline_layout,
             ),
         ]
     }
-}
 
-/// What every kernel of the engine needs of a device (parsed once per process).
-///
-/// # Errors
-/// [`Error::Gpu`] when a module does not parse or validate (an engine bug).
-pub fn engine_needs() -> Result<EngineNeeds> {
-    static FOUND: std::sync::OnceLock<EngineNeeds> = std::sync::OnceLock::new();
-    if let Some(found) = FOUND.get() {
-        return Ok(*found);
-    }
-    let mut needs = EngineNeeds::default();
-    for (_, source) in all_shaders() {
-        needs = needs.max(&module_needs(&source)?);
-    }
-    Ok(*FOUND.get_or_init(|| needs))
-}
-
-impl EngineNeeds {
-    fn max(&self, o: &Self) -> Self {
+    /// The larger of each need.
+    pub fn max(&self, o: &Self) -> Self {
         Self {
             storage_buffers: self.storage_buffers.max(o.storage_buffers),
             workgroup_bytes: self.workgroup_bytes.max(o.workgroup_bytes),
             invocations: self.invocations.max(o.invocations),
             workgroup_x: self.workgroup_x.max(o.workgroup_x),
             uniform_bytes: self.uniform_bytes.max(o.uniform_bytes),
+            bind_groups: self.bind_groups.max(o.bind_groups),
+            dynamic_uniforms: self.dynamic_uniforms.max(o.dynamic_uniforms),
         }
     }
 }
 
-fn module_needs(source: &str) -> Result<EngineNeeds> {
+/// What each entry point of a WGSL module needs of a device ([`kernel_needs`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelTable {
+    /// (entry point, its needs), in declaration order.
+    pub per_entry: Vec<(String, KernelNeeds)>,
+}
+
+impl KernelTable {
+    /// The most over `entries` (every entry point when `entries` is empty).
+    pub fn most(&self, entries: &[&str]) -> KernelNeeds {
+        self.per_entry
+            .iter()
+            .filter(|(name, _)| entries.is_empty() || entries.contains(&name.as_str()))
+            .fold(KernelNeeds::default(), |m, (_, n)| m.max(n))
+    }
+}
+
+/// What each entry point of the WGSL module `source` needs of a device, found by parsing it.
+///
+/// # Errors
+/// [`Error::Gpu`] when the module does not parse or validate (an engine bug).
+pub fn kernel_needs(source: &str) -> Result<KernelTable> {
     use wgpu::naga;
     let (module, info) = parse(source)?;
     let mut layouter = naga::proc::Layouter::default();
     layouter
         .update(module.to_ctx())
         .map_err(|e| Error::Gpu(format!("engine WGSL has no layout: {e}")))?;
-    let mut needs = EngineNeeds::default();
+    let mut table = KernelTable::default();
     for (i, ep) in module.entry_points.iter().enumerate() {
         let uses = info.get_entry_point(i);
-        let used = |space: fn(&naga::AddressSpace) -> bool| {
+        let globals = || {
             module
                 .global_variables
                 .iter()
-                .filter(move |(h, g)| space(&g.space) && !uses[*h].is_empty())
+                .filter(|(h, _)| !uses[*h].is_empty())
+        };
+        let used = |space: fn(&naga::AddressSpace) -> bool| {
+            globals()
+                .filter(move |(_, g)| space(&g.space))
                 .map(|(_, g)| layouter[g.ty].size)
         };
         let [x, y, z] = ep.workgroup_size;
-        needs = needs.max(&EngineNeeds {
-            storage_buffers: used(|s| matches!(s, naga::AddressSpace::Storage { .. })).count()
-                as u32,
-            workgroup_bytes: used(|s| matches!(s, naga::AddressSpace::WorkGroup)).sum(),
-            invocations: x * y * z,
-            workgroup_x: x,
-            uniform_bytes: used(|s| matches!(s, naga::AddressSpace::Uniform))
-                .max()
-                .unwrap_or(0),
-        });
+        table.per_entry.push((
+            ep.name.clone(),
+            KernelNeeds {
+                storage_buffers: used(|s| matches!(s, naga::AddressSpace::Storage { .. })).count()
+                    as u32,
+                workgroup_bytes: used(|s| matches!(s, naga::AddressSpace::WorkGroup)).sum(),
+                invocations: x * y * z,
+                workgroup_x: x,
+                uniform_bytes: used(|s| matches!(s, naga::AddressSpace::Uniform))
+                    .max()
+                    .unwrap_or(0),
+                bind_groups: globals()
+                    .filter_map(|(_, g)| g.binding.as_ref())
+                    .map(|b| b.group + 1)
+                    .max()
+                    .unwrap_or(0),
+                dynamic_uniforms: 0,
+            },
+        ));
     }
-    Ok(needs)
+    Ok(table)
+}
+
+/// [`kernel_needs`] of a module, computed once per `cell` (parsing and validating a module
+/// takes milliseconds; worlds are built often in tests).
+///
+/// # Errors
+/// As [`kernel_needs`].
+pub fn kernel_needs_once(
+    cell: &'static std::sync::OnceLock<KernelTable>,
+    source: impl FnOnce() -> String,
+) -> Result<&'static KernelTable> {
+    if let Some(found) = cell.get() {
+        return Ok(found);
+    }
+    let found = kernel_needs(&source())?;
+    Ok(cell.get_or_init(|| found))
 }
 
 /// What [`storage_buffers`] found in a module.

@@ -191,6 +191,19 @@ pub struct GpuSortParams {
     pub key_mask: u32,
 }
 
+/// What the sort's kernels need of a device (both its shapes), read from their WGSL once.
+///
+/// # Errors
+/// [`crate::Error::Gpu`] if a module does not validate (an engine bug).
+pub fn kernel_needs() -> Result<crate::gpu::shader::KernelNeeds> {
+    use crate::gpu::shader::{kernel_needs_once, KernelTable};
+    static ONE: std::sync::OnceLock<KernelTable> = std::sync::OnceLock::new();
+    static GPU_SHAPE: std::sync::OnceLock<KernelTable> = std::sync::OnceLock::new();
+    let one = kernel_needs_once(&ONE, shader_source)?.most(&[]);
+    let gpu = kernel_needs_once(&GPU_SHAPE, || shader_source_for(SortShape::GPU))?.most(&[]);
+    Ok(one.max(&gpu))
+}
+
 /// The composed WGSL module of the sort in its CPU shape (the shader checks).
 pub fn shader_source() -> String {
     shader_source_for(SortShape::CPU)

@@ -129,6 +129,18 @@ pub fn common_source() -> String {
     )
 }
 
+/// What the grid build's kernels need of a device, its radix sort's included, read from their
+/// WGSL once.
+///
+/// # Errors
+/// [`crate::Error::Gpu`] if a module does not validate (an engine bug).
+pub fn kernel_needs() -> crate::error::Result<crate::gpu::shader::KernelNeeds> {
+    use crate::gpu::shader::{kernel_needs_once, KernelTable};
+    static FOUND: std::sync::OnceLock<KernelTable> = std::sync::OnceLock::new();
+    let grid = kernel_needs_once(&FOUND, shader_source)?.most(&[]);
+    Ok(grid.max(&crate::gpu::sort::kernel_needs()?))
+}
+
 /// The composed WGSL module of the grid build.
 pub fn shader_source() -> String {
     let consts = [("GRID_WG", GRID_WG), ("GRID_MAX_GROUPS", GRID_MAX_GROUPS)];

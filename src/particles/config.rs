@@ -1,8 +1,9 @@
 //! How a particle world is built: its configuration and the backend that runs it.
 
-use super::model::{Collider, ForceField, KillBounds};
-use crate::fireworks::FireworkRules;
-use crate::gpu::GpuContext;
+use super::model::KillBounds;
+use crate::colliders::Collider;
+use crate::fields::ForceField;
+use crate::particles::fireworks::FireworkRules;
 
 /// How a world is built.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,15 +53,4 @@ impl Default for WorldConfig {
             cpu_rounding: crate::CpuRounding::Separate,
         }
     }
-}
-
-/// Which backend runs the stages.
-// Passed once at construction, so the size of the GPU variant does not matter.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug)]
-pub enum Backend {
-    /// The CPU twin.
-    Cpu,
-    /// WGSL compute shaders on this context's device.
-    Gpu(GpuContext),
 }

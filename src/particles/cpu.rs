@@ -3,6 +3,8 @@
 //! needed, cheap for small scenes) and the reference the parity tests compare the GPU against.
 
 use super::types::*;
+pub use crate::colliders::{collider_contact, collider_in_reach, resolve_contact, REACH_SLACK};
+pub use crate::fields::field_accel_one;
 use crate::rng::rng_unit;
 use crate::rounding as fm;
 use glam::{Vec3, Vec4, Vec4Swizzles};
@@ -112,47 +114,6 @@ pub struct StepInputs<'a> {
     pub depth: Option<(&'a super::depth::GpuDepth, &'a super::depth::DepthImage)>,
 }
 
-fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
-    let t = 2.0 * fm::cross(q.xyz(), v);
-    fm::madd3(t, q.w, v) + fm::cross(q.xyz(), t)
-}
-
-/// Acceleration one force field gives a particle (twin of `field_accel_one` in forces.wgsl).
-pub fn field_accel_one(fld: &GpuField, p: Vec3, v: Vec3, inv_mass: f32) -> Vec3 {
-    let kind = fld.kind & FIELD_KIND_MASK;
-    if kind == 1 {
-        return fld.v.xyz();
-    }
-    if kind == 2 || kind == 3 {
-        let mut u = v;
-        if kind == 3 {
-            u = v - fld.v.xyz();
-        }
-        let speed = fm::length(u);
-        if speed > 0.0 {
-            let mag = fm::madd(fld.k2 * speed, speed, fld.k1 * speed);
-            return -u * fm::div(mag, speed) * inv_mass;
-        }
-        return Vec3::ZERO;
-    }
-    if kind == 4 {
-        let d = fld.v.xyz() - p;
-        let r2 = fm::madd(fld.radius, fld.radius, fm::dot(d, d));
-        return d * fm::div(fld.v.w, r2 * fm::sqrt(r2));
-    }
-    if kind == 5 {
-        return crate::noise::curl_noise((p - fld.w.xyz()) * fld.k1) * fld.k2;
-    }
-    if kind == 6 {
-        let t = fm::cross(fld.w.xyz(), p - fld.v.xyz());
-        return t * fm::div(
-            fld.v.w,
-            fm::sqrt(fm::madd(fld.radius, fld.radius, fm::dot(t, t))),
-        );
-    }
-    Vec3::ZERO
-}
-
 /// The fields acting on a particle of emitter slot `eslot` − 1 (0: not an emitter's): every
 /// global field and that emitter's local ones, summed in table order.
 fn field_acceleration(params: &GpuParams, p: Vec3, v: Vec3, inv_mass: f32, eslot: u32) -> Vec3 {
@@ -164,113 +125,6 @@ fn field_acceleration(params: &GpuParams, p: Vec3, v: Vec3, inv_mass: f32, eslot
         }
     }
     a
-}
-
-/// A half-space's penetration of a sphere of radius `r` at `p` (twin of `half_space_depth` in
-/// forces.wgsl): the one expression [`collider_contact`] and [`collider_in_reach`] evaluate.
-fn half_space_depth(c: &GpuCollider, p: Vec3, r: f32) -> f32 {
-    r - (fm::dot(c.a.xyz(), p) - c.a.w)
-}
-
-/// Slack of [`collider_in_reach`]'s distance tests on the squared distance: 1 + 2^-9, so 0.1%
-/// of the distance. The contact's own distance differs from the test's by a few roundings (a
-/// square root, a dot product a compiler may fuse, for a box a rotation by a unit quaternion),
-/// each a few 1e-7 of the distance; the slack is a thousand times that, and exact in binary.
-/// The GPU's `collider_in_reach` (forces.wgsl) reads the same value, written into its module.
-pub const REACH_SLACK: f32 = 1.0 + 1.0 / 512.0;
-
-/// [`REACH_SLACK`] as a WGSL declaration, for the modules that include forces.wgsl.
-pub(crate) fn reach_slack_source() -> String {
-    format!("const REACH_SLACK: f32 = {REACH_SLACK:?};\n")
-}
-
-/// Whether collider `c` may touch a sphere of radius `r` at `p` within `slop` (twin of
-/// `collider_in_reach` in forces.wgsl): false only where [`collider_contact`] gives a depth of
-/// −slop or less, so skipping the colliders it refuses leaves the same bits. A half-space:
-/// its depth above −slop. A sphere: the centre within radius + r + slop; a box: within the
-/// half-extents' length (the farthest any point of the box is from its centre) + r + slop;
-/// both with [`REACH_SLACK`] on the squared distance.
-pub fn collider_in_reach(c: &GpuCollider, p: Vec3, r: f32, slop: f32) -> bool {
-    if c.kind == collider_kind::HALF_SPACE {
-        return half_space_depth(c, p, r) > -slop;
-    }
-    let bound = if c.kind == collider_kind::SPHERE {
-        c.a.w
-    } else {
-        fm::length(c.b.xyz())
-    };
-    let d = p - c.a.xyz();
-    let ext = bound + r + slop;
-    fm::dot(d, d) <= ext * ext * REACH_SLACK
-}
-
-/// Penetration (w, positive when overlapping) and outward normal (xyz) of a sphere of radius `r`
-/// at `p` against a collider.
-pub fn collider_contact(c: &GpuCollider, p: Vec3, r: f32) -> Vec4 {
-    if c.kind == collider_kind::HALF_SPACE {
-        return c.a.xyz().extend(half_space_depth(c, p, r));
-    }
-    if c.kind == collider_kind::SPHERE {
-        let d = p - c.a.xyz();
-        let len = fm::length(d);
-        let mut n = Vec3::Y;
-        if len > 0.0 {
-            n = fm::div3(d, len);
-        }
-        return n.extend(c.a.w + r - len);
-    }
-    let conj = Vec4::new(-c.q.x, -c.q.y, -c.q.z, c.q.w);
-    let lp = quat_rotate(conj, p - c.a.xyz());
-    let h = c.b.xyz();
-    let closest = lp.clamp(-h, h);
-    let diff = lp - closest;
-    let dist = fm::length(diff);
-    if dist > 0.0 {
-        return quat_rotate(c.q, fm::div3(diff, dist)).extend(r - dist);
-    }
-    let depth = h - lp.abs();
-    let mut axis = 0usize;
-    if depth.y < depth.x {
-        axis = 1;
-    }
-    if depth[2] < depth[axis] {
-        axis = 2;
-    }
-    let mut n_local = Vec3::ZERO;
-    n_local[axis] = if lp[axis] >= 0.0 { 1.0 } else { -1.0 };
-    quat_rotate(c.q, n_local).extend(depth[axis] + r)
-}
-
-/// Pushes a sphere out of a collider and applies restitution (with the resting-contact fix)
-/// and Coulomb friction (twin of `resolve_contact` in forces.wgsl).
-pub fn resolve_contact(
-    p: &mut Vec3,
-    v: &mut Vec3,
-    c: &GpuCollider,
-    contact: Vec4,
-    acc_total: Vec3,
-    dt: f32,
-) {
-    let n = contact.xyz();
-    let pen = contact.w;
-    if pen > 0.0 {
-        *p = fm::madd3(n, pen, *p);
-    }
-    let vn = fm::dot(*v, n);
-    if vn < 0.0 {
-        let mut new_vn = -c.restitution * vn;
-        let acc_vn = fm::dot(acc_total, n) * dt;
-        if acc_vn < 0.0 {
-            new_vn = fm::madd(c.restitution, acc_vn, new_vn).max(0.0);
-        }
-        let vt = fm::madd3(n, -vn, *v);
-        let vt_len = fm::length(vt);
-        let mut scale = 0.0;
-        if vt_len > 0.0 {
-            scale = fm::div(fm::madd(-c.friction, new_vn - vn, vt_len).max(0.0), vt_len);
-        }
-        *v = fm::madd3(vt, scale, n * new_vn);
-    }
 }
 
 /// Stage `integrate`: forces, integration (book order), colliders, ageing, death and payloads.

@@ -6,11 +6,11 @@
 //! file holds the description, its checks, its GPU record and the CPU twin of the sampling
 //! (`shaders/particles/emitter.wgsl` is the WGSL twin, operation for operation).
 
-use super::model::ForceField;
 use super::types::{
     GpuCurves, GpuEmitter, GpuLife, GpuSpawnRecord, GPU_ID_BIT, KIND_CURVES_SHIFT, MAX_CURVE_KEYS,
 };
 use crate::error::{finite, finite3, non_negative, positive, Error, Result};
+use crate::fields::ForceField;
 use crate::rng::rng_unit;
 use glam::{Quat, Vec3, Vec4};
 

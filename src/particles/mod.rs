@@ -24,6 +24,7 @@ mod config;
 pub mod cpu;
 pub mod depth;
 pub mod emitter;
+pub mod fireworks;
 pub mod gpu;
 mod ledger;
 mod model;
@@ -33,13 +34,14 @@ pub mod trails;
 pub mod types;
 pub mod view_sort;
 mod world;
-pub(crate) use world::colliders_to_gpu;
 
+pub use crate::colliders::{Collider, ColliderShape};
+pub use crate::fields::ForceField;
 pub use depth::{DepthCollider, DepthImage, DepthSource};
 pub use emitter::{Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle, SubTrigger};
-pub use model::{Collider, ColliderShape, ForceField, KillBounds, Particle, ParticleHandle};
+pub use model::{KillBounds, Particle, ParticleHandle};
 pub use view_sort::ViewSort;
-pub use world::{Backend, ParticleWorld, RenderBuffers, Status, StepReport, WorldConfig};
+pub use world::{ParticleWorld, RenderBuffers, Status, StepReport, WorldConfig};
 
 use glam::Vec4;
 use types::GpuLife;

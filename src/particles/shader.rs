@@ -132,8 +132,20 @@ impl ScratchLayout {
     }
 }
 
+/// What a particle world's kernels need of a device (its back-to-front sort's included),
+/// read from their WGSL once and checked against the device when a world is built.
+///
+/// # Errors
+/// [`crate::Error::Gpu`] if a module does not validate (an engine bug).
+pub fn kernel_needs() -> crate::error::Result<crate::gpu::shader::KernelNeeds> {
+    use crate::gpu::shader::{kernel_needs_once, KernelTable};
+    static FOUND: std::sync::OnceLock<KernelTable> = std::sync::OnceLock::new();
+    let own = kernel_needs_once(&FOUND, shader_source)?.most(&[]);
+    Ok(own.max(&crate::gpu::sort::kernel_needs()?))
+}
+
 /// The most storage buffers one of the particle kernels binds in a shader stage (layouts are
-/// derived per entry point), checked against the device before a world is built.
+/// derived per entry point).
 ///
 /// # Errors
 /// [`crate::Error::Gpu`] if the module does not validate (an engine bug).
@@ -167,12 +179,13 @@ pub fn shader_source() -> String {
     // WGSL resolves module-scope names in any order, so the prelude may name structs declared
     // later in types.wgsl.
     compose(
-        &(prelude(&consts, BINDINGS) + &super::cpu::reach_slack_source()),
+        &(prelude(&consts, BINDINGS) + &crate::colliders::reach_slack_source()),
         &[
             include_str!("../../shaders/particles/types.wgsl"),
             include_str!("../../shaders/common/rng.wgsl"),
             include_str!("../../shaders/common/noise.wgsl"),
-            include_str!("../../shaders/common/forces.wgsl"),
+            include_str!("../../shaders/common/fields.wgsl"),
+            include_str!("../../shaders/common/colliders.wgsl"),
             include_str!("../../shaders/particles/integrate.wgsl"),
             include_str!("../../shaders/particles/lifecycle.wgsl"),
             include_str!("../../shaders/particles/emitter.wgsl"),

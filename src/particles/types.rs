@@ -5,27 +5,20 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec4;
 
+// The structs the particle module shares with the aggregate world (and its WGSL with
+// `shaders/common/`): defined once in `crate::fields` and `crate::colliders`.
+pub use crate::colliders::{collider_kind, GpuCollider, MAX_COLLIDERS};
+pub(crate) use crate::fields::fields_turbulent;
+pub use crate::fields::{
+    fields_at, GpuField, FIELD_EMITTER_SHIFT, FIELD_KIND_MASK, FIELD_KIND_TURBULENCE, MAX_FIELDS,
+};
+
 /// Threads per workgroup for every particle kernel (emitted into the WGSL prelude).
 pub const WG: u32 = 256;
 /// Flags each thread scans in the lifecycle stages.
 pub const ITEMS: u32 = 4;
 /// Flags per scan block: `WG * ITEMS`.
 pub const BLOCK: u32 = WG * ITEMS;
-/// Force fields a world can hold (uniform array length).
-pub const MAX_FIELDS: u32 = 16;
-/// The bits of [`GpuField::kind`] that hold the field's kind; above them
-/// ([`FIELD_EMITTER_SHIFT`]), 0 for a field acting on every particle, or 1 + the emitter slot
-/// of a local field ([`super::Emitter::fields`]) that acts only on that emitter's particles.
-pub const FIELD_KIND_MASK: u32 = 0xff;
-/// Where a field's emitter tag starts in [`GpuField::kind`].
-pub const FIELD_EMITTER_SHIFT: u32 = 8;
-/// [`GpuField::kind`] of curl-noise turbulence (its low byte).
-pub const FIELD_KIND_TURBULENCE: u32 = 5;
-
-/// Most static colliders a particle world holds (a uniform table of 64-byte entries: 16 KiB,
-/// the most a uniform binding may take on every wgpu backend).
-pub const MAX_COLLIDERS: u32 = 256;
-
 /// Most firework rules (types) a particle world holds (a uniform table of 96-byte entries: 12
 /// KiB).
 pub const MAX_RULES: u32 = 128;
@@ -58,53 +51,6 @@ pub struct GpuLife {
     pub kind: u32,
     /// Host handle id, or GPU serial with bit 31 set.
     pub id: u32,
-}
-
-/// A force field. 48 bytes. `kind` (its low byte, [`FIELD_KIND_MASK`]): 1 gravity, 2 drag,
-/// 3 wind, 4 attractor, 5 turbulence, 6 vortex; above it ([`FIELD_EMITTER_SHIFT`]) 0, or 1 +
-/// the emitter slot of a local field.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuField {
-    /// Field kind.
-    pub kind: u32,
-    /// Linear drag coefficient (drag, wind).
-    pub k1: f32,
-    /// Quadratic drag coefficient (drag, wind).
-    pub k2: f32,
-    /// Softening radius (attractor).
-    pub radius: f32,
-    /// Gravity: acceleration; wind: air velocity; attractor and vortex: centre and strength
-    /// (w); turbulence: scroll velocity.
-    pub v: Vec4,
-    /// Vortex: unit axis; turbulence: the scroll's offset at the step (set each step, see
-    /// [`fields_at`]).
-    pub w: Vec4,
-}
-
-/// Whether the first `count` fields of a field table hold turbulence (the integrate kernels
-/// are compiled without its code when none does: `FIELD_TURBULENCE` in forces.wgsl).
-pub(crate) fn fields_turbulent(fields: &[GpuField], count: usize) -> bool {
-    fields
-        .iter()
-        .take(count)
-        .any(|f| f.kind & FIELD_KIND_MASK == FIELD_KIND_TURBULENCE)
-}
-
-/// `fields` as a step starting at `time` seconds sees them: each turbulence field's noise
-/// offset is its scroll velocity times the time (the rest are unchanged).
-pub fn fields_at(
-    fields: &[GpuField; MAX_FIELDS as usize],
-    time: f32,
-) -> [GpuField; MAX_FIELDS as usize] {
-    let mut out = *fields;
-    for f in out
-        .iter_mut()
-        .filter(|f| f.kind & FIELD_KIND_MASK == FIELD_KIND_TURBULENCE)
-    {
-        f.w = (f.v.truncate() * time).extend(0.0);
-    }
-    out
 }
 
 /// The per-step uniform block. 1120 bytes.
@@ -152,36 +98,6 @@ pub struct GpuParams {
     /// Where each emitter's particles start among this step's emitted ones (an exclusive
     /// prefix of the counts; emitter e at `emit_first[e / 4][e % 4]`).
     pub emit_first: [[u32; 4]; (MAX_EMITTERS / 4) as usize],
-}
-
-/// [`GpuCollider::kind`] values (the WGSL writes them as literals).
-pub mod collider_kind {
-    /// A half-space: normal and offset in `a`.
-    pub const HALF_SPACE: u32 = 1;
-    /// A sphere: centre and radius in `a`.
-    pub const SPHERE: u32 = 2;
-    /// An oriented box: centre in `a`, half extents in `b`, rotation in `q`.
-    pub const BOX: u32 = 3;
-}
-
-/// A static collider. 64 bytes. `kind`: a [`collider_kind`].
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuCollider {
-    /// Collider kind.
-    pub kind: u32,
-    /// Coefficient of restitution.
-    pub restitution: f32,
-    /// Coulomb friction coefficient.
-    pub friction: f32,
-    /// Padding.
-    pub _pad: u32,
-    /// Half-space: normal and offset; sphere: centre and radius; box: centre.
-    pub a: Vec4,
-    /// Box half extents.
-    pub b: Vec4,
-    /// Box orientation (x, y, z, w).
-    pub q: Vec4,
 }
 
 /// A firework rule. 96 bytes.

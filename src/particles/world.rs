@@ -1,21 +1,23 @@
 //! The particle world: validation, handles and the host queues in front of the two backends.
 //! `step` checks its input, builds the step's uniform block, then runs the backend's stages.
 
-pub use super::config::{Backend, WorldConfig};
+pub use super::config::WorldConfig;
 use super::cpu::CpuState;
 use super::emitter::{Emitter, EmitterHandle, EmitterState, SubTrigger};
-pub(crate) use cpu_step::colliders_to_gpu;
+use crate::backend::Backend;
 use cpu_step::{fields_to_gpu, run_cpu_step};
 
 use super::gpu::{Frame, GpuParticles};
 use super::ledger::SpawnLedger;
-use super::model::{Collider, ForceField, Particle, ParticleHandle};
+use super::model::{Particle, ParticleHandle};
 pub use super::report::{Status, StepReport};
 use super::types::*;
 use super::Snapshot;
+use crate::colliders::{colliders_to_gpu, Collider};
 use crate::error::{Error, Result};
-use crate::fireworks::launch_record;
+use crate::fields::ForceField;
 use crate::gpu::GpuContext;
+use crate::particles::fireworks::launch_record;
 use crate::rng::hash_u32;
 
 mod cpu_step;
@@ -183,8 +185,7 @@ impl ParticleWorld {
         let engine = match backend {
             Backend::Cpu => Engine::Cpu(Box::new(CpuState::new(config.capacity)?)),
             Backend::Gpu(ctx) => Engine::Gpu(Box::new(ctx.checked("a particle world", || {
-                let need = super::gpu::storage_buffers_per_stage()?;
-                ctx.require_storage_buffers("a particle world", need)?;
+                ctx.require("a particle world", &super::shader::kernel_needs()?)?;
                 GpuParticles::new(
                     &ctx,
                     config.capacity,

@@ -26,7 +26,7 @@ mod source;
 
 use super::step::RigidStage;
 use record::CompiledStep;
-pub use source::{binding, shader_source, storage_buffers_per_stage, BINDINGS};
+pub use source::{binding, kernel_needs, shader_source, storage_buffers_per_stage, BINDINGS};
 use source::{entry_bindings, COLOUR_KEY_BITS, RO};
 
 /// How one rigid pass is launched.

@@ -12,10 +12,10 @@ use super::solver;
 use super::step::cpu::StepInputs;
 use super::step::{cpu_step, fused_solver, CpuRigid, StepPlan, StepShape};
 use super::types::*;
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::gpu::status::StatusRing;
 use crate::grid::GridSpec;
-use crate::particles::Backend;
 use glam::{Vec3, Vec4, Vec4Swizzles};
 use std::mem::offset_of;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -144,8 +144,7 @@ impl RigidWorld {
             Backend::Cpu => Engine::Cpu(Box::default()),
             Backend::Gpu(ctx) => Engine::Gpu(Box::new(GpuEngine {
                 rigid: ctx.checked("a rigid world", || {
-                    let need = super::gpu::storage_buffers_per_stage()?;
-                    ctx.require_storage_buffers("a rigid world", need)?;
+                    ctx.require("a rigid world", &super::gpu::kernel_needs()?)?;
                     GpuRigid::new(
                         &ctx,
                         sizes(

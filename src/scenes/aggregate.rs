@@ -5,8 +5,9 @@ use crate::aggregate::{
     AggregateConfig, AggregateWorld, Collisions, ForceGenerator, Link, ParticleId,
 };
 use crate::error::Result;
-use crate::particles::{Backend, Collider, ColliderShape, ForceField, Particle};
+use crate::particles::{Collider, ColliderShape, ForceField, Particle};
 use crate::rng::rng_unit;
+use crate::Backend;
 use glam::{Vec3, Vec4};
 
 /// Gravity of the book's demos, m/s².

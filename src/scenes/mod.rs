@@ -275,11 +275,7 @@ pub mod soak;
 ///
 /// # Errors
 /// As [`ParticleWorld::new`] and [`ParticleWorld::add_emitter`].
-pub fn emitter_scene(
-    backend: crate::particles::Backend,
-    capacity: u32,
-    seed: u32,
-) -> Result<ParticleWorld> {
+pub fn emitter_scene(backend: crate::Backend, capacity: u32, seed: u32) -> Result<ParticleWorld> {
     use crate::particles::{Burst, EmitShape, EmitVelocity, Emitter};
     let mut world = ParticleWorld::new(
         backend,

@@ -200,7 +200,7 @@ pub const POUR_SHEET: u32 = 100;
 /// # Errors
 /// Propagates world errors.
 pub fn pour(
-    backend: crate::particles::Backend,
+    backend: crate::Backend,
     count: u32,
     radius: f32,
     settle_steps: u32,

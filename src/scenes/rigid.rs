@@ -3,9 +3,9 @@
 //! their worlds here so all three run the same workload.
 
 use crate::error::Result;
-use crate::particles::Backend;
 use crate::rigid::{BodyHandle, Collider, RigidBody, RigidConfig, RigidWorld};
 use crate::rng::rng_unit;
+use crate::Backend;
 use glam::{Quat, Vec3};
 
 /// Friction of the scenes' boxes and ground (the book's demos use 0.9).

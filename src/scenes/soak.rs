@@ -16,8 +16,9 @@ use super::rigid as rigid_scenes;
 use super::{aggregate, fireworks_config, fireworks_tick, DT};
 use crate::aggregate::{AggregateWorld, ParticleId};
 use crate::error::Result;
-use crate::particles::{Backend, Particle, ParticleHandle, ParticleWorld};
+use crate::particles::{Particle, ParticleHandle, ParticleWorld};
 use crate::rigid::{BodyHandle, RigidWorld};
+use crate::Backend;
 use glam::{Quat, Vec3, Vec4};
 use std::collections::VecDeque;
 

@@ -115,7 +115,7 @@ pub fn sum_bound(n: u32, abs_sum: f64) -> f64 {
     2.0 * f64::from(n.saturating_sub(1)) * UNIT_ROUNDOFF * abs_sum
 }
 
-/// The contact response `resolve_contact` (src/particles/cpu.rs; forces.wgsl) with restitution
+/// The contact response `resolve_contact` (src/colliders.rs; colliders.wgsl) with restitution
 /// `e` and friction `mu`, as the model sees it: `[L_V, N_SENS, ROUNDS]`. The new velocity is
 /// Lipschitz in the old one with constant at most L_V = 1 + e + μ(1 + e) (the normal part scaled
 /// by e; the tangential part shrunk by the friction's reach μ·(1 + e)·|vn|, a projection,

@@ -10,7 +10,8 @@ pub mod rigid;
 use glam::{Vec3, Vec4};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::types::GpuCounters;
-use wgphys::particles::{Backend, ParticleWorld, Snapshot, WorldConfig};
+use wgphys::particles::{ParticleWorld, Snapshot, WorldConfig};
+use wgphys::Backend;
 
 /// A headless GPU context. GPU tests never skip: without an adapter they fail, saying how to
 /// install one.

@@ -4,9 +4,9 @@
 use std::time::Instant;
 
 use rapier3d::prelude as rp;
-use wgphys::particles::Backend;
 use wgphys::rigid::types::{body_kind, shape_kind};
 use wgphys::rigid::RigidWorld;
+use wgphys::Backend;
 
 use crate::args::Tuning;
 use crate::report::{median, stability, Row, State};

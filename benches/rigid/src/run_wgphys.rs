@@ -4,10 +4,10 @@
 use std::time::Instant;
 
 use wgphys::gpu::GpuContext;
-use wgphys::particles::Backend;
 use wgphys::rigid::types::{body_kind, shape_kind, GpuBody};
 use wgphys::rigid::{Collider, RigidBody, RigidWorld};
 use wgphys::scenes::rigid as scenes;
+use wgphys::Backend;
 
 use crate::args::Tuning;
 use crate::report::{median, stability, Row, State};

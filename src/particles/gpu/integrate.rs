@@ -1,6 +1,6 @@
 //! Stage `integrate`'s compiled variants. The kernel handles turbulence fields, the depth
 //! collider, fireworks and the emitters' particles (life curves, sub-emitters); each is behind a
-//! pipeline-overridable constant (`FIELD_TURBULENCE` in forces.wgsl, `DEPTH_COLLIDER`,
+//! pipeline-overridable constant (`FIELD_TURBULENCE` in fields.wgsl, `DEPTH_COLLIDER`,
 //! `FIREWORKS` and `EMITTERS` in integrate.wgsl), and a step runs the kernel compiled for what
 //! it needs, compiled the first time a step needs it.
 //!

@@ -68,18 +68,3 @@ pub(super) fn fields_to_gpu(fields: &[ForceField]) -> Result<[GpuField; MAX_FIEL
     }
     Ok(out)
 }
-
-/// The colliders as the GPU tables hold them (the particle and the aggregate worlds), at most
-/// [`MAX_COLLIDERS`].
-pub(crate) fn colliders_to_gpu(colliders: &[Collider]) -> Result<Vec<GpuCollider>> {
-    if colliders.len() > MAX_COLLIDERS as usize {
-        return Err(Error::TooMany {
-            what: "colliders",
-            count: colliders.len(),
-            max: MAX_COLLIDERS,
-            fix: "the collider table is a uniform array of MAX_COLLIDERS entries: merge \
-                  colliders (one box for a row of them), or use rigid bodies for large scenes",
-        });
-    }
-    colliders.iter().map(|c| c.to_gpu()).collect()
-}

@@ -194,7 +194,7 @@ impl ParticleWorld {
     /// placed by `emit` on the GPU, refused with the others when the pool is full. Removing the
     /// child emitter turns the trigger off.
     ///
-    /// At most [`crate::fireworks::MAX_CHILDREN_PER_RULE`] children per parent particle, as for a
+    /// At most [`crate::particles::fireworks::MAX_CHILDREN_PER_RULE`] children per parent particle, as for a
     /// firework rule: one `emit` thread writes the children of a few consecutive parents one
     /// after the other, and software adapters stop an invocation's loops after about 65,535
     /// iterations (a serial loop that long is slow on any GPU, too). For more, emit more
@@ -213,7 +213,7 @@ impl ParticleWorld {
         let sub = match child {
             Some((h, n)) => {
                 self.emitter_slot_index(h)?;
-                if n > crate::fireworks::MAX_CHILDREN_PER_RULE {
+                if n > crate::particles::fireworks::MAX_CHILDREN_PER_RULE {
                     return Err(Error::InvalidInput {
                         what: "sub-emitter count",
                         value: format!("{n}"),

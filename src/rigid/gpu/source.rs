@@ -115,6 +115,20 @@ pub fn storage_buffers_per_stage() -> crate::error::Result<u32> {
     Ok(crate::gpu::shader::storage_buffers_once(&FOUND, shader_source)?.most(&[]))
 }
 
+/// What a rigid world's kernels need of a device (the grid build and the colour sort
+/// included), read from their WGSL once and checked against the device when a world is built;
+/// the solver's pass record is one uniform bound with a dynamic offset.
+///
+/// # Errors
+/// [`crate::Error::Gpu`] if a module does not validate (an engine bug).
+pub fn kernel_needs() -> crate::error::Result<crate::gpu::shader::KernelNeeds> {
+    use crate::gpu::shader::{kernel_needs_once, KernelTable};
+    static FOUND: std::sync::OnceLock<KernelTable> = std::sync::OnceLock::new();
+    let mut own = kernel_needs_once(&FOUND, shader_source)?.most(&[]);
+    own.dynamic_uniforms = 1;
+    Ok(own.max(&crate::grid::gpu::kernel_needs()?))
+}
+
 /// The group-0 bindings of each rigid entry point (parsed once per process).
 pub(super) fn entry_bindings() -> Result<&'static [(String, Vec<u32>)]> {
     static FOUND: std::sync::OnceLock<Vec<(String, Vec<u32>)>> = std::sync::OnceLock::new();

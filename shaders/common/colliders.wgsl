@@ -1,21 +1,7 @@
-// Shared by every domain: force fields, static colliders and the contact response against
-// them. Functions only (no bindings); each domain loops over its own tables. CPU twin:
-// src/particles/cpu.rs (field_accel_one, collider_contact, resolve_contact).
-
-/// A force field: 48 bytes. kind (low byte): 1 gravity, 2 drag, 3 wind, 4 attractor,
-/// 5 turbulence, 6 vortex; above it, 0 or a local field's emitter tag (1 + slot).
-struct Field {
-    kind: u32,
-    k1: f32,
-    k2: f32,
-    radius: f32,
-    /// gravity: acceleration; wind: air velocity; attractor and vortex: centre (xyz) and
-    /// strength (w); turbulence: scroll velocity.
-    v: vec4<f32>,
-    /// vortex: unit axis (xyz); turbulence: the scroll's offset at this step (xyz), set by
-    /// the host each step.
-    w: vec4<f32>,
-}
+// Static colliders, shared by the particle and aggregate worlds: the table's struct, the
+// contact of a sphere with a collider and the response to it. Functions only (no bindings);
+// each domain loops over its own table. CPU twin: src/colliders.rs (`collider_in_reach`,
+// `collider_contact`, `resolve_contact`).
 
 /// A static collider: 64 bytes. kind: 1 half-space, 2 sphere, 3 box.
 struct Collider {
@@ -36,61 +22,11 @@ fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
     return v + q.w * t + cross(q.xyz, t);
 }
 
-/// Whether the pipeline evaluates turbulence fields (kind 5). A host compiles its integrate
-/// kernel with `false` while no field of its table is turbulence, so that the noise's code is
-/// not in the kernel at all. The results are the same (the branch is never taken there). On
-/// lavapipe the 1M cloud's step is 17% faster without it though no lane runs it: the code's
-/// presence is what costs (moving the noise out of the field loop behind a test did not help).
-/// On a hardware GPU the kernel may need fewer registers without it (not measured).
-override FIELD_TURBULENCE: bool = true;
 /// Spheres and boxes may be in the collider table. A kernel compiled with false leaves their
 /// code out and treats every collider as a half-space: only for a table of half-spaces alone
 /// (the aggregate world's, fixed for its life, when it holds nothing else), where the results
 /// are the same bits; on software adapters the code costs where it is compiled in.
 override COLLIDER_SOLIDS: bool = true;
-
-/// Acceleration one force field gives a particle (gravity and the attractor are mass
-/// independent; drag and wind are forces, scaled by the inverse mass).
-fn field_accel_one(fld: Field, p: vec3<f32>, v: vec3<f32>, inv_mass: f32) -> vec3<f32> {
-    // The low bits are the kind; above them a local field's emitter tag, which the caller
-    // checks (FIELD_KIND_MASK and FIELD_EMITTER_SHIFT come from src/particles/types.rs).
-    let kind = fld.kind & FIELD_KIND_MASK;
-    if (kind == 1u) {
-        return fld.v.xyz;
-    }
-    if (kind == 2u || kind == 3u) {
-        // Drag k1|u| + k2|u|^2 against the velocity relative to the air (still air for drag).
-        var u = v;
-        if (kind == 3u) {
-            u = v - fld.v.xyz;
-        }
-        let speed = length(u);
-        if (speed > 0.0) {
-            let mag = fld.k1 * speed + fld.k2 * speed * speed;
-            return -u * (mag / speed) * inv_mass;
-        }
-        return vec3<f32>(0.0);
-    }
-    if (kind == 4u) {
-        // Softened inverse-square pull towards the centre.
-        let d = fld.v.xyz - p;
-        let r2 = dot(d, d) + fld.radius * fld.radius;
-        return d * (fld.v.w / (r2 * sqrt(r2)));
-    }
-    if (FIELD_TURBULENCE && kind == 5u) {
-        // Curl-noise turbulence: k1 = 1 / scale, k2 = strength; the noise drifts with the
-        // scroll velocity (w.xyz is its offset now). Divergence free, so it stirs without
-        // bunching particles up.
-        return curl_noise((p - fld.w.xyz) * fld.k1) * fld.k2;
-    }
-    if (kind == 6u) {
-        // Vortex: around the axis w.xyz through v.xyz, tangential, strength v.w at distances
-        // well beyond the softening radius, falling to zero on the axis.
-        let t = cross(fld.w.xyz, p - fld.v.xyz);
-        return t * (fld.v.w / sqrt(dot(t, t) + fld.radius * fld.radius));
-    }
-    return vec3<f32>(0.0);
-}
 
 /// A half-space's penetration of a sphere of radius `r` at `p` (positive when overlapping), `a`
 /// its normal (xyz) and offset (w): the one expression both `collider_contact` and
@@ -189,4 +125,3 @@ fn resolve_contact(b_in: Body, c: Collider, contact: vec4<f32>, acc_total: vec3<
     }
     return b;
 }
-
