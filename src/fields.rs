@@ -13,7 +13,7 @@ use glam::{Vec3, Vec4, Vec4Swizzles};
 pub const MAX_FIELDS: u32 = 16;
 /// The bits of [`GpuField::kind`] that hold the field's kind; above them
 /// ([`FIELD_EMITTER_SHIFT`]), 0 for a field acting on every particle, or 1 + the emitter slot
-/// of a local field ([`super::Emitter::fields`]) that acts only on that emitter's particles.
+/// of a local field ([`crate::particles::Emitter::fields`]) that acts only on that emitter's particles.
 pub const FIELD_KIND_MASK: u32 = 0xff;
 /// Where a field's emitter tag starts in [`GpuField::kind`].
 pub const FIELD_EMITTER_SHIFT: u32 = 8;

@@ -63,7 +63,7 @@ pub fn gyroscopic(q: Vec4, inv_body: &[Vec4; 3], w: Vec3, h: f32) -> Vec3 {
 /// 2–6) for every awake body, run every substep: last-frame acceleration, angular acceleration
 /// from the world inverse inertia, velocities, the implicit [`gyroscopic`] term, damping as
 /// d^dt. The force and torque accumulators act in every substep, so a force added for a step
-/// acts for the whole step; [`sleep`] clears them after the last substep. The second half,
+/// acts for the whole step; [`super::sleep::sleep`] clears them after the last substep. The second half,
 /// [`integrate_position`], runs after the velocity solver.
 pub fn integrate_velocity(params: &GpuRigidParams, bodies: &mut [GpuBody]) {
     let dt = params.dt;

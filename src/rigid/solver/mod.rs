@@ -216,7 +216,7 @@ fn turn_back(q: Vec4, v: Vec3) -> Vec3 {
 /// The arm of a contact point from a body's centre of mass at orientation `q` (WGSL
 /// `solve_arm`): the anchor turned by `q`, then `round` back along the normal (see
 /// [`point_rounds`]; 0 for a flat surface). A round surface's anchor is its centre
-/// ([`centre_anchor`]), so within a step the arm stays at the contact point while a ball or a
+/// (`centre_anchor`), so within a step the arm stays at the contact point while a ball or a
 /// capsule turns under it (it rolls; an arm to a point of the body would roll away from the
 /// contact, and the normal impulse there would brake the turning), and the overlap follows the
 /// centre. A flat surface's anchor is the contact point, a point of the body that turns with it

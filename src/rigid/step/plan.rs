@@ -82,7 +82,7 @@ pub struct StepShape {
     /// Bins per partition when the sweeps run block by block (`solver::block`), else 0.
     pub block_bins: u32,
     /// With blocks, the velocity stages solve each bin against a workgroup copy of its bodies
-    /// (their `_staged` entry points; [`super::RigidWorld::set_block_staging`]).
+    /// (their `_staged` entry points; [`crate::rigid::RigidWorld::set_block_staging`]).
     pub block_stage: bool,
 }
 
