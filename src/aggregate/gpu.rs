@@ -6,6 +6,7 @@
 //! by block Morton code, a gather into that order, the grid keys' slot lists, the iterations,
 //! and a scatter back into particle order.
 
+use super::step::{AggStage, AggStep};
 use super::types::WG;
 use super::types::*;
 use crate::colliders::{collider_kind, GpuCollider};
@@ -80,6 +81,8 @@ struct Kernels {
 /// The GPU backend of an aggregate world.
 pub struct GpuAggregate {
     pub(crate) ctx: GpuContext,
+    /// The stages the last encoded step ran, in order.
+    pub(crate) last_stages: Vec<AggStage>,
     capacity: u32,
     params: wgpu::Buffer,
     pub(crate) pos_a: wgpu::Buffer,
@@ -228,6 +231,7 @@ impl GpuAggregate {
         };
         let collide = collide_kernel(device, &module, "collide", solids, false);
         let mut me = Self {
+            last_stages: Vec::new(),
             ctx: ctx.clone(),
             capacity,
             params: buffer::zeroed(
@@ -547,9 +551,13 @@ impl GpuAggregate {
         let n = params.n;
         let groups = Dispatch::Direct(n.div_ceil(WG).max(1));
         let iterations = params.collide_iterations.max(1);
-        let links = params.link_count > 0 && params.link_iterations > 0;
-        let gridded = collide && self.grid.is_some() && self.near.is_some();
-        if gridded {
+        let stages = AggStep {
+            collide,
+            gridded: self.grid.is_some() && self.near.is_some() && n > 0,
+            links: params.link_count > 0 && params.link_iterations > 0,
+        };
+        let sequence = stages.sequence();
+        if sequence.contains(&AggStage::GridBuild) {
             if let Some(grid) = &mut self.grid {
                 grid.prepare_build(encoder, &self.pos_b, n)?;
             }
@@ -567,56 +575,71 @@ impl GpuAggregate {
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("wgphys:pass:aggregate_step"),
-                timestamp_writes: self.timing.as_ref().map(|t| t.writes(0, true, !links)),
+                timestamp_writes: self
+                    .timing
+                    .as_ref()
+                    .map(|t| t.writes(0, true, !stages.links)),
             });
             // Each stage's span closes with a timestamp after its dispatches (`span`).
             let mut at = marks.as_mut().and_then(|m| m.mark(&mut pass));
-            let mut span = |pass: &mut wgpu::ComputePass<'_>, at: &mut Option<u32>, stage, i| {
-                if let Some(m) = &mut marks {
-                    *at = m.span(pass, *at, stage, i);
-                }
-            };
-            self.kernels.integrate.dispatch_in(&mut pass, groups);
-            span(&mut pass, &mut at, "integrate", 0);
-            if let (true, Some(grid), Some(k)) = (gridded, &self.grid, &self.near) {
-                grid.dispatch_build_in(&mut pass, n);
-                dispatches += grid.dispatches();
-                span(&mut pass, &mut at, "grid_build", 0);
-                if n > 0 {
-                    let table = params.table_mask.wrapping_add(1).max(n);
-                    k.keys.dispatch_in(&mut pass, groups);
-                    k.sort.dispatch_in(&mut pass, n);
-                    k.gather.dispatch_in(&mut pass, groups);
-                    let cell_groups = table.div_ceil(WG).clamp(1, MAX_GROUPS);
-                    k.cells_kernel
-                        .dispatch_in(&mut pass, Dispatch::Direct(cell_groups));
-                    span(&mut pass, &mut at, "near_order", 0);
-                    k.list.dispatch_in(&mut pass, groups);
-                    span(&mut pass, &mut at, "near_list", 0);
-                    let mut cur = 0;
-                    let collide = &k.collide[usize::from(self.shared_acceleration)];
-                    for i in 0..iterations {
-                        collide[cur].dispatch_in(&mut pass, groups);
-                        span(&mut pass, &mut at, "collide", i + 1);
-                        cur = 1 - cur;
+            let mut span =
+                |pass: &mut wgpu::ComputePass<'_>, at: &mut Option<u32>, stage: AggStage, i| {
+                    if let Some(m) = &mut marks {
+                        *at = m.span(pass, *at, stage.name(), i);
                     }
-                    k.scatter[cur].dispatch_in(&mut pass, groups);
-                    span(&mut pass, &mut at, "near_scatter", 0);
-                    dispatches += k.dispatches(iterations);
-                    in_b = false;
+                };
+            // The collide iterations of the spatial order ping-pong between two buffers.
+            let mut cur = 0;
+            for &stage in sequence.iter().filter(|&&s| s != AggStage::Links) {
+                match (stage, &self.grid, &self.near) {
+                    (AggStage::Integrate, _, _) => {
+                        self.kernels.integrate.dispatch_in(&mut pass, groups)
+                    }
+                    (AggStage::GridBuild, Some(grid), _) => {
+                        grid.dispatch_build_in(&mut pass, n);
+                        dispatches += grid.dispatches();
+                    }
+                    (AggStage::NearOrder, _, Some(k)) => {
+                        let table = params.table_mask.wrapping_add(1).max(n);
+                        k.keys.dispatch_in(&mut pass, groups);
+                        k.sort.dispatch_in(&mut pass, n);
+                        k.gather.dispatch_in(&mut pass, groups);
+                        let cell_groups = table.div_ceil(WG).clamp(1, MAX_GROUPS);
+                        k.cells_kernel
+                            .dispatch_in(&mut pass, Dispatch::Direct(cell_groups));
+                    }
+                    (AggStage::NearList, _, Some(k)) => k.list.dispatch_in(&mut pass, groups),
+                    (AggStage::Collide, _, Some(k)) if stages.gridded => {
+                        let collide = &k.collide[usize::from(self.shared_acceleration)];
+                        for i in 0..iterations {
+                            collide[cur].dispatch_in(&mut pass, groups);
+                            span(&mut pass, &mut at, stage, i + 1);
+                            cur = 1 - cur;
+                        }
+                        dispatches += k.dispatches(iterations);
+                        continue;
+                    }
+                    (AggStage::Collide, _, _) => {
+                        for i in 0..iterations {
+                            let k = if in_b {
+                                &self.kernels.collide_b_to_a
+                            } else {
+                                &self.kernels.collide_a_to_b
+                            };
+                            k.dispatch_in(&mut pass, groups);
+                            span(&mut pass, &mut at, stage, i + 1);
+                            dispatches += 1;
+                            in_b = !in_b;
+                        }
+                        continue;
+                    }
+                    (AggStage::NearScatter, _, Some(k)) => {
+                        k.scatter[cur].dispatch_in(&mut pass, groups);
+                        in_b = false;
+                    }
+                    _ => {}
                 }
-            } else if collide {
-                for i in 0..iterations {
-                    let k = if in_b {
-                        &self.kernels.collide_b_to_a
-                    } else {
-                        &self.kernels.collide_a_to_b
-                    };
-                    k.dispatch_in(&mut pass, groups);
-                    span(&mut pass, &mut at, "collide", i + 1);
-                    dispatches += 1;
-                    in_b = !in_b;
-                }
+                span(&mut pass, &mut at, stage, 0);
             }
         }
         if in_b {
@@ -624,7 +647,7 @@ impl GpuAggregate {
             encoder.copy_buffer_to_buffer(&self.pos_b, 0, &self.pos_a, 0, bytes);
             encoder.copy_buffer_to_buffer(&self.vel_b, 0, &self.vel_a, 0, bytes);
         }
-        if links {
+        if sequence.contains(&AggStage::Links) {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("wgphys:pass:aggregate_links"),
                 timestamp_writes: self.timing.as_ref().map(|t| t.writes(0, false, true)),
@@ -634,10 +657,11 @@ impl GpuAggregate {
                 .solve_links
                 .dispatch_in(&mut pass, Dispatch::Direct(1));
             if let Some(m) = &mut marks {
-                m.span(&mut pass, at, "links", 0);
+                m.span(&mut pass, at, AggStage::Links.name(), 0);
             }
             dispatches += 1;
         }
+        self.last_stages = sequence;
         if let Some(t) = &self.timing {
             t.resolve(encoder);
         }

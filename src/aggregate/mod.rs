@@ -2,16 +2,19 @@
 //! generators (springs, bungees, buoyancy, stiff springs) and links (cables, rods), colliding
 //! with each other on a uniform grid and with static colliders.
 //!
-//! A step, in order (each a labelled compute pass on the GPU and a function of the same name in
+//! A step, in order ([`step::AggStage`]; the GPU encode and the CPU step both walk
+//! [`step::AggStep::sequence`]; each a timing span of its name on the GPU and a function in
 //! [`cpu`]):
 //!
 //! | stage | does |
 //! |---|---|
-//! | `agg_integrate` | gathers each particle's generator forces (CSR, no atomics), adds the fields, integrates |
-//! | grid build | cell keys, stable radix sort, cell ranges (see [`crate::grid`]) |
+//! | `integrate` (`agg_integrate`) | gathers each particle's generator forces (CSR, no atomics), adds the fields, integrates |
+//! | `grid_build` | cell keys, stable radix sort, cell ranges (see [`crate::grid`]) |
+//! | `near_order` | GPU only: the spatial order (`near_keys`, its sort, `near_gather`, `near_cells`) |
 //! | `near_list` | with a grid: each particle's collide candidates for the step, the grains within a cell, the slop and a skin of it |
 //! | `collide` × k | Jacobi iterations of particle–particle (over the candidates) and particle–collider contacts |
-//! | `solve_links` | cables and rods in coloured batches, every colour every iteration, one dispatch |
+//! | `near_scatter` | GPU only: back to particle order |
+//! | `links` (`solve_links`) | cables and rods in coloured batches, every colour every iteration, one dispatch |
 //!
 //! On the GPU, a world with a grid runs its candidate lists and collide iterations
 //! (`near_list`, `collide_near`) in a spatial order of the particles, between a sort, a gather
@@ -24,6 +27,7 @@ pub mod gpu;
 mod model;
 mod near;
 mod shader;
+pub mod step;
 pub mod types;
 mod world;
 
@@ -31,4 +35,5 @@ pub use model::{
     AggregateConfig, Collisions, ForceGenerator, GeneratorId, Integrator, Link, LinkId, ParticleId,
     ResolveOrder, NEAR_SKIN, NEAR_SPAN, NEAR_UNITS,
 };
+pub use step::{AggStage, AggStep};
 pub use world::{AggSnapshot, AggregateWorld};

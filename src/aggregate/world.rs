@@ -5,6 +5,7 @@
 use super::cpu::{self, AggInputs, AggState};
 use super::gpu::{GpuAggregate, Tables};
 use super::model::*;
+use super::step::{AggStage, AggStep};
 use super::types::*;
 use crate::backend::Backend;
 use crate::colliders::GpuCollider;
@@ -63,6 +64,8 @@ pub struct AggregateWorld {
     grid_cpu: CpuGrid,
     /// The CPU step's candidate lists, rebuilt in place every step.
     near_cpu: cpu::NearList,
+    /// The stages the CPU twin's last step ran.
+    cpu_stages: Vec<AggStage>,
     last_dispatches: u32,
     /// Seconds stepped (turbulence fields drift with it).
     time: f64,
@@ -148,6 +151,7 @@ impl AggregateWorld {
             dirty: false,
             grid_cpu: CpuGrid::default(),
             near_cpu: cpu::NearList::default(),
+            cpu_stages: Vec::new(),
             last_dispatches: 0,
             config,
         };
@@ -516,26 +520,41 @@ impl AggregateWorld {
             colliders: &self.colliders,
         };
         let _rounding = crate::rounding::scope(self.config.cpu_rounding);
-        cpu::agg_integrate(s, &inp);
-        if collide {
-            let near = match &self.grid_spec {
-                Some(spec) => {
-                    self.grid_cpu = CpuGrid::build(&s.pos[..self.n as usize], spec)?;
-                    cpu::near_list_into(&mut self.near_cpu, s, &params, &self.grid_cpu, spec);
-                    Some(&self.near_cpu)
+        let stages = AggStep {
+            collide,
+            gridded: self.grid_spec.is_some() && self.n > 0,
+            links: params.link_count > 0 && params.link_iterations > 0,
+        };
+        let sequence = stages.sequence();
+        for &stage in &sequence {
+            match stage {
+                AggStage::Integrate => cpu::agg_integrate(s, &inp),
+                AggStage::GridBuild => {
+                    if let Some(spec) = &self.grid_spec {
+                        self.grid_cpu = CpuGrid::build(&s.pos[..self.n as usize], spec)?;
+                    }
                 }
-                None => None,
-            };
-            for _ in 0..params.collide_iterations {
-                cpu::collide(s, &inp, near);
+                AggStage::NearList => {
+                    if let Some(spec) = &self.grid_spec {
+                        cpu::near_list_into(&mut self.near_cpu, s, &params, &self.grid_cpu, spec);
+                    }
+                }
+                AggStage::Collide => {
+                    let near = stages.gridded.then_some(&self.near_cpu);
+                    for _ in 0..params.collide_iterations {
+                        cpu::collide(s, &inp, near);
+                    }
+                }
+                AggStage::Links => match self.config.order {
+                    ResolveOrder::Batches => cpu::solve_links(s, &inp),
+                    ResolveOrder::MostSevereFirst => cpu::solve_links_most_severe(s, &inp),
+                },
+                // The CPU twin works in particle order (the GPU's spatial order only moves
+                // where the values are read from).
+                AggStage::NearOrder | AggStage::NearScatter => {}
             }
         }
-        if params.link_count > 0 {
-            match self.config.order {
-                ResolveOrder::Batches => cpu::solve_links(s, &inp),
-                ResolveOrder::MostSevereFirst => cpu::solve_links_most_severe(s, &inp),
-            }
-        }
+        self.cpu_stages = sequence;
         Ok(())
     }
 
@@ -585,6 +604,16 @@ impl AggregateWorld {
             self.last_dispatches = g.encode(encoder, &params, collide)?;
         }
         Ok(())
+    }
+
+    /// The stages the last step ran, in order, on either backend: the stage sequence
+    /// `tests/aggregate_step.rs` holds the two backends to.
+    #[doc(hidden)]
+    pub fn last_stages(&self) -> &[AggStage] {
+        match &self.engine {
+            Engine::Cpu(_) => &self.cpu_stages,
+            Engine::Gpu(g) => &g.last_stages,
+        }
     }
 
     /// Copies positions and velocities (blocks on the GPU).

@@ -2,6 +2,7 @@
 //! their order match src/particles/cpu.rs; the WGSL lives in shaders/particles/.
 
 use super::depth::GpuDepth;
+use super::step::{ParticleStage, ParticleStep};
 use super::types::*;
 use super::view_sort::{GpuView, GpuViewSort};
 use crate::error::{Error, Result};
@@ -89,6 +90,8 @@ pub struct GpuParticles {
     status: StatusRing,
     timing: Option<StepTimer>,
     uploads: StepUploads,
+    /// The stages the last encoded step ran, in order.
+    pub(crate) last_stages: Vec<ParticleStage>,
     /// The back-to-front order, when on.
     view_sort: Option<GpuViewSort>,
     /// Positions per trail (0: none).
@@ -118,8 +121,8 @@ pub struct Frame<'a> {
     pub spawns: &'a [GpuSpawnRecord],
     /// Sorted ids to remove.
     pub removals: &'a [u32],
-    /// Whether the lifecycle stages must run (something may die or spawn).
-    pub lifecycle: bool,
+    /// What the step runs ([`ParticleStep::sequence`]).
+    pub stages: ParticleStep,
     /// Host step index (for status bookkeeping).
     pub step: u64,
     /// Whether to copy the counters for an asynchronous status read this step.
@@ -127,8 +130,6 @@ pub struct Frame<'a> {
     /// Handle deaths by the bounds the status copy makes room for (the host handles that may
     /// be in the pool; 0 without kill bounds).
     pub deaths_room: u32,
-    /// Whether to reduce each emitter's box after the step (the world has emitter slots).
-    pub bounds: bool,
 }
 
 /// The particle state every stage that moves particles binds.
@@ -213,6 +214,7 @@ impl GpuParticles {
             timing: None,
             uploads: StepUploads::new(ctx, "wgphys:upload:particles"),
             view_sort: None,
+            last_stages: Vec::new(),
             trail_length,
             depth: buffer::zeroed(
                 &ctx.device,
@@ -543,53 +545,52 @@ impl GpuParticles {
     pub fn encode(&mut self, encoder: &mut wgpu::CommandEncoder, frame: &Frame) {
         self.upload(encoder, frame);
         let p = &frame.params;
-        let features = self.features(Features::turbulent(&p.fields, p.field_count), frame.bounds);
+        let features = self.features(
+            Features::turbulent(&p.fields, p.field_count),
+            frame.stages.bounds,
+        );
         let (b, depth, view) = (&self.bufs, &self.depth, &self.depth_view);
         let integrate =
             self.integrate
                 .variant(&self.ctx.device, &self.module, features, |kernel| {
                     kernel.bind_resources(&self.ctx.device, integrate::resources(b, depth, view))
                 });
+        let sequence = frame.stages.sequence();
+        let mut ran = Vec::with_capacity(sequence.len());
         let k = &self.kernels;
         let particles = Dispatch::Indirect(&b.args_step, 0);
         let blocks = Dispatch::Indirect(&b.args_step, 12);
+        let appended = Dispatch::Indirect(&b.args_append, 0);
+        let pool = Dispatch::Direct(self.capacity.div_ceil(WG));
+        // Only slots below the capacity can be accepted: no more threads than that.
+        let emitted = Dispatch::Direct(frame.params.emitted.min(self.capacity).div_ceil(WG));
+        let emitters = Dispatch::Direct(MAX_EMITTERS.div_ceil(WG));
+        let step_pass = ParticleStage::Integrate.pass();
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wgphys:pass:particle_step"),
+                label: Some(step_pass),
                 timestamp_writes: self.timing.as_ref().map(|t| t.writes(0, true, true)),
             });
-            integrate.dispatch_in(&mut pass, particles);
-            if frame.lifecycle {
-                k.scan_reduce.dispatch_in(&mut pass, blocks);
-                k.scan_blocks.dispatch_in(&mut pass, Dispatch::Direct(1));
-                k.emit.dispatch_in(&mut pass, blocks);
-                if frame.params.emitted > 0 {
-                    // Only slots below the capacity can be accepted: no more threads than that.
-                    let threads = frame.params.emitted.min(self.capacity);
-                    k.spawn_emitted
-                        .dispatch_in(&mut pass, Dispatch::Direct(threads.div_ceil(WG)));
+            for &stage in sequence.iter().filter(|s| s.pass() == step_pass) {
+                use ParticleStage::*;
+                ran.push(stage);
+                match stage {
+                    Integrate => integrate.dispatch_in(&mut pass, particles),
+                    ScanReduce => k.scan_reduce.dispatch_in(&mut pass, blocks),
+                    ScanBlocks => k.scan_blocks.dispatch_in(&mut pass, Dispatch::Direct(1)),
+                    Emit => k.emit.dispatch_in(&mut pass, blocks),
+                    SpawnEmitted => k.spawn_emitted.dispatch_in(&mut pass, emitted),
+                    Compact => k.compact.dispatch_in(&mut pass, blocks),
+                    TrailCompact => k.trail_compact.dispatch_in(&mut pass, blocks),
+                    Append => k.append.dispatch_in(&mut pass, appended),
+                    TrailAppend => k.trail_append.dispatch_in(&mut pass, appended),
+                    TrailPush => k.trail_push.dispatch_in(&mut pass, pool),
+                    DepthKeys => k.depth_keys.dispatch_in(&mut pass, pool),
+                    EmitterBounds | BoundsPublish | ViewSort => {}
                 }
-                k.compact.dispatch_in(&mut pass, blocks);
-                if self.trail_length > 0 {
-                    k.trail_compact.dispatch_in(&mut pass, blocks);
-                }
-                k.append
-                    .dispatch_in(&mut pass, Dispatch::Indirect(&b.args_append, 0));
-                if self.trail_length > 0 {
-                    k.trail_append
-                        .dispatch_in(&mut pass, Dispatch::Indirect(&b.args_append, 0));
-                }
-            }
-            if self.trail_length > 0 {
-                k.trail_push
-                    .dispatch_in(&mut pass, Dispatch::Direct(self.capacity.div_ceil(WG)));
-            }
-            if self.view_sort.is_some() {
-                k.depth_keys
-                    .dispatch_in(&mut pass, Dispatch::Direct(self.capacity.div_ceil(WG)));
             }
         }
-        if frame.lifecycle {
+        if frame.stages.lifecycle {
             // `append` left the next step's indirect arguments in the counters; the indirect
             // buffers take them here, outside the pass (one buffer cannot be a dispatch's
             // indirect source and one of its storage bindings).
@@ -608,30 +609,41 @@ impl GpuParticles {
                 16,
             );
         }
-        if frame.bounds {
+        let bounds_pass = ParticleStage::EmitterBounds.pass();
+        if sequence.contains(&ParticleStage::EmitterBounds) {
             // After the step: the box of each emitter's live particles (bounds.wgsl), over
             // the new live count (the indirect arguments were just copied).
             encoder.clear_buffer(&b.bounds_keys, 0, None);
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wgphys:pass:emitter_bounds"),
+                label: Some(bounds_pass),
                 timestamp_writes: None,
             });
-            k.emitter_bounds
-                .dispatch_in(&mut pass, Dispatch::Indirect(&b.args_step, 0));
-            k.bounds_publish
-                .dispatch_in(&mut pass, Dispatch::Direct(MAX_EMITTERS.div_ceil(WG)));
+            for &stage in sequence.iter().filter(|s| s.pass() == bounds_pass) {
+                ran.push(stage);
+                match stage {
+                    ParticleStage::EmitterBounds => {
+                        k.emitter_bounds.dispatch_in(&mut pass, particles)
+                    }
+                    ParticleStage::BoundsPublish => {
+                        k.bounds_publish.dispatch_in(&mut pass, emitters)
+                    }
+                    _ => {}
+                }
+            }
         }
-        if let Some(vs) = &self.view_sort {
+        if let (true, Some(vs)) = (sequence.contains(&ParticleStage::ViewSort), &self.view_sort) {
             // The pairs `depth_keys` wrote, sorted over the whole pool (slots past the live ones
             // carry the largest key). The count is the sort's own capacity, which it never
             // refuses.
             let _ = vs.sort.encode(encoder, self.capacity);
+            ran.push(ParticleStage::ViewSort);
         }
+        self.last_stages = ran;
         if let Some(t) = &self.timing {
             t.resolve(encoder);
         }
         if frame.want_status {
-            let room = if frame.lifecycle {
+            let room = if frame.stages.lifecycle {
                 frame.deaths_room.min(self.capacity)
             } else {
                 0

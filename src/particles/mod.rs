@@ -1,8 +1,10 @@
 //! Particles (book ch. 3): a pool of point masses with force fields, static colliders, ageing,
 //! removal by handle and fireworks, on the GPU or on the CPU twin.
 //!
-//! The stages of a step, in order (each a labelled compute pass on the GPU and a function of
-//! the same name in [`cpu`]):
+//! The stages of a step, in order ([`step::ParticleStage`]; the GPU encode and the CPU step both
+//! walk [`step::ParticleStep::sequence`]; each stage a WGSL entry point of its name, dispatched
+//! in the pass [`step::ParticleStage::pass`] names, and a function of the same name in [`cpu`]
+//! or [`trails`]):
 //!
 //! | stage | does |
 //! |---|---|
@@ -14,8 +16,9 @@
 //! | `compact`, `trail_compact` | moves survivors (and their trails) into holes so live particles stay packed |
 //! | `append`, `trail_append` | appends staged spawns; publishes live count and indirect args |
 //! | `trail_push` | each live particle's position into its trail |
+//! | `depth_keys` | view-depth keys for the back-to-front order |
 //! | `emitter_bounds`, `bounds_publish` | each emitter's box (own pass) |
-//! | `depth_keys` | view-depth keys for the back-to-front order, then the radix sort |
+//! | `view_sort` | the radix sort of the depth keys |
 //!
 //! The lifecycle stages are skipped when nothing can die or spawn (no lifetimes, emitters,
 //! fireworks, kill bounds, spawns or removals): then a step is one dispatch.
@@ -30,6 +33,7 @@ mod ledger;
 mod model;
 mod report;
 pub mod shader;
+pub mod step;
 pub mod trails;
 pub mod types;
 pub mod view_sort;
@@ -40,6 +44,7 @@ pub use crate::fields::ForceField;
 pub use depth::{DepthCollider, DepthImage, DepthSource};
 pub use emitter::{Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle, SubTrigger};
 pub use model::{KillBounds, Particle, ParticleHandle};
+pub use step::{ParticleStage, ParticleStep};
 pub use view_sort::ViewSort;
 pub use world::{ParticleWorld, RenderBuffers, Status, StepReport, WorldConfig};
 

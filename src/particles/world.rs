@@ -135,6 +135,8 @@ pub struct ParticleWorld {
     depth_cpu: Option<(super::depth::GpuDepth, super::depth::DepthImage)>,
     /// The next emitter handle id.
     next_emitter: u32,
+    /// The stages the CPU twin's last step ran.
+    cpu_stages: Vec<super::step::ParticleStage>,
 }
 
 const LAUNCH_ID: u32 = super::ledger::NO_HANDLE;
@@ -232,6 +234,7 @@ impl ParticleWorld {
                 Vec::new()
             },
             next_emitter: 0,
+            cpu_stages: Vec::new(),
             queued_launches: 0,
         };
         // The integrate kernel's variant for the world as configured, compiled now rather than
@@ -555,11 +558,16 @@ impl ParticleWorld {
                     params: frame_params.0,
                     spawns: &self.spawns,
                     removals: &self.removals,
-                    lifecycle: frame_params.1,
+                    stages: stages_of(
+                        &self.config,
+                        &frame_params.0,
+                        frame_params.1,
+                        self.view.is_some(),
+                        &self.emitters,
+                    ),
                     step: self.step + 1,
                     want_status: frame_params.2,
                     deaths_room,
-                    bounds: !self.emitters.is_empty(),
                 };
                 g.encode(&mut enc, &frame);
                 g.ctx.queue.submit([enc.finish()]);
@@ -569,10 +577,17 @@ impl ParticleWorld {
         let mut deaths = Vec::new();
         if let Engine::Cpu(s) = &mut self.engine {
             let _rounding = crate::rounding::scope(self.config.cpu_rounding);
-            run_cpu_step(
-                s,
+            let stages = stages_of(
+                &self.config,
                 &frame_params.0,
                 frame_params.1,
+                self.view.is_some(),
+                &self.emitters,
+            );
+            self.cpu_stages = run_cpu_step(
+                s,
+                &frame_params.0,
+                stages,
                 &self.spawns,
                 &self.removals,
                 &self.colliders,
@@ -629,11 +644,16 @@ impl ParticleWorld {
                 params,
                 spawns: &self.spawns,
                 removals: &self.removals,
-                lifecycle,
+                stages: stages_of(
+                    &self.config,
+                    &params,
+                    lifecycle,
+                    self.view.is_some(),
+                    &self.emitters,
+                ),
                 step: self.step + 1,
                 want_status,
                 deaths_room,
-                bounds: !self.emitters.is_empty(),
             };
             g.encode(encoder, &frame);
         }
@@ -793,6 +813,16 @@ impl ParticleWorld {
         }
     }
 
+    /// The stages the last step ran, in order, on either backend: the stage sequence
+    /// `tests/particles_step.rs` holds the two backends to.
+    #[doc(hidden)]
+    pub fn last_stages(&self) -> &[super::step::ParticleStage] {
+        match &self.engine {
+            Engine::Cpu(_) => &self.cpu_stages,
+            Engine::Gpu(g) => &g.last_stages,
+        }
+    }
+
     /// Blocks until the GPU has finished all submitted steps (no-op on the CPU).
     ///
     /// # Errors
@@ -802,5 +832,22 @@ impl ParticleWorld {
             Engine::Gpu(g) => g.ctx.wait(),
             Engine::Cpu(_) => Ok(()),
         }
+    }
+}
+
+/// What a step of a world holding these runs (see [`super::step::ParticleStep`]).
+fn stages_of(
+    config: &WorldConfig,
+    params: &GpuParams,
+    lifecycle: bool,
+    view_sort: bool,
+    emitters: &[super::emitter::EmitterSlot],
+) -> super::step::ParticleStep {
+    super::step::ParticleStep {
+        lifecycle,
+        emitted: params.emitted > 0,
+        trails: config.trail_length > 0,
+        view_sort,
+        bounds: !emitters.is_empty(),
     }
 }

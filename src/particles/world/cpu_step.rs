@@ -3,12 +3,16 @@
 
 use super::*;
 use crate::particles::cpu::{self, StepInputs};
+use crate::particles::step::{ParticleStage, ParticleStep};
 
+/// Every stage of `stages.sequence()` in order, by its CPU twin; returns the stages run. The
+/// back-to-front order is computed after the step (`sort_cpu`, the twin of `depth_keys` and the
+/// view sort together), an emitter's box when it is read (`read_emitter_bounds`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_cpu_step(
     s: &mut CpuState,
     params: &GpuParams,
-    lifecycle: bool,
+    stages: ParticleStep,
     spawns: &[GpuSpawnRecord],
     removals: &[u32],
     colliders: &[GpuCollider],
@@ -21,7 +25,7 @@ pub(super) fn run_cpu_step(
         &crate::particles::depth::DepthImage,
     )>,
     (trails, k): (&mut [glam::Vec4], u32),
-) {
+) -> Vec<ParticleStage> {
     use crate::particles::trails::{trail_append, trail_compact, trail_push};
     let k = k as usize;
     s.staging[..spawns.len()].copy_from_slice(spawns);
@@ -35,24 +39,24 @@ pub(super) fn run_cpu_step(
         curves,
         depth,
     };
-    cpu::integrate(s, &inp);
-    if lifecycle {
-        cpu::scan_reduce(s);
-        cpu::scan_blocks(s, params);
-        cpu::emit(s, &inp);
-        cpu::spawn_emitted(s, &inp);
-        cpu::compact(s);
-        if k > 0 {
-            trail_compact(s, trails, k);
-        }
-        cpu::append(s);
-        if k > 0 {
-            trail_append(s, trails, k);
+    let sequence = stages.sequence();
+    for &stage in &sequence {
+        use ParticleStage::*;
+        match stage {
+            Integrate => cpu::integrate(s, &inp),
+            ScanReduce => cpu::scan_reduce(s),
+            ScanBlocks => cpu::scan_blocks(s, params),
+            Emit => cpu::emit(s, &inp),
+            SpawnEmitted => cpu::spawn_emitted(s, &inp),
+            Compact => cpu::compact(s),
+            TrailCompact => trail_compact(s, trails, k),
+            Append => cpu::append(s),
+            TrailAppend => trail_append(s, trails, k),
+            TrailPush => trail_push(s, trails, k, params.step),
+            DepthKeys | EmitterBounds | BoundsPublish | ViewSort => {}
         }
     }
-    if k > 0 {
-        trail_push(s, trails, k, params.step);
-    }
+    sequence
 }
 
 pub(super) fn fields_to_gpu(fields: &[ForceField]) -> Result<[GpuField; MAX_FIELDS as usize]> {
