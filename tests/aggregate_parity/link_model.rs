@@ -15,11 +15,10 @@
 //!
 //! **The model** ([`link_bound`]): a mirror of the two stages in f64, the same operations in the
 //! same order (visits colour by colour, links within a colour in the order added: the greedy
-//! colouring of `AggregateWorld`), run once as written and `DRAWS` times with every operation's
-//! result moved by a uniform draw within what it may differ by between the sides (model 2 of
-//! `common::error_model`: ±ROUND·u for `+`, `−`, `*`, ±CONTRACT·u more for a product a compiler
-//! may fuse, DOT3, LENGTH and DIV for the dot products, lengths and quotients, POW for the
-//! damping factor; relative to the result). The decisions go whichever way their perturbed
+//! colouring of `AggregateWorld`), run once as written and `DRAWS` times with every elementary
+//! operation's result moved by a uniform draw within what it may differ by between the sides
+//! (`common::error_model::Perturbed`: ±ROUND·u for `+` and `−`, ±(ROUND + CONTRACT)·u for a
+//! product a compiler may fuse, DIV, SQRT and POW, each relative to its own result). The decisions go whichever way their perturbed
 //! values say, so the draws flip the links that sit at their length as often as the two sides
 //! may. The bound on each of position and velocity is the RMS over the draws of the largest
 //! difference from the unperturbed run, times the Gaussian factor one value exceeds with
@@ -29,39 +28,10 @@
 
 use super::links::LinkSpec;
 use super::*;
-use common::error_model::{tail_factor, UNIT_ROUNDOFF as UR};
+use common::error_model::{tail_factor, Perturbed};
 
 /// Perturbed runs of the mirror.
 const DRAWS: u64 = 32;
-
-/// The mirror's arithmetic: as written (`rng` None), or each result moved by a uniform draw of
-/// ±cost·u of itself.
-struct Arith {
-    rng: Option<Rng>,
-}
-
-impl Arith {
-    fn r(&mut self, x: f64, cost: f64) -> f64 {
-        match &mut self.rng {
-            None => x,
-            Some(rng) => x * (1.0 + cost * UR * (2.0 * f64::from(rng.unit()) - 1.0)),
-        }
-    }
-    fn r3(&mut self, v: DVec3, cost: f64) -> DVec3 {
-        DVec3::new(self.r(v.x, cost), self.r(v.y, cost), self.r(v.z, cost))
-    }
-    /// `a·b + c` per lane: the product may be fused (CONTRACT), the sum rounds.
-    fn madd3(&mut self, a: DVec3, b: f64, c: DVec3) -> DVec3 {
-        let p = self.r3(a * b, CONTRACT);
-        self.r3(p + c, ROUND)
-    }
-    fn dot(&mut self, a: DVec3, b: DVec3) -> f64 {
-        self.r(a.dot(b), DOT3)
-    }
-    fn length(&mut self, a: DVec3) -> f64 {
-        self.r(a.length(), LENGTH)
-    }
-}
 
 /// The mirror's state.
 #[derive(Clone)]
@@ -94,7 +64,7 @@ fn visit_order(links: &[LinkSpec], n: usize) -> Vec<LinkSpec> {
 
 /// `agg_integrate` (semi-implicit, no forces: v·pow(1, dt), then p + v·dt) and `solve_links`
 /// (`solve_link` in src/aggregate/cpu.rs, line by line) in f64 with `ar`'s arithmetic.
-fn run(ps: &[Particle], order: &[LinkSpec], iterations: u32, ar: &mut Arith) -> State {
+fn run(ps: &[Particle], order: &[LinkSpec], iterations: u32, ar: &mut Perturbed) -> State {
     let dt = f64::from(DT);
     let mut s = State {
         pos: ps.iter().map(|p| d3(p.position)).collect(),
@@ -103,8 +73,8 @@ fn run(ps: &[Particle], order: &[LinkSpec], iterations: u32, ar: &mut Arith) -> 
     };
     for i in 0..ps.len() {
         if s.w[i] > 0.0 {
-            let keep = ar.r(1.0, POW);
-            let v = ar.r3(s.vel[i] * keep, ROUND);
+            let keep = ar.pow(1.0, dt);
+            let v = ar.scale3(s.vel[i], keep);
             s.vel[i] = v;
             s.pos[i] = ar.madd3(v, dt, s.pos[i]);
         }
@@ -120,41 +90,42 @@ fn run(ps: &[Particle], order: &[LinkSpec], iterations: u32, ar: &mut Arith) -> 
             }
             let pa = s.pos[a];
             let pb = l.b.map_or(d3(l.anchor), |b| s.pos[b as usize]);
-            let d = ar.r3(pb - pa, ROUND);
-            let len = ar.length(d);
+            let d = ar.sub3(pb, pa);
+            let len2 = ar.dot3(d, d);
+            let len = ar.sqrt(len2);
             if len <= 0.0 {
                 continue;
             }
-            let normal = ar.r3(d / len, DIV);
+            let normal = DVec3::new(ar.div(d.x, len), ar.div(d.y, len), ar.div(d.z, len));
             let length = f64::from(l.length);
             let (n, pen, e) = if !l.rod {
                 if len < length {
                     continue;
                 }
-                (normal, ar.r(len - length, ROUND), f64::from(l.restitution))
+                (normal, ar.sub(len, length), f64::from(l.restitution))
             } else if len == length {
                 continue;
             } else if len < length {
-                (-normal, ar.r(length - len, ROUND), 0.0)
+                (-normal, ar.sub(length, len), 0.0)
             } else {
-                (normal, ar.r(len - length, ROUND), 0.0)
+                (normal, ar.sub(len, length), 0.0)
             };
             let (mut pa, mut va) = (pa, s.vel[a]);
             let (mut pb, mut vb) = (pb, l.b.map_or(DVec3::ZERO, |b| s.vel[b as usize]));
-            let rel = ar.r3(va - vb, ROUND);
-            let sep = ar.dot(rel, n);
+            let rel = ar.sub3(va, vb);
+            let sep = ar.dot3(rel, n);
             if sep <= 0.0 {
                 // No accelerations here: acc_caused is 0, the resting fix does not apply.
-                let new_sep = ar.r(-sep * e, ROUND);
-                let change = ar.r(new_sep - sep, ROUND);
-                let impulse = ar.r(change / total, DIV);
-                let (ia, ib) = (ar.r(impulse * wa, ROUND), ar.r(impulse * wb, ROUND));
+                let new_sep = ar.mul(-sep, e);
+                let change = ar.sub(new_sep, sep);
+                let impulse = ar.div(change, total);
+                let (ia, ib) = (ar.mul(impulse, wa), ar.mul(impulse, wb));
                 va = ar.madd3(n, ia, va);
                 vb = ar.madd3(n, -ib, vb);
             }
             if pen > 0.0 {
-                let per_w = ar.r(pen / total, DIV);
-                let move_per_w = ar.r3(n * per_w, ROUND);
+                let per_w = ar.div(pen, total);
+                let move_per_w = ar.scale3(n, per_w);
                 pa = ar.madd3(move_per_w, wa, pa);
                 pb = ar.madd3(move_per_w, -wb, pb);
             }
@@ -178,12 +149,10 @@ pub(super) fn link_bound(
     seed: u64,
 ) -> ([f64; 2], Vec<DVec3>, Vec<DVec3>) {
     let order = visit_order(links, ps.len());
-    let base = run(ps, &order, iterations, &mut Arith { rng: None });
+    let base = run(ps, &order, iterations, &mut Perturbed::exact());
     let mut sum_sq = [0.0f64; 2];
     for k in 0..DRAWS {
-        let mut ar = Arith {
-            rng: Some(Rng::new(seed ^ (0x11_7e5 + k))),
-        };
+        let mut ar = Perturbed::drawn(seed ^ (0x11_7e5 + k));
         let s = run(ps, &order, iterations, &mut ar);
         let worst = |a: &[DVec3], b: &[DVec3]| {
             a.iter()

@@ -404,3 +404,87 @@ pub mod emission {
         }
     }
 }
+
+/// Model 2 by propagation (the link solve's and the rigid integrator's models): a mirror of a
+/// stage in f64, run once as written (`exact`) and again with every elementary operation's
+/// result moved by a uniform draw within what it may differ by between the sides (`drawn`):
+/// ±ROUND·u for `+` and `−`, ±(ROUND + CONTRACT)·u for a product (it may be fused into the add
+/// that follows), DIV, SQRT and POW for the rest, each relative to the operation's own result,
+/// so a cancellation downstream keeps the products' differences. The decisions of the mirror go
+/// whichever way their perturbed values say. A bound is the RMS over the draws of the
+/// difference from the exact run, times [`tail_factor`].
+pub struct Perturbed {
+    rng: Option<super::Rng>,
+}
+
+impl Perturbed {
+    pub fn exact() -> Self {
+        Self { rng: None }
+    }
+    pub fn drawn(seed: u64) -> Self {
+        Self {
+            rng: Some(super::Rng::new(seed)),
+        }
+    }
+    /// `x` moved by a uniform draw of ±cost·u of itself (as written: `x`).
+    pub fn r(&mut self, x: f64, cost: f64) -> f64 {
+        match &mut self.rng {
+            None => x,
+            Some(rng) => x * (1.0 + cost * UNIT_ROUNDOFF * (2.0 * f64::from(rng.unit()) - 1.0)),
+        }
+    }
+    pub fn add(&mut self, a: f64, b: f64) -> f64 {
+        self.r(a + b, cost::ROUND)
+    }
+    pub fn sub(&mut self, a: f64, b: f64) -> f64 {
+        self.r(a - b, cost::ROUND)
+    }
+    pub fn mul(&mut self, a: f64, b: f64) -> f64 {
+        self.r(a * b, cost::ROUND + cost::CONTRACT)
+    }
+    pub fn div(&mut self, a: f64, b: f64) -> f64 {
+        self.r(a / b, cost::DIV)
+    }
+    pub fn sqrt(&mut self, a: f64) -> f64 {
+        self.r(a.sqrt(), cost::SQRT)
+    }
+    pub fn pow(&mut self, a: f64, b: f64) -> f64 {
+        self.r(a.powf(b), cost::POW)
+    }
+    pub fn add3(&mut self, a: glam::DVec3, b: glam::DVec3) -> glam::DVec3 {
+        glam::DVec3::new(self.add(a.x, b.x), self.add(a.y, b.y), self.add(a.z, b.z))
+    }
+    pub fn sub3(&mut self, a: glam::DVec3, b: glam::DVec3) -> glam::DVec3 {
+        glam::DVec3::new(self.sub(a.x, b.x), self.sub(a.y, b.y), self.sub(a.z, b.z))
+    }
+    pub fn scale3(&mut self, a: glam::DVec3, s: f64) -> glam::DVec3 {
+        glam::DVec3::new(self.mul(a.x, s), self.mul(a.y, s), self.mul(a.z, s))
+    }
+    /// `a·s + c` per lane.
+    pub fn madd3(&mut self, a: glam::DVec3, s: f64, c: glam::DVec3) -> glam::DVec3 {
+        let p = self.scale3(a, s);
+        self.add3(p, c)
+    }
+    pub fn dot3(&mut self, a: glam::DVec3, b: glam::DVec3) -> f64 {
+        let (x, y, z) = (self.mul(a.x, b.x), self.mul(a.y, b.y), self.mul(a.z, b.z));
+        let s = self.add(x, y);
+        self.add(s, z)
+    }
+    pub fn cross3(&mut self, a: glam::DVec3, b: glam::DVec3) -> glam::DVec3 {
+        let mut lane = |p: f64, q: f64, r: f64, s: f64| {
+            let (x, y) = (self.mul(p, q), self.mul(r, s));
+            self.sub(x, y)
+        };
+        glam::DVec3::new(
+            lane(a.y, b.z, a.z, b.y),
+            lane(a.z, b.x, a.x, b.z),
+            lane(a.x, b.y, a.y, b.x),
+        )
+    }
+    /// `m * v` (columns scaled and summed in order).
+    pub fn mat3_mul(&mut self, m: glam::DMat3, v: glam::DVec3) -> glam::DVec3 {
+        let a = self.scale3(m.x_axis, v.x);
+        let b = self.madd3(m.y_axis, v.y, a);
+        self.madd3(m.z_axis, v.z, b)
+    }
+}
