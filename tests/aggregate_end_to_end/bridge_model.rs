@@ -105,6 +105,9 @@ fn links(w: &AggregateWorld) -> Vec<MirrorLink> {
     coloured.into_iter().map(|(_, l)| l).collect()
 }
 
+/// Positions and velocities of every slot at one checkpoint.
+type Checkpoint = (Vec<DVec3>, Vec<DVec3>);
+
 /// One run of `steps` steps from the bridge's start; the positions and velocities at every
 /// 10th step.
 fn run(
@@ -113,7 +116,7 @@ fn run(
     iterations: u32,
     steps: u32,
     ar: &mut Perturbed,
-) -> Vec<(Vec<DVec3>, Vec<DVec3>)> {
+) -> Vec<Checkpoint> {
     let dt = f64::from(DT);
     let g = DVec3::new(0.0, -9.81, 0.0);
     let mut pos: Vec<DVec3> = start.pos.iter().map(|p| p.xyz().as_dvec3()).collect();
@@ -205,7 +208,7 @@ fn run(
 pub(super) fn bridge_bounds(
     world: &AggregateWorld,
     steps: u32,
-) -> (Vec<[f64; 2]>, Vec<(Vec<DVec3>, Vec<DVec3>)>) {
+) -> (Vec<[f64; 2]>, Vec<Checkpoint>) {
     let start = world.read_snapshot().expect("snapshot");
     let order = links(world);
     let iterations = world.config().link_iterations;

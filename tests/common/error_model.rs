@@ -268,10 +268,10 @@ pub mod emission {
 
     /// `emit_rotate(q, v)` = v + 2·q.xyz × (q.xyz × v + w·v), per lane, in units of u·|v|
     /// (|q| = 1): q × v (two products of values ≤ |v|, one contractible, CONTRACT + ROUND: 3),
-    /// + w·v (CONTRACT of ≤ |v|, ROUND of |t| ≤ √2·|v|: 3.8), so t per lane 6.8; q × t (its own
-    /// 3 of |t|: 4.2, and t's difference through it, ≤ √3·6.8 = 11.8), doubled (exact): 32;
-    /// + v (ROUND of the result, ≤ |v|: 2): 34, taken as 35. A difference of v passes through
-    /// the rotation at most as its length, ≤ √3 times its largest lane.
+    /// adding w·v (CONTRACT of ≤ |v|, ROUND of |t| ≤ √2·|v|: 3.8), so t per lane 6.8; q × t (its
+    /// own 3 of |t|: 4.2, and t's difference through it, ≤ √3·6.8 = 11.8), doubled (exact): 32;
+    /// adding v (ROUND of the result, ≤ |v|: 2): 34, taken as 35. A difference of v passes
+    /// through the rotation at most as its length, ≤ √3 times its largest lane.
     pub const EMIT_ROTATE: f64 = 35.0;
 
     /// The root s = √(1 − x²) of an x on the 2⁻²⁴ grid below 1 (emit_unit_dir's z = 1 − 2a,
