@@ -13,7 +13,7 @@
 //! The twin's stages call the helpers here wherever the WGSL has a multiply-add, a dot product,
 //! a length, a division or a square root on a path that decides the physics (integration,
 //! force fields, collider contacts, the aggregate world's contacts and links, the rigid
-//! integrators and contact solver). In `Separate` mode each helper is the plain expression, bit
+//! integrators and contact solver, the depth collider's contact). In `Separate` mode each helper is the plain expression, bit
 //! for bit what the twin computed before the mode existed, so every golden hash stays. The mode
 //! is the world's ([`crate::particles::WorldConfig::cpu_rounding`],
 //! [`crate::aggregate::AggregateConfig::cpu_rounding`],
@@ -140,6 +140,29 @@ pub(crate) fn length(v: Vec3) -> f32 {
 pub(crate) fn mat3_mul(m: glam::Mat3, v: Vec3) -> Vec3 {
     if fused() {
         madd3(m.z_axis, v.z, madd3(m.y_axis, v.y, m.x_axis * v.x))
+    } else {
+        m * v
+    }
+}
+
+/// `m * v` for a 4×4 matrix: the columns scaled by v's components and summed (glam's order),
+/// the sum as a chain of fused multiply-adds.
+#[inline]
+pub(crate) fn mat4_mul(m: glam::Mat4, v: glam::Vec4) -> glam::Vec4 {
+    if fused() {
+        let madd4 = |a: glam::Vec4, b: f32, c: glam::Vec4| {
+            glam::Vec4::new(
+                a.x.mul_add(b, c.x),
+                a.y.mul_add(b, c.y),
+                a.z.mul_add(b, c.z),
+                a.w.mul_add(b, c.w),
+            )
+        };
+        madd4(
+            m.w_axis,
+            v.w,
+            madd4(m.z_axis, v.z, madd4(m.y_axis, v.y, m.x_axis * v.x)),
+        )
     } else {
         m * v
     }

@@ -1,6 +1,8 @@
-//! End to end, mass-aggregate world: the rope bridge (links and gravity, 300 steps) and a small
-//! sand box (grains poured every third step, grid collisions) on the GPU against the CPU twin
-//! within a drift budget, and two GPU runs of each scene bit for bit.
+//! End to end, mass-aggregate world: the rope bridge (links and gravity, 300 steps; bounds from
+//! the run's propagated error model) and a small sand box (grains poured every third step, grid
+//! collisions; a budget from what a contact resolved differently is worth) on the GPU against
+//! the CPU twin, every slot's position, velocity and flags, and two GPU runs of each scene bit
+//! for bit.
 
 mod common;
 
@@ -16,16 +18,8 @@ const DT: f32 = 1.0 / 60.0;
 /// nearly settle.
 const BRIDGE_STEPS: u32 = 300;
 
-/// Position drift budget of the bridge, GPU vs CPU, metres, at every 10th step, from the
-/// error model's rounding drift (`tests/common/error_model.rs`, model 2): 300 steps, the
-/// velocity update rounding three times per step at up to 9 m/s (the deck dropped from y = 4:
-/// √(2g·4) = 8.9 m/s), positions within 10 m of the origin, 40 slots. Links resolve in the same
-/// colours in the same order on both sides, and the damped bridge does not amplify a
-/// difference; a link resolved differently moves the deck by millimetres. Checked with both
-/// roundings of the CPU twin (bit-identical to lavapipe when separate).
-fn bridge_drift() -> f32 {
-    error_model::random_walk_drift(BRIDGE_STEPS, 1.0 / 60.0, 9.0, 10.0, 3, 40) as f32
-}
+#[path = "aggregate_end_to_end/bridge_model.rs"]
+mod bridge_model;
 
 #[test]
 fn bridge_gpu_matches_cpu() {
@@ -38,11 +32,16 @@ fn bridge_gpu_matches_fused_cpu() {
     bridge_against(wgphys::CpuRounding::Fused);
 }
 
+/// GPU against the twin every 10th step, every slot: positions and velocities within the
+/// bridge model's bounds at that step (bridge_model.rs: the run's own propagation of what every
+/// operation may differ by, decisions included), the alive flags and dampings exactly. The
+/// exact mirror must agree with the twin within the same bounds (it models this run).
 fn bridge_against(rounding: wgphys::CpuRounding) {
     let mut g = sc::bridge(Backend::Gpu(gpu())).expect("gpu bridge");
     let mut c = sc::bridge(Backend::Cpu).expect("cpu bridge");
     c.world.set_cpu_rounding(rounding);
-    let mut worst = 0.0f32;
+    let (bounds, mirror) = bridge_model::bridge_bounds(&c.world, BRIDGE_STEPS);
+    let (mut worst, mut used) = ([0.0f32; 2], [0.0f64; 2]);
     let start = c.world.read_snapshot().unwrap();
     for s in 1..=BRIDGE_STEPS {
         g.world.step(DT).expect("gpu step");
@@ -54,19 +53,40 @@ fn bridge_against(rounding: wgphys::CpuRounding) {
             g.world.read_snapshot().unwrap(),
             c.world.read_snapshot().unwrap(),
         );
-        let (d, i) = max_pos_diff(&sg, &sc);
-        assert!(
-            d <= bridge_drift(),
-            "bridge step {s}: slot {i} pos gpu {:?} vs cpu {:?}, {d:e} m apart (budget {:e})",
-            sg.pos[i].xyz(),
-            sc.pos[i].xyz(),
-            bridge_drift()
-        );
-        worst = worst.max(d);
+        let k = (s / 10 - 1) as usize;
+        let [pos, vel] = bounds[k];
+        let tol = |x: f64| Tol {
+            rel: 0.0,
+            abs: x as f32,
+        };
+        let e = compare_agg(&format!("bridge step {s}"), &sg, &sc, tol(pos), tol(vel));
+        worst = [worst[0].max(e.pos.abs), worst[1].max(e.vel.abs)];
+        used = [
+            used[0].max(f64::from(e.pos.abs) / pos),
+            used[1].max(f64::from(e.vel.abs) / vel),
+        ];
+        let (mp, mv) = &mirror[k];
+        for i in 0..sc.pos.len() {
+            let dp = (sc.pos[i].xyz().as_dvec3() - mp[i]).abs().max_element();
+            let dv = (sc.vel[i].xyz().as_dvec3() - mv[i]).abs().max_element();
+            assert!(
+                dp <= pos && dv <= vel,
+                "bridge step {s}: slot {i}: the model's mirror is {dp:e} m, {dv:e} m/s from the \
+                 twin, beyond its bounds ({pos:e}, {vel:e}): it does not model this run"
+            );
+        }
     }
+    let last = bounds[bounds.len() - 1];
     eprintln!(
-        "[measure] bridge ({rounding:?}): largest GPU-CPU distance over {BRIDGE_STEPS} steps \
-         {worst:e} m"
+        "[measure] bridge ({rounding:?}): largest GPU-CPU difference over {BRIDGE_STEPS} steps \
+         {:.2e} m, {:.2e} m/s ({:.0}%, {:.0}% of the step's bounds; at the end {:.2e} m, \
+         {:.2e} m/s)",
+        worst[0],
+        worst[1],
+        100.0 * used[0],
+        100.0 * used[1],
+        last[0],
+        last[1]
     );
     // The scene must have done something: the deck fell from y = 4 onto its cables.
     let end = c.world.read_snapshot().unwrap();
@@ -172,6 +192,19 @@ fn sand_distance(label: &str, n: u32, g: &AggregateWorld, c: &AggregateWorld) ->
         "{label} step {n}: slot {i} pos gpu {:?} vs cpu {:?}, {d:e} m apart (budget {SAND_DRIFT:e})",
         sg.pos[i].xyz(),
         sc.pos[i].xyz()
+    );
+    // Every slot's every lane: positions within the budget, velocities within what it is worth
+    // in velocity (the collide stage sets a resting grain's velocity from its step's
+    // displacement, v = (x_end − x_start)/dt, so positions apart by the budget at both ends of
+    // a step are 2·budget/dt apart in velocity; an impact's restitution acts on a closing speed
+    // of that order too), the alive flags and dampings exactly.
+    let tol = |x: f32| Tol { rel: 0.0, abs: x };
+    compare_agg(
+        &format!("{label} step {n}"),
+        &sg,
+        &sc,
+        tol(SAND_DRIFT),
+        tol(2.0 * SAND_DRIFT / DT),
     );
     d
 }

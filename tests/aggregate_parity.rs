@@ -6,7 +6,8 @@
 //!   fields or collisions. Besides parity, every result is checked against an independent f64
 //!   evaluation of the generator's documented formula and one semi-implicit Euler step.
 //! * `solve_links`: a random network of rods and cables (anchored and not, some particles
-//!   pinned), one step with one link iteration (and with eight).
+//!   pinned), one step with one link iteration (and with eight), within the bounds of a model
+//!   that propagates the operations' differences through the solve itself (`link_model`).
 //! * `collide`: a few hundred random overlapping grains over a floor, one step.
 //! * `near_list`: the collide stage's candidate lists, exactly, and a slot that walks the grid
 //!   instead of its list, bit for bit.
@@ -16,8 +17,8 @@
 //!
 //! Every comparison runs twice against the same bounds: with the CPU twin rounding as Mesa's
 //! software adapters do (`CpuRounding::Separate`) and as NVIDIA's may (`CpuRounding::Fused`, the
-//! `*_fused_cpu` tests). The generators' and the collide stage's bounds are the error model's
-//! (tests/common/error_model.rs), per slot; the link solve's are not (see [`LINK_POS`]).
+//! `*_fused_cpu` tests). The bounds are the error model's (tests/common/error_model.rs): per slot
+//! for the generators and the collide stage, propagated through the solve for the links.
 
 mod common;
 
@@ -27,6 +28,8 @@ mod collide;
 mod generator_model;
 #[path = "aggregate_parity/generators.rs"]
 mod generators;
+#[path = "aggregate_parity/link_model.rs"]
+mod link_model;
 #[path = "aggregate_parity/links.rs"]
 mod links;
 #[path = "aggregate_parity/near_list.rs"]

@@ -2,9 +2,12 @@
 //! texture with a real render pass, then drops particles on it. On both backends (the GPU reads
 //! the texture, the CPU twin the same plane's depths computed on the host), no particle ever
 //! gets behind the drawn surface, they come to rest on it, and with `kill` they die where they
-//! land.
+//! land. `parity`: the GPU against the CPU twin on the same depth image, every field.
 
 mod common;
+
+#[path = "depth_collision/parity.rs"]
+mod parity;
 
 use common::*;
 use glam::{Mat4, Vec3, Vec4};

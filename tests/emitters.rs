@@ -4,6 +4,9 @@
 
 mod common;
 
+#[path = "emitters/parity.rs"]
+mod parity;
+
 use common::*;
 use glam::{Quat, Vec3, Vec4};
 use wgphys::particles::emitter::{emitted_record, shape_point};
@@ -11,8 +14,7 @@ use wgphys::particles::types::{GpuEmitter, GPU_ID_BIT, MAX_EMITTERS};
 use wgphys::particles::{
     Burst, EmitShape, EmitVelocity, Emitter, ParticleWorld, Snapshot, WorldConfig,
 };
-use wgphys::Backend;
-use wgphys::Error;
+use wgphys::{Backend, CpuRounding, Error};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -329,96 +331,6 @@ fn velocities_follow_their_mode() {
             );
         }
     }
-}
-
-/// Every shape and both velocity modes, moved and turned, with bursts: the GPU's emitted
-/// particles match the CPU twin's slot by slot over 40 steps: ids, kinds and ages exactly;
-/// positions, velocities, lifetimes, sizes and colours within the error WGSL allows. `sin` and
-/// `cos` may be off by 2⁻¹¹ absolute on [−π, π] (WGSL §"Floating point accuracy"), so a start
-/// point may differ by 2⁻¹¹ of the shape's size (≤ 3 m here) and a direction by 2⁻¹¹ rad, at
-/// speeds to 5 m/s: 1.5e-3 m and 2.5e-3 m/s; 40 steps of integration add ulps (the fountain
-/// model in parity_end_to_end.rs: 1e-4 m), and the ranges' multiply-adds may fuse (an ulp).
-/// Bit-identical on a rerun of the GPU.
-#[test]
-fn gpu_emitters_match_the_cpu_twin_and_rerun_identically() {
-    let shapes = [
-        EmitShape::Point,
-        EmitShape::Sphere { radius: 1.5 },
-        EmitShape::Shell { radius: 2.0 },
-        EmitShape::Disc { radius: 3.0 },
-        EmitShape::Cone {
-            half_angle: 0.3,
-            height: 2.0,
-        },
-        EmitShape::Box {
-            half_extents: Vec3::new(1.0, 0.5, 2.0),
-        },
-        EmitShape::Segment {
-            a: Vec3::new(-1.0, 0.0, 0.0),
-            b: Vec3::new(1.0, 2.0, 0.5),
-        },
-    ];
-    let run = |backend: Backend| -> Snapshot {
-        let mut w = world(backend, 8192);
-        for (i, shape) in shapes.iter().enumerate() {
-            let f = i as f32;
-            let velocity = if i % 2 == 0 {
-                EmitVelocity::Directional {
-                    direction: Vec3::new(f - 3.0, 2.0, 1.0),
-                    spread: 0.2 * f,
-                    speed: (1.0, 5.0),
-                }
-            } else {
-                EmitVelocity::Radial { speed: (0.5, 4.0) }
-            };
-            w.add_emitter(Emitter {
-                rate: 30.0 + 17.0 * f,
-                bursts: vec![Burst {
-                    time: 0.1 * f,
-                    count: 3 + i as u32,
-                }],
-                shape: *shape,
-                velocity,
-                lifetime: (0.3, 2.0),
-                size: (0.01, 0.05),
-                colour: (Vec4::new(1.0, 0.5, 0.0, 1.0), Vec4::new(0.2, 0.2, 1.0, 0.5)),
-                inverse_mass: (0.5, 2.0),
-                damping: 0.8,
-                position: Vec3::new(f, 0.5 * f, -f),
-                rotation: Quat::from_euler(glam::EulerRot::XYZ, 0.1 * f, 0.3, -0.2 * f),
-                ..Emitter::default()
-            })
-            .expect("emitter");
-        }
-        for _ in 0..40 {
-            w.step(DT).expect("step");
-        }
-        w.read_snapshot().expect("snapshot")
-    };
-    let (g, c) = (run(Backend::Gpu(gpu())), run(Backend::Cpu));
-    assert!(g.len() > 300, "the emitters ran: {} live", g.len());
-    let e = compare_snapshots(
-        "emitters",
-        &g,
-        &c,
-        SnapTol {
-            pos: Tol {
-                rel: 1e-6,
-                abs: 1.5e-3 + 1e-4,
-            },
-            vel: Tol {
-                rel: 1e-6,
-                abs: 2.5e-3 + 1e-4,
-            },
-            other: Tol {
-                rel: 2.5e-7,
-                abs: 1e-6,
-            },
-        },
-    );
-    eprintln!("[measure] emitters, GPU vs CPU after 40 steps: {e}");
-    let again = run(Backend::Gpu(gpu()));
-    assert_eq!(g, again, "a GPU rerun is bit-identical");
 }
 
 /// Bad emitters are refused naming the field, an emitter beyond the table's size is

@@ -195,7 +195,7 @@ fn turbulence_moves_particles_as_its_closed_form_on_both_backends() {
                 rel: 0.0,
                 abs: 2.1e-3,
             },
-            other: Tol::EXACT,
+            ..SnapTol::EXACT
         },
     );
     eprintln!("[measure] turbulence, GPU vs CPU after 22 steps: {e}");

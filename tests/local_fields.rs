@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use glam::{Quat, Vec3, Vec4Swizzles};
+use glam::{DVec3, Quat, Vec3, Vec4Swizzles};
 use std::collections::HashMap;
 use std::f32::consts::{FRAC_PI_2, PI};
 use wgphys::particles::types::{KIND_CURVES_SHIFT, MAX_FIELDS};
@@ -127,27 +127,37 @@ fn a_local_field_acts_on_its_emitters_particles_in_its_frame() {
     }
 }
 
-/// GPU against the CPU twin (both roundings): two emitters spraying through world gravity and drag, one with a
-/// local vortex about its own axis, moving and turning every step, for 90 steps. Positions
-/// agree within the error model's rounding drift (model 2: 90 steps, speeds below 10 m/s, within
-/// 10 m of the origin, the velocity update rounding about six times a step with the vortex's
-/// square root and division, 512 slots); the vortex matters (the CPU twin without it ends
+/// GPU against the CPU twin (both roundings): two emitters spraying through world gravity and
+/// drag, one with a local vortex about its own axis, moving and turning every step, for 90
+/// steps; every field of every slot compared. The vortex matters (the CPU twin without it ends
 /// elsewhere by centimetres).
+///
+/// Bounds (error model, tests/common/error_model.rs), per particle, along the twin's own
+/// trajectory ([`Running`]): a particle starts with its draw's difference
+/// ([`error_model::emission::spawn`]) and each step adds the integration's roundings and the
+/// fields' evaluation, and carries its position difference into its velocity through the
+/// vortex's gradient (at most 2s/√(ρ² + r²) at a distance r from the axis); the drag contracts
+/// a velocity difference, it never grows it. The lifetime, size, colour and inverse mass are one
+/// draw each (exact where the emitter's range is a single value); the acceleration is copied
+/// and the age is one add of dt per step: exact.
 #[test]
 fn local_fields_on_a_moving_emitter_gpu_matches_cpu() {
     let config = WorldConfig {
         capacity: 512,
         fields: vec![
             ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0)),
-            ForceField::Drag { k1: 0.05, k2: 0.01 },
+            ForceField::Drag {
+                k1: DRAG.0,
+                k2: DRAG.1,
+            },
         ],
         ..WorldConfig::default()
     };
     let vortex = ForceField::Vortex {
         centre: Vec3::ZERO,
         axis: Vec3::Y,
-        strength: 6.0,
-        softening: 0.2,
+        strength: VORTEX.0,
+        softening: VORTEX.1,
     };
     let spray = |fields: Vec<ForceField>| Emitter {
         rate: 240.0,
@@ -162,7 +172,25 @@ fn local_fields_on_a_moving_emitter_gpu_matches_cpu() {
         fields,
         ..Emitter::default()
     };
-    let run = |backend: Backend, with_vortex: bool, rounding: CpuRounding| {
+    let transform = |s: u32| {
+        let t = s as f32 * DT;
+        (
+            Vec3::new(t.sin(), 0.0, t.cos() - 1.0),
+            Quat::from_rotation_z(0.3 * t.sin()),
+        )
+    };
+    // The draw model of each emitter: A's position (sin t, 0, cos t − 1) stays within 2 m of
+    // the origin, B's is (2, 0, 0); at most 2 × 240 × 1.5 s of draws in the run.
+    let draw = |e: Emitter| {
+        let r = wgphys::particles::emitter::record(&e).expect("record");
+        error_model::emission::spawn(&r, 0.0, 2.0, 720)
+    };
+    let (draw_a, draw_b) = (draw(spray(vec![vortex])), draw(spray(Vec::new())));
+    // Steps the world 90 times; with `bound`, the running bound of every particle too.
+    let run = |backend: Backend,
+               with_vortex: bool,
+               rounding: CpuRounding,
+               mut bound: Option<&mut HashMap<u32, Running>>| {
         let mut w = ParticleWorld::new(backend, config.clone()).expect("world");
         w.set_cpu_rounding(rounding);
         let fields = if with_vortex {
@@ -176,45 +204,112 @@ fn local_fields_on_a_moving_emitter_gpu_matches_cpu() {
             ..spray(Vec::new())
         })
         .expect("b");
+        let slot_a = w.emitter_slot(a).expect("slot") + 1;
+        let mut before = w.read_snapshot().expect("snapshot");
         for s in 0..90 {
-            let t = s as f32 * DT;
-            let at = Vec3::new(t.sin(), 0.0, t.cos() - 1.0);
-            w.set_emitter_transform(a, at, Quat::from_rotation_z(0.3 * t.sin()))
-                .expect("move a");
+            let (at, rotation) = transform(s);
+            w.set_emitter_transform(a, at, rotation).expect("move a");
             w.step(DT).expect("step");
+            if let Some(bound) = bound.as_deref_mut() {
+                let after = w.read_snapshot().expect("snapshot");
+                let axis = (rotation * Vec3::Y).as_dvec3();
+                step_bounds(bound, &before, &after, |id_kind| {
+                    if id_kind >> KIND_CURVES_SHIFT == slot_a {
+                        (draw_a, Some((at.as_dvec3(), axis)))
+                    } else {
+                        (draw_b, None)
+                    }
+                });
+                before = after;
+            }
         }
         w.read_snapshot().expect("snapshot")
     };
-    let g = run(Backend::Gpu(gpu()), true, CpuRounding::Separate);
-    let drift = error_model::random_walk_drift(90, f64::from(DT), 10.0, 10.0, 6, 512) as f32;
-    let tol = Tol {
-        rel: 0.0,
-        abs: drift,
-    };
-    let any = Tol {
-        rel: 0.0,
-        abs: f32::INFINITY,
-    };
+    let g = run(Backend::Gpu(gpu()), true, CpuRounding::Separate, None);
+    assert!(g.len() > 100, "the emitters ran: {} live", g.len());
     let mut c = g.clone();
     for rounding in [CpuRounding::Separate, CpuRounding::Fused] {
-        c = run(Backend::Cpu, true, rounding);
-        let e = compare_snapshots(
-            &format!("local vortex, GPU vs CPU ({rounding:?})"),
-            &g,
-            &c,
-            SnapTol {
-                pos: tol,
-                vel: any,
-                other: any,
-            },
-        );
+        let mut bound = HashMap::new();
+        c = run(Backend::Cpu, true, rounding, Some(&mut bound));
+        let what = format!("local vortex, GPU vs CPU ({rounding:?})");
+        let (mut used, mut widest) = ([0.0f64; 2], [0.0f64; 2]);
+        for i in 0..c.len() {
+            let r = &bound[&c.life[i].id];
+            let tol = |abs: f64| Tol {
+                rel: 0.0,
+                abs: abs as f32,
+            };
+            let mut e = MaxErr::default();
+            check_v4(&what, "pos", i, g.pos[i], c.pos[i], tol(r.pos), &mut e);
+            used[0] = used[0].max(f64::from(e.used));
+            let mut e = MaxErr::default();
+            check_v4(&what, "vel", i, g.vel[i], c.vel[i], tol(r.vel), &mut e);
+            used[1] = used[1].max(f64::from(e.used));
+            widest = [widest[0].max(r.pos), widest[1].max(r.vel)];
+            let exact = |x: f64| tol(x.max(0.0));
+            check_v4(
+                &what,
+                "acc",
+                i,
+                g.acc[i],
+                c.acc[i],
+                exact(r.inverse_mass),
+                &mut e,
+            );
+            check_v4(
+                &what,
+                "colour",
+                i,
+                g.colour[i],
+                c.colour[i],
+                exact(r.colour),
+                &mut e,
+            );
+            check_f32(
+                &what,
+                "size",
+                i,
+                g.size[i],
+                c.size[i],
+                exact(r.size),
+                &mut e,
+            );
+            check_f32(
+                &what,
+                "life.age",
+                i,
+                g.life[i].age,
+                c.life[i].age,
+                Tol::EXACT,
+                &mut e,
+            );
+            check_f32(
+                &what,
+                "life.lifetime",
+                i,
+                g.life[i].lifetime,
+                c.life[i].lifetime,
+                exact(r.lifetime),
+                &mut e,
+            );
+            assert_eq!(
+                (g.life[i].id, g.life[i].kind),
+                (c.life[i].id, c.life[i].kind),
+                "{what}: slot {i} (id, kind)"
+            );
+        }
+        assert_eq!(g.len(), c.len(), "{what}: live count");
         eprintln!(
-            "[measure] local vortex: GPU vs CPU ({rounding:?}) {e} (budget {drift:e} m), {} live",
-            g.len()
+            "[measure] {what}: {} live, largest share of the running bound used: pos {:.1}%, \
+             vel {:.1}% (widest bounds {:.2e} m, {:.2e} m/s)",
+            g.len(),
+            100.0 * used[0],
+            100.0 * used[1],
+            widest[0],
+            widest[1]
         );
     }
-    assert!(g.len() > 100, "the emitters ran: {} live", g.len());
-    let plain = run(Backend::Cpu, false, CpuRounding::Separate);
+    let plain = run(Backend::Cpu, false, CpuRounding::Separate, None);
     let moved = (0..c.len())
         .map(|i| (c.pos[i] - plain.pos[i]).xyz().length())
         .fold(0.0f32, f32::max);
@@ -222,6 +317,108 @@ fn local_fields_on_a_moving_emitter_gpu_matches_cpu() {
         moved > 0.01,
         "the local vortex moved particles by at most {moved} m"
     );
+}
+
+/// The world's drag (k1, k2) and the local vortex's (strength, softening) in the test above.
+const DRAG: (f32, f32) = (0.05, 0.01);
+const VORTEX: (f32, f32) = (6.0, 0.2);
+
+/// A particle's running bound: what its fields may differ by between the GPU and the twin
+/// (Euclidean length of the difference for position and velocity, per lane for the rest).
+#[derive(Clone, Copy, Debug)]
+struct Running {
+    pos: f64,
+    vel: f64,
+    lifetime: f64,
+    size: f64,
+    colour: f64,
+    inverse_mass: f64,
+}
+
+/// One step of every particle's running bound, from the twin's state before the step (`before`)
+/// to after it (`after`); a particle new in `after` starts with its draw's difference
+/// (`origin(kind)`: the draw model of its emitter, and the vortex's centre and axis when that
+/// emitter carries it). Per step (the book's order, fields at the old position and velocity):
+///
+/// * position p ← p + v·dt: the old velocity's difference times dt, ROUND of |p| and CONTRACT of
+///   |v|·dt (√3 for the three lanes);
+/// * velocity v ← (v + a·dt)·pow(1, dt): the acceleration's difference times dt — the vortex's
+///   gradient (≤ 2s/√(ρ² + r²), r the distance from the axis less the position's difference)
+///   times the position's difference, and the fields' evaluation: the drag law's DRAG_COST of
+///   the drag (≤ (k1 + k2·|v|)·|v|), the vortex's VORTEX_COST of its value (≤ s), ROUND of the
+///   running sum per field — then STEP_V of |v| and CONTRACT of |a·dt| (√3 for the lanes). The
+///   drag's Jacobian is negative semidefinite (eigenvalues −(k1 + k2|v|), −(k1 + 2k2|v|)), so
+///   v + a·dt does not grow a velocity difference through it.
+fn step_bounds(
+    bound: &mut HashMap<u32, Running>,
+    before: &Snapshot,
+    after: &Snapshot,
+    origin: impl Fn(u32) -> (error_model::emission::Spawn, Option<(DVec3, DVec3)>),
+) {
+    use error_model::cost::{CONTRACT, DIV, DOT3, LENGTH, ROUND, SQRT};
+    const DRAG_COST: f64 = LENGTH + 3.0 * ROUND + DIV + 2.0 * ROUND;
+    // d = p − c (ROUND), t = w × d (CONTRACT + ROUND per lane), |t|² + ρ² (DOT3 + CONTRACT +
+    // ROUND, half of it through the root), SQRT, DIV, the product (ROUND).
+    const VORTEX_COST: f64 =
+        ROUND + CONTRACT + ROUND + (DOT3 + CONTRACT + ROUND) / 2.0 + SQRT + DIV + ROUND;
+    let u = error_model::UNIT_ROUNDOFF;
+    let r3 = 3f64.sqrt();
+    let dt = f64::from(DT);
+    let old: HashMap<u32, usize> = (0..before.len()).map(|i| (before.life[i].id, i)).collect();
+    let mut next = HashMap::with_capacity(after.len());
+    for j in 0..after.len() {
+        let (id, kind) = (after.life[j].id, after.life[j].kind);
+        let (draw, vortex) = origin(kind);
+        let Some(&i) = old.get(&id) else {
+            // Drawn this step: the draw's per-lane differences, as lengths.
+            next.insert(
+                id,
+                Running {
+                    pos: r3 * draw.pos,
+                    vel: r3 * draw.vel,
+                    lifetime: draw.lifetime,
+                    size: draw.size,
+                    colour: draw.colour,
+                    inverse_mass: draw.inverse_mass,
+                },
+            );
+            continue;
+        };
+        let r = bound[&id];
+        let (p, v) = (
+            before.pos[i].truncate().as_dvec3(),
+            before.vel[i].truncate().as_dvec3(),
+        );
+        let (p1, v1) = (
+            after.pos[j].truncate().as_dvec3(),
+            after.vel[j].truncate().as_dvec3(),
+        );
+        let speed = v.length();
+        let drag = (f64::from(DRAG.0) + f64::from(DRAG.1) * speed) * speed;
+        let (mut accel, mut eval, mut gradient, mut fields) =
+            (9.81 + drag, DRAG_COST * drag, 0.0, 2.0);
+        if let Some((c, axis)) = vortex {
+            let (s, rho) = (f64::from(VORTEX.0), f64::from(VORTEX.1));
+            let dist = (p - c).cross(axis).length();
+            let near = (dist - r.pos).max(0.0);
+            gradient = 2.0 * s / (rho * rho + near * near).sqrt();
+            accel += s;
+            eval += VORTEX_COST * s;
+            fields += 1.0;
+        }
+        eval += ROUND * fields * accel;
+        next.insert(
+            id,
+            Running {
+                pos: r.pos + dt * r.vel + r3 * (ROUND * p1.length() + CONTRACT * speed * dt) * u,
+                vel: r.vel
+                    + dt * (gradient * r.pos + eval * u)
+                    + r3 * (error_model::STEP_V * v1.length() + CONTRACT * accel * dt) * u,
+                ..r
+            },
+        );
+    }
+    *bound = next;
 }
 
 /// A bad local field is refused naming it, and a table over `MAX_FIELDS` (the world's fields

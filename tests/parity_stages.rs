@@ -22,7 +22,7 @@ mod integrate;
 #[path = "parity_stages/lifecycle.rs"]
 mod lifecycle;
 
-use common::error_model::cost::{CONTRACT, DIV, DOT3, LENGTH, POW, ROUND, SQRT};
+use common::error_model::cost::{CONTRACT, DIV, DOT3, LENGTH, ROUND, SQRT};
 use common::*;
 use glam::{EulerRot, Quat, Vec3, Vec4};
 use wgphys::particles::types::GPU_ID_BIT;
@@ -49,11 +49,7 @@ const W_MAX: f64 = 10.0;
 /// [`DT`] as f64 (the same value).
 const DT64: f64 = DT as f64;
 
-/// What one velocity update v ← (v + a·dt)·pow(d, dt) may differ by, relative to the new
-/// velocity: ROUND of the sum, POW of the damping factor, ROUND of the product (the damping
-/// factor is at most 1, so the sum's difference reaches the result at most as large). A side
-/// that contracts the sum into a fused multiply-add adds CONTRACT of |a·dt| on top.
-const STEP_V: f64 = ROUND + POW + ROUND;
+use common::error_model::STEP_V;
 
 /// `(rel, abs)` in units of u.
 const fn tol(rel: f64, abs: f64) -> Tol {
@@ -63,41 +59,23 @@ const fn tol(rel: f64, abs: f64) -> Tol {
     }
 }
 
-/// The model after `k` integration steps without colliders (the book's order: p ← p + v·dt
-/// with the old velocity, then the velocity update), for lane speeds up to `v` and
-/// accelerations up to `a` that every side computes alike. `[pos rel, pos abs, vel rel, vel
-/// abs]`, in units of u:
-///
-/// * velocity: each step adds STEP_V of |v_j| and CONTRACT of |a·dt|, and carries the previous
-///   difference through the damping factor (≤ 1); since keep·|v_{j−1}| ≤ |v_j| + |a·dt|, after
-///   k steps that is k·STEP_V of |v_k| and c_k of |a·dt|, with c_1 = CONTRACT and
-///   c_j = c_{j−1} + (j − 1)·STEP_V + CONTRACT;
-/// * position: each step rounds the sum (ROUND of |p_j| ≤ |p_k| + (k − j)·v·dt), may contract
-///   v·dt (CONTRACT of v·dt), and adds the previous step's velocity difference times dt.
+/// The error model's [`error_model::step_model`] at [`DT`]: `k` integration steps without
+/// colliders at lane speeds up to `v` and accelerations up to `a`, `[pos rel, pos abs, vel rel,
+/// vel abs]` in units of u.
 const fn step_model(k: u32, v: f64, a: f64) -> [f64; 4] {
-    let kf = k as f64;
-    let (mut c, mut sum_c, mut j) = (0.0, 0.0, 1);
-    while j <= k {
-        if j > 1 {
-            sum_c += c;
-        }
-        c += (j - 1) as f64 * STEP_V + CONTRACT;
-        j += 1;
-    }
-    let pos_abs =
-        (ROUND * kf * (kf - 1.0) / 2.0 + CONTRACT * kf + STEP_V * kf * (kf - 1.0) / 2.0) * v * DT64
-            + sum_c * a * DT64 * DT64;
-    [ROUND * kf, pos_abs, STEP_V * kf, c * a * DT64]
+    error_model::step_model(k, v, a, DT64)
 }
 
-/// [`step_model`] as the snapshot's tolerances; everything else is copied or exact (ages add dt
-/// the same way on both sides).
+/// [`step_model`] as the snapshot's tolerances. Every other field is exact, each for its reason:
+/// the acceleration (with the inverse mass), colour, size and lifetime are copied from the
+/// spawn (no firework rule or life curve recomputes them here), and the age is `age + dt`, one
+/// correctly rounded add of the same operands on both sides.
 const fn steps_tol(k: u32, v: f64, a: f64) -> SnapTol {
     let m = step_model(k, v, a);
     SnapTol {
         pos: tol(m[0], m[1]),
         vel: tol(m[2], m[3]),
-        other: Tol::EXACT,
+        ..SnapTol::EXACT
     }
 }
 

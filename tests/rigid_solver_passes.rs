@@ -240,59 +240,172 @@ fn parity_scene(rng: &mut Rng) -> (Vec<GpuBody>, Vec<GpuManifold>, Vec<GpuManifo
     (bodies, ms, prev)
 }
 
-fn assert_close(tol: f32, what: &str, i: usize, g: Vec4, c: Vec4) {
-    let scale = c.abs().max_element().max(1.0);
-    assert!(
-        (g - c).abs().max_element() <= tol * scale,
-        "{what} {i}: gpu {g:?} cpu {c:?} (bound {tol:e} of the error model)"
-    );
+/// [`parity_scene`] with rolling resistance on every fourth contact (a round surface of 0.1 m
+/// and 0.005 m of rolling torque per unit normal impulse), so the GPU parity tests solve and
+/// compare the rolling rows too (`lanes`' scalar reference has none).
+fn rolling_parity_scene(rng: &mut Rng) -> (Vec<GpuBody>, Vec<GpuManifold>, Vec<GpuManifold>) {
+    let (bodies, mut ms, prev) = parity_scene(rng);
+    for m in ms.iter_mut().skip(1).step_by(4) {
+        m.material.y = 0.1;
+        m.material.w = 0.005;
+    }
+    (bodies, ms, prev)
 }
 
-/// A point's accumulated impulse: the impulse (xyz) and the largest normal impulse of the step
-/// (w), each against its own scale, so that w (at least the final normal impulse) does not
-/// widen the bound on the tangents.
-fn assert_impulse_close(tol: f32, what: &str, i: usize, g: Vec4, c: Vec4) {
-    assert_close(
-        tol,
-        what,
-        i,
-        g.truncate().extend(0.0),
-        c.truncate().extend(0.0),
-    );
-    let w = |v: Vec4| Vec4::new(v.w, 0.0, 0.0, 0.0);
-    assert_close(
-        tol,
-        &format!("{what} (largest normal impulse)"),
-        i,
-        w(g),
-        w(c),
-    );
+/// The fields a solve computes, each with its own bound: a body's position, orientation,
+/// linear and angular velocity and world inverse inertia, a point's accumulated impulse (xyz),
+/// its largest normal impulse of the step (w, against its own scale so it does not widen the
+/// tangents'), and a manifold's rolling impulse. Values are relative to max(|value|, 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Solved {
+    pub pos: f32,
+    pub orient: f32,
+    pub lin_vel: f32,
+    pub ang_vel: f32,
+    pub inv_inertia_world: f32,
+    pub impulse: f32,
+    pub impulse_w: f32,
+    pub rolling: f32,
 }
 
-/// The largest relative difference (absolute below 1, as `assert_close` scales) between two
-/// solves over the values the parity test compares.
-fn max_rel_diff(a: (&[GpuBody], &[GpuManifold]), b: (&[GpuBody], &[GpuManifold])) -> f32 {
-    let rel = |x: Vec4, y: Vec4| (x - y).abs().max_element() / y.abs().max_element().max(1.0);
-    let rel_impulse = |x: Vec4, y: Vec4| {
-        let w = |v: Vec4| Vec4::new(v.w, 0.0, 0.0, 0.0);
-        rel(x.truncate().extend(0.0), y.truncate().extend(0.0)).max(rel(w(x), w(y)))
-    };
-    let bodies = a.0.iter().zip(b.0).flat_map(|(x, y)| {
+impl Solved {
+    const NAMES: [&'static str; 8] = [
+        "pos",
+        "orient",
+        "lin_vel",
+        "ang_vel",
+        "inv_inertia_world",
+        "impulses (xyz)",
+        "impulses (largest normal, w)",
+        "rolling",
+    ];
+    fn lanes(&self) -> [f32; 8] {
         [
+            self.pos,
+            self.orient,
+            self.lin_vel,
+            self.ang_vel,
+            self.inv_inertia_world,
+            self.impulse,
+            self.impulse_w,
+            self.rolling,
+        ]
+    }
+    fn from_lanes(l: [f32; 8]) -> Self {
+        Self {
+            pos: l[0],
+            orient: l[1],
+            lin_vel: l[2],
+            ang_vel: l[3],
+            inv_inertia_world: l[4],
+            impulse: l[5],
+            impulse_w: l[6],
+            rolling: l[7],
+        }
+    }
+}
+
+impl std::fmt::Display for Solved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (name, x) in Self::NAMES.iter().zip(self.lanes()) {
+            write!(f, "{name} {x:.1e}  ")?;
+        }
+        Ok(())
+    }
+}
+
+fn rel(x: Vec4, y: Vec4) -> f32 {
+    (x - y).abs().max_element() / y.abs().max_element().max(1.0)
+}
+
+/// The largest relative difference of each solved field between two solves.
+fn max_rel_diff(a: (&[GpuBody], &[GpuManifold]), b: (&[GpuBody], &[GpuManifold])) -> Solved {
+    let mut d = [0.0f32; 8];
+    for (x, y) in a.0.iter().zip(b.0) {
+        let iw = (0..3)
+            .map(|j| rel(x.inv_inertia_world[j], y.inv_inertia_world[j]))
+            .fold(0.0, f32::max);
+        for (k, v) in [
             rel(x.pos, y.pos),
             rel(x.orient, y.orient),
             rel(x.lin_vel, y.lin_vel),
             rel(x.ang_vel, y.ang_vel),
-            rel(x.inv_inertia_world[0], y.inv_inertia_world[0]),
-            rel(x.inv_inertia_world[1], y.inv_inertia_world[1]),
-            rel(x.inv_inertia_world[2], y.inv_inertia_world[2]),
+            iw,
         ]
-    });
-    let impulses =
-        a.1.iter()
-            .zip(b.1)
-            .flat_map(|(x, y)| (0..4).map(move |i| rel_impulse(x.impulses[i], y.impulses[i])));
-    bodies.chain(impulses).fold(0.0, f32::max)
+        .into_iter()
+        .enumerate()
+        {
+            d[k] = d[k].max(v);
+        }
+    }
+    let w = |v: Vec4| Vec4::new(v.w, 0.0, 0.0, 0.0);
+    for (x, y) in a.1.iter().zip(b.1) {
+        for i in 0..4 {
+            let (p, q) = (x.impulses[i], y.impulses[i]);
+            d[5] = d[5].max(rel(p.truncate().extend(0.0), q.truncate().extend(0.0)));
+            d[6] = d[6].max(rel(w(p), w(q)));
+        }
+        d[7] = d[7].max(rel(x.rolling, y.rolling));
+    }
+    Solved::from_lanes(d)
+}
+
+/// GPU against twin after a solve: every solved field within its bound (`tol`, the model's;
+/// 0 for a field the passes leave alone, such as the pose after one colour batch), every other
+/// field of every body and manifold (copied or set by the colouring) exactly.
+fn assert_solve_close(
+    what: &str,
+    tol: Solved,
+    got: (&[GpuBody], &[GpuManifold]),
+    want: (&[GpuBody], &[GpuManifold]),
+) {
+    let d = max_rel_diff(got, want);
+    for ((name, x), bound) in Solved::NAMES.iter().zip(d.lanes()).zip(tol.lanes()) {
+        assert!(
+            x <= bound,
+            "{what}: {name} differs by {x:e} (relative), beyond the model's {bound:e}"
+        );
+    }
+    for (i, (g, c)) in got.0.iter().zip(want.0).enumerate() {
+        assert_eq!(
+            (g.inv_inertia, g.force, g.torque, g.acc, g.last_acc),
+            (c.inv_inertia, c.force, c.torque, c.acc, c.last_acc),
+            "{what}: body {i}: inv_inertia, force, torque, acc, last_acc (not the solve's)"
+        );
+        assert_eq!(
+            (
+                g.kind,
+                g.awake,
+                g.can_sleep,
+                g.flags,
+                g.pos.w,
+                g.lin_vel.w,
+                g.ang_vel.w
+            ),
+            (
+                c.kind,
+                c.awake,
+                c.can_sleep,
+                c.flags,
+                c.pos.w,
+                c.lin_vel.w,
+                c.ang_vel.w
+            ),
+            "{what}: body {i}: kind, awake, can_sleep, flags, inverse mass, dampings"
+        );
+    }
+    for (k, (g, c)) in got.1.iter().zip(want.1).enumerate() {
+        assert_eq!(
+            (g.body_a, g.body_b, g.shape_a, g.shape_b, g.count, g.colour, g.dynamic),
+            (c.body_a, c.body_b, c.shape_a, c.shape_b, c.count, c.colour, c.dynamic),
+            "{what}: manifold {k}: ids, count, colour, dynamic bits"
+        );
+        assert_eq!(
+            (g.normal, g.material, g.points, g.features),
+            (c.normal, c.material, c.points, c.features),
+            "{what}: manifold {k}: normal, material, points, features (the narrow phase's)"
+        );
+    }
 }
 
 /// All 32 colour slots (the scene wants about 40 colours, so the sequential colour fills).
@@ -321,7 +434,7 @@ fn gpu_solver_matches_the_cpu_twin_in(slots: u32) {
 
 fn gpu_solver_matches_the_cpu_twin_with(slots: u32, position_iterations: u32) {
     let mut rng = Rng::new(21);
-    let (bodies, ms, prev) = parity_scene(&mut rng);
+    let (bodies, ms, prev) = rolling_parity_scene(&mut rng);
     let n = ms.len() as u32;
     let p = GpuRigidParams {
         colour_slots: slots,
@@ -353,10 +466,13 @@ fn gpu_solver_matches_the_cpu_twin_with(slots: u32, position_iterations: u32) {
         (b, m)
     });
     let spread = max_rel_diff((&fused_bodies, &fused_ms), (&want_bodies, &want_ms));
-    eprintln!("[measure] whole solve ({slots} slots): the model's bound {tol:e}; the twin's two roundings differ by {spread:e}");
-    assert!(
-        spread <= tol,
-        "the twin's two roundings differ by {spread:e}, more than the model's bound {tol:e}"
+    eprintln!("[measure] whole solve ({slots} slots): the model's bounds {tol}");
+    eprintln!("[measure] whole solve ({slots} slots): the twin's two roundings differ by {spread}");
+    assert_solve_close(
+        "the twin's two roundings",
+        tol,
+        (&fused_bodies, &fused_ms),
+        (&want_bodies, &want_ms),
     );
     let mut cpu_ms = ms.clone();
     solver::warm_start(&p, &mut cpu_ms, &prev);
@@ -386,7 +502,7 @@ fn gpu_solver_matches_the_cpu_twin_with(slots: u32, position_iterations: u32) {
         let passes = solver_passes(mode_params);
         let got = run_gpu(mode_params, &passes, &bodies, &ms, &prev);
         let d = max_rel_diff((&got.bodies, &got.manifolds), (&want_bodies, &want_ms));
-        eprintln!("[measure] whole solve ({slots} slots), {mode}: GPU–twin {d:e}, bound {tol:e}");
+        eprintln!("[measure] whole solve ({slots} slots), {mode}: GPU–twin {d}");
         for (word, want, what) in [
             (counter::COLOURS, report.colours, "colours"),
             (counter::UNCOLOURED, report.uncoloured, "uncoloured"),
@@ -424,27 +540,12 @@ fn gpu_solver_matches_the_cpu_twin_with(slots: u32, position_iterations: u32) {
                 "{mode}: indirect args of colour {c}"
             );
         }
-        for (k, (g, c)) in got.manifolds.iter().zip(&want_ms).enumerate() {
-            assert_eq!(g.colour, c.colour, "{mode}: colour of manifold {k}");
-            assert_eq!(g.dynamic, c.dynamic, "{mode}: dynamic bits of manifold {k}");
-            for i in 0..4 {
-                let what = format!("{mode}: impulses[{i}] of manifold");
-                assert_impulse_close(tol, &what, k, g.impulses[i], c.impulses[i]);
-            }
-        }
-        for (i, (g, c)) in got.bodies.iter().zip(&want_bodies).enumerate() {
-            let close = |what: &str, x: Vec4, y: Vec4| {
-                assert_close(tol, &format!("{mode}: {what} of body"), i, x, y)
-            };
-            close("pos", g.pos, c.pos);
-            close("orient", g.orient, c.orient);
-            close("lin_vel", g.lin_vel, c.lin_vel);
-            close("ang_vel", g.ang_vel, c.ang_vel);
-            for j in 0..3 {
-                let what = format!("inv_inertia_world[{j}]");
-                close(&what, g.inv_inertia_world[j], c.inv_inertia_world[j]);
-            }
-        }
+        assert_solve_close(
+            mode,
+            tol,
+            (&got.bodies, &got.manifolds),
+            (&want_bodies, &want_ms),
+        );
         outputs.push((got.bodies, got.manifolds));
     }
     // Same adapter, same inputs: bit-identical, whether the colours run as one fused dispatch
@@ -465,7 +566,7 @@ fn gpu_solver_matches_the_cpu_twin_with(slots: u32, position_iterations: u32) {
 #[test]
 fn one_colour_batch_matches_the_cpu_twin() {
     let mut rng = Rng::new(4);
-    let (bodies, ms, prev) = parity_scene(&mut rng);
+    let (bodies, ms, prev) = rolling_parity_scene(&mut rng);
     let p = GpuRigidParams {
         pair_capacity: FUSED_MAX_MANIFOLDS + 1,
         ..params(bodies.len() as u32, ms.len() as u32)
@@ -499,22 +600,14 @@ fn one_colour_batch_matches_the_cpu_twin() {
         (b, m)
     });
     let d = max_rel_diff((&got.bodies, &got.manifolds), (&want_bodies, &want_ms));
-    eprintln!("[measure] one colour batch: GPU–twin {d:e}, bound {tol:e}");
-    for (i, (g, w)) in got.bodies.iter().zip(&want_bodies).enumerate() {
-        assert_close(tol, "one batch: lin_vel of body", i, g.lin_vel, w.lin_vel);
-        assert_close(tol, "one batch: ang_vel of body", i, g.ang_vel, w.ang_vel);
-    }
-    for (k, (g, w)) in got.manifolds.iter().zip(&want_ms).enumerate() {
-        for i in 0..4 {
-            assert_impulse_close(
-                tol,
-                "one batch: impulses of manifold",
-                k,
-                g.impulses[i],
-                w.impulses[i],
-            );
-        }
-    }
+    eprintln!("[measure] one colour batch: GPU–twin {d}");
+    eprintln!("[measure] one colour batch: the model's bounds {tol}");
+    assert_solve_close(
+        "one batch",
+        tol,
+        (&got.bodies, &got.manifolds),
+        (&want_bodies, &want_ms),
+    );
 }
 
 #[path = "rigid_solver_passes/blocks.rs"]

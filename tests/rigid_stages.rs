@@ -13,11 +13,11 @@ use wgphys::rigid::math::{cols_of, quat_normalize};
 use wgphys::rigid::types::*;
 use wgphys::rigid::{integrate, sleep};
 
-/// Relative tolerance of one integration step (a few ulps through pow, normalize, R·I·Rᵀ and
-/// the gyroscopic term's two cofactor inverses of well-conditioned 3×3 matrices: the random
-/// bodies' principal moments are 2, 1 and 0.5, so each inverse at most doubles a relative
-/// rounding).
-const STEP_TOL: f32 = 2e-6;
+#[path = "rigid_stages/integrate_model.rs"]
+mod integrate_model;
+
+use common::error_model::cost::{CONTRACT, DIV, DOT3, LENGTH, ROUND};
+use common::error_model::UNIT_ROUNDOFF as U;
 
 fn random_body(rng: &mut Rng, i: u32) -> GpuBody {
     let mut v = || rng.vec3(-5.0, 5.0);
@@ -56,11 +56,17 @@ fn sizes(bodies: u32) -> GpuRigidSizes {
     }
 }
 
-fn assert_close(what: &str, i: usize, g: Vec4, c: Vec4) {
-    let scale = c.abs().max_element().max(1.0);
-    assert!(
-        (g - c).abs().max_element() <= STEP_TOL * scale,
-        "body {i} field {what}: gpu {g:?} cpu {c:?}"
+/// Every field of a body that `what` does not compute, exactly.
+fn assert_unchanged(what: &str, i: usize, g: &GpuBody, c: &GpuBody) {
+    assert_eq!(
+        (g.inv_inertia, g.acc, g.kind, g.awake, g.can_sleep, g.flags),
+        (c.inv_inertia, c.acc, c.kind, c.awake, c.can_sleep, c.flags),
+        "{what}: body {i}: inv_inertia, acc, kind, awake, can_sleep, flags"
+    );
+    assert_eq!(
+        (g.pos.w, g.lin_vel.w, g.ang_vel.w),
+        (c.pos.w, c.lin_vel.w, c.ang_vel.w),
+        "{what}: body {i}: inverse mass and dampings (copied)"
     );
 }
 
@@ -87,24 +93,69 @@ fn rigid_integrate_matches_the_cpu_twin() {
         let got: Vec<GpuBody> = g.read(&g.bodies, n as usize).expect("read");
         let mut want = bodies.clone();
         integrate::rigid_integrate(&params, &mut want);
+        // Each body's bound on each field, from the model (integrate_model.rs); the exact
+        // mirror must agree with the twin within it (it models this integrator).
+        let (bounds, mirror) = integrate_model::integrate_bounds(&bodies, params.dt);
+        let mut used = [0.0f64; 8];
+        let names = [
+            "pos",
+            "orient",
+            "lin_vel",
+            "ang_vel",
+            "last_acc",
+            "inv_inertia_world[0]",
+            "inv_inertia_world[1]",
+            "inv_inertia_world[2]",
+        ];
         for (i, (a, b)) in got.iter().zip(&want).enumerate() {
-            assert_close("pos", i, a.pos, b.pos);
-            assert_close("orient", i, a.orient, b.orient);
-            assert_close("lin_vel", i, a.lin_vel, b.lin_vel);
-            assert_close("ang_vel", i, a.ang_vel, b.ang_vel);
-            assert_close("last_acc", i, a.last_acc, b.last_acc);
-            for k in 0..3 {
-                assert_close(
-                    "inv_inertia_world",
-                    i,
-                    a.inv_inertia_world[k],
-                    b.inv_inertia_world[k],
+            let fields = |x: &GpuBody| {
+                [
+                    x.pos.truncate().extend(0.0),
+                    x.orient,
+                    x.lin_vel.truncate().extend(0.0),
+                    x.ang_vel.truncate().extend(0.0),
+                    x.last_acc,
+                    x.inv_inertia_world[0],
+                    x.inv_inertia_world[1],
+                    x.inv_inertia_world[2],
+                ]
+            };
+            let (fa, fb) = (fields(a), fields(b));
+            for f in 0..8 {
+                let m = mirror[i][f];
+                let m = if f == 0 || f == 2 || f == 3 {
+                    m.truncate().extend(0.0)
+                } else {
+                    m
+                };
+                let d = (fa[f] - fb[f]).abs().max_element() as f64;
+                let dm = (fb[f].as_dvec4() - m).abs().max_element();
+                assert!(
+                    d <= bounds[i][f] && dm <= bounds[i][f],
+                    "n={n} body {i} field {}: gpu {:?} cpu {:?} mirror {m:?} (bound {:e})",
+                    names[f],
+                    fa[f],
+                    fb[f],
+                    bounds[i][f]
                 );
+                if d > 0.0 {
+                    used[f] = used[f].max(d / bounds[i][f]);
+                }
             }
             // Forces act in every substep: integrating leaves the accumulators alone.
             assert_eq!(a.force, b.force, "body {i}: force accumulator kept");
             assert_eq!(a.torque, b.torque, "body {i}: torque accumulator kept");
+            assert_unchanged("integrate", i, a, b);
         }
+        eprintln!(
+            "[measure] rigid integrate n={n}: largest share of a body's bound used: {}",
+            names
+                .iter()
+                .zip(used)
+                .map(|(k, x)| format!("{k} {:.0}%", 100.0 * x))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
 }
 
@@ -154,6 +205,7 @@ fn wake_and_sleep_match_the_cpu_twin() {
     let mut claims = vec![0u32; n as usize];
     sleep::wake_mark(&params, &bodies, &manifolds, n, &mut claims);
     sleep::wake_apply(&params, &mut bodies, &claims);
+    let bodies_before = bodies.clone();
     let awake = sleep::sleep(&params, &mut bodies);
     assert!(claims.iter().any(|&c| c != 0), "the scene wakes someone");
     assert!(
@@ -163,6 +215,12 @@ fn wake_and_sleep_match_the_cpu_twin() {
         "and someone sleeps"
     );
     assert_eq!(got_counters[counter::AWAKE], awake, "awake count");
+    // The motion bias·motion + (1 − bias)·(v·v + ω·ω): two DOT3s and their sum (ROUND) of the
+    // current motion, (1 − bias) the same bits on both sides, two products that may be fused
+    // into the sum (ROUND + CONTRACT each) and the sum (ROUND): 14u of the larger of the two
+    // terms. Whether a body sleeps is decided by it against the sleep epsilon: the scene's
+    // bodies must be clear of it by more than that.
+    const MOTION: f64 = 2.0 * DOT3 + ROUND + 2.0 * (ROUND + CONTRACT) + ROUND;
     for (i, (a, b)) in got.iter().zip(&bodies).enumerate() {
         assert_eq!(a.awake, b.awake, "body {i} awake");
         // The sleep stage ends the step: every accumulator is cleared, asleep or not.
@@ -172,8 +230,44 @@ fn wake_and_sleep_match_the_cpu_twin() {
             Vec4::ZERO,
             "body {i}: force cleared by the CPU sleep"
         );
-        assert_close("lin_vel", i, a.lin_vel, b.lin_vel);
-        assert_close("last_acc (motion)", i, a.last_acc, b.last_acc);
+        assert_eq!(
+            (a.force, a.torque),
+            (b.force, b.torque),
+            "body {i}: accumulators"
+        );
+        // Velocities are kept or zeroed (a sleeper's), position and orientation untouched.
+        assert_eq!(
+            (a.lin_vel, a.ang_vel, a.pos, a.orient, a.inv_inertia_world),
+            (b.lin_vel, b.ang_vel, b.pos, b.orient, b.inv_inertia_world),
+            "body {i}: velocities, pose and world inertia"
+        );
+        assert_eq!(
+            a.last_acc.truncate(),
+            b.last_acc.truncate(),
+            "body {i}: last acceleration"
+        );
+        let before = &bodies_before[i];
+        let (v, w) = (before.lin_vel.truncate(), before.ang_vel.truncate());
+        let current = f64::from(v.dot(v) + w.dot(w));
+        let scale = (f64::from(params.sleep_bias * before.last_acc.w))
+            .abs()
+            .max(current);
+        let bound = (MOTION * U * scale) as f32;
+        assert!(
+            (a.last_acc.w - b.last_acc.w).abs() <= bound,
+            "body {i}: motion gpu {} cpu {} (bound {bound:e})",
+            a.last_acc.w,
+            b.last_acc.w
+        );
+        if before.kind == body_kind::DYNAMIC && before.awake != 0 && before.can_sleep != 0 {
+            let motion = f64::from(b.last_acc.w);
+            assert!(
+                (motion - f64::from(params.sleep_epsilon)).abs() > 2.0 * MOTION * U * scale
+                    || b.awake != 0,
+                "body {i}: the scene's motion {motion} is within rounding of the sleep epsilon"
+            );
+        }
+        assert_unchanged("wake and sleep", i, a, b);
     }
 }
 
@@ -201,32 +295,64 @@ fn rigid_forces_match_the_cpu_twin() {
     g.write(&g.bodies, &bodies);
     g.run(&[Pass::over("rigid_forces", n)]).expect("run");
     let got: Vec<GpuBody> = g.read(&g.bodies, n as usize).expect("read");
+    let before = bodies.clone();
     rigid_forces(&params, &e, &mut bodies);
     let pushed = bodies
         .iter()
         .filter(|b| b.force.truncate().length() > 100.0)
         .count();
     assert!(pushed > 10, "the shell reaches some bodies ({pushed})");
-    // On the ramps of the shock the force is peak·(1 − (st − d)/kw): a rounding error δ in the
-    // distance d (a hardware length() may round differently from the CPU's, a few ulps) moves
-    // it by peak·δ/kw, which near the ramp's foot is large relative to the force itself. So the
-    // force may differ by that much on top of the step tolerance (the torque by the arm times
-    // it).
-    let (peak, kw) = (e.shock.z, e.misc.x * e.shock.y);
-    let arm = e.misc.z;
+    // The explosion's force f = Σ dir·(magnitude), dir = rel/|rel| (ROUND of rel, LENGTH, DIV:
+    // 24u of each term), the shock's magnitude peak·(1 − v·dir/speed) (DOT3, DIV, ROUND, ROUND:
+    // 17u) times the ramp's 1 − (st − d)/kw (ROUND, DIV, ROUND: 11u) and the fade (the same bits),
+    // the products and sums of the terms (ROUND each: 12u): 64u of |f|; then the accumulator
+    // force + f (ROUND of it). On the ramps the magnitude moves by peak·δ/kw for a difference δ
+    // in the distance d (ROUND of rel and LENGTH: 17u·d), large relative to the force near the
+    // ramp's foot: that on top. The torque r × f: the arm r = quat_rotate(q, arm direction)
+    // (QUAT 34u, the direction's LENGTH + DIV 22u of |r|), the cross product (CONTRACT + ROUND),
+    // f's difference times |r|: 123u of |r|·|f|, the ramp's times |r|, ROUND of the accumulator.
+    const FORCE: f64 = 64.0;
+    const TORQUE: f64 = 34.0 + LENGTH + DIV + CONTRACT + ROUND + FORCE;
+    let (peak, kw) = (f64::from(e.shock.z), f64::from(e.misc.x * e.shock.y));
+    let arm = f64::from(e.misc.z);
     for (i, (a, b)) in got.iter().zip(&bodies).enumerate() {
-        let d = (b.pos.truncate() - e.detonation.truncate()).length();
-        let ramp = peak * 8.0 * f32::EPSILON * d.max(1.0) / kw;
-        let near = |what: &str, g: Vec4, c: Vec4, extra: f32| {
-            let scale = c.abs().max_element().max(1.0);
+        let d = f64::from((b.pos.truncate() - e.detonation.truncate()).length());
+        let ramp = peak * (ROUND + LENGTH) * U * d / kw;
+        let f = f64::from((b.force - before[i].force).abs().max_element());
+        let inf = |v: Vec4| f64::from(v.abs().max_element());
+        let force_bound = ((FORCE * f + ROUND * inf(b.force)) * U + ramp) as f32;
+        let torque_bound =
+            ((TORQUE * arm * f * 3f64.sqrt() + ROUND * inf(b.torque)) * U + ramp * arm) as f32;
+        for (what, g, c, bound) in [
+            ("force", a.force, b.force, force_bound),
+            ("torque", a.torque, b.torque, torque_bound),
+        ] {
             assert!(
-                (g - c).abs().max_element() <= STEP_TOL * scale + extra,
-                "body {i} field {what}: gpu {g:?} cpu {c:?}"
+                (g - c).abs().max_element() <= bound,
+                "body {i} field {what}: gpu {g:?} cpu {c:?} (bound {bound:e})"
             );
-        };
-        near("force", a.force, b.force, ramp);
-        near("torque", a.torque, b.torque, ramp * arm.max(1.0));
-        assert_eq!(a.awake, b.awake, "body {i} awake");
+        }
+        // Everything else is the input's, or set alike (a woken body's motion 2·epsilon).
+        assert_eq!(
+            (
+                a.pos,
+                a.orient,
+                a.lin_vel,
+                a.ang_vel,
+                a.inv_inertia_world,
+                a.last_acc
+            ),
+            (
+                b.pos,
+                b.orient,
+                b.lin_vel,
+                b.ang_vel,
+                b.inv_inertia_world,
+                b.last_acc
+            ),
+            "body {i}: pose, velocities, world inertia, last acceleration"
+        );
+        assert_unchanged("forces", i, a, b);
     }
 }
 

@@ -272,6 +272,77 @@ fn pyramid_gpu_matches_the_cpu(
         "GPU vs CPU orientations differ by {dq} rad > {}",
         budget / 0.5
     );
+    // Every other field of every body. Asleep on both sides (checked below), a body's
+    // velocities are exactly zero (`sleep` zeroes them) and its accumulators cleared; its
+    // world inverse inertia R·I⁻¹·Rᵀ follows its orientation: a turn by θ moves it by at most
+    // 2θ·|I⁻¹| (R and Rᵀ each by θ), θ within the angular budget, plus the product's roundings
+    // (two 3-term sums of products per entry: 2·(3·(ROUND + CONTRACT) + 2·ROUND) = 26u of
+    // |I⁻¹|); its motion (last_acc.w) lies in [0, sleep epsilon) on both sides whenever it fell
+    // asleep, so within that epsilon; the rest is the body's own, copied.
+    let eps = c.config().sleep_epsilon;
+    for h in boxes {
+        let i = h.index() as usize;
+        let (g, cb) = (&ga[i], &gc[i]);
+        let inv_max = g
+            .inv_inertia
+            .iter()
+            .map(|v| v.truncate().abs().max_element())
+            .fold(0.0f32, f32::max);
+        let inertia_bound = 2.0 * (budget / 0.5) * inv_max + 26.0 * f32::EPSILON / 2.0 * inv_max;
+        for k in 0..3 {
+            let d = (g.inv_inertia_world[k] - cb.inv_inertia_world[k])
+                .abs()
+                .max_element();
+            assert!(
+                d <= inertia_bound,
+                "box {i}: inv_inertia_world[{k}] differs by {d} > {inertia_bound}"
+            );
+        }
+        assert!(
+            (g.last_acc.w - cb.last_acc.w).abs() < eps,
+            "box {i}: motion gpu {} cpu {} (both below the sleep epsilon {eps})",
+            g.last_acc.w,
+            cb.last_acc.w
+        );
+        assert_eq!(
+            (
+                g.lin_vel,
+                g.ang_vel,
+                g.force,
+                g.torque,
+                g.last_acc.truncate()
+            ),
+            (
+                cb.lin_vel,
+                cb.ang_vel,
+                cb.force,
+                cb.torque,
+                cb.last_acc.truncate()
+            ),
+            "box {i}: velocities (asleep), accumulators, last acceleration"
+        );
+        assert_eq!(
+            (
+                g.inv_inertia,
+                g.acc,
+                g.kind,
+                g.awake,
+                g.can_sleep,
+                g.flags,
+                g.pos.w
+            ),
+            (
+                cb.inv_inertia,
+                cb.acc,
+                cb.kind,
+                cb.awake,
+                cb.can_sleep,
+                cb.flags,
+                cb.pos.w
+            ),
+            "box {i}: the body's own fields"
+        );
+    }
     assert!(
         drift < 0.01,
         "GPU pyramid: box {drift_box} drifted {drift} m between t = 1 s and 5 s (1% of a box)"

@@ -2,6 +2,7 @@
 //! uniform record and the CPU twin of `shaders/particles/depth.wgsl`.
 
 use crate::error::{Error, Result};
+use crate::rounding as fm;
 use bytemuck::{Pod, Zeroable};
 use glam::{IVec2, Mat4, Vec2, Vec3, Vec4, Vec4Swizzles};
 
@@ -135,8 +136,8 @@ pub(crate) fn check_texture(t: &wgpu::Texture) -> Result<[u32; 2]> {
 }
 
 fn unproject(d: &GpuDepth, ndc: Vec2, z: f32) -> Vec3 {
-    let w = d.inv_view_proj * Vec4::new(ndc.x, ndc.y, z, 1.0);
-    w.xyz() / w.w
+    let w = fm::mat4_mul(d.inv_view_proj, Vec4::new(ndc.x, ndc.y, z, 1.0));
+    fm::div3(w.xyz(), w.w)
 }
 
 /// (outward normal, penetration) of a sphere of radius `r` at `p` against the drawn surface
@@ -144,11 +145,11 @@ fn unproject(d: &GpuDepth, ndc: Vec2, z: f32) -> Vec3 {
 /// `depth_contact`).
 pub fn depth_contact(d: &GpuDepth, image: &DepthImage, p: Vec3, r: f32) -> Vec4 {
     let none = Vec4::new(0.0, 0.0, 0.0, -1.0e30);
-    let clip = d.view_proj * p.extend(1.0);
+    let clip = fm::mat4_mul(d.view_proj, p.extend(1.0));
     if clip.w <= 0.0 {
         return none;
     }
-    let ndc = clip.xyz() / clip.w;
+    let ndc = fm::div3(clip.xyz(), clip.w);
     if ndc.x.abs() >= 1.0 || ndc.y.abs() >= 1.0 || ndc.z < 0.0 || ndc.z > 1.0 {
         return none;
     }
@@ -184,16 +185,16 @@ pub fn depth_contact(d: &GpuDepth, image: &DepthImage, p: Vec3, r: f32) -> Vec4 
         c - Vec2::new(0.0, 2.0 / size.y),
         texel(px + IVec2::new(0, 1)),
     );
-    let m = (sx - s).cross(sy - s);
-    let len = m.length();
+    let m = fm::cross(sx - s, sy - s);
+    let len = fm::length(m);
     if len.is_nan() || len <= 0.0 {
         return none;
     }
-    let mut n = m / len;
-    if n.dot(unproject(d, c, 0.0) - s) < 0.0 {
+    let mut n = fm::div3(m, len);
+    if fm::dot(n, unproject(d, c, 0.0) - s) < 0.0 {
         n = -n;
     }
-    let pen = (s - p).dot(n) + r;
+    let pen = fm::dot(s - p, n) + r;
     if pen > d.thickness + r {
         return none;
     }

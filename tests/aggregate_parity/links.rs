@@ -5,14 +5,14 @@ use super::*;
 
 /// A link by slot indices (ids are issued by each world).
 #[derive(Clone, Copy, Debug)]
-struct LinkSpec {
-    a: u32,
+pub(super) struct LinkSpec {
+    pub a: u32,
     /// Second particle, or `None` for an anchored link.
-    b: Option<u32>,
-    anchor: Vec3,
-    rod: bool,
-    length: f32,
-    restitution: f32,
+    pub b: Option<u32>,
+    pub anchor: Vec3,
+    pub rod: bool,
+    pub length: f32,
+    pub restitution: f32,
 }
 
 impl LinkSpec {
@@ -116,18 +116,34 @@ fn link_case(n: u32, iterations: u32, anchored: bool, seed: u64, rounding: CpuRo
         "links n={n} links={} iterations={iterations} anchored={anchored} ({rounding:?} CPU)",
         links.len(),
     );
-    let (sg, sc) = if iterations == 1 {
-        step_compare(&label, &mut g, &mut c, LINK_POS, LINK_VEL)
-    } else {
-        // Positions slot by slot; velocities with the decisions taken the other way.
-        let any = Tol {
-            rel: 0.0,
-            abs: f32::INFINITY,
-        };
-        let (sg, sc) = step_compare(&label, &mut g, &mut c, LINK_POS, any);
-        link_decisions(&label, &ps, &sg, &sc);
-        (sg, sc)
+    // Every slot's position and velocity within the link model's bounds (link_model.rs: the
+    // solve's own propagation of what each operation may differ by, decisions included), the
+    // alive flags and damping exactly. The unperturbed mirror of the solve must agree with the
+    // twin within the same bounds.
+    let ([pos_bound, vel_bound], mirror_pos, mirror_vel) =
+        super::link_model::link_bound(&ps, &links, iterations, seed);
+    let tol = |x: f64| Tol {
+        rel: 0.0,
+        abs: x as f32,
     };
+    let (sg, sc) = step_compare(&label, &mut g, &mut c, tol(pos_bound), tol(vel_bound));
+    let mirror_err = (0..ps.len())
+        .map(|i| {
+            let dp = (d3(sc.pos[i].xyz()) - mirror_pos[i]).abs().max_element();
+            let dv = (d3(sc.vel[i].xyz()) - mirror_vel[i]).abs().max_element();
+            (dp, dv)
+        })
+        .fold((0.0f64, 0.0f64), |m, x| (m.0.max(x.0), m.1.max(x.1)));
+    eprintln!(
+        "[measure] {label}: model bounds {pos_bound:.2e} m, {vel_bound:.2e} m/s; the f64 mirror \
+         against the twin {:.2e} m, {:.2e} m/s",
+        mirror_err.0, mirror_err.1
+    );
+    assert!(
+        mirror_err.0 <= pos_bound && mirror_err.1 <= vel_bound,
+        "{label}: the model's mirror of the solve is {mirror_err:?} from the twin, beyond its \
+         bounds: it does not model this solve"
+    );
     assert_eq!(
         g.link_colours(),
         c.link_colours(),
@@ -197,96 +213,6 @@ fn link_case(n: u32, iterations: u32, anchored: bool, seed: u64, rounding: CpuRo
 /// applied to one end only breaks it by the impulse itself, percent of the scale.
 const CONSERVED: f64 = 1e-5;
 
-/// Position tolerance of a link solve (one or eight iterations over ~9 colours), slot by slot:
-/// eight ulps at 4 m absolute and four ulps relative in the 4 m box. Not the error model's
-/// number: the model's first-order worst case does not stay near any such bound here. A solve
-/// is a chain of visits, each moving its link's ends by a depth measured along the normal of
-/// positions earlier visits moved; each visit's rounding (LENGTH of a length up to ~8 m, the
-/// normal's LENGTH + DIV and two DIVs of a depth up to ~2.4 m: ~200u, 1e-5 m) passes on to every
-/// particle downstream at full weight (a visit maps its ends' differences to a convex
-/// combination along the link, but a compressed rod stretches them across it by up to
-/// 1 + 2s(L/len − 1)), so ~10 colours give ~1e-4 m for one iteration, ten times this bound, and
-/// more with every iteration. What a run uses is printed; one iteration measured 4.8e-7 m with
-/// the fused twin, eight 2.2e-6 m or less over 400 seeds with the fused twin, except one network
-/// at 6.0e-5 m (compressed rods stretching a difference). Reported with this change, for a
-/// running error bound (the model along the solve's actual visits) to replace it.
-const LINK_POS: Tol = Tol {
-    rel: 2e-6,
-    abs: 4e-6,
-};
-
-/// Velocity tolerance of one link solve (one iteration), slot by slot: eight ulps at 4 m/s
-/// absolute and 2e-6 relative. Not the error model's number either: a visit's impulse is
-/// (1 + e)·s·(v_a − v_b)·n along the link's normal n, and n carries its ends' position
-/// difference divided by the link's length, so the velocity takes up to 4·|v_a − v_b| times the
-/// positions' difference over the length: the shortest links here (a few tenths of a metre),
-/// relative speeds up to 3.5 m/s and the positions' worst case above (1e-5 m per colour) give
-/// ~5e-4 m/s per visit per colour before it and ~3e-2 m/s over an iteration, no bound at all.
-/// One iteration measured 1.2e-6 m/s with the fused twin. Reported with this change, with
-/// [`LINK_POS`]. More iterations: [`link_decisions`].
-const LINK_VEL: Tol = Tol {
-    rel: 2e-6,
-    abs: 4e-6,
-};
-
-/// Model 3 (tests/common/error_model.rs) for a solve of more than one iteration. After the first
-/// iteration a resolved link's length equals its rest length to the last bit, unless a later
-/// colour moved its ends: whether a rod then pushes or pulls (len < L or len > L: its normal
-/// flips, and with it which sign of the ends' relative normal speed it removes) and whether a
-/// cable is taut (len ≥ L) is decided by rounding. A decision taken the other way changes the
-/// ends' velocities by up to (1 + e)·|(v_a − v_b)·n| ≤ 2·|v_a − v_b| ≤ 4 times the largest speed
-/// (the worth), and later visits pass that on through the links the ends share. Positions do
-/// not depend on these decisions (a rod's move n·pen = normal·(len − L) either way, a cable's
-/// depth is 0 at the threshold), so they stay within [`LINK_POS`] slot by slot.
-///
-/// How many slots: the decisions are coin flips where a link sits at its length, and one flip
-/// spreads through the network for the remaining iterations, so the model bounds what a slot's
-/// velocity may differ by, not how many slots differ (with the fused twin against lavapipe,
-/// over 400 networks like these: no slot in 258, at most 8 in 397, 87 of 300 at most). Any
-/// number of slots may therefore diverge here; what catches a wrong stage in a solve of several
-/// iterations is the positions slot by slot (they do not depend on the decisions), both sides'
-/// momentum (checked separately), and the one-iteration test's velocities slot by slot.
-fn link_decisions(label: &str, ps: &[Particle], sg: &AggSnapshot, sc: &AggSnapshot) {
-    let speeds = ps
-        .iter()
-        .map(|p| p.velocity)
-        .chain(sg.vel.iter().chain(&sc.vel).map(|v| v.xyz()))
-        .map(Vec3::length);
-    let div = error_model::Divergence {
-        worth: 4.0 * speeds.fold(0.0, f32::max),
-        share: 1.0,
-    };
-    let (mut diverged, mut worst) = (0usize, 0.0f32);
-    for i in 0..sg.vel.len() {
-        let (a, b) = (sg.vel[i].xyz(), sc.vel[i].xyz());
-        if (0..3).all(|k| {
-            (a[k] - b[k]).abs() <= LINK_VEL.abs + LINK_VEL.rel * a[k].abs().max(b[k].abs())
-        }) {
-            continue;
-        }
-        let d = (a - b).abs().max_element();
-        assert!(
-            d <= div.worth,
-            "{label}: slot {i} vel gpu {a} vs cpu {b}, |diff| {d:e} beyond what a decision taken \
-             the other way is worth ({:e})",
-            div.worth
-        );
-        diverged += 1;
-        worst = worst.max(d);
-    }
-    let allowed = div.max_slots(sg.vel.len());
-    assert!(
-        diverged <= allowed,
-        "{label}: {diverged} of {} slots with velocities beyond {LINK_VEL:?} (at most {allowed})",
-        sg.vel.len()
-    );
-    eprintln!(
-        "[measure] {label}: {diverged} slot(s) with a link decided the other way, largest \
-         velocity difference {worst:e} m/s (at most {allowed} slots, each within {:e})",
-        div.worth
-    );
-}
-
 #[test]
 fn links_one_iteration() {
     link_case(300, 1, false, 0xb_0100, CpuRounding::Separate);
@@ -307,7 +233,7 @@ fn links_eight_iterations() {
 }
 
 /// The same bounds with the CPU twin rounding as NVIDIA may (error model): the fused twin
-/// decides a few links the other way (model 3, [`link_decisions`]).
+/// decides a few links the other way, as the model's draws do (link_model.rs).
 #[test]
 fn links_eight_iterations_fused_cpu() {
     link_case(300, 8, false, 0xb_0300, CpuRounding::Fused);

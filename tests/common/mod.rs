@@ -161,61 +161,90 @@ pub fn check_f32(what: &str, field: &str, i: usize, a: f32, b: f32, tol: Tol, e:
     }
 }
 
-fn check_v4(what: &str, field: &str, i: usize, a: Vec4, b: Vec4, tol: Tol, e: &mut MaxErr) {
+pub fn check_v4(what: &str, field: &str, i: usize, a: Vec4, b: Vec4, tol: Tol, e: &mut MaxErr) {
     for (k, lane) in ["x", "y", "z", "w"].iter().enumerate() {
         check_f32(what, &format!("{field}.{lane}"), i, a[k], b[k], tol, e);
     }
 }
 
-/// Which tolerance each snapshot field gets.
+/// Which tolerance each snapshot field gets. Ids and kinds are always compared exactly.
 #[derive(Clone, Copy, Debug)]
 pub struct SnapTol {
     pub pos: Tol,
     pub vel: Tol,
-    /// Acceleration, colour, size, age and lifetime.
-    pub other: Tol,
+    /// Own acceleration (xyz) and inverse mass (w).
+    pub acc: Tol,
+    pub colour: Tol,
+    pub size: Tol,
+    pub age: Tol,
+    pub lifetime: Tol,
 }
 
 impl SnapTol {
+    /// Every field bit for bit (up to the sign of zero).
     pub const EXACT: SnapTol = SnapTol {
         pos: Tol::EXACT,
         vel: Tol::EXACT,
-        other: Tol::EXACT,
+        acc: Tol::EXACT,
+        colour: Tol::EXACT,
+        size: Tol::EXACT,
+        age: Tol::EXACT,
+        lifetime: Tol::EXACT,
     };
 }
 
-/// The largest errors a snapshot comparison saw, per tolerance group.
+/// The largest errors a snapshot comparison saw, per field.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SnapErr {
     pub pos: MaxErr,
     pub vel: MaxErr,
-    pub other: MaxErr,
+    pub acc: MaxErr,
+    pub colour: MaxErr,
+    pub size: MaxErr,
+    pub age: MaxErr,
+    pub lifetime: MaxErr,
 }
 
 impl SnapErr {
     pub fn merge(&mut self, o: SnapErr) {
         self.pos.merge(o.pos);
         self.vel.merge(o.vel);
-        self.other.merge(o.other);
+        self.acc.merge(o.acc);
+        self.colour.merge(o.colour);
+        self.size.merge(o.size);
+        self.age.merge(o.age);
+        self.lifetime.merge(o.lifetime);
     }
 }
 
 impl std::fmt::Display for SnapErr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (name, e) in [("pos", self.pos), ("vel", self.vel), ("other", self.other)] {
-            write!(
-                f,
-                "{name}: max |diff| {:.2e} ({:.0}% of tol)  ",
-                e.abs,
-                100.0 * e.used
-            )?;
+        for (name, e) in [
+            ("pos", self.pos),
+            ("vel", self.vel),
+            ("acc", self.acc),
+            ("colour", self.colour),
+            ("size", self.size),
+            ("age", self.age),
+            ("lifetime", self.lifetime),
+        ] {
+            if e.abs == 0.0 {
+                write!(f, "{name}: 0  ")?;
+            } else {
+                write!(
+                    f,
+                    "{name}: max |diff| {:.2e} ({:.0}% of tol)  ",
+                    e.abs,
+                    100.0 * e.used
+                )?;
+            }
         }
         Ok(())
     }
 }
 
-/// Compares two snapshots slot by slot: same length, identical ids and kinds, floats within
-/// `tol`. Returns the largest errors seen.
+/// Compares two snapshots slot by slot: same length, identical ids and kinds, every float
+/// field within its tolerance in `tol`. Returns the largest errors seen.
 pub fn compare_snapshots(what: &str, gpu: &Snapshot, cpu: &Snapshot, tol: SnapTol) -> SnapErr {
     assert_eq!(
         gpu.len(),
@@ -251,35 +280,27 @@ pub fn compare_snapshots(what: &str, gpu: &Snapshot, cpu: &Snapshot, tol: SnapTo
             "{what}: slot {i} life.kind: gpu {} vs cpu {}",
             lg.kind, lc.kind
         );
-        check_f32(what, "life.age", i, lg.age, lc.age, tol.other, &mut e.other);
+        check_f32(what, "life.age", i, lg.age, lc.age, tol.age, &mut e.age);
         check_f32(
             what,
             "life.lifetime",
             i,
             lg.lifetime,
             lc.lifetime,
-            tol.other,
-            &mut e.other,
+            tol.lifetime,
+            &mut e.lifetime,
         );
         check_v4(what, "pos", i, gpu.pos[i], cpu.pos[i], tol.pos, &mut e.pos);
         check_v4(what, "vel", i, gpu.vel[i], cpu.vel[i], tol.vel, &mut e.vel);
-        check_v4(
-            what,
-            "acc",
-            i,
-            gpu.acc[i],
-            cpu.acc[i],
-            tol.other,
-            &mut e.other,
-        );
+        check_v4(what, "acc", i, gpu.acc[i], cpu.acc[i], tol.acc, &mut e.acc);
         check_v4(
             what,
             "colour",
             i,
             gpu.colour[i],
             cpu.colour[i],
-            tol.other,
-            &mut e.other,
+            tol.colour,
+            &mut e.colour,
         );
         check_f32(
             what,
@@ -287,8 +308,8 @@ pub fn compare_snapshots(what: &str, gpu: &Snapshot, cpu: &Snapshot, tol: SnapTo
             i,
             gpu.size[i],
             cpu.size[i],
-            tol.other,
-            &mut e.other,
+            tol.size,
+            &mut e.size,
         );
     }
     e

@@ -12,15 +12,19 @@ const FW_G: f64 = 9.81;
 const RULE_SPREAD: f64 = 40.0;
 const RULE_V: f64 = 60.0;
 
-/// The parents before they burst: at most two integration steps ([`step_model`]), and their
-/// colour rule.colour·clamp(1 − age/lifetime, 0, 1) with age/lifetime ≤ 1 and colours ≤ 1:
-/// DIV, ROUND of the difference, ROUND of the product, absolute.
+/// The parents before they burst: at most two integration steps ([`step_model`]); their colour
+/// rule.colour·clamp(1 − age/lifetime, 0, 1), recomputed every step from an age and a fuse that
+/// are the same bits on both sides (the age one correctly rounded add of dt, the fuse the
+/// host's), with age/lifetime ≤ 1 and colours ≤ 1: DIV of the quotient, ROUND of the
+/// difference, ROUND of the product, absolute. The acceleration (the rule's gravity, inverse
+/// mass 1), size, age and fuse are copies or the same add: exact.
 const FIREWORK_PARENTS: SnapTol = {
     let m = step_model(2, FW_V + 2.0 * FW_G * DT64, FW_G);
     SnapTol {
         pos: tol(m[0], m[1]),
         vel: tol(m[2], m[3]),
-        other: tol(0.0, DIV + 2.0 * ROUND),
+        colour: tol(0.0, DIV + 2.0 * ROUND),
+        ..SnapTol::EXACT
     }
 };
 
@@ -28,7 +32,8 @@ const FIREWORK_PARENTS: SnapTol = {
 /// parent v + (vmin + (vmax − vmin)·u), the parent's difference after three steps (absolute, at
 /// parent speeds ≤ 10.5 m/s), the launch's multiply-add (CONTRACT of ≤ 40 m/s and ROUND of
 /// ≤ 60 m/s) and ROUND of the sum; lifetime = amin + (amax − amin)·u, CONTRACT + ROUND of the
-/// lifetime; colour, size and acceleration copied from the rule.
+/// lifetime (the difference amax − amin is the same bits on both sides); colour, size and
+/// acceleration copied from the rule, age 0: exact.
 const FIREWORK_CHILDREN: SnapTol = {
     let v = FW_V + 3.0 * FW_G * DT64;
     let m = step_model(3, v, FW_G);
@@ -38,7 +43,8 @@ const FIREWORK_CHILDREN: SnapTol = {
             ROUND,
             m[2] * v + m[3] + CONTRACT * RULE_SPREAD + ROUND * RULE_V,
         ),
-        other: tol(CONTRACT + ROUND, 0.0),
+        lifetime: tol(CONTRACT + ROUND, 0.0),
+        ..SnapTol::EXACT
     }
 };
 

@@ -30,17 +30,28 @@
 //! depth moved by a Gaussian draw of its own σ, sixteen times; the largest relative difference of
 //! the compared values (`max_rel_diff`) is taken per draw, and the bound is the RMS of those
 //! times the Gaussian factor a single value exceeds with probability 10⁻³
-//! (`common::error_model::tail_factor`). The response is not linear (a point's friction cone
+//! (`common::error_model::tail_factor`), field by field ([`super::Solved`]: a body's position,
+//! orientation, velocities and world inertia, a point's impulse, its largest normal impulse, a
+//! manifold's rolling impulse each get the bound their own spread gives). The response is not
+//! linear (a point's friction cone
 //! or its speculative branch may flip), which is why the solve itself propagates the draws
 //! rather than a derivative.
 //!
-//! What it gives is printed (`[measure]`) beside the GPU's difference. On the parity scene
-//! (anchors up to metres long, bodies up to 10 m out): the whole solve 2.3e-3, against lavapipe's
-//! 9.4e-5, llvmpipe's 8.9e-5 (session 14) and the twin's two roundings' 5.2e-6; one colour batch
-//! 1.9e-4 against lavapipe's 5.1e-7; the block solver 1.1e-3 against lavapipe's 9.3e-5. The
-//! bound before this model, 1e-4 for all three, sat just above the two Mesa adapters it had been
-//! read from. The model takes every contraction WGSL allows as made differently on the two
-//! sides; lavapipe makes few of them differently, so it uses a few percent of the bound.
+//! What it gives is printed (`[measure]`) beside the GPU's difference, field by field. On the
+//! parity scene (anchors up to metres long, bodies up to 10 m out, rolling resistance on every
+//! fourth contact), the whole solve's bounds are 7.9e-7 (position), 2.8e-6 (orientation),
+//! 6.2e-5 and 1.8e-4 (linear and angular velocity), 2.9e-6 (world inverse inertia), 2.3e-3 and
+//! 1.0e-3 (impulses, largest normal impulse), 1.4e-5 (rolling impulse); lavapipe uses 3–22% of
+//! each. One bound for every field (the largest, 2.3e-3, set by the impulses) stood 30 times
+//! above what lavapipe's positions, orientations and velocities could differ by; each field now
+//! gets its own.
+//!
+//! Lavapipe differs from the twin rounding as written (`Separate`) about ten times more than
+//! the fused twin does (impulses 1.0e-4 against 6.6e-6): not every operation rounds alike on
+//! the two (WGSL's `inverseSqrt`, which `quat_normalize` uses, is allowed 2 ulp, the twin's is
+//! `1 / sqrt`; the one-batch test, which normalises nothing, differs by 4e-7), and the solve
+//! amplifies a last-bit difference wherever it starts. The model covers both: it perturbs
+//! what the solve amplifies most, not the operation that differs.
 
 use super::*;
 
@@ -76,17 +87,17 @@ fn pen_sigmas(bodies: &[GpuBody], ms: &[GpuManifold]) -> Vec<[f64; 4]> {
         .collect()
 }
 
-/// The model's bound for `run` (a solve of the given manifolds, from the same bodies and
-/// previous step as `ms` describes) at the manifolds `ms` (see the module docs).
+/// The model's bounds for `run` (a solve of the given manifolds, from the same bodies and
+/// previous step as `ms` describes) at the manifolds `ms`, field by field (see the module docs).
 pub(super) fn model_tolerance(
     bodies: &[GpuBody],
     ms: &[GpuManifold],
     run: impl Fn(&[GpuManifold]) -> (Vec<GpuBody>, Vec<GpuManifold>),
-) -> f32 {
+) -> Solved {
     let sigmas = pen_sigmas(bodies, ms);
     let base = run(ms);
     let mut rng = Rng::new(0x5eed);
-    let mut sum_sq = 0.0f64;
+    let mut sum_sq = [0.0f64; 8];
     for _ in 0..MODEL_DRAWS {
         let mut drawn = ms.to_vec();
         for (m, sigma) in drawn.iter_mut().zip(&sigmas) {
@@ -98,9 +109,11 @@ pub(super) fn model_tolerance(
             }
         }
         let out = run(&drawn);
-        let d = f64::from(max_rel_diff((&out.0, &out.1), (&base.0, &base.1)));
-        sum_sq += d * d;
+        let d = max_rel_diff((&out.0, &out.1), (&base.0, &base.1)).lanes();
+        for (acc, x) in sum_sq.iter_mut().zip(d) {
+            *acc += f64::from(x).powi(2);
+        }
     }
-    let rms = (sum_sq / MODEL_DRAWS as f64).sqrt();
-    (common::error_model::tail_factor(1.0, 1e-3) * rms) as f32
+    let tail = common::error_model::tail_factor(1.0, 1e-3);
+    Solved::from_lanes(sum_sq.map(|x| (tail * (x / MODEL_DRAWS as f64).sqrt()) as f32))
 }
