@@ -195,6 +195,7 @@ pub fn shader_source() -> String {
             include_str!("../../../shaders/rigid/narrow/box_box.wgsl"),
             include_str!("../../../shaders/rigid/colour.wgsl"),
             include_str!("../../../shaders/rigid/solver/solver.wgsl"),
+            include_str!("../../../shaders/rigid/solver/prepare.wgsl"),
             include_str!("../../../shaders/rigid/solver/block.wgsl"),
             include_str!("../../../shaders/rigid/ccd.wgsl"),
         ],
