@@ -88,7 +88,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 /// One `queue.write_buffer` of `mb` megabytes into a buffer of its own, waited for, then both
 /// dropped: the particle world's bulk spawn uploads its records this way (a 10M cloud, about a
 /// gigabyte), and the device ran every kernel slower after such a world (BENCHMARKS.md,
-/// session 18).
+/// 2026-11-27, `7b9c45c`).
 fn upload(ctx: &GpuContext, mb: u64) -> Result<(), Box<dyn Error>> {
     let bytes = mb * 1_000_000 / 4 * 4;
     let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {

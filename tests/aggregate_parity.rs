@@ -67,7 +67,7 @@ fn both(
     build: impl Fn(&mut AggregateWorld, &[ParticleId]),
 ) -> (AggregateWorld, AggregateWorld) {
     // The process's one context: NVIDIA's driver stopped handing out devices after a dozen
-    // tests here, each with its own (H200, driver 580, session 18).
+    // tests here, each with its own (H200, driver 580, 2026-11-27, `7b9c45c`).
     let mut g = AggregateWorld::new(Backend::Gpu(shared_gpu()), config.clone()).expect("gpu world");
     let mut c = AggregateWorld::new(Backend::Cpu, config.clone()).expect("cpu world");
     c.set_cpu_rounding(rounding);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# A shorter device run than run.sh, for a session with one call left: the rigid wall of this
+# A shorter device run than run.sh, for a lease with one call left: the rigid wall of this
 # checkout alternated with the packed variants (rigid_bench_<name>, from `VARIANTS="base=<commit>
 # arms=exp/arms" bash benches/device/pack.sh`; without any, the checkout's rows only), the block
 # solver with and without staging, the host's recording probe, a profile per dispatch, the cloud's cliff (examples/stream_probe after a big upload, the cloud
@@ -20,7 +20,7 @@ V=$(ls $B | grep '^rigid_bench_' || true)
   el "100k this checkout"; timeout 30 $R $short --sizes 100000
   el "relax1"; timeout 20 $R --sizes 5000,20000 --relax 1
   # The block solver with each bin's bodies in workgroup memory (RigidWorld::set_block_staging),
-  # alternated with it off: the staged path has only run on lavapipe (session 20).
+  # alternated with it off: the staged path has only run on lavapipe (2026-11-27, `96b75f9`).
   for k in 1 2; do for st in "" "--block-stage"; do
     el "blocks of 4 cells $st $k"; timeout 25 $R $short --sizes 5000,20000 --blocks --block-cells 4 $st
     el "blocks of 16 cells $st $k"; timeout 15 $R $short --sizes 5000 --blocks $st
@@ -30,7 +30,7 @@ V=$(ls $B | grep '^rigid_bench_' || true)
   el "record probe"; timeout 30 $R --sizes 5000,20000,100000 --steps 12 --warmup 4 --pipelined 0 --record-probe 200
   el done; } > $OUT/rigid.log 2>&1
 { el dispatch; timeout 50 $R --sizes 5000,100000 --steps 30 --warmup 10 --pipelined 0 --dispatch-timing; el done; } > $OUT/dispatch.log 2>&1
-# The cloud's cliff (BENCHMARKS.md, session 18): after a 10M cloud world the device runs every
+# The cloud's cliff (BENCHMARKS.md, 2026-11-27, `7b9c45c`): after a 10M cloud world the device runs every
 # kernel slower, a bare one too, until the process ends. Is it the bulk spawn's one upload of
 # about a gigabyte? Then the probe slows after --upload 1000, and a cloud spawned a million a
 # step (--spawn-chunk) leaves the device fast.

@@ -51,7 +51,7 @@
 /// the gravity fields) is the same vec4. A `collide_near` compiled with true takes a neighbour's
 /// from the grain's own, the same bits, and leaves the read out of the kernel: 16 bytes less
 /// for each contact in reach. (On lavapipe a read behind an `if` costs its code even when no lane
-/// takes it, so a flag in `params` did not help: BENCHMARKS.md, session 22.)
+/// takes it, so a flag in `params` did not help: BENCHMARKS.md, 2026-11-27, `6242195`.)
 override SHARED_ACCELERATION: bool = false;
 
 /// (1 + x/16)^16 with x clamped to [-16, 16]: close to e^x for the small arguments stack

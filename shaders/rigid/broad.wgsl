@@ -193,7 +193,7 @@ fn broad_rule(sa: BroadSide, sb: BroadSide) -> bool {
 
 // A pair is `broad_rule` and `broad_overlap`, tested overlap first: most candidates fail it,
 // and on lavapipe a test costs its loads (the broad phase of the 5k wall: 7.4 against 10.3 ms
-// a step, BENCHMARKS.md session 19). Where b's side says its kind is none, the rule fails
+// a step, BENCHMARKS.md 2026-11-27, `6e8cf12`). Where b's side says its kind is none, the rule fails
 // whatever the overlap read.
 
 /// The pair of small shape a (side `sa`, AABB (alo, ahi), read once per search) and a

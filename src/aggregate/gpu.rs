@@ -33,7 +33,7 @@ pub use super::shader::{
 /// A collide entry point (`collide`, `collide_near`) compiled for the world's collider table:
 /// without the spheres' and boxes' code when `solids` is false (`COLLIDER_SOLIDS`,
 /// colliders.wgsl), which changes no result where the table holds half-spaces alone. The 100k
-/// sand box's collide iterations on lavapipe: BENCHMARKS.md, session 17. With `shared` (only
+/// sand box's collide iterations on lavapipe: BENCHMARKS.md, 2026-11-27, `3d54c37`. With `shared` (only
 /// `collide_near` reads it) for a world without own accelerations: a neighbour's acceleration
 /// is the grain's own and the read is left out of the kernel (`SHARED_ACCELERATION`,
 /// collide.wgsl), the same bits.

@@ -9,7 +9,7 @@
 //! # Kernels on a software adapter
 //!
 //! Mesa's lavapipe runs a workgroup as SIMD groups of 8 lanes on the CPU, and measured there
-//! (BENCHMARKS.md, session 15): an `if` outside any loop is skipped when no lane of a group takes
+//! (BENCHMARKS.md, 2026-11-26, `48ae237`): an `if` outside any loop is skipped when no lane of a group takes
 //! it, but every branch inside a loop runs for all lanes, masked. A storage array read at a
 //! loop index is a gather per lane; a uniform array read at a uniform index is one load. So a
 //! loop over a small fixed table (colliders, fields) keeps only a cheap test in its body and
@@ -17,7 +17,7 @@
 //! `apply_colliders`), and such tables are uniform arrays. On a hardware GPU the extra test loop
 //! costs a few uniform loads a thread (not measured on one yet).
 //!
-//! Code also costs on lavapipe where it is compiled in, taken or not (session 16): a feature
+//! Code also costs on lavapipe where it is compiled in, taken or not (2026-11-27, `f3b1e53`): a feature
 //! no step of a world uses is better compiled out with a pipeline-overridable constant (the
 //! particle integrate kernel's variants, `particles/gpu/integrate.rs`) than skipped by a
 //! branch, which moving it out of a loop did not make cheaper for the turbulence field.

@@ -111,7 +111,7 @@ pub const PARTNER_BATCH: u32 = 16;
 /// Shapes per chunk item of a large shape (WGSL `BROAD_CHUNK`). A chunk's thread tests its
 /// shapes one after another, so the chunk sets the longest chain of loads in `broad_count` and
 /// `broad_write`: on an H100, 256 took 0.23 ms in each of them for a 5k wall on a ground box,
-/// 64 takes 0.09 ms (BENCHMARKS.md, session 14). The price is scratch: a large shape adds
+/// 64 takes 0.09 ms (BENCHMARKS.md, 2026-11-26, `ce68020`). The price is scratch: a large shape adds
 /// `shape_count / 64` items (about 17 words per shape slot at a million shapes with
 /// [`large_capacity_hint`]).
 pub const LARGE_CHUNK: u32 = 64;

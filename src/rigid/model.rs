@@ -612,7 +612,7 @@ impl RigidConfig {
     /// with 4-cell blocks), as a block's workgroup runs its colours' contact solves one after
     /// another at a few microseconds each, where a colour dispatch costs about 6 µs in all. On
     /// lavapipe, whose dispatches are what cost, the 20k and 100k walls and the box rain step
-    /// 12–30% faster with it (BENCHMARKS.md, "Block solver" and session 14).
+    /// 12–30% faster with it (BENCHMARKS.md, "Block solver" and 2026-11-26, `ce68020`).
     pub fn with_blocks(mut self) -> Self {
         self.block_cells = 16;
         self.block_sweeps = 3;

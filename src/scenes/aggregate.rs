@@ -290,7 +290,7 @@ pub fn blob(backend: Backend) -> Result<Blob> {
 /// in a heap of 100k grains (0.90% against 1.02% at 2/r, 10 s after the pour; 0.57% against
 /// 0.72% at 20k). A stronger scaling carries a heap's weight down in fewer iterations but
 /// lets it settle more slowly (the 20k heap's kinetic energy 10 s after the pour: 1.1e-5 J/kg
-/// at 2/r, 2.0e-5 at 3/r, 3.0e-5 at 4/r); BENCHMARKS.md, session 16.
+/// at 2/r, 2.0e-5 at 3/r, 3.0e-5 at 4/r); BENCHMARKS.md, 2026-11-27, `f3b1e53`.
 ///
 /// # Errors
 /// Propagates world errors.

@@ -9,7 +9,7 @@
 // so each colour costs the chain of loads one contact needs (then: order, manifold, bodies; now
 // its record's header, then the bodies: solve.wgsl SOLVE_RECORD_ROWS) plus a
 // barrier; on an H100 that chain (about 3 µs) is what made a block dispatch last tens of
-// microseconds (BENCHMARKS.md, session 14). The velocity stages (warm apply, the biased and the
+// microseconds (BENCHMARKS.md, 2026-11-26, `ce68020`). The velocity stages (warm apply, the biased and the
 // relax sweeps, restitution) therefore first copy the bin's bodies into workgroup memory
 // (`block_table`, a hash table keyed by body index), solve every colour of every sweep against
 // that copy, and write the moved bodies' velocities back once at the end. A bin's dynamic

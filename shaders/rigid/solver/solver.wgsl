@@ -113,9 +113,9 @@ fn solve_body_posed(pos: vec4<f32>, orient: vec4<f32>, lin: vec4<f32>, ang: vec4
 /// inverse mass. It reads the pose (whose fourth word is the inverse mass), the velocities and,
 /// for a moved body, the world inverse inertia: 4 to 7 of a body's 16 vec4s, and no load waits
 /// on another (the kind and awake flag come with the manifold). On lavapipe a sweep costs about
-/// its memory accesses (BENCHMARKS.md, session 19); the 5k wall's relax sweeps took a median
-/// 53.5 ms a step with a field-by-field load against 59 ms with a whole-struct load (session
-/// 18).
+/// its memory accesses (BENCHMARKS.md, 2026-11-27, `6e8cf12`); the 5k wall's relax sweeps took a median
+/// 53.5 ms a step with a field-by-field load against 59 ms with a whole-struct load (2026-11-27,
+/// `7b9c45c`).
 fn solve_load_velocity(i: u32, dynamic: bool) -> SolveBody {
     if (i == NONE || i >= params.body_count) {
         return solve_body_posed(vec4<f32>(0.0), vec4<f32>(0.0, 0.0, 0.0, 1.0), vec4<f32>(0.0), vec4<f32>(0.0));
@@ -593,7 +593,7 @@ fn solve_one(stage: u32, s: u32) {
 /// below `tail_colour()`, which is at most the sequential colour), so it has no loop here.
 /// That loop never ran, but its copy of the stage's code slowed the kernel on lavapipe: the
 /// 5k wall's relax sweeps took a median 129 ms a step with it, 112 ms without (BENCHMARKS.md,
-/// session 16).
+/// 2026-11-27, `f3b1e53`).
 fn solve_colour_thread(stage: u32, c: u32, t: u32) {
     if (c >= sequential_colour()) {
         return;

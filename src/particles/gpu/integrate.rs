@@ -6,7 +6,7 @@
 //!
 //! Why: the code of a feature costs where it is compiled in, even when no particle takes its
 //! branch. On lavapipe the 1M cloud (none of the four) steps in 45 ms with all four compiled
-//! out against 82 ms with all four in (BENCHMARKS.md, session 16). A variant without a feature
+//! out against 82 ms with all four in (BENCHMARKS.md, 2026-11-27, `f3b1e53`). A variant without a feature
 //! is only run where that feature's branch cannot be taken, so every variant gives the same
 //! bits as the full kernel.
 

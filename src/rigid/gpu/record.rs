@@ -73,7 +73,7 @@ impl GpuRigid {
     /// the caller to submit), so the GPU runs the broad, collide and colour phases while the
     /// host records the solver's dispatches. The same passes and dispatches in the same order;
     /// only the command buffers differ. On an H100 a 5k wall's step spent 0.9 ms recording
-    /// before any GPU work began (BENCHMARKS.md, session 18).
+    /// before any GPU work began (BENCHMARKS.md, 2026-11-27, `7b9c45c`).
     ///
     /// # Errors
     /// As [`GpuRigid::encode_step`].

@@ -190,7 +190,7 @@ pub fn pair_groups(pairs: u32) -> u32 {
 /// software adapter pays for every workgroup it launches, and a pyramid's broad phase fills
 /// a third of the default 8 slots per shape, so the per-pair stages of a 5k wall cost 76 ms a
 /// step on lavapipe sized by the capacity against 44–47 ms sized by the pairs (BENCHMARKS.md,
-/// session 17). Below it (one pass) the capacity is small and the dispatch direct.
+/// 2026-11-27, `3d54c37`). Below it (one pass) the capacity is small and the dispatch direct.
 fn per_pair(stage: RigidStage, entry: &'static str, pair_capacity: u32, record: u32) -> StepOp {
     let dispatch = if fused_solver(pair_capacity) {
         PassDispatch::Direct(pair_capacity.div_ceil(RIGID_WG).max(1))
@@ -297,7 +297,7 @@ fn sweep(stage: RigidStage, shape: &StepShape, ops: &mut Vec<StepOp>) {
     // The warm-apply colours run through `solve_contact`'s pipeline with `warm = 1` in their
     // pass records (the same operations as an entry point of their own): lavapipe ran every
     // dispatch of a separate warm-apply pipeline three to four times slower than the contact
-    // sweep's, empty ones included (BENCHMARKS.md, session 10).
+    // sweep's, empty ones included (BENCHMARKS.md, 2026-11-26, `612d56c`).
     let record = |c: u32| match stage {
         RigidStage::SolveWarmApply => WARM_PASS_RECORDS + c,
         _ => c,

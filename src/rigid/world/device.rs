@@ -51,11 +51,11 @@ impl RigidWorld {
     ///
     /// Why: a block's workgroup walks its colours one after another, and on an H100 each
     /// colour cost the chain of dependent loads of one contact, about 3 µs, which made the
-    /// block solver slower there than solving colour by colour (BENCHMARKS.md, session 14);
+    /// block solver slower there than solving colour by colour (BENCHMARKS.md, 2026-11-26, `ce68020`);
     /// with the copy a colour waits on two dependent loads from the buffers instead of three.
     /// Off by default until it has run on a hardware GPU: on lavapipe, where what costs is
     /// the accesses and not their latency, the 5k and 20k walls step within the VM's noise
-    /// either way (blocks of 4, 8 or 16 cells, alternated; BENCHMARKS.md, session 20).
+    /// either way (blocks of 4, 8 or 16 cells, alternated; BENCHMARKS.md, 2026-11-27, `96b75f9`).
     /// [`StepReport::staged_bins`] and [`StepReport::unstaged_bins`] say how many bins were
     /// staged. Nothing to do without blocks or on the CPU.
     pub fn set_block_staging(&mut self, on: bool) {
