@@ -5,6 +5,7 @@
 //! them.
 
 use crate::error::{finite, finite3, non_negative, positive, Error, Result};
+use crate::gpu::layout::gpu_struct;
 use crate::rounding as fm;
 use bytemuck::{Pod, Zeroable};
 use glam::{Quat, Vec3, Vec4, Vec4Swizzles};
@@ -23,24 +24,26 @@ pub mod collider_kind {
     pub const BOX: u32 = 3;
 }
 
-/// A static collider. 64 bytes. `kind`: a [`collider_kind`].
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuCollider {
-    /// Collider kind.
-    pub kind: u32,
-    /// Coefficient of restitution.
-    pub restitution: f32,
-    /// Coulomb friction coefficient.
-    pub friction: f32,
-    /// Padding.
-    pub _pad: u32,
-    /// Half-space: normal and offset; sphere: centre and radius; box: centre.
-    pub a: Vec4,
-    /// Box half extents.
-    pub b: Vec4,
-    /// Box orientation (x, y, z, w).
-    pub q: Vec4,
+gpu_struct! {
+    /// A static collider. 64 bytes. `kind`: a [`collider_kind`].
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct GpuCollider as "Collider" {
+        /// Collider kind.
+        pub kind: u32,
+        /// Coefficient of restitution.
+        pub restitution: f32,
+        /// Coulomb friction coefficient.
+        pub friction: f32,
+        /// Padding.
+        pub _pad: u32,
+        /// Half-space: normal and offset; sphere: centre and radius; box: centre.
+        pub a: Vec4,
+        /// Box half extents.
+        pub b: Vec4,
+        /// Box orientation (x, y, z, w).
+        pub q: Vec4,
+    }
 }
 
 /// The shape of a static collider.

@@ -5,6 +5,7 @@
 //! worlds both use them.
 
 use crate::error::{finite, finite3, non_negative, positive, Error, Result};
+use crate::gpu::layout::gpu_struct;
 use crate::rounding as fm;
 use bytemuck::{Pod, Zeroable};
 use glam::{Vec3, Vec4, Vec4Swizzles};
@@ -20,26 +21,28 @@ pub const FIELD_EMITTER_SHIFT: u32 = 8;
 /// [`GpuField::kind`] of curl-noise turbulence (its low byte).
 pub const FIELD_KIND_TURBULENCE: u32 = 5;
 
-/// A force field. 48 bytes. `kind` (its low byte, [`FIELD_KIND_MASK`]): 1 gravity, 2 drag,
-/// 3 wind, 4 attractor, 5 turbulence, 6 vortex; above it ([`FIELD_EMITTER_SHIFT`]) 0, or 1 +
-/// the emitter slot of a local field.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuField {
-    /// Field kind.
-    pub kind: u32,
-    /// Linear drag coefficient (drag, wind).
-    pub k1: f32,
-    /// Quadratic drag coefficient (drag, wind).
-    pub k2: f32,
-    /// Softening radius (attractor).
-    pub radius: f32,
-    /// Gravity: acceleration; wind: air velocity; attractor and vortex: centre and strength
-    /// (w); turbulence: scroll velocity.
-    pub v: Vec4,
-    /// Vortex: unit axis; turbulence: the scroll's offset at the step (set each step, see
-    /// [`fields_at`]).
-    pub w: Vec4,
+gpu_struct! {
+    /// A force field. 48 bytes. `kind` (its low byte, [`FIELD_KIND_MASK`]): 1 gravity, 2 drag,
+    /// 3 wind, 4 attractor, 5 turbulence, 6 vortex; above it ([`FIELD_EMITTER_SHIFT`]) 0, or 1 +
+    /// the emitter slot of a local field.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct GpuField as "Field" {
+        /// Field kind.
+        pub kind: u32,
+        /// Linear drag coefficient (drag, wind).
+        pub k1: f32,
+        /// Quadratic drag coefficient (drag, wind).
+        pub k2: f32,
+        /// Softening radius (attractor).
+        pub radius: f32,
+        /// Gravity: acceleration; wind: air velocity; attractor and vortex: centre and strength
+        /// (w); turbulence: scroll velocity.
+        pub v: Vec4,
+        /// Vortex: unit axis; turbulence: the scroll's offset at the step (set each step, see
+        /// [`fields_at`]).
+        pub w: Vec4,
+    }
 }
 
 /// Whether the first `count` fields of a field table hold turbulence (the integrate kernels

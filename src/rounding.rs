@@ -6,7 +6,7 @@
 //! root (WGSL § "Floating point accuracy"). Mesa's lavapipe and llvmpipe round every operation
 //! like the CPU; NVIDIA contracts and approximates. A bound that holds for one rounding only is
 //! a bound tuned to one adapter, so the tests run the CPU twin both ways against the same bounds
-//! (the `*_fused_*` tests of `tests/parity_end_to_end.rs`, `tests/aggregate_end_to_end.rs` and
+//! (the `*_fused_*` tests of `tests/particles_parity_end_to_end.rs`, `tests/aggregate_end_to_end.rs` and
 //! others), and the error model in `tests/common/error_model.rs` is written
 //! for both.
 //!

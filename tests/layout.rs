@@ -5,7 +5,8 @@
 use glam::Vec4;
 use naga::{Module, TypeInner};
 use std::collections::{BTreeMap, BTreeSet};
-use std::mem::{align_of, offset_of, size_of, size_of_val};
+use std::mem::{align_of, size_of};
+use wgphys::gpu::layout::GpuLayout;
 use wgphys::particles::gpu::{shader_source, BINDINGS};
 use wgphys::particles::types::*;
 
@@ -17,19 +18,16 @@ struct RustLayout {
     fields: Vec<(&'static str, usize, usize)>,
 }
 
-/// Lists every field of a Pod struct with its offset and size. The test checks that the listed
-/// sizes add up to the struct's size, and Pod forbids implicit padding, so a field added to the
-/// Rust struct but not to this list fails the test.
-macro_rules! rust_layout {
-    ($t:ty { $($f:ident),* $(,)? }) => {{
-        let z: $t = bytemuck::Zeroable::zeroed();
-        RustLayout {
-            name: stringify!($t),
-            size: size_of::<$t>(),
-            align: align_of::<$t>(),
-            fields: vec![$((stringify!($f), offset_of!($t, $f), size_of_val(&z.$f))),*],
-        }
-    }};
+/// A GPU struct's layout from its declaration (`wgphys::gpu::layout`: the field table that
+/// `gpu_struct!` emits beside the struct, so no field list is written here). The test checks
+/// that the fields' sizes add up to the struct's size, and Pod forbids implicit padding.
+fn rust_of<T: GpuLayout>() -> RustLayout {
+    RustLayout {
+        name: std::any::type_name::<T>(),
+        size: size_of::<T>(),
+        align: align_of::<T>(),
+        fields: T::fields(),
+    }
 }
 
 fn module() -> Module {
@@ -132,116 +130,38 @@ fn check(m: &Module, lay: &naga::proc::Layouter, wgsl: &str, rust: RustLayout) {
 #[test]
 fn life_layout() {
     let m = module();
-    check(
-        &m,
-        &layouter(&m),
-        "Life",
-        rust_layout!(GpuLife {
-            age,
-            lifetime,
-            kind,
-            id
-        }),
-    );
+    check(&m, &layouter(&m), GpuLife::WGSL, rust_of::<GpuLife>());
 }
 
 #[test]
 fn field_layout() {
     let m = module();
-    check(
-        &m,
-        &layouter(&m),
-        "Field",
-        rust_layout!(GpuField {
-            kind,
-            k1,
-            k2,
-            radius,
-            v,
-            w
-        }),
-    );
+    check(&m, &layouter(&m), GpuField::WGSL, rust_of::<GpuField>());
 }
 
 #[test]
 fn params_layout() {
     let m = module();
-    let r = rust_layout!(GpuParams {
-        dt,
-        step,
-        seed,
-        capacity,
-        host_spawn,
-        removal_count,
-        field_count,
-        collider_count,
-        rule_count,
-        kill_bounds,
-        contact_slop,
-        lifecycle,
-        emitted,
-        emitter_count,
-        trail_length,
-        _pad,
-        kill_min,
-        kill_max,
-        fields,
-        emit_first,
-    });
-    check(&m, &layouter(&m), "Params", r);
+    check(&m, &layouter(&m), GpuParams::WGSL, rust_of::<GpuParams>());
 }
 
 #[test]
 fn emitter_layout() {
     let m = module();
-    let r = rust_layout!(GpuEmitter {
-        shape,
-        velocity,
-        kind,
-        _pad,
-        position,
-        rotation,
-        dir_q,
-        shape_a,
-        shape_b,
-        speed_life,
-        size_mass,
-        colour_min,
-        colour_max,
-        accel,
-        sub,
-    });
-    check(&m, &layouter(&m), "Emitter", r);
+    check(&m, &layouter(&m), GpuEmitter::WGSL, rust_of::<GpuEmitter>());
 }
 
 #[test]
 fn depth_params_layout() {
     use wgphys::particles::depth::GpuDepth;
     let m = module();
-    let r = rust_layout!(GpuDepth {
-        view_proj,
-        inv_view_proj,
-        restitution,
-        friction,
-        thickness,
-        flags,
-        size,
-        _pad,
-    });
-    check(&m, &layouter(&m), "DepthParams", r);
+    check(&m, &layouter(&m), GpuDepth::WGSL, rust_of::<GpuDepth>());
 }
 
 #[test]
 fn curves_layout() {
     let m = module();
-    let r = rust_layout!(GpuCurves {
-        colour,
-        colour_t,
-        size,
-        size_t,
-        counts,
-    });
-    check(&m, &layouter(&m), "Curves", r);
+    check(&m, &layouter(&m), GpuCurves::WGSL, rust_of::<GpuCurves>());
 }
 
 #[test]
@@ -250,48 +170,21 @@ fn collider_layout() {
     check(
         &m,
         &layouter(&m),
-        "Collider",
-        rust_layout!(GpuCollider {
-            kind,
-            restitution,
-            friction,
-            _pad,
-            a,
-            b,
-            q
-        }),
+        GpuCollider::WGSL,
+        rust_of::<GpuCollider>(),
     );
 }
 
 #[test]
 fn rule_layout() {
     let m = module();
-    let r = rust_layout!(GpuRule {
-        age_min,
-        age_max,
-        damping,
-        size,
-        payload_start,
-        payload_len,
-        children,
-        _pad,
-        vel_min,
-        vel_max,
-        colour,
-        gravity,
-    });
-    check(&m, &layouter(&m), "Rule", r);
+    check(&m, &layouter(&m), GpuRule::WGSL, rust_of::<GpuRule>());
 }
 
 #[test]
 fn payload_layout() {
     let m = module();
-    check(
-        &m,
-        &layouter(&m),
-        "Payload",
-        rust_layout!(GpuPayload { ty, count }),
-    );
+    check(&m, &layouter(&m), GpuPayload::WGSL, rust_of::<GpuPayload>());
 }
 
 #[test]
@@ -300,43 +193,20 @@ fn spawn_record_layout() {
     check(
         &m,
         &layouter(&m),
-        "SpawnRecord",
-        rust_layout!(GpuSpawnRecord {
-            pos,
-            vel,
-            acc,
-            colour,
-            life,
-            size,
-            _pad
-        }),
+        GpuSpawnRecord::WGSL,
+        rust_of::<GpuSpawnRecord>(),
     );
 }
 
 #[test]
 fn counters_layout() {
     let m = module();
-    let r = rust_layout!(GpuCounters {
-        live,
-        dead,
-        survivors,
-        movers,
-        spawn_wanted,
-        spawn_accepted,
-        children_wanted,
-        next_serial,
-        dropped_total,
-        wanted_capacity,
-        step,
-        overflow_steps,
-        host_dropped_total,
-        emitted,
-        _pad,
-        step_args,
-        draw_args,
-        _pad2,
-    });
-    check(&m, &layouter(&m), "Counters", r);
+    check(
+        &m,
+        &layouter(&m),
+        GpuCounters::WGSL,
+        rust_of::<GpuCounters>(),
+    );
 }
 
 /// Every binding in `bindings` has, in module `m`, the Rust element size `rust_elem[name]` as its
@@ -426,71 +296,26 @@ fn agg_module() -> Module {
 fn agg_params_layout() {
     use wgphys::aggregate::types::GpuAggParams;
     let m = agg_module();
-    let r = rust_layout!(GpuAggParams {
-        dt,
-        n,
-        link_count,
-        colour_count,
-        link_iterations,
-        collide_iterations,
-        collider_count,
-        field_count,
-        restitution,
-        friction,
-        inv_cell_size,
-        table_mask,
-        contact_slop,
-        integrator,
-        collisions,
-        stack_scaling,
-        near_reach,
-        list_capacity,
-        near_scale,
-        near_reach2,
-        fields,
-    });
-    check(&m, &layouter(&m), "AggParams", r);
+    check(
+        &m,
+        &layouter(&m),
+        GpuAggParams::WGSL,
+        rust_of::<GpuAggParams>(),
+    );
 }
 
 #[test]
 fn agg_gen_layout() {
     use wgphys::aggregate::types::GpuGen;
     let m = agg_module();
-    check(
-        &m,
-        &layouter(&m),
-        "Gen",
-        rust_layout!(GpuGen {
-            kind,
-            a,
-            b,
-            _pad,
-            k,
-            anchor
-        }),
-    );
+    check(&m, &layouter(&m), GpuGen::WGSL, rust_of::<GpuGen>());
 }
 
 #[test]
 fn agg_link_layout() {
     use wgphys::aggregate::types::GpuLink;
     let m = agg_module();
-    check(
-        &m,
-        &layouter(&m),
-        "Link",
-        rust_layout!(GpuLink {
-            kind,
-            a,
-            b,
-            _pad0,
-            length,
-            restitution,
-            _pad1,
-            _pad2,
-            anchor
-        }),
-    );
+    check(&m, &layouter(&m), GpuLink::WGSL, rust_of::<GpuLink>());
 }
 
 /// The structs the aggregate shader shares with the particle shader (through
@@ -499,33 +324,8 @@ fn agg_link_layout() {
 fn agg_shared_structs_layout() {
     let m = agg_module();
     let lay = layouter(&m);
-    check(
-        &m,
-        &lay,
-        "Field",
-        rust_layout!(GpuField {
-            kind,
-            k1,
-            k2,
-            radius,
-            v,
-            w
-        }),
-    );
-    check(
-        &m,
-        &lay,
-        "Collider",
-        rust_layout!(GpuCollider {
-            kind,
-            restitution,
-            friction,
-            _pad,
-            a,
-            b,
-            q
-        }),
-    );
+    check(&m, &lay, GpuField::WGSL, rust_of::<GpuField>());
+    check(&m, &lay, GpuCollider::WGSL, rust_of::<GpuCollider>());
 }
 
 /// Every aggregate binding the host fills from a Rust slice has the Rust element size as its
@@ -613,123 +413,12 @@ fn rigid_structs_layout() {
     use wgphys::rigid::types::*;
     let m = rigid_module();
     let lay = layouter(&m);
-    check(
-        &m,
-        &lay,
-        "Body",
-        rust_layout!(GpuBody {
-            pos,
-            orient,
-            lin_vel,
-            ang_vel,
-            inv_inertia,
-            inv_inertia_world,
-            force,
-            torque,
-            acc,
-            last_acc,
-            kind,
-            awake,
-            can_sleep,
-            flags
-        }),
-    );
-    check(
-        &m,
-        &lay,
-        "Shape",
-        rust_layout!(GpuShape {
-            kind,
-            body,
-            group,
-            mask,
-            offset_pos,
-            offset_rot,
-            dims,
-            material
-        }),
-    );
-    check(
-        &m,
-        &lay,
-        "Manifold",
-        rust_layout!(GpuManifold {
-            body_a,
-            body_b,
-            count,
-            colour,
-            shape_a,
-            shape_b,
-            dynamic,
-            _pad1,
-            normal,
-            material,
-            points,
-            features,
-            impulses,
-            rolling
-        }),
-    );
-    check(
-        &m,
-        &lay,
-        "RigidParams",
-        rust_layout!(GpuRigidParams {
-            dt,
-            body_count,
-            shape_count,
-            pair_capacity,
-            velocity_iterations,
-            position_iterations,
-            large_count,
-            combine_friction,
-            combine_restitution,
-            restitution_cutoff,
-            inv_cell_size,
-            table_mask,
-            contact_margin,
-            angular_limit,
-            position_relax,
-            position_slop,
-            sleep_epsilon,
-            sleep_bias,
-            step,
-            warm_start,
-            substeps,
-            colour_slots,
-            relax_iterations,
-            inv_dt,
-            soft,
-            soft_static,
-            block_shift,
-            block_bins,
-            block_sweeps,
-            _pad0
-        }),
-    );
-    check(
-        &m,
-        &lay,
-        "Pass",
-        rust_layout!(GpuPass {
-            colour,
-            warm,
-            _pad1,
-            _pad2
-        }),
-    );
-    check(
-        &m,
-        &lay,
-        "Explosion",
-        rust_layout!(GpuExplosion {
-            detonation,
-            implosion,
-            shock,
-            convection,
-            misc
-        }),
-    );
+    check(&m, &lay, GpuBody::WGSL, rust_of::<GpuBody>());
+    check(&m, &lay, GpuShape::WGSL, rust_of::<GpuShape>());
+    check(&m, &lay, GpuManifold::WGSL, rust_of::<GpuManifold>());
+    check(&m, &lay, GpuRigidParams::WGSL, rust_of::<GpuRigidParams>());
+    check(&m, &lay, GpuPass::WGSL, rust_of::<GpuPass>());
+    check(&m, &lay, GpuExplosion::WGSL, rust_of::<GpuExplosion>());
 }
 
 /// Every rigid binding the host fills from a Rust slice has the Rust element size as its WGSL

@@ -1,6 +1,6 @@
 //! Rigid queries: inertia tensors against independent numeric integration and the catalogue's
 //! capsule vectors, and ray casts against hand-computed answers and a marching reference. The
-//! `ccd` stage is in `rigid_queries_ccd`.
+//! `ccd` stage is in `rigid_ccd`.
 
 mod common;
 

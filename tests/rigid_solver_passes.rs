@@ -7,6 +7,7 @@
 mod common;
 
 use common::rigid::solver::{manifold, params, random_scene};
+use common::rigid::stages::sizes as stage_sizes;
 use common::{gpu, Rng};
 use glam::{Vec3, Vec4, Vec4Swizzles};
 use wgphys::grid::GridSpec;
@@ -620,3 +621,20 @@ mod model;
 use model::model_tolerance;
 #[path = "rigid_solver_passes/lanes.rs"]
 mod lanes;
+
+/// The solver's records are laid out by row (`solve.wgsl` `SOLVE_RECORD_ROWS`), so a `solver`
+/// buffer smaller than `pairs × solver_record_rows()` would let one position's rows run into the
+/// next: building refuses it and names the field, and one row fewer than the minimum is enough.
+#[test]
+fn a_solver_buffer_too_small_for_the_pairs_is_refused() {
+    let mut small = stage_sizes(32);
+    small.solver_words -= 1;
+    match wgphys::rigid::gpu::GpuRigid::new(&gpu(), small) {
+        Err(wgphys::Error::InvalidInput { what, .. }) => {
+            assert_eq!(what, "GpuRigidSizes::solver_words")
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a solver buffer one row short was accepted"),
+    }
+    assert!(wgphys::rigid::gpu::GpuRigid::new(&gpu(), stage_sizes(32)).is_ok());
+}

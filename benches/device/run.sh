@@ -18,7 +18,7 @@ source "$(dirname "$0")/common.sh" "${1:-360}"
 ( timeout $(left) $B/rigid_bench --sizes 5000,20000 --scenes pyramid --no-gpu --no-cpu > /tmp/rapier.log 2>&1; cp /tmp/rapier.log $OUT/rapier.log ) &
 run_suite
 if ! grep -q '^parity_stages rc=0' /tmp/tl/RC; then
-  L=$(left); timeout $L $B/tests/parity_stages --test-threads 1 > /tmp/tl/parity_stages_1thread.log 2>&1; echo "parity_stages --test-threads 1 rc=$?" >> $OUT/tests.log
+  L=$(left); timeout $L $B/tests/particles_parity_stages --test-threads 1 > /tmp/tl/particles_parity_stages_1thread.log 2>&1; echo "particles_parity_stages --test-threads 1 rc=$?" >> $OUT/tests.log
 fi
 wait
 el end >> $OUT/tests.log

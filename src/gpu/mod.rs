@@ -4,6 +4,7 @@
 pub mod buffer;
 pub mod context;
 pub mod kernel;
+pub mod layout;
 pub mod shader;
 pub mod sort;
 pub mod status;

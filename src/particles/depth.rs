@@ -2,6 +2,7 @@
 //! uniform record and the CPU twin of `shaders/particles/depth.wgsl`.
 
 use crate::error::{Error, Result};
+use crate::gpu::layout::gpu_struct;
 use crate::rounding as fm;
 use bytemuck::{Pod, Zeroable};
 use glam::{IVec2, Mat4, Vec2, Vec3, Vec4, Vec4Swizzles};
@@ -45,26 +46,28 @@ pub struct DepthCollider {
     pub kill: bool,
 }
 
-/// The uniform record of the depth collider. 160 bytes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuDepth {
-    /// View-projection.
-    pub view_proj: Mat4,
-    /// Its inverse.
-    pub inv_view_proj: Mat4,
-    /// Restitution.
-    pub restitution: f32,
-    /// Friction.
-    pub friction: f32,
-    /// Thickness, metres.
-    pub thickness: f32,
-    /// 1: on; 2: kill on contact.
-    pub flags: u32,
-    /// Texels (width, height).
-    pub size: [u32; 2],
-    /// Padding.
-    pub _pad: [u32; 2],
+gpu_struct! {
+    /// The uniform record of the depth collider. 160 bytes.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct GpuDepth as "DepthParams" {
+        /// View-projection.
+        pub view_proj: Mat4,
+        /// Its inverse.
+        pub inv_view_proj: Mat4,
+        /// Restitution.
+        pub restitution: f32,
+        /// Friction.
+        pub friction: f32,
+        /// Thickness, metres.
+        pub thickness: f32,
+        /// 1: on; 2: kill on contact.
+        pub flags: u32,
+        /// Texels (width, height).
+        pub size: [u32; 2],
+        /// Padding.
+        pub _pad: [u32; 2],
+    }
 }
 
 impl DepthCollider {

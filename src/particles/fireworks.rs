@@ -16,7 +16,7 @@ use glam::{Vec3, Vec4};
 /// parents one after the other, and software adapters stop an invocation's loops after about
 /// 65,535 iterations (a loop of sub-emitter children was cut at about 21,840 on lavapipe and
 /// llvmpipe alike, the rest left unwritten); `ITEMS` × this stays below that
-/// (`tests/sub_emitters.rs` fills it).
+/// (`tests/particles_sub_emitters.rs` fills it).
 pub const MAX_CHILDREN_PER_RULE: u32 = 4096;
 
 /// The book's gravity for fireworks, m/s².

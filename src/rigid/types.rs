@@ -8,6 +8,7 @@
 //! - body index [`NONE`] means "the static world" (no body); static bodies have inverse mass 0
 //!   and a zero inverse inertia.
 
+use crate::gpu::layout::gpu_struct;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec4;
 
@@ -103,106 +104,112 @@ pub mod counter {
     const _: () = assert!(PAIR_GROUPS + 3 <= STAGED_BINS && UNSTAGED_BINS < INDIRECT);
 }
 
-/// A rigid body. 256 bytes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuBody {
-    /// Position of the centre of mass (xyz); inverse mass (w), 0 for static and kinematic.
-    pub pos: Vec4,
-    /// Orientation quaternion (x, y, z, w).
-    pub orient: Vec4,
-    /// Linear velocity (xyz); linear damping (w): the fraction of velocity kept per second.
-    pub lin_vel: Vec4,
-    /// Angular velocity in world space (xyz); angular damping (w), as the linear one.
-    pub ang_vel: Vec4,
-    /// Inverse inertia tensor in body space, columns (xyz; w 0).
-    pub inv_inertia: [Vec4; 3],
-    /// Inverse inertia tensor in world space R·I⁻¹·Rᵀ, columns; derived by `rigid_integrate`.
-    pub inv_inertia_world: [Vec4; 3],
-    /// Force accumulator (xyz, world), cleared by `rigid_integrate`.
-    pub force: Vec4,
-    /// Torque accumulator (xyz, world), cleared by `rigid_integrate`.
-    pub torque: Vec4,
-    /// Constant acceleration such as gravity (xyz); w unused.
-    pub acc: Vec4,
-    /// Last step's acceleration acc + force/m (xyz), for the resting-contact fix; recency-weighted
-    /// motion for sleeping (w).
-    pub last_acc: Vec4,
-    /// [`body_kind`].
-    pub kind: u32,
-    /// 1 awake, 0 asleep.
-    pub awake: u32,
-    /// 1 when the body may fall asleep.
-    pub can_sleep: u32,
-    /// Bit 0: continuous collision (sphere sweep) for this body.
-    pub flags: u32,
+gpu_struct! {
+    /// A rigid body. 256 bytes.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct GpuBody as "Body" {
+        /// Position of the centre of mass (xyz); inverse mass (w), 0 for static and kinematic.
+        pub pos: Vec4,
+        /// Orientation quaternion (x, y, z, w).
+        pub orient: Vec4,
+        /// Linear velocity (xyz); linear damping (w): the fraction of velocity kept per second.
+        pub lin_vel: Vec4,
+        /// Angular velocity in world space (xyz); angular damping (w), as the linear one.
+        pub ang_vel: Vec4,
+        /// Inverse inertia tensor in body space, columns (xyz; w 0).
+        pub inv_inertia: [Vec4; 3],
+        /// Inverse inertia tensor in world space R·I⁻¹·Rᵀ, columns; derived by `rigid_integrate`.
+        pub inv_inertia_world: [Vec4; 3],
+        /// Force accumulator (xyz, world), cleared by `rigid_integrate`.
+        pub force: Vec4,
+        /// Torque accumulator (xyz, world), cleared by `rigid_integrate`.
+        pub torque: Vec4,
+        /// Constant acceleration such as gravity (xyz); w unused.
+        pub acc: Vec4,
+        /// Last step's acceleration acc + force/m (xyz), for the resting-contact fix; recency-weighted
+        /// motion for sleeping (w).
+        pub last_acc: Vec4,
+        /// [`body_kind`].
+        pub kind: u32,
+        /// 1 awake, 0 asleep.
+        pub awake: u32,
+        /// 1 when the body may fall asleep.
+        pub can_sleep: u32,
+        /// Bit 0: continuous collision (sphere sweep) for this body.
+        pub flags: u32,
+    }
 }
 
-/// One collision primitive attached to a body. 80 bytes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuShape {
-    /// [`shape_kind`]; 0 marks a removed shape.
-    pub kind: u32,
-    /// Owning body.
-    pub body: u32,
-    /// Collision group bits: two shapes collide when `(a.group & b.mask) != 0` and vice versa.
-    pub group: u32,
-    /// Collision mask bits.
-    pub mask: u32,
-    /// Offset of the shape in its body's frame (xyz); w unused.
-    pub offset_pos: Vec4,
-    /// Rotation of the shape in its body's frame (quaternion).
-    pub offset_rot: Vec4,
-    /// Dimensions, per [`shape_kind`].
-    pub dims: Vec4,
-    /// Friction (x), restitution (y), rolling resistance (z: the coefficient, a length per
-    /// unit radius, see `Collider::rolling_resistance`); w unused.
-    pub material: Vec4,
+gpu_struct! {
+    /// One collision primitive attached to a body. 80 bytes.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct GpuShape as "Shape" {
+        /// [`shape_kind`]; 0 marks a removed shape.
+        pub kind: u32,
+        /// Owning body.
+        pub body: u32,
+        /// Collision group bits: two shapes collide when `(a.group & b.mask) != 0` and vice versa.
+        pub group: u32,
+        /// Collision mask bits.
+        pub mask: u32,
+        /// Offset of the shape in its body's frame (xyz); w unused.
+        pub offset_pos: Vec4,
+        /// Rotation of the shape in its body's frame (quaternion).
+        pub offset_rot: Vec4,
+        /// Dimensions, per [`shape_kind`].
+        pub dims: Vec4,
+        /// Friction (x), restitution (y), rolling resistance (z: the coefficient, a length per
+        /// unit radius, see `Collider::rolling_resistance`); w unused.
+        pub material: Vec4,
+    }
 }
 
-/// One manifold: the contacts between one pair of shapes, in the pair's slot. 240 bytes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuManifold {
-    /// First body ([`NONE`] for the world).
-    pub body_a: u32,
-    /// Second body ([`NONE`] for the world).
-    pub body_b: u32,
-    /// Points in use, 0..=[`MAX_POINTS`].
-    pub count: u32,
-    /// Solver colour (batch), or [`NONE`] before colouring / when it needs no solving.
-    pub colour: u32,
-    /// First shape.
-    pub shape_a: u32,
-    /// Second shape.
-    pub shape_b: u32,
-    /// Which bodies the solver moves this step (dynamic and awake), written by the colouring
-    /// (`colour::mark_dynamic`, the GPU's `colour_reset`): [`MANIFOLD_DYNAMIC_A`] for `body_a`,
-    /// [`MANIFOLD_DYNAMIC_B`] for `body_b`. The colouring rounds and the velocity sweeps read
-    /// it with the body ids instead of each body's kind and awake flag.
-    pub dynamic: u32,
-    /// Padding.
-    pub _pad1: u32,
-    /// Unit normal from b to a (pushes a out), xyz; combined friction (w).
-    pub normal: Vec4,
-    /// Combined restitution (x); the radius of shape a's and shape b's round surface (y, z;
-    /// 0 for a flat shape: the solver keeps a round surface's lever arm at the contact point
-    /// as the body turns); rolling resistance (w: the most rolling torque per unit normal
-    /// impulse, 0 for none).
-    pub material: Vec4,
-    /// World contact point (xyz) and penetration (w, positive when overlapping) per point.
-    pub points: [Vec4; 4],
-    /// Feature id per point (which vertex/edge/face pair made it), for warm-start matching.
-    pub features: [u32; 4],
-    /// Accumulated impulse per point in the contact basis: normal (x), tangents (y, z); the
-    /// largest normal impulse this step's substeps applied (w: 0 after the warm start;
-    /// restitution acts only on points that pushed).
-    pub impulses: [Vec4; 4],
-    /// Accumulated rolling-resistance impulse (an angular impulse on a, its opposite on b) in
-    /// the contact basis: about tangent 1 (x) and tangent 2 (y); zw unused. Warm-started like
-    /// the impulses; 0 while the manifold has no rolling resistance.
-    pub rolling: Vec4,
+gpu_struct! {
+    /// One manifold: the contacts between one pair of shapes, in the pair's slot. 240 bytes.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct GpuManifold as "Manifold" {
+        /// First body ([`NONE`] for the world).
+        pub body_a: u32,
+        /// Second body ([`NONE`] for the world).
+        pub body_b: u32,
+        /// Points in use, 0..=[`MAX_POINTS`].
+        pub count: u32,
+        /// Solver colour (batch), or [`NONE`] before colouring / when it needs no solving.
+        pub colour: u32,
+        /// First shape.
+        pub shape_a: u32,
+        /// Second shape.
+        pub shape_b: u32,
+        /// Which bodies the solver moves this step (dynamic and awake), written by the colouring
+        /// (`colour::mark_dynamic`, the GPU's `colour_reset`): [`MANIFOLD_DYNAMIC_A`] for `body_a`,
+        /// [`MANIFOLD_DYNAMIC_B`] for `body_b`. The colouring rounds and the velocity sweeps read
+        /// it with the body ids instead of each body's kind and awake flag.
+        pub dynamic: u32,
+        /// Padding.
+        pub _pad1: u32,
+        /// Unit normal from b to a (pushes a out), xyz; combined friction (w).
+        pub normal: Vec4,
+        /// Combined restitution (x); the radius of shape a's and shape b's round surface (y, z;
+        /// 0 for a flat shape: the solver keeps a round surface's lever arm at the contact point
+        /// as the body turns); rolling resistance (w: the most rolling torque per unit normal
+        /// impulse, 0 for none).
+        pub material: Vec4,
+        /// World contact point (xyz) and penetration (w, positive when overlapping) per point.
+        pub points: [Vec4; 4],
+        /// Feature id per point (which vertex/edge/face pair made it), for warm-start matching.
+        pub features: [u32; 4],
+        /// Accumulated impulse per point in the contact basis: normal (x), tangents (y, z); the
+        /// largest normal impulse this step's substeps applied (w: 0 after the warm start;
+        /// restitution acts only on points that pushed).
+        pub impulses: [Vec4; 4],
+        /// Accumulated rolling-resistance impulse (an angular impulse on a, its opposite on b) in
+        /// the contact basis: about tangent 1 (x) and tangent 2 (y); zw unused. Warm-started like
+        /// the impulses; 0 while the manifold has no rolling resistance.
+        pub rolling: Vec4,
+    }
 }
 
 /// [`GpuManifold::dynamic`] bit: the solver moves `body_a`.
@@ -210,95 +217,99 @@ pub const MANIFOLD_DYNAMIC_A: u32 = 1;
 /// [`GpuManifold::dynamic`] bit: the solver moves `body_b`.
 pub const MANIFOLD_DYNAMIC_B: u32 = 2;
 
-/// Per-step uniform block of the rigid world. 144 bytes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuRigidParams {
-    /// Step (or substep) length, seconds.
-    pub dt: f32,
-    /// Body slots in use.
-    pub body_count: u32,
-    /// Shape slots in use.
-    pub shape_count: u32,
-    /// Pair (and manifold) slots.
-    pub pair_capacity: u32,
-    /// Velocity iterations per (sub)step.
-    pub velocity_iterations: u32,
-    /// Position iterations per (sub)step.
-    pub position_iterations: u32,
-    /// Large shapes (planes, half-spaces, shapes bigger than a grid cell) in the `large` list.
-    pub large_count: u32,
-    /// Friction combine rule (see `Combine`).
-    pub combine_friction: u32,
-    /// Restitution combine rule.
-    pub combine_restitution: u32,
-    /// Closing speeds below this get no restitution (the book's velocity limit, 0.25 m/s).
-    pub restitution_cutoff: f32,
-    /// 1 / grid cell size.
-    pub inv_cell_size: f32,
-    /// Grid hash table size − 1.
-    pub table_mask: u32,
-    /// Contacts are generated within this distance (pessimistic margin, book §13).
-    pub contact_margin: f32,
-    /// Largest rotation, in radians times the contact arm, that position projection applies
-    /// (the book's angular limit).
-    pub angular_limit: f32,
-    /// Fraction of the penetration removed per position iteration, 0..=1.
-    pub position_relax: f32,
-    /// Penetration tolerated without correction (metres).
-    pub position_slop: f32,
-    /// Recency-weighted motion below this puts a body to sleep.
-    pub sleep_epsilon: f32,
-    /// baseBias^dt: the weight of the old motion in the recency-weighted average.
-    pub sleep_bias: f32,
-    /// Step counter (for hashing).
-    pub step: u32,
-    /// 1 when warm starting is on.
-    pub warm_start: u32,
-    /// Substeps per step (each runs integrate velocities, warm start, the biased contact
-    /// iterations, integrate positions, ccd and the relax iterations).
-    pub substeps: u32,
-    /// Colour slots the solver dispatches per sweep (`RigidConfig::colour_slots`): colours
-    /// `0..colour_slots − 1` one dispatch each, then one workgroup for the rest (the tail).
-    /// 0 means [`MAX_COLOURS`].
-    pub colour_slots: u32,
-    /// Relax iterations (biased off) per substep.
-    pub relax_iterations: u32,
-    /// 1 / dt (the substep's), so the speculative bias is a multiplication on every adapter.
-    pub inv_dt: f32,
-    /// The soft contact for the substep (see `solver::soft_contact`): bias rate (1/s), mass
-    /// scale, impulse scale, maximum push-out speed (m/s). A `Vec4`, so the block keeps the
-    /// 16-byte alignment of its WGSL twin.
-    pub soft: Vec4,
-    /// The soft contact against static, kinematic and sleeping bodies, twice as stiff (Box2D
-    /// v3's rule: the ground must not give way under a stack), same layout as `soft`.
-    pub soft_static: Vec4,
-    /// log2 of the solver blocks' edge in grid cells (`RigidConfig::block_cells`); 0: the
-    /// sweeps run colour by colour over the whole scene instead (see `solver::block`).
-    pub block_shift: u32,
-    /// Bins per partition of the block solver (a power of two; one workgroup each).
-    pub block_bins: u32,
-    /// Sweeps a block runs over its contacts in one relax dispatch (`RigidConfig::block_sweeps`).
-    pub block_sweeps: u32,
-    /// Padding to 16 bytes.
-    pub _pad0: u32,
+gpu_struct! {
+    /// Per-step uniform block of the rigid world. 144 bytes.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct GpuRigidParams as "RigidParams" {
+        /// Step (or substep) length, seconds.
+        pub dt: f32,
+        /// Body slots in use.
+        pub body_count: u32,
+        /// Shape slots in use.
+        pub shape_count: u32,
+        /// Pair (and manifold) slots.
+        pub pair_capacity: u32,
+        /// Velocity iterations per (sub)step.
+        pub velocity_iterations: u32,
+        /// Position iterations per (sub)step.
+        pub position_iterations: u32,
+        /// Large shapes (planes, half-spaces, shapes bigger than a grid cell) in the `large` list.
+        pub large_count: u32,
+        /// Friction combine rule (see `Combine`).
+        pub combine_friction: u32,
+        /// Restitution combine rule.
+        pub combine_restitution: u32,
+        /// Closing speeds below this get no restitution (the book's velocity limit, 0.25 m/s).
+        pub restitution_cutoff: f32,
+        /// 1 / grid cell size.
+        pub inv_cell_size: f32,
+        /// Grid hash table size − 1.
+        pub table_mask: u32,
+        /// Contacts are generated within this distance (pessimistic margin, book §13).
+        pub contact_margin: f32,
+        /// Largest rotation, in radians times the contact arm, that position projection applies
+        /// (the book's angular limit).
+        pub angular_limit: f32,
+        /// Fraction of the penetration removed per position iteration, 0..=1.
+        pub position_relax: f32,
+        /// Penetration tolerated without correction (metres).
+        pub position_slop: f32,
+        /// Recency-weighted motion below this puts a body to sleep.
+        pub sleep_epsilon: f32,
+        /// baseBias^dt: the weight of the old motion in the recency-weighted average.
+        pub sleep_bias: f32,
+        /// Step counter (for hashing).
+        pub step: u32,
+        /// 1 when warm starting is on.
+        pub warm_start: u32,
+        /// Substeps per step (each runs integrate velocities, warm start, the biased contact
+        /// iterations, integrate positions, ccd and the relax iterations).
+        pub substeps: u32,
+        /// Colour slots the solver dispatches per sweep (`RigidConfig::colour_slots`): colours
+        /// `0..colour_slots − 1` one dispatch each, then one workgroup for the rest (the tail).
+        /// 0 means [`MAX_COLOURS`].
+        pub colour_slots: u32,
+        /// Relax iterations (biased off) per substep.
+        pub relax_iterations: u32,
+        /// 1 / dt (the substep's), so the speculative bias is a multiplication on every adapter.
+        pub inv_dt: f32,
+        /// The soft contact for the substep (see `solver::soft_contact`): bias rate (1/s), mass
+        /// scale, impulse scale, maximum push-out speed (m/s). A `Vec4`, so the block keeps the
+        /// 16-byte alignment of its WGSL twin.
+        pub soft: Vec4,
+        /// The soft contact against static, kinematic and sleeping bodies, twice as stiff (Box2D
+        /// v3's rule: the ground must not give way under a stack), same layout as `soft`.
+        pub soft_static: Vec4,
+        /// log2 of the solver blocks' edge in grid cells (`RigidConfig::block_cells`); 0: the
+        /// sweeps run colour by colour over the whole scene instead (see `solver::block`).
+        pub block_shift: u32,
+        /// Bins per partition of the block solver (a power of two; one workgroup each).
+        pub block_bins: u32,
+        /// Sweeps a block runs over its contacts in one relax dispatch (`RigidConfig::block_sweeps`).
+        pub block_sweeps: u32,
+        /// Padding to 16 bytes.
+        pub _pad0: u32,
+    }
 }
 
-/// Per-dispatch uniform of the solver passes (group 1, dynamic offset, one record every
-/// [`PASS_STRIDE`] bytes, [`PASS_RECORDS`] of them): which colour a solver dispatch works on,
-/// and for the shared sweep entry point which stage. 16 bytes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuPass {
-    /// Colour (batch) this dispatch solves.
-    pub colour: u32,
-    /// 1 where the `solve_contact` entry point runs the `solve_warm_apply` stage (records
-    /// [`WARM_PASS_RECORDS`] on), else 0: see `step::sweep`.
-    pub warm: u32,
-    /// Padding.
-    pub _pad1: u32,
-    /// Padding.
-    pub _pad2: u32,
+gpu_struct! {
+    /// Per-dispatch uniform of the solver passes (group 1, dynamic offset, one record every
+    /// [`PASS_STRIDE`] bytes, [`PASS_RECORDS`] of them): which colour a solver dispatch works on,
+    /// and for the shared sweep entry point which stage. 16 bytes.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct GpuPass as "Pass" {
+        /// Colour (batch) this dispatch solves.
+        pub colour: u32,
+        /// 1 where the `solve_contact` entry point runs the `solve_warm_apply` stage (records
+        /// [`WARM_PASS_RECORDS`] on), else 0: see `step::sweep`.
+        pub warm: u32,
+        /// Padding.
+        pub _pad1: u32,
+        /// Padding.
+        pub _pad2: u32,
+    }
 }
 
 /// Byte stride of the [`GpuPass`] records (the minimum uniform offset alignment WebGPU allows).
@@ -312,20 +323,22 @@ pub const WARM_PASS_RECORDS: u32 = MAX_COLOURS;
 /// [`GpuPass`] records in the pass-record buffer.
 pub const PASS_RECORDS: u32 = 2 * MAX_COLOURS;
 
-/// The three-phase explosion of catalogue §14.3 as the `rigid_forces` stage sees it (group 1,
-/// binding 1). 80 bytes. See `Explosion` for the meaning of every field.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuExplosion {
-    /// Detonation point (xyz); seconds since detonation (w).
-    pub detonation: Vec4,
-    /// Implosion: min radius, max radius, duration, force.
-    pub implosion: Vec4,
-    /// Shock wave: speed, thickness, peak force, duration.
-    pub shock: Vec4,
-    /// Convection chimney: peak force, radius, height, duration.
-    pub convection: Vec4,
-    /// Tail-off width factor k (x); 1 when active (y); lever arm of the off-centre force point
-    /// (z); w unused.
-    pub misc: Vec4,
+gpu_struct! {
+    /// The three-phase explosion of catalogue §14.3 as the `rigid_forces` stage sees it (group 1,
+    /// binding 1). 80 bytes. See `Explosion` for the meaning of every field.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct GpuExplosion as "Explosion" {
+        /// Detonation point (xyz); seconds since detonation (w).
+        pub detonation: Vec4,
+        /// Implosion: min radius, max radius, duration, force.
+        pub implosion: Vec4,
+        /// Shock wave: speed, thickness, peak force, duration.
+        pub shock: Vec4,
+        /// Convection chimney: peak force, radius, height, duration.
+        pub convection: Vec4,
+        /// Tail-off width factor k (x); 1 when active (y); lever arm of the off-centre force point
+        /// (z); w unused.
+        pub misc: Vec4,
+    }
 }

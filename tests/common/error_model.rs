@@ -43,7 +43,7 @@
 //!    parity test allows at most [`Divergence::max_slots`] such slots, each within the decision's
 //!    worth; a defect in a stage moves every slot that runs through it, hundreds at once.
 //!
-//! One evaluation (a single stage run once, tests/parity_stages.rs and tests/aggregate_parity.rs)
+//! One evaluation (a single stage run once, tests/particles_parity_stages.rs and tests/aggregate_parity.rs)
 //! gets the first-order worst case of model 1's per-operation differences: every operation
 //! along the stage's chain costs its [`cost`] times the largest value it rounds in the case,
 //! times the sensitivity of the compared result to that value, and the costs add (all aligned).

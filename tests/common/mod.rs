@@ -46,7 +46,7 @@ pub fn device_with(
 
 /// One GPU context for the whole test process (made on first use), for tests that build many
 /// worlds. NVIDIA's Vulkan driver (580, H200) stops handing out instances after some tens per
-/// process: `parity_stages`, which made a context for each of its ~100 GPU worlds, crashed
+/// process: `particles_parity_stages`, which made a context for each of its ~100 GPU worlds, crashed
 /// (SIGSEGV) or found no adapter from its 40th world on. A renderer makes one device too.
 pub fn shared_gpu() -> GpuContext {
     static CTX: std::sync::OnceLock<GpuContext> = std::sync::OnceLock::new();

@@ -11,6 +11,7 @@ pub mod broad;
 pub mod narrow;
 pub mod queries;
 pub mod solver;
+pub mod stages;
 
 use super::Fnv;
 use glam::{Mat3, Quat, Vec3, Vec4Swizzles};

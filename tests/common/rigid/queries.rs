@@ -1,4 +1,4 @@
-//! Helpers shared by `rigid_queries` and `rigid_queries_ccd`: posed bodies, shapes, and a
+//! Helpers shared by `rigid_queries` and `rigid_ccd`: posed bodies, shapes, and a
 //! vector comparison.
 
 use glam::{Quat, Vec3, Vec4};

@@ -4,7 +4,7 @@
 
 mod common;
 
-#[path = "emitters/parity.rs"]
+#[path = "particles_emitters/parity.rs"]
 mod parity;
 
 use common::*;

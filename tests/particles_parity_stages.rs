@@ -13,13 +13,13 @@
 
 mod common;
 
-#[path = "parity_stages/colliders.rs"]
+#[path = "particles_parity_stages/colliders.rs"]
 mod colliders;
-#[path = "parity_stages/forces.rs"]
+#[path = "particles_parity_stages/forces.rs"]
 mod forces;
-#[path = "parity_stages/integrate.rs"]
+#[path = "particles_parity_stages/integrate.rs"]
 mod integrate;
-#[path = "parity_stages/lifecycle.rs"]
+#[path = "particles_parity_stages/lifecycle.rs"]
 mod lifecycle;
 
 use common::error_model::cost::{CONTRACT, DIV, DOT3, LENGTH, ROUND, SQRT};

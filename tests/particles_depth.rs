@@ -6,7 +6,7 @@
 
 mod common;
 
-#[path = "depth_collision/parity.rs"]
+#[path = "particles_depth/parity.rs"]
 mod parity;
 
 use common::*;

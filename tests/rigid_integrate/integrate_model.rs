@@ -1,5 +1,5 @@
 //! The error model of one rigid integration (`integrate_velocity` then `integrate_position`,
-//! src/rigid/cpu.rs; shaders/rigid/integrate.wgsl): a mirror of both in f64, operation by
+//! src/rigid/integrate.rs; shaders/rigid/integrate.wgsl): a mirror of both in f64, operation by
 //! operation in the twin's order (`common::error_model::Perturbed`), run as written and
 //! `DRAWS` times with every operation's result moved within what it may differ by between the
 //! sides. Each body's bound on each field is the RMS of its draws' differences from the exact
