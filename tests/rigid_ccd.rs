@@ -209,7 +209,7 @@ fn fast_bullet_stops_at_the_wall_face() {
         let p = params(dt, bodies.len(), shapes.len());
         let skin = 0.5 * p.position_slop.min(r);
         let before = bodies.clone();
-        ccd(&p, &mut bodies, &shapes);
+        ccd(&p, &mut bodies, &shapes, &[]);
         let x = bodies[0].pos.x;
         assert!(
             x >= face - r + skin - 1e-5 && x <= face - r + skin + 1e-5,
@@ -258,7 +258,7 @@ fn ccd_places_the_sphere_at_contact_for_every_target_kind() {
         ];
         let p = params(dt, 2, 2);
         let skin = 0.5 * p.position_slop.min(r);
-        ccd(&p, &mut bodies, &shapes);
+        ccd(&p, &mut bodies, &shapes, &[]);
         let y = bodies[1].pos.y;
         assert!(
             (y - (contact_y - skin)).abs() < 2e-5,
@@ -342,7 +342,7 @@ fn slow_sleeping_unflagged_and_filtered_bodies_are_untouched() {
             p.shape_count = 1;
         }
         let before = bodies.clone();
-        ccd(&p, &mut bodies, &shapes);
+        ccd(&p, &mut bodies, &shapes, &[]);
         assert_eq!(bodies, before, "{name}: the body should be untouched");
     }
 }
@@ -365,7 +365,7 @@ fn ccd_picks_the_earliest_hit_and_handles_moving_targets() {
     ];
     let p = params(dt, 3, 3);
     let skin = 0.5 * p.position_slop;
-    ccd(&p, &mut bodies, &shapes);
+    ccd(&p, &mut bodies, &shapes, &[]);
     assert!(
         (bodies[2].pos.x - (0.95 - r + skin)).abs() < 1e-5,
         "nearest wall: x = {}",
@@ -385,7 +385,7 @@ fn ccd_picks_the_earliest_hit_and_handles_moving_targets() {
         wall(0),
         shape(shape_kind::SPHERE, 1, Vec4::new(r, 0.0, 0.0, 0.0)),
     ];
-    ccd(&params(dt, 2, 2), &mut bodies, &shapes);
+    ccd(&params(dt, 2, 2), &mut bodies, &shapes, &[]);
     assert!(
         (bodies[1].pos.x - (1.95 - r + skin)).abs() < 1e-5,
         "moving wall: x = {}",
@@ -402,7 +402,7 @@ fn ccd_picks_the_earliest_hit_and_handles_moving_targets() {
         shape(shape_kind::SPHERE, 1, Vec4::new(r, 0.0, 0.0, 0.0)),
     ];
     let before = bodies.clone();
-    ccd(&params(dt, 2, 2), &mut bodies, &shapes);
+    ccd(&params(dt, 2, 2), &mut bodies, &shapes, &[]);
     assert_eq!(bodies, before);
 }
 
@@ -429,7 +429,7 @@ fn ccd_uses_the_leading_sphere_of_a_rotated_body() {
     ];
     let p = params(dt, 2, 3);
     let skin = 0.5 * p.position_slop;
-    ccd(&p, &mut bodies, &shapes);
+    ccd(&p, &mut bodies, &shapes, &[]);
     // The leading sphere's centre at −1.05 − r + skin; the body centre is 0.5 behind it.
     let want = -1.05 - r + skin - 0.5;
     assert!(
@@ -443,7 +443,7 @@ fn ccd_uses_the_leading_sphere_of_a_rotated_body() {
         b,
     ];
     let before = bodies.clone();
-    ccd(&params(dt, 1, 3), &mut bodies, &shapes);
+    ccd(&params(dt, 1, 3), &mut bodies, &shapes, &[]);
     assert_eq!(bodies, before, "body 1 is past body_count");
 }
 
@@ -544,7 +544,7 @@ fn ccd_gpu_matches_cpu() {
         let p = params(1.0 / 60.0, bodies.len(), shapes.len());
 
         let mut cpu = bodies.clone();
-        ccd(&p, &mut cpu, &shapes);
+        ccd(&p, &mut cpu, &shapes, &[]);
         let moved = cpu
             .iter()
             .zip(&bodies)

@@ -562,13 +562,13 @@ fn static_pairs_and_bad_indices_make_nothing() {
         ground(shape_kind::HALF_SPACE, 0),
         ground(shape_kind::PLANE, 1),
     ];
-    let m = collide_shapes(&params(0.1), &shapes, &bodies, &[], 0, 1);
+    let m = collide_shapes(&params(0.1), &shapes, &bodies, &[], &[], 0, 1);
     assert_eq!(m.count, 0);
-    let m = collide_shapes(&params(0.1), &shapes, &bodies, &[], 0, 9);
+    let m = collide_shapes(&params(0.1), &shapes, &bodies, &[], &[], 0, 9);
     assert_eq!((m.count, m.body_a, m.body_b), (0, NONE, NONE));
     // Two overlapping parts of one body.
     let parts = [sphere(0, 0.5), cuboid(0, Vec3::ONE)];
-    let m = collide_shapes(&params(0.1), &parts, &bodies, &[], 0, 1);
+    let m = collide_shapes(&params(0.1), &parts, &bodies, &[], &[], 0, 1);
     assert_eq!((m.count, m.body_a, m.body_b), (0, 0, 0));
 }
 
@@ -589,7 +589,7 @@ fn manifolds_carry_combined_materials() {
             combine_restitution: r.code(),
             ..params(0.0)
         };
-        let m = collide_shapes(&p, &[a, b], &bodies, &[], 1, 0);
+        let m = collide_shapes(&p, &[a, b], &bodies, &[], &[], 1, 0);
         near(m.normal.w, f.apply(0.0, 1.0), 1e-7, "friction");
         near(m.material.x, r.apply(0.2, 0.9), 1e-7, "restitution");
     }
@@ -619,6 +619,7 @@ fn the_stage_writes_pair_slots_and_leaves_the_rest() {
         &bodies,
         &[],
         &[],
+        &[],
         &pairs,
         &mut manifolds,
     );
@@ -631,7 +632,16 @@ fn the_stage_writes_pair_slots_and_leaves_the_rest() {
         ..params(0.0)
     };
     let mut manifolds = vec![sentinel; 3];
-    narrow(&capped, &shapes, &bodies, &[], &[], &pairs, &mut manifolds);
+    narrow(
+        &capped,
+        &shapes,
+        &bodies,
+        &[],
+        &[],
+        &[],
+        &pairs,
+        &mut manifolds,
+    );
     assert_eq!(manifolds[1].count, 77, "slot past the capacity untouched");
 }
 

@@ -417,24 +417,25 @@ fn ray_hits_sphere_in_a_rotated_frame() {
     let mut s = shape(shape_kind::SPHERE, 0, Vec4::new(1.0, 0.0, 0.0, 0.0));
     s.offset_pos = Vec4::new(0.5, 0.0, 0.0, 0.0);
     s.offset_rot = from_quat(Quat::from_rotation_x(0.7));
-    let (t, n) = ray_shape(&ray(Vec3::new(-5.0, 2.5, 3.0), Vec3::X), &s, &body).expect("hit");
+    let (t, n) = ray_shape(&ray(Vec3::new(-5.0, 2.5, 3.0), Vec3::X), &s, &body, &[]).expect("hit");
     assert!(
         (t - 5.0).abs() < 1e-5 && close3(n, -Vec3::X, 1e-5),
         "t {t} n {n}"
     );
     // Off-centre by 0.6: enters at x = 1 − 0.8.
-    let (t, n) = ray_shape(&ray(Vec3::new(-5.0, 3.1, 3.0), Vec3::X), &s, &body).expect("hit");
+    let (t, n) = ray_shape(&ray(Vec3::new(-5.0, 3.1, 3.0), Vec3::X), &s, &body, &[]).expect("hit");
     assert!(
         (t - 5.2).abs() < 1e-5 && close3(n, Vec3::new(-0.8, 0.6, 0.0), 1e-5),
         "t {t} n {n}"
     );
     // Miss (passes at distance 1.01), behind, and beyond max_t.
-    assert!(ray_shape(&ray(Vec3::new(-5.0, 3.51, 3.0), Vec3::X), &s, &body).is_none());
-    assert!(ray_shape(&ray(Vec3::new(-5.0, 2.5, 3.0), -Vec3::X), &s, &body).is_none());
+    assert!(ray_shape(&ray(Vec3::new(-5.0, 3.51, 3.0), Vec3::X), &s, &body, &[]).is_none());
+    assert!(ray_shape(&ray(Vec3::new(-5.0, 2.5, 3.0), -Vec3::X), &s, &body, &[]).is_none());
     let short = Ray::new(Vec3::new(-5.0, 2.5, 3.0), Vec3::X, 4.9).expect("ray");
-    assert!(ray_shape(&short, &s, &body).is_none());
+    assert!(ray_shape(&short, &s, &body, &[]).is_none());
     // Inside: t = 0, normal opposite the direction.
-    let (t, n) = ray_shape(&ray(Vec3::new(1.2, 2.5, 3.0), Vec3::Y), &s, &body).expect("inside");
+    let (t, n) =
+        ray_shape(&ray(Vec3::new(1.2, 2.5, 3.0), Vec3::Y), &s, &body, &[]).expect("inside");
     assert!(t == 0.0 && close3(n, -Vec3::Y, 1e-6), "t {t} n {n}");
 }
 
@@ -453,14 +454,14 @@ fn ray_hits_box_in_rotated_frames() {
         (Vec3::new(0.3, -10.0, 0.1), Vec3::Y, 8.0, -Vec3::Y),
     ];
     for (o, d, t_want, n_want) in cases {
-        let (t, n) = ray_shape(&ray(o, d), &s, &body).expect("box hit");
+        let (t, n) = ray_shape(&ray(o, d), &s, &body, &[]).expect("box hit");
         assert!(
             (t - t_want).abs() < 1e-5 && close3(n, n_want, 1e-5),
             "{o} {d}: t {t} n {n}"
         );
     }
-    assert!(ray_shape(&ray(Vec3::new(10.0, 0.0, 1.1), -Vec3::X), &s, &body).is_none());
-    assert!(ray_shape(&ray(Vec3::new(10.0, 0.0, 0.0), Vec3::X), &s, &body).is_none());
+    assert!(ray_shape(&ray(Vec3::new(10.0, 0.0, 1.1), -Vec3::X), &s, &body, &[]).is_none());
+    assert!(ray_shape(&ray(Vec3::new(10.0, 0.0, 0.0), Vec3::X), &s, &body, &[]).is_none());
     // 45° about z, unit cube: a ray at y = 0.3 from +x meets the face x + y = √2.
     let body = body_at(
         Vec3::ZERO,
@@ -468,14 +469,15 @@ fn ray_hits_box_in_rotated_frames() {
         body_kind::STATIC,
     );
     let s = shape(shape_kind::BOX, 0, Vec4::new(1.0, 1.0, 1.0, 0.0));
-    let (t, n) = ray_shape(&ray(Vec3::new(10.0, 0.3, 0.0), -Vec3::X), &s, &body).expect("hit");
+    let (t, n) = ray_shape(&ray(Vec3::new(10.0, 0.3, 0.0), -Vec3::X), &s, &body, &[]).expect("hit");
     let want_t = 10.0 - (2f32.sqrt() - 0.3);
     let want_n = Vec3::new(1.0, 1.0, 0.0).normalize();
     assert!(
         (t - want_t).abs() < 1e-5 && close3(n, want_n, 1e-5),
         "t {t} n {n}"
     );
-    let (t, n) = ray_shape(&ray(Vec3::new(0.2, 0.1, 0.0), Vec3::Z), &s, &body).expect("inside");
+    let (t, n) =
+        ray_shape(&ray(Vec3::new(0.2, 0.1, 0.0), Vec3::Z), &s, &body, &[]).expect("inside");
     assert!(t == 0.0 && close3(n, -Vec3::Z, 1e-6));
 }
 
@@ -500,15 +502,16 @@ fn ray_hits_capsule_in_a_rotated_frame() {
         (Vec3::new(-0.2, 0.0, -3.0), Vec3::Z, 4.5, -Vec3::Z),
     ];
     for (o, d, t_want, n_want) in cases {
-        let (t, n) = ray_shape(&ray(o, d), &s, &body).expect("capsule hit");
+        let (t, n) = ray_shape(&ray(o, d), &s, &body, &[]).expect("capsule hit");
         assert!(
             (t - t_want).abs() < 1e-5 && close3(n, n_want, 1e-5),
             "{o} {d}: t {t} n {n}"
         );
     }
-    assert!(ray_shape(&ray(Vec3::new(1.6, 5.0, 2.0), -Vec3::Y), &s, &body).is_none());
-    assert!(ray_shape(&ray(Vec3::new(0.0, 0.51, -3.0), Vec3::Z), &s, &body).is_none());
-    let (t, n) = ray_shape(&ray(Vec3::new(1.2, 0.0, 2.0), Vec3::Y), &s, &body).expect("inside");
+    assert!(ray_shape(&ray(Vec3::new(1.6, 5.0, 2.0), -Vec3::Y), &s, &body, &[]).is_none());
+    assert!(ray_shape(&ray(Vec3::new(0.0, 0.51, -3.0), Vec3::Z), &s, &body, &[]).is_none());
+    let (t, n) =
+        ray_shape(&ray(Vec3::new(1.2, 0.0, 2.0), Vec3::Y), &s, &body, &[]).expect("inside");
     assert!(t == 0.0 && close3(n, -Vec3::Y, 1e-6));
 }
 
@@ -524,23 +527,24 @@ fn ray_hits_half_space_and_plane() {
     let hs = shape(shape_kind::HALF_SPACE, 0, Vec4::new(0.0, 1.0, 0.0, 0.5));
     let pl = shape(shape_kind::PLANE, 0, Vec4::new(0.0, 1.0, 0.0, 0.5));
     for s in [&hs, &pl] {
-        let (t, n) = ray_shape(&ray(Vec3::new(3.0, -2.0, 5.0), -Vec3::Z), s, &body).expect("hit");
+        let (t, n) =
+            ray_shape(&ray(Vec3::new(3.0, -2.0, 5.0), -Vec3::Z), s, &body, &[]).expect("hit");
         assert!(
             (t - 4.5).abs() < 1e-5 && close3(n, Vec3::Z, 1e-5),
             "kind {}: t {t} n {n}",
             s.kind
         );
         let slanted = ray(Vec3::new(0.0, 0.0, 2.5), Vec3::new(1.0, 0.0, -1.0));
-        let (t, _) = ray_shape(&slanted, s, &body).expect("slanted hit");
+        let (t, _) = ray_shape(&slanted, s, &body, &[]).expect("slanted hit");
         assert!((t - 2.0 * 2f32.sqrt()).abs() < 1e-5, "slanted t {t}");
-        assert!(ray_shape(&ray(Vec3::new(0.0, 0.0, 5.0), Vec3::Z), s, &body).is_none());
-        assert!(ray_shape(&ray(Vec3::new(0.0, 0.0, 5.0), Vec3::X), s, &body).is_none());
+        assert!(ray_shape(&ray(Vec3::new(0.0, 0.0, 5.0), Vec3::Z), s, &body, &[]).is_none());
+        assert!(ray_shape(&ray(Vec3::new(0.0, 0.0, 5.0), Vec3::X), s, &body, &[]).is_none());
     }
     // From below: the half-space reports "inside", the thin plane is hit from its back.
     let up = ray(Vec3::new(0.0, 0.0, -5.0), Vec3::Z);
-    let (t, n) = ray_shape(&up, &hs, &body).expect("inside");
+    let (t, n) = ray_shape(&up, &hs, &body, &[]).expect("inside");
     assert!(t == 0.0 && close3(n, -Vec3::Z, 1e-6));
-    let (t, n) = ray_shape(&up, &pl, &body).expect("plane from below");
+    let (t, n) = ray_shape(&up, &pl, &body, &[]).expect("plane from below");
     assert!(
         (t - 5.5).abs() < 1e-5 && close3(n, -Vec3::Z, 1e-5),
         "t {t} n {n}"
@@ -569,19 +573,31 @@ fn cast_ray_returns_the_nearest_of_many() {
         shape(shape_kind::PLANE, NONE, Vec4::new(1.0, 0.0, 0.0, 10.0)), // world plane x = 10
     ];
     let r = ray(Vec3::ZERO, Vec3::X);
-    let hit = cast_ray(&r, &shapes, &bodies).expect("hit");
+    let hit = cast_ray(&r, &shapes, &bodies, &[]).expect("hit");
     assert_eq!((hit.shape, hit.body), (2, 1), "{hit:?}");
     assert!(close3(hit.point, r.at(hit.t), 1e-6));
     // Without the box, the sphere; aimed past everything but the world plane, the plane.
-    let hit = cast_ray(&r, &shapes[..2], &bodies).expect("hit");
+    let hit = cast_ray(&r, &shapes[..2], &bodies, &[]).expect("hit");
     assert_eq!((hit.shape, hit.body, hit.t), (0, 0, 4.0));
-    let hit = cast_ray(&ray(Vec3::new(0.0, 3.0, 0.0), Vec3::X), &shapes, &bodies).expect("plane");
+    let hit = cast_ray(
+        &ray(Vec3::new(0.0, 3.0, 0.0), Vec3::X),
+        &shapes,
+        &bodies,
+        &[],
+    )
+    .expect("plane");
     assert_eq!((hit.shape, hit.body), (5, NONE));
     assert!((hit.t - 10.0).abs() < 1e-6 && close3(hit.normal, -Vec3::X, 0.0));
-    assert!(cast_ray(&ray(Vec3::new(0.0, 3.0, 0.0), -Vec3::X), &shapes, &bodies).is_none());
+    assert!(cast_ray(
+        &ray(Vec3::new(0.0, 3.0, 0.0), -Vec3::X),
+        &shapes,
+        &bodies,
+        &[]
+    )
+    .is_none());
     // Ties go to the lower index.
     let twin = vec![shapes[0], shapes[0]];
-    assert_eq!(cast_ray(&r, &twin, &bodies).map(|h| h.shape), Some(0));
+    assert_eq!(cast_ray(&r, &twin, &bodies, &[]).map(|h| h.shape), Some(0));
 }
 
 /// Signed distance of a world point to a shape (f64, independent of the library's ray code);
@@ -666,7 +682,7 @@ fn random_rays_match_a_marching_reference() {
                 }
                 t += step;
             }
-            let got = ray_shape(&r, &s, &body);
+            let got = ray_shape(&r, &s, &body, &[]);
             match (got, first) {
                 (Some((t, n)), _) => {
                     hits[ki] += 1;

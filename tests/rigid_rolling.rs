@@ -194,7 +194,7 @@ fn balls_and_capsules_roll_down_an_incline_at_the_closed_form_rate() {
         ),
     ];
     for (name, backend) in backends() {
-        for (shape, collider, rot, ratio) in cases {
+        for (shape, collider, rot, ratio) in cases.clone() {
             let body = ball(r, n, Vec3::ZERO, Vec3::ZERO, Vec3::ZERO).rotation(rot);
             let s = slope_run(backend.clone(), theta, 0.6, body, collider, r);
             let want = G * theta.sin() / (1.0 + ratio);

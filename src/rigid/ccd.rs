@@ -53,15 +53,20 @@
 //! step. The impact itself (stopping, bouncing, sliding) is the velocity solver's job later in
 //! the same step: this stage only makes sure the contact exists.
 
-use glam::{Vec3, Vec4Swizzles};
+use glam::{UVec4, Vec3, Vec4Swizzles};
 
+use super::broad::bounding_radius;
+use super::hull::{translation_toi, ConvexShape};
 use super::math::{quat_rotate, quat_rotate_inv};
+use super::narrow::{convex_of, Pose};
 use super::ray::{ray_local, shape_pose};
 use super::types::{body_kind, shape_kind, GpuBody, GpuRigidParams, GpuShape, NONE};
 
 /// Bit of `GpuBody::flags` that turns on continuous collision for a body.
 pub const CCD_FLAG: u32 = 1;
-
+/// The least stopping tolerance of conservative advancement, metres: the sweep stops within
+/// `½·position_slop` (at least this) of its target gap, so it ends even with no slop.
+pub const CA_MIN_TOLERANCE: f32 = 1e-4;
 /// True for bodies the `ccd` stage may move: awake, dynamic, with [`CCD_FLAG`]. The same test
 /// decides which bodies are skipped as targets, so no thread reads a body another thread writes.
 fn is_ccd_body(b: &GpuBody) -> bool {
@@ -105,14 +110,58 @@ pub fn sweep_sphere(
 }
 
 /// CPU twin of the `ccd` kernel: for every CCD body (see the module docs), finds the earliest
-/// time of impact of its fast spheres this step and moves the body back to it, keeping its
-/// velocity. `bodies` must be the state right after `rigid_integrate` with the same `params.dt`.
-pub fn ccd(params: &GpuRigidParams, bodies: &mut [GpuBody], shapes: &[GpuShape]) {
+/// time of impact of its fast shapes this step and moves the body back to it, keeping its
+/// velocity. `bodies` must be the state right after `rigid_integrate` with the same `params.dt`;
+/// `hulls` is the hull store hull shapes name (empty without hulls).
+pub fn ccd(params: &GpuRigidParams, bodies: &mut [GpuBody], shapes: &[GpuShape], hulls: &[UVec4]) {
     let body_count = (params.body_count as usize).min(bodies.len());
     for i in 0..body_count {
-        if let Some(pos) = ccd_body(params, bodies, shapes, i) {
+        if let Some(pos) = ccd_body(params, bodies, shapes, hulls, i) {
             bodies[i].pos = pos.extend(bodies[i].pos.w);
         }
+    }
+}
+
+/// The body a target shape moves with this step: a world-owned shape's is a body at the origin;
+/// `None` for a body index out of range or a CCD body (see the module docs).
+fn target_body(params: &GpuRigidParams, bodies: &[GpuBody], target: &GpuShape) -> Option<GpuBody> {
+    let body_count = (params.body_count as usize).min(bodies.len());
+    let tb = if target.body == NONE {
+        GpuBody {
+            orient: super::math::QUAT_IDENTITY,
+            ..GpuBody::default()
+        }
+    } else if (target.body as usize) < body_count {
+        bodies[target.body as usize]
+    } else {
+        return None;
+    };
+    if is_ccd_body(&tb) {
+        return None;
+    }
+    Some(tb)
+}
+
+/// A target's displacement this step: its body's `lin_vel·dt` when it can move (awake, not
+/// static, not the world), else zero.
+fn target_moved(params: &GpuRigidParams, target: &GpuShape, tb: &GpuBody) -> Vec3 {
+    if target.body != NONE && tb.kind != body_kind::STATIC && tb.awake != 0 {
+        tb.lin_vel.xyz() * params.dt
+    } else {
+        Vec3::ZERO
+    }
+}
+
+/// The radius of the ball a shape certainly holds about its origin: a sphere's or capsule's
+/// radius, a box's smallest half extent, a hull's inner radius (`dims.z`); 0 for other kinds.
+/// A shape that moves less than this in a step cannot pass through anything without
+/// overlapping it at the end of some step (the sphere rule of the module docs).
+pub fn inner_radius(s: &GpuShape) -> f32 {
+    match s.kind {
+        shape_kind::SPHERE | shape_kind::CAPSULE => s.dims.x,
+        shape_kind::BOX => s.dims.x.min(s.dims.y).min(s.dims.z),
+        shape_kind::HULL => s.dims.z,
+        _ => 0.0,
     }
 }
 
@@ -121,13 +170,13 @@ fn ccd_body(
     params: &GpuRigidParams,
     bodies: &[GpuBody],
     shapes: &[GpuShape],
+    hulls: &[UVec4],
     i: usize,
 ) -> Option<Vec3> {
     let b = bodies[i];
     if !is_ccd_body(&b) {
         return None;
     }
-    let body_count = (params.body_count as usize).min(bodies.len());
     let shape_count = (params.shape_count as usize).min(shapes.len());
     let disp = b.lin_vel.xyz() * params.dt;
     let p1 = b.pos.xyz();
@@ -135,39 +184,31 @@ fn ccd_body(
     let mut best_frac = 1.0f32;
     let mut best_pos = p1;
     for own in &shapes[..shape_count] {
-        if own.kind != shape_kind::SPHERE || own.body != i as u32 {
+        if own.body != i as u32 {
             continue;
         }
-        let r = own.dims.x;
-        if disp.dot(disp) <= r * r {
+        let swept = matches!(
+            own.kind,
+            shape_kind::SPHERE | shape_kind::BOX | shape_kind::CAPSULE | shape_kind::HULL
+        );
+        let r_in = inner_radius(own);
+        if !swept || disp.dot(disp) <= r_in * r_in {
             continue;
         }
         let c1 = p1 + quat_rotate(b.orient, own.offset_pos.xyz());
         let c0 = c1 - disp;
+        let r = own.dims.x;
         let skin = 0.5 * slop.min(r);
         let rs = r - skin;
+        let own_rot = super::math::quat_mul(b.orient, own.offset_rot);
         for target in &shapes[..shape_count] {
             if target.kind == 0 || target.body == i as u32 || !filter_pass(own, target) {
                 continue;
             }
-            let tb = if target.body == NONE {
-                GpuBody {
-                    orient: super::math::QUAT_IDENTITY,
-                    ..GpuBody::default()
-                }
-            } else if (target.body as usize) < body_count {
-                bodies[target.body as usize]
-            } else {
+            let Some(tb) = target_body(params, bodies, target) else {
                 continue;
             };
-            if is_ccd_body(&tb) {
-                continue;
-            }
-            let moved = if target.body != NONE && tb.kind != body_kind::STATIC && tb.awake != 0 {
-                tb.lin_vel.xyz() * params.dt
-            } else {
-                Vec3::ZERO
-            };
+            let moved = target_moved(params, target, &tb);
             let (c, q) = shape_pose(target, &tb);
             let s0 = c0 + moved;
             let rel = c1 - s0;
@@ -175,17 +216,31 @@ fn ccd_body(
             if len2 <= 0.0 {
                 continue;
             }
-            let len = len2.sqrt();
-            let dir = rel * (1.0 / len);
-            let o = quat_rotate_inv(q, s0 - c);
-            let d = quat_rotate_inv(q, dir);
-            let Some((t, _)) = ray_local(target.kind, target.dims, rs, o, d, len) else {
-                continue;
+            let frac = if own.kind == shape_kind::SPHERE && target.kind != shape_kind::HULL {
+                // The exact sweep of a sphere (unchanged by the other kinds' sweeps).
+                let len = len2.sqrt();
+                let dir = rel * (1.0 / len);
+                let o = quat_rotate_inv(q, s0 - c);
+                let d = quat_rotate_inv(q, dir);
+                let Some((t, _)) = ray_local(target.kind, target.dims, rs, o, d, len) else {
+                    continue;
+                };
+                if t <= 0.0 {
+                    continue;
+                }
+                t / len
+            } else {
+                let start = Pose {
+                    pos: s0,
+                    rot: own_rot,
+                };
+                let a = convex_of(hulls, own, start);
+                let tp = Pose { pos: c, rot: q };
+                match convex_toi(params, hulls, own, &a, rel, target, tp) {
+                    Some(t) => t,
+                    None => continue,
+                }
             };
-            if t <= 0.0 {
-                continue;
-            }
-            let frac = t / len;
             if frac < best_frac {
                 best_frac = frac;
                 best_pos = p1 + ((s0 + rel * frac) - c1);
@@ -197,4 +252,52 @@ fn ccd_body(
     } else {
         None
     }
+}
+
+/// Conservative advancement of the convex shape `a` (of shape `own`, at its start) moving by
+/// `rel` against `target` at pose `tp`: the fraction at which the gap first falls to
+/// `½·position_slop` (within `max(½·position_slop, CA_MIN_TOLERANCE)`), or `None` (see
+/// [`translation_toi`]). Against a half-space or plane the gap is linear in the fraction (the
+/// shape's deepest point along the normal does not change while it only translates), so the
+/// fraction is exact; against a bounded shape, targets whose bounding sphere stays farther from
+/// the swept bounding sphere than the gap are skipped before GJK.
+#[allow(clippy::too_many_arguments)]
+fn convex_toi(
+    params: &GpuRigidParams,
+    hulls: &[UVec4],
+    own: &GpuShape,
+    a: &ConvexShape,
+    rel: Vec3,
+    target: &GpuShape,
+    tp: Pose,
+) -> Option<f32> {
+    let gap = 0.5 * params.position_slop.max(0.0);
+    let tol = gap.max(CA_MIN_TOLERANCE);
+    if target.kind == shape_kind::HALF_SPACE || target.kind == shape_kind::PLANE {
+        let mut n = quat_rotate(tp.rot, target.dims.xyz());
+        let mut w = target.dims.w + n.dot(tp.pos);
+        if target.kind == shape_kind::PLANE && n.dot(a.frame.pos) - w < 0.0 {
+            n = -n;
+            w = -w;
+        }
+        let d0 = n.dot(a.support(hulls, -n)) - w - a.radius();
+        let closing = -rel.dot(n);
+        if d0 <= 0.0 || closing <= 0.0 {
+            return None;
+        }
+        if d0 <= gap + tol {
+            return Some(0.0);
+        }
+        let t = (d0 - gap) / closing;
+        return if t < 1.0 { Some(t) } else { None };
+    }
+    let reach = bounding_radius(own) + bounding_radius(target) + gap + tol;
+    let e = a.frame.pos + rel;
+    let near = super::narrow::closest_on_segment(tp.pos, a.frame.pos, e);
+    let off = tp.pos - near;
+    if off.dot(off) > reach * reach {
+        return None;
+    }
+    let b = convex_of(hulls, target, tp);
+    translation_toi(hulls, a, rel, &b, gap, tol)
 }

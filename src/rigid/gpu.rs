@@ -172,4 +172,12 @@ pub struct GpuRigid {
     /// Host writes (edits, the step's parameters), recorded in order at the head of the next
     /// recording.
     uploads: StepUploads,
+    /// The hull store's words (`array<vec4<u32>>`, see `crate::rigid::hull`): grown by
+    /// [`GpuRigid::write_hulls`], carried over by a rebuild.
+    pub hulls: wgpu::Buffer,
+    /// Words `hulls` holds.
+    hull_capacity: u64,
 }
+
+/// Words of the smallest `hulls` buffer: the unit cube (52 words) and room to spare.
+pub const HULL_MIN_WORDS: u64 = 256;

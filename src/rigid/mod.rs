@@ -51,6 +51,7 @@ pub mod ccd;
 pub mod colour;
 pub mod forces;
 pub mod gpu;
+pub mod hull;
 pub mod inertia;
 pub mod integrate;
 pub mod material;

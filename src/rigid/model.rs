@@ -5,6 +5,7 @@ use super::math::*;
 use super::types::*;
 use crate::error::{finite, finite3, non_negative, positive, Error, Result};
 use glam::{Mat3, Quat, Vec3, Vec4};
+use std::sync::Arc;
 
 /// How a body moves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -18,8 +19,8 @@ pub enum BodyKind {
     Kinematic,
 }
 
-/// A collision primitive's geometry.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A collision primitive's geometry. Cheap to clone: a convex hull is shared, not copied.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     /// A solid sphere.
     Sphere {
@@ -53,6 +54,13 @@ pub enum Shape {
         /// Offset along the normal.
         offset: f32,
     },
+    /// A solid convex polyhedron, cooked and checked on the host ([`Collider::convex_hull`],
+    /// [`Collider::convex_mesh`]); its vertices are in the collider's frame. A world stores each
+    /// distinct hull (each `Arc`) once, however many colliders share it.
+    ConvexHull {
+        /// The cooked hull.
+        hull: Arc<super::hull::Hull>,
+    },
 }
 
 impl Shape {
@@ -67,6 +75,16 @@ impl Shape {
                 half_height,
             } => PI * radius * radius * (4.0 / 3.0 * radius + 2.0 * half_height),
             Shape::HalfSpace { .. } | Shape::Plane { .. } => 0.0,
+            Shape::ConvexHull { ref hull } => hull.volume(),
+        }
+    }
+
+    /// Where the solid's centre of mass lies in the collider's frame: the origin, except for a
+    /// hull, whose vertices may be anywhere about it.
+    pub fn centre_of_mass(&self) -> Vec3 {
+        match self {
+            Shape::ConvexHull { hull } => hull.centre(),
+            _ => Vec3::ZERO,
         }
     }
 
@@ -76,6 +94,8 @@ impl Shape {
 
     fn validate(&self) -> Result<()> {
         match *self {
+            // Cooked and checked when the collider was made.
+            Shape::ConvexHull { .. } => Ok(()),
             Shape::Sphere { radius } => positive("sphere radius", radius),
             Shape::Cuboid { half_extents: h } => {
                 if h.is_finite() && h.min_element() > 0.0 {
@@ -110,9 +130,11 @@ impl Shape {
         }
     }
 
-    /// Inertia tensor of the solid about its own centre, in its own axes, for `mass`.
+    /// Inertia tensor of the solid about its own centre of mass ([`Shape::centre_of_mass`]), in
+    /// its own axes, for `mass`.
     pub fn inertia(&self, mass: f32) -> Mat3 {
         match *self {
+            Shape::ConvexHull { ref hull } => hull.unit_inertia() * mass,
             Shape::Sphere { radius } => super::inertia::solid_sphere(mass, radius),
             Shape::Cuboid { half_extents } => super::inertia::cuboid(mass, half_extents),
             Shape::Capsule {
@@ -124,8 +146,9 @@ impl Shape {
     }
 }
 
-/// A collider: a shape placed on a body, with its material and collision groups.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A collider: a shape placed on a body, with its material and collision groups. Cheap to clone
+/// (a hull's data is shared).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Collider {
     /// Geometry.
     pub shape: Shape,
@@ -211,7 +234,17 @@ impl Collider {
         self
     }
 
-    pub(crate) fn to_gpu(self, body: u32, kind: BodyKind) -> Result<GpuShape> {
+    /// Moves the collider so that its solid's centre of mass sits at the body's origin (the
+    /// body's position is its centre of mass): the offset becomes `−rotation·centre`. Only a
+    /// hull's centre can lie off its collider's origin; other shapes are left alone.
+    pub fn centred(mut self) -> Self {
+        if let Shape::ConvexHull { hull } = &self.shape {
+            self.offset = -(self.rotation * hull.centre());
+        }
+        self
+    }
+
+    pub(crate) fn to_gpu(&self, body: u32, kind: BodyKind) -> Result<GpuShape> {
         self.shape.validate()?;
         finite3("collider offset", self.offset)?;
         let rot = unit_quat("collider rotation", self.rotation)?;
@@ -232,6 +265,17 @@ impl Collider {
             });
         }
         let (kind_code, dims) = match self.shape {
+            // dims.x, the header's word in the world's hull store, is set when the world stores
+            // the hull (see `shape_kind::HULL`).
+            Shape::ConvexHull { ref hull } => (
+                shape_kind::HULL,
+                Vec4::new(
+                    0.0,
+                    hull.centre().length() + hull.radius(),
+                    hull.inner_radius(),
+                    0.0,
+                ),
+            ),
             Shape::Sphere { radius } => (shape_kind::SPHERE, Vec4::new(radius, 0.0, 0.0, 0.0)),
             Shape::Cuboid { half_extents } => (shape_kind::BOX, half_extents.extend(0.0)),
             Shape::Capsule {
@@ -477,7 +521,8 @@ fn derived_inertia(colliders: &[Collider], mass: f32) -> Result<Mat3> {
         return Err(Error::InvalidInput {
             what: "body inertia",
             value: "no solid collider to derive it from".into(),
-            fix: "give the dynamic body a sphere, box or capsule collider, or set .inertia(..)",
+            fix: "give the dynamic body a sphere, box, capsule or convex hull collider, or set \
+                  .inertia(..)",
         });
     }
     let mut sum = Mat3::ZERO;
@@ -485,7 +530,13 @@ fn derived_inertia(colliders: &[Collider], mass: f32) -> Result<Mat3> {
         let m = mass * c.shape.volume() / total;
         let r = Mat3::from_quat(c.rotation);
         let local = r * c.shape.inertia(m) * r.transpose();
-        sum += super::inertia::parallel_axis(local, m, c.offset);
+        // The solid's own centre of mass, where its inertia is taken: a hull's may lie off the
+        // collider's origin, and moves by the collider's placement like any offset.
+        let at = match &c.shape {
+            Shape::ConvexHull { hull } => c.offset + r * hull.centre(),
+            _ => c.offset,
+        };
+        sum += super::inertia::parallel_axis(local, m, at);
     }
     Ok(sum)
 }

@@ -1,4 +1,5 @@
-//! Ray casts against every rigid shape kind (sphere, box, capsule, half-space, plane), and the
+//! Ray casts against every rigid shape kind (sphere, box, capsule, half-space, plane, convex
+//! hull), and the
 //! geometric core that the `ccd` stage reuses: a ray against a shape **inflated** by a radius is
 //! a sphere swept against that shape (articles 001-A, Minkowski sum).
 //!
@@ -11,7 +12,11 @@
 //!   seed's `y0`, erratum 9), a zero denominator meaning parallel;
 //! - box: the slab test, in the box's frame;
 //! - capsule: the union of a finite cylinder (the same quadratic restricted to the directions
-//!   perpendicular to the axis) and the two end spheres.
+//!   perpendicular to the axis) and the two end spheres;
+//! - convex hull: the ray clipped by every face plane (Cyrus–Beck: the latest entry and the
+//!   earliest exit over the half-spaces whose intersection the hull is; the entering face's
+//!   plane gives the normal). A hull is never inflated: the `ccd` stage sweeps spheres against
+//!   hulls by conservative advancement instead, so this test has no WGSL twin.
 //!
 //! Every test runs in the shape's local frame (the ray is rotated by the inverse of the shape's
 //! world rotation; distances are preserved, so `t` is the world distance) and the normal is
@@ -23,8 +28,9 @@
 //!
 //! CPU twin of the `ccd_ray_*` functions in `shaders/rigid/ccd.wgsl`: same operation order.
 
-use glam::{Vec3, Vec4, Vec4Swizzles};
+use glam::{UVec4, Vec3, Vec4, Vec4Swizzles};
 
+use super::hull::{HullWords, MAX_HULL_FACES};
 use super::math::{quat_mul, quat_rotate, quat_rotate_inv, QUAT_IDENTITY};
 use super::types::{shape_kind, GpuBody, GpuShape, NONE};
 use crate::error::{Error, Result};
@@ -132,12 +138,22 @@ fn world_body() -> GpuBody {
 /// The ray against one shape of `body`: the distance to the first hit and the unit outward
 /// normal there, or `None` for a miss (including hits beyond `max_t` and removed or unknown
 /// shape kinds). A ray starting inside the solid reports `(0, −dir)` (see the module docs).
-/// `body` must be the shape's owning body (for a world-owned shape, a body at the origin).
-pub fn ray_shape(ray: &Ray, shape: &GpuShape, body: &GpuBody) -> Option<(f32, Vec3)> {
+/// `body` must be the shape's owning body (for a world-owned shape, a body at the origin);
+/// `hulls` the hull store a hull shape names (empty without hulls).
+pub fn ray_shape(
+    ray: &Ray,
+    shape: &GpuShape,
+    body: &GpuBody,
+    hulls: &[UVec4],
+) -> Option<(f32, Vec3)> {
     let (c, q) = shape_pose(shape, body);
     let o = quat_rotate_inv(q, ray.origin - c);
     let d = quat_rotate_inv(q, ray.dir);
-    let (t, n) = ray_local(shape.kind, shape.dims, 0.0, o, d, ray.max_t)?;
+    let (t, n) = if shape.kind == shape_kind::HULL {
+        ray_hull(o, d, hulls, shape.dims.x as u32, ray.max_t)?
+    } else {
+        ray_local(shape.kind, shape.dims, 0.0, o, d, ray.max_t)?
+    };
     if t <= 0.0 {
         return Some((0.0, -ray.dir));
     }
@@ -147,8 +163,13 @@ pub fn ray_shape(ray: &Ray, shape: &GpuShape, body: &GpuBody) -> Option<(f32, Ve
 /// The nearest hit of the ray among `shapes` (each posed by its owning body in `bodies`), or
 /// `None`. Removed shapes (kind 0) and shapes whose body index is neither in `bodies` nor
 /// [`NONE`] are skipped. Equal distances go to the lower shape index, so the answer does not
-/// depend on anything but the inputs.
-pub fn cast_ray(ray: &Ray, shapes: &[GpuShape], bodies: &[GpuBody]) -> Option<RayHit> {
+/// depend on anything but the inputs. `hulls` is the hull store hull shapes name.
+pub fn cast_ray(
+    ray: &Ray,
+    shapes: &[GpuShape],
+    bodies: &[GpuBody],
+    hulls: &[UVec4],
+) -> Option<RayHit> {
     let world = world_body();
     let mut best: Option<RayHit> = None;
     for (si, shape) in shapes.iter().enumerate() {
@@ -160,7 +181,7 @@ pub fn cast_ray(ray: &Ray, shapes: &[GpuShape], bodies: &[GpuBody]) -> Option<Ra
                 None => continue,
             }
         };
-        let Some((t, normal)) = ray_shape(ray, shape, body) else {
+        let Some((t, normal)) = ray_shape(ray, shape, body, hulls) else {
             continue;
         };
         if best.is_none_or(|b| t < b.t) {
@@ -202,6 +223,56 @@ pub(crate) fn ray_local(
         shape_kind::PLANE => ray_plane(o, d, dims.xyz(), dims.w, inflate, max_t),
         _ => None,
     }
+}
+
+/// Ray against the hull whose header is word `base` of `hulls` (local frame): Cyrus–Beck over
+/// its face planes (see the module docs). A hull with no faces (a bad index) is missed.
+pub(crate) fn ray_hull(
+    o: Vec3,
+    d: Vec3,
+    hulls: &[UVec4],
+    base: u32,
+    max_t: f32,
+) -> Option<(f32, Vec3)> {
+    let h = hulls.hull(base);
+    let nf = h.face_count.min(MAX_HULL_FACES);
+    if nf == 0 {
+        return None;
+    }
+    let mut t_in = 0.0f32;
+    let mut t_out = max_t;
+    let mut n_in = -d;
+    let mut inside = true;
+    for f in 0..nf {
+        let p = hulls.plane(&h, f);
+        let s = p.xyz().dot(o) - p.w;
+        let dn = p.xyz().dot(d);
+        if s > 0.0 {
+            inside = false;
+        }
+        if dn.abs() <= PARALLEL_EPS {
+            if s > 0.0 {
+                return None;
+            }
+            continue;
+        }
+        let t = -s / dn;
+        if dn < 0.0 {
+            if t > t_in {
+                t_in = t;
+                n_in = p.xyz();
+            }
+        } else if t < t_out {
+            t_out = t;
+        }
+    }
+    if inside {
+        return Some((0.0, -d));
+    }
+    if t_in > t_out {
+        return None;
+    }
+    Some((t_in, n_in))
 }
 
 /// Ray against the sphere of centre `c` and radius `r`.

@@ -44,6 +44,22 @@ pub mod shape_kind {
     pub const HALF_SPACE: u32 = 4;
     /// Two-sided thin plane, same parameters as [`HALF_SPACE`]. Static bodies only.
     pub const PLANE: u32 = 5;
+    /// A convex hull in the world's hull store (`crate::rigid::hull`): `dims.x` the word index
+    /// of its header in the `hulls` buffer (an integer, exact in f32 below
+    /// `hull::MAX_HULL_WORD`), `dims.y` a bounding radius about the shape's origin (|centre of
+    /// mass| + the hull's radius), `dims.z` the hull's inner radius. It takes the narrow phase's
+    /// order between capsules and half-spaces ([`order`]).
+    pub const HULL: u32 = 6;
+
+    /// The narrow phase's order of kinds (a pair is turned so that the lower order comes first):
+    /// sphere < box < capsule < hull < half-space < plane, the kind itself for all but hulls.
+    pub fn order(kind: u32) -> u32 {
+        if kind == HULL {
+            CAPSULE * 2 + 1
+        } else {
+            kind.wrapping_mul(2)
+        }
+    }
 }
 
 /// Indices into the `counters` buffer (u32 words).

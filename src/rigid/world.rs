@@ -24,6 +24,7 @@ mod capacity;
 mod config;
 mod control;
 mod device;
+mod hulls;
 mod reports;
 mod timing;
 use config::validate_config;
@@ -64,6 +65,8 @@ pub struct RigidWorld {
     free_bodies: Vec<u32>,
     body_shapes: Vec<Vec<u32>>,
     shapes: Vec<GpuShape>,
+    /// The hulls the shapes name (`world/hulls.rs`).
+    hulls: hulls::WorldHulls,
     free_shapes: Vec<u32>,
     plan: BroadPlan,
     plan_dirty: bool,
@@ -175,6 +178,7 @@ impl RigidWorld {
             free_bodies: Vec::new(),
             body_shapes: Vec::new(),
             shapes: Vec::new(),
+            hulls: hulls::WorldHulls::default(),
             free_shapes: Vec::new(),
             plan,
             plan_dirty: true,
@@ -249,10 +253,11 @@ impl RigidWorld {
             Some(&i) => i,
             None => self.bodies.len() as u32,
         };
-        let gpu_shapes = colliders
+        let mut gpu_shapes = colliders
             .iter()
             .map(|c| c.to_gpu(index, body.kind))
             .collect::<Result<Vec<_>>>()?;
+        self.hulls.check(colliders)?;
         let need_bodies = if self.free_bodies.is_empty() {
             self.bodies.len() as u32 + 1
         } else {
@@ -261,6 +266,10 @@ impl RigidWorld {
         let reuse = self.free_shapes.len().min(gpu_shapes.len());
         let need_shapes = self.shapes.len() as u32 + (gpu_shapes.len() - reuse) as u32;
         self.ensure_capacity(need_bodies, need_shapes)?;
+        self.hulls.store(colliders, &mut gpu_shapes)?;
+        if let Engine::Gpu(g) = &mut self.engine {
+            self.hulls.upload(&mut g.rigid)?;
+        }
         self.free_bodies.pop();
         if body.kind == BodyKind::Static {
             record.awake = 0;
@@ -527,6 +536,7 @@ impl RigidWorld {
                     explosion: &explosion,
                     spec: &spec,
                     plan: &self.plan,
+                    hulls: self.hulls.words(),
                 };
                 let mut report = cpu_step(c, &inputs, &mut self.bodies, &self.shapes)?;
                 report.step = self.steps;
@@ -670,7 +680,7 @@ impl RigidWorld {
     ///
     /// Build the ray with [`super::ray::Ray::new`], which refuses bad input.
     pub fn cast_ray(&self, ray: &super::ray::Ray) -> Option<super::ray::RayHit> {
-        super::ray::cast_ray(ray, &self.shapes, &self.bodies)
+        super::ray::cast_ray(ray, &self.shapes, &self.bodies, self.hulls.words())
     }
 }
 

@@ -123,7 +123,7 @@ fn narrow_model(
         let (b, s) = perturbed(&mut rng, bodies, shapes);
         let mut diffs = vec![[0.0f32; 3]; pairs.len()];
         for (k, &[x, y]) in pairs.iter().enumerate() {
-            let m = collide_shapes(params, &s, &b, &[], x, y);
+            let m = collide_shapes(params, &s, &b, &[], &[], x, y);
             let w = &want[k];
             if (m.count, m.features) != (w.count, w.features) {
                 divergent[k] = true;
@@ -253,7 +253,7 @@ fn narrow_parity(seed: u64, margin: f32) {
     g.run(&[Pass::over("narrow", cap)]).expect("run");
     let got: Vec<GpuManifold> = g.read(&g.manifolds, cap as usize).expect("read");
     let mut want = vec![sentinel; cap as usize];
-    narrow(&params, &shapes, &bodies, &[], &[], &pairs, &mut want);
+    narrow(&params, &shapes, &bodies, &[], &[], &[], &pairs, &mut want);
     let (bounds, divergent) = narrow_model(&params, &bodies, &shapes, &pairs, &want, seed);
     let material = (MATERIAL * U) as f32;
     let mut touching = [0u32; 6 * 6];

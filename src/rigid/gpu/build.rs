@@ -163,54 +163,13 @@ impl GpuRigid {
             4 * counter::LEN as u64,
             STATE | U::INDIRECT,
         );
-        let bind0 = program
-            .classes
-            .iter()
-            .map(|class| {
-                let groups = [false, true].map(|swap| {
-                    let (m, prev) = if swap {
-                        (&manifolds_prev, &manifolds)
-                    } else {
-                        (&manifolds, &manifolds_prev)
-                    };
-                    // Each binding's buffer, by the binding's name (gpu/source.rs `binding`).
-                    let buffer_of = |index: u32| -> Option<&wgpu::Buffer> {
-                        Some(match index {
-                            binding::PARAMS => &params,
-                            binding::BODIES => &bodies,
-                            binding::SHAPES => &shapes,
-                            binding::SHAPE_POS => &shape_pos,
-                            binding::SHAPE_XF => &shape_xf,
-                            binding::PAIRS => &pairs,
-                            binding::COUNTERS | binding::COUNTERS_READ => &counters,
-                            binding::MANIFOLDS => m,
-                            binding::MANIFOLDS_PREV => prev,
-                            binding::SOLVER | binding::SOLVER_ROWS => &solver,
-                            binding::CLAIMS => &claims,
-                            binding::ORDER | binding::ORDER_READ => &order,
-                            binding::GRID_SORTED => grid.sorted_index(),
-                            binding::GRID_START => grid.cell_start(),
-                            binding::GRID_END => grid.cell_end(),
-                            binding::PAIR_SCRATCH => &pair_scratch,
-                            binding::COLOUR_KEYS => &colour_sort.keys,
-                            binding::COLOUR_VALUES => &colour_sort.values,
-                            binding::COLOUR_SORTED_KEYS => colour_sort.sorted_keys(),
-                            binding::BLOCKS => &blocks,
-                            _ => return None,
-                        })
-                    };
-                    Self::make_bind0(device, class, &buffer_of)
-                });
-                let [a, b] = groups;
-                Ok([a?, b?])
-            })
-            .collect::<Result<_>>()?;
-        Ok(Self {
+        let hulls = z("rigid_hulls", 16 * HULL_MIN_WORDS);
+        let mut rigid = Self {
             ctx: ctx.clone(),
             sizes,
             program,
             pipelines: HashMap::new(),
-            bind0,
+            bind0: Vec::new(),
             flip: 0,
             bind1,
             params,
@@ -237,7 +196,90 @@ impl GpuRigid {
             stage_timing: None,
             dispatch_timing: false,
             uploads: StepUploads::new(ctx, "wgphys:upload:rigid"),
-        })
+            hulls,
+            hull_capacity: HULL_MIN_WORDS,
+        };
+        rigid.bind0 = rigid.bind_groups()?;
+        Ok(rigid)
+    }
+
+    /// Group 0 of every layout class, twice (see `GpuRigid::bind0`), over the current buffers.
+    ///
+    /// # Errors
+    /// As [`GpuRigid::make_bind0`].
+    pub(super) fn bind_groups(&self) -> Result<Vec<[wgpu::BindGroup; 2]>> {
+        let device = &self.ctx.device;
+        self.program
+            .classes
+            .iter()
+            .map(|class| {
+                let groups = [false, true].map(|swap| {
+                    let (m, prev) = if swap {
+                        (&self.manifolds_prev, &self.manifolds)
+                    } else {
+                        (&self.manifolds, &self.manifolds_prev)
+                    };
+                    // Each binding's buffer, by the binding's name (gpu/source.rs `binding`).
+                    let buffer_of = |index: u32| -> Option<&wgpu::Buffer> {
+                        Some(match index {
+                            binding::PARAMS => &self.params,
+                            binding::BODIES => &self.bodies,
+                            binding::SHAPES => &self.shapes,
+                            binding::SHAPE_POS => &self.shape_pos,
+                            binding::SHAPE_XF => &self.shape_xf,
+                            binding::HULLS => &self.hulls,
+                            binding::PAIRS => &self.pairs,
+                            binding::COUNTERS | binding::COUNTERS_READ => &self.counters,
+                            binding::MANIFOLDS => m,
+                            binding::MANIFOLDS_PREV => prev,
+                            binding::SOLVER | binding::SOLVER_ROWS => &self.solver,
+                            binding::CLAIMS => &self.claims,
+                            binding::ORDER | binding::ORDER_READ => &self.order,
+                            binding::GRID_SORTED => self.grid.sorted_index(),
+                            binding::GRID_START => self.grid.cell_start(),
+                            binding::GRID_END => self.grid.cell_end(),
+                            binding::PAIR_SCRATCH => &self.pair_scratch,
+                            binding::COLOUR_KEYS => &self.colour_sort.keys,
+                            binding::COLOUR_VALUES => &self.colour_sort.values,
+                            binding::COLOUR_SORTED_KEYS => self.colour_sort.sorted_keys(),
+                            binding::BLOCKS => &self.blocks,
+                            _ => return None,
+                        })
+                    };
+                    Self::make_bind0(device, class, &buffer_of)
+                });
+                let [a, b] = groups;
+                Ok([a?, b?])
+            })
+            .collect()
+    }
+
+    /// Writes the hull store's words from word `from` on (the words before it are on the
+    /// device already), growing the `hulls` buffer to the next power of two of words when they
+    /// do not fit: then every word is written into the new buffer and the bind groups are made
+    /// again over it. Steps recorded before keep the old buffer.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] when the device cannot bind that many words; GPU errors.
+    pub fn write_hulls(&mut self, words: &[glam::UVec4], from: usize) -> Result<()> {
+        let need = words.len() as u64;
+        if need <= self.hull_capacity {
+            let from = from.min(words.len());
+            self.write_at(&self.hulls, 16 * from as u64, &words[from..]);
+            return Ok(());
+        }
+        let cap = need.next_power_of_two().max(2 * self.hull_capacity);
+        let cap = if 16 * cap > self.ctx.max_binding_bytes() {
+            need
+        } else {
+            cap
+        };
+        let bytes = checked_bytes(&self.ctx, "hull store (words)", cap, 16)?;
+        self.hulls = buffer::zeroed(&self.ctx.device, "rigid_hulls", bytes, STATE);
+        self.hull_capacity = cap;
+        self.bind0 = self.bind_groups()?;
+        self.write(&self.hulls, words);
+        Ok(())
     }
 
     /// Group 0 of one layout class: for each of [`BINDINGS`] the class holds, the buffer

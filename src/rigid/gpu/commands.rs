@@ -146,8 +146,12 @@ impl GpuRigid {
     /// Makes this backend (just built by [`resized`](Self::resized)) carry on from `old`: the
     /// first `bodies` body records and the counters are copied on the device at the head of
     /// this backend's next recording, after everything `old` still had queued. Nothing is read
-    /// back, so steps recorded into an encoder not yet submitted keep their effect.
-    pub fn carry_from(&self, old: &mut GpuRigid, bodies: usize) {
+    /// back, so steps recorded into an encoder not yet submitted keep their effect. The hull
+    /// store comes along whole (its buffer as large as `old`'s).
+    ///
+    /// # Errors
+    /// GPU errors from making the bind groups over a larger hull buffer.
+    pub fn carry_from(&mut self, old: &mut GpuRigid, bodies: usize) -> Result<()> {
         let label = "wgphys:upload:rigid";
         let older = std::mem::replace(&mut old.uploads, StepUploads::new(&old.ctx, label));
         self.uploads.adopt(older);
@@ -155,6 +159,15 @@ impl GpuRigid {
         self.uploads.copy(&old.bodies, &self.bodies, body_bytes);
         self.uploads
             .copy(&old.counters, &self.counters, 4 * counter::LEN as u64);
+        if old.hull_capacity > self.hull_capacity {
+            let bytes = 16 * old.hull_capacity;
+            self.hulls = buffer::zeroed(&self.ctx.device, "rigid_hulls", bytes, STATE);
+            self.hull_capacity = old.hull_capacity;
+            self.bind0 = self.bind_groups()?;
+        }
+        self.uploads
+            .copy(&old.hulls, &self.hulls, 16 * old.hull_capacity);
+        Ok(())
     }
 
     /// Records the queued writes into `encoder` (the head of a step).

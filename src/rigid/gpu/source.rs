@@ -12,6 +12,7 @@ pub mod binding {
     pub const SHAPES: u32 = 2;
     pub const SHAPE_POS: u32 = 3;
     pub const SHAPE_XF: u32 = 4;
+    pub const HULLS: u32 = 5;
     pub const PAIRS: u32 = 6;
     pub const COUNTERS: u32 = 7;
     pub const MANIFOLDS: u32 = 8;
@@ -42,6 +43,7 @@ pub(super) const RO: &str = "storage, read";
 /// |---|---|
 /// | `shape_pos` | per shape: world centre (xyz), bounding-sphere radius (w); the grid's input |
 /// | `shape_xf` | per shape, 3 words: world rotation quaternion, AABB min (w: 1 large), AABB max |
+/// | `hulls` | the hull store: every hull's header, vertices, planes, edges, faces and face loops as `vec4` words (`crate::rigid::hull::layout`) |
 /// | `pairs` | shape pairs (a < b), sorted by a then b |
 /// | `counters` | see [`counter`] |
 /// | `manifolds` | one per pair slot |
@@ -60,6 +62,7 @@ pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl::new(binding::SHAPES, "shapes", RO, "array<Shape>"),
     BindingDecl::new(binding::SHAPE_POS, "shape_pos", RW, "array<vec4<f32>>"),
     BindingDecl::new(binding::SHAPE_XF, "shape_xf", RW, "array<vec4<f32>>"),
+    BindingDecl::new(binding::HULLS, "hulls", RO, "array<vec4<u32>>"),
     BindingDecl::new(binding::PAIRS, "pairs", RW, "array<vec2<u32>>"),
     BindingDecl::new(binding::COUNTERS, "counters", RW, "array<atomic<u32>>"),
     BindingDecl::new(binding::MANIFOLDS, "manifolds", RW, "array<Manifold>"),
@@ -174,6 +177,7 @@ pub fn shader_source() -> String {
         ("SHAPE_CAPSULE", shape_kind::CAPSULE),
         ("SHAPE_HALF_SPACE", shape_kind::HALF_SPACE),
         ("SHAPE_PLANE", shape_kind::PLANE),
+        ("SHAPE_HULL", shape_kind::HULL),
         ("BODY_DYNAMIC", body_kind::DYNAMIC),
         ("BODY_STATIC", body_kind::STATIC),
         ("BODY_KINEMATIC", body_kind::KINEMATIC),

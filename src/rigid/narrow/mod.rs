@@ -1,10 +1,12 @@
 //! Stage `narrow`: one manifold of up to four contacts per broad-phase pair (catalogue §10).
-//! Reads `shapes`, `bodies` and `pairs`; writes `manifolds[k]` for pair k. The WGSL twin is
+//! Reads `shapes`, `bodies`, `pairs` and the hull store `hulls`; writes `manifolds[k]` for pair
+//! k. The WGSL twin is
 //! `shaders/rigid/narrow.wgsl`, with the same functions in the same operation order.
 //!
 //! Conventions (see `types.rs`): the normal points from shape b to shape a (it pushes a out);
 //! penetration is positive when overlapping. A pair is reordered so the lower shape kind comes
-//! first (sphere < box < capsule < half-space < plane; ties keep the pair's order), so the
+//! first (sphere < box < capsule < hull < half-space < plane, [`shape_kind::order`]; ties keep
+//! the pair's order), so the
 //! manifold's `shape_a` / `body_a` may be the pair's second entry. Contacts are made whenever
 //! the separation is below `contact_margin`, so penetration may be slightly negative. Every
 //! contact point lies halfway between the two surfaces along the normal, so both bodies get a
@@ -34,7 +36,10 @@
 //!   points give the normal, and when it is a face normal the segment is clipped to that face
 //!   (two contacts for a capsule lying on a box). Intersecting: SAT over the 3 box face axes
 //!   and the 3 crosses of the segment with them; a face axis clips as before, a cross axis
-//!   gives one contact between the segment and the box edge.
+//!   gives one contact between the segment and the box edge;
+//! - every pair with a convex hull: `hull.rs` (SAT with face clipping for box–hull and
+//!   hull–hull, GJK and EPA for sphere–hull and capsule–hull, the deepest vertices for
+//!   hull–plane).
 //!
 //! Shapes of one body never collide with each other (count 0). Discrete choices between
 //! near-equal candidates (deepest point, incident face, closest box feature) keep the earlier
@@ -65,7 +70,7 @@
 //! body orientation · offset rotation) rather than read from `shape_xf`, so the stage does not
 //! depend on the broad phase having run in the same step.
 
-use glam::{Mat3, Vec3, Vec4, Vec4Swizzles};
+use glam::{Mat3, UVec4, Vec3, Vec4, Vec4Swizzles};
 
 use super::material::combine;
 use super::math::{quat_mul, quat_rotate, quat_rotate_inv, quat_to_mat3};
@@ -73,8 +78,10 @@ use super::types::{shape_kind, GpuBody, GpuManifold, GpuRigidParams, GpuShape, N
 
 mod box_box;
 mod capsule;
+mod hull;
 pub use box_box::{box_box_sat, BoxBoxSat};
 use capsule::{box_capsule, capsule_capsule, capsule_plane};
+pub use hull::{convex_of, shape_hull, HULL_FACE_EPS};
 
 /// Edge crosses with |a × b|² below this are skipped (near-parallel edges; the book's 0.001).
 pub const PARALLEL_EPS: f32 = 1e-3;
@@ -122,11 +129,13 @@ pub fn shape_pose(shape: &GpuShape, bodies: &[GpuBody]) -> Pose {
 /// Runs the stage: `manifolds[k] = collide_shapes(pairs[k])` for every pair slot below
 /// `min(pairs.len(), params.pair_capacity, manifolds.len())`; later slots are left alone, as on
 /// the GPU. `shape_pos` and `shape_xf` are the stage's bindings but the pose comes from the
-/// bodies (see the module docs).
+/// bodies (see the module docs); `hulls` is the world's hull store (empty without hulls).
+#[allow(clippy::too_many_arguments)]
 pub fn narrow(
     params: &GpuRigidParams,
     shapes: &[GpuShape],
     bodies: &[GpuBody],
+    hulls: &[UVec4],
     _shape_pos: &[Vec4],
     shape_xf: &[Vec4],
     pairs: &[[u32; 2]],
@@ -138,7 +147,7 @@ pub fn narrow(
         .min(manifolds.len());
     for k in 0..n {
         let [a, b] = pairs[k];
-        manifolds[k] = collide_shapes(params, shapes, bodies, shape_xf, a, b);
+        manifolds[k] = collide_shapes(params, shapes, bodies, hulls, shape_xf, a, b);
     }
 }
 
@@ -155,6 +164,7 @@ pub fn collide_shapes(
     params: &GpuRigidParams,
     shapes: &[GpuShape],
     bodies: &[GpuBody],
+    hulls: &[UVec4],
     _shape_xf: &[Vec4],
     a: u32,
     b: u32,
@@ -170,7 +180,7 @@ pub fn collide_shapes(
     let (Some(s0), Some(s1)) = (shapes.get(a as usize), shapes.get(b as usize)) else {
         return m;
     };
-    let (ia, ib, sa, sb) = if s1.kind < s0.kind {
+    let (ia, ib, sa, sb) = if shape_kind::order(s1.kind) < shape_kind::order(s0.kind) {
         (b, a, s1, s0)
     } else {
         (a, b, s0, s1)
@@ -214,6 +224,9 @@ pub fn collide_shapes(
         (CAPSULE, HALF_SPACE) | (CAPSULE, PLANE) => {
             let (n, off) = plane_world(pb, sb.dims);
             capsule_plane(&mut m, margin, pa, sa.dims, n, off, sb.kind == PLANE);
+        }
+        (SPHERE | BOX | CAPSULE | HULL, HULL) | (HULL, HALF_SPACE | PLANE) => {
+            hull::hull_pair(&mut m, hulls, margin, sa, pa, sb, pb);
         }
         _ => {}
     }
@@ -350,7 +363,7 @@ pub fn closest_segments(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (Vec3, Vec3) 
 }
 
 /// The point of segment s0–s1 closest to p.
-fn closest_on_segment(p: Vec3, s0: Vec3, s1: Vec3) -> Vec3 {
+pub(crate) fn closest_on_segment(p: Vec3, s0: Vec3, s1: Vec3) -> Vec3 {
     let d = s1 - s0;
     let l2 = d.dot(d);
     if l2 <= SEG_EPS {

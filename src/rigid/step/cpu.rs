@@ -13,7 +13,7 @@ use crate::rigid::solver::{self, VelocitySet};
 use crate::rigid::types::*;
 use crate::rigid::world::StepReport;
 use crate::rigid::{ccd, forces, integrate, narrow, sleep};
-use glam::Vec4;
+use glam::{UVec4, Vec4};
 
 /// The CPU backend's working arrays.
 #[derive(Default)]
@@ -35,6 +35,8 @@ pub(crate) struct StepInputs<'a> {
     pub(crate) explosion: &'a GpuExplosion,
     pub(crate) spec: &'a GridSpec,
     pub(crate) plan: &'a BroadPlan,
+    /// The world's hull store (`crate::rigid::hull`).
+    pub(crate) hulls: &'a [UVec4],
 }
 
 /// One CPU step: every stage of [`super::sequence`], in order, by its CPU twin.
@@ -93,6 +95,7 @@ pub(crate) fn cpu_step(
                     params,
                     shapes,
                     bodies,
+                    inputs.hulls,
                     &c.shape_pos,
                     &c.shape_xf,
                     &c.pairs,
@@ -120,7 +123,13 @@ pub(crate) fn cpu_step(
             RigidStage::Sleep => awake = sleep::sleep(params, bodies),
             _ => {
                 if let Some(run) = &mut solve {
-                    run.stage(stage, bodies, shapes, &mut c.manifolds, &c.rows);
+                    run.stage(
+                        stage,
+                        bodies,
+                        (shapes, inputs.hulls),
+                        &mut c.manifolds,
+                        &c.rows,
+                    );
                 }
             }
         }
@@ -178,13 +187,13 @@ impl SolveRun {
         &self.batches
     }
 
-    /// Runs one substep or finishing stage (others are ignored). `shapes` may be empty (no
-    /// sweep for fast spheres).
+    /// Runs one substep or finishing stage (others are ignored). `shapes` (the shapes and the
+    /// hull store) may be empty (no sweep for fast bodies).
     pub fn stage(
         &mut self,
         stage: RigidStage,
         bodies: &mut [GpuBody],
-        shapes: &[GpuShape],
+        shapes: (&[GpuShape], &[UVec4]),
         ms: &mut [GpuManifold],
         rows: &[Vec4],
     ) {
@@ -210,7 +219,7 @@ impl SolveRun {
                 integrate::integrate_position(params, bodies);
             }
             RigidStage::Ccd => {
-                ccd::ccd(params, bodies, shapes);
+                ccd::ccd(params, bodies, shapes.0, shapes.1);
                 set.refresh_poses(bodies);
                 set.load_velocities(bodies);
             }
@@ -271,7 +280,7 @@ pub fn cpu_solve(
     let mut run = SolveRun::new(params, batches, bodies, ms, rows);
     for stage in super::sequence(params.substeps) {
         if stage.part() != StepPart::Collide && stage != RigidStage::Sleep {
-            run.stage(stage, bodies, shapes, ms, rows);
+            run.stage(stage, bodies, (shapes, &[]), ms, rows);
         }
     }
     run.batches

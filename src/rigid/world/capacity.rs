@@ -108,7 +108,7 @@ pub(super) fn rebuild(
     at: GpuRigidSizes,
 ) -> Result<()> {
     let mut fresh = g.rigid.resized(at)?;
-    fresh.carry_from(&mut g.rigid, n);
+    fresh.carry_from(&mut g.rigid, n)?;
     fresh.write(&fresh.shapes, shapes);
     let prev_pairs = 4 * solver::COUNTER_PREV_PAIRS as u64;
     fresh.write_at(&fresh.counters, prev_pairs, &[0u32]);

@@ -114,6 +114,12 @@ impl RigidWorld {
         &self.shapes
     }
 
+    /// The hull store's words (the host copy of the GPU's `hulls` buffer): a hull shape's
+    /// `dims.x` is the word of its header (see `crate::rigid::hull`).
+    pub fn hull_words(&self) -> &[glam::UVec4] {
+        self.hulls.words()
+    }
+
     /// The manifolds of the last step and their count (blocking on the GPU).
     ///
     /// # Errors

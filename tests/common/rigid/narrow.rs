@@ -58,7 +58,7 @@ pub fn collide2(sa: GpuShape, ba: GpuBody, sb: GpuShape, bb: GpuBody, margin: f3
     let mut sb = sb;
     sa.body = 0;
     sb.body = 1;
-    collide_shapes(&params(margin), &[sa, sb], &[ba, bb], &[], 0, 1)
+    collide_shapes(&params(margin), &[sa, sb], &[ba, bb], &[], &[], 0, 1)
 }
 
 pub fn near(got: f32, want: f32, tol: f32, what: &str) {

@@ -1,0 +1,88 @@
+//! The world's hull store: every distinct hull its colliders use, stored once (by its `Arc`)
+//! in one [`HullStore`], mirrored into the GPU's `hulls` buffer as bodies are added. A hull
+//! stays stored while the world lives, so a body added again with the same collider costs
+//! nothing; a world that churns through many distinct hulls grows by each (share one
+//! `Collider`'s hull between bodies to avoid that).
+
+use super::*;
+use crate::rigid::hull::{Hull, HullStore, MAX_HULL_WORD};
+use glam::UVec4;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The hulls of a world (see the module docs).
+#[derive(Default)]
+pub(super) struct WorldHulls {
+    store: HullStore,
+    /// Header word of each stored hull, by the address of its `Arc`'s hull (kept alive in
+    /// `kept`, so an address is never reused while the world holds it).
+    at: HashMap<usize, u32>,
+    kept: Vec<Arc<Hull>>,
+    /// Words already written to the GPU.
+    uploaded: usize,
+}
+
+impl WorldHulls {
+    /// The words.
+    pub(super) fn words(&self) -> &[UVec4] {
+        &self.store
+    }
+
+    fn key(hull: &Arc<Hull>) -> usize {
+        Arc::as_ptr(hull) as usize
+    }
+
+    /// Checks that the colliders' hulls not stored yet fit the store.
+    pub(super) fn check(&self, colliders: &[Collider]) -> Result<()> {
+        let mut words = self.store.len() as u64;
+        let mut seen = Vec::new();
+        for c in colliders {
+            if let Shape::ConvexHull { hull } = &c.shape {
+                let k = Self::key(hull);
+                if !self.at.contains_key(&k) && !seen.contains(&k) {
+                    seen.push(k);
+                    words += u64::from(hull.words());
+                }
+            }
+        }
+        if words > u64::from(MAX_HULL_WORD) {
+            return Err(Error::TooMany {
+                what: "hull words in one world",
+                count: words as usize,
+                max: MAX_HULL_WORD,
+                fix: "share hulls between bodies (clone one Collider), or simplify them",
+            });
+        }
+        Ok(())
+    }
+
+    /// Stores the hulls of `colliders` not stored yet and points each hull shape of `shapes`
+    /// (one per collider, in order) at its hull's header.
+    pub(super) fn store(&mut self, colliders: &[Collider], shapes: &mut [GpuShape]) -> Result<()> {
+        for (c, s) in colliders.iter().zip(shapes.iter_mut()) {
+            if let Shape::ConvexHull { hull } = &c.shape {
+                let k = Self::key(hull);
+                let base = match self.at.get(&k) {
+                    Some(&base) => base,
+                    None => {
+                        let base = self.store.add(hull)?.base;
+                        self.at.insert(k, base);
+                        self.kept.push(hull.clone());
+                        base
+                    }
+                };
+                s.dims.x = base as f32;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the words not on the GPU yet.
+    pub(super) fn upload(&mut self, rigid: &mut GpuRigid) -> Result<()> {
+        if self.uploaded < self.store.len() {
+            rigid.write_hulls(&self.store, self.uploaded)?;
+            self.uploaded = self.store.len();
+        }
+        Ok(())
+    }
+}
