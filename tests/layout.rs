@@ -419,6 +419,8 @@ fn rigid_structs_layout() {
     check(&m, &lay, GpuRigidParams::WGSL, rust_of::<GpuRigidParams>());
     check(&m, &lay, GpuPass::WGSL, rust_of::<GpuPass>());
     check(&m, &lay, GpuExplosion::WGSL, rust_of::<GpuExplosion>());
+    use wgphys::rigid::hull::GpuHullHeader;
+    check(&m, &lay, GpuHullHeader::WGSL, rust_of::<GpuHullHeader>());
 }
 
 /// Every rigid binding the host fills from a Rust slice has the Rust element size as its WGSL
@@ -434,6 +436,7 @@ fn rigid_binding_strides_match_rust_elements() {
         ("shapes", size_of::<GpuShape>()),
         ("shape_pos", size_of::<Vec4>()),
         ("shape_xf", size_of::<Vec4>()),
+        ("hulls", size_of::<glam::UVec4>()),
         ("pairs", 2 * size_of::<u32>()),
         ("counters", size_of::<u32>()),
         ("manifolds", size_of::<GpuManifold>()),

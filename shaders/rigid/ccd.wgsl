@@ -1,4 +1,4 @@
-// Stage `ccd`: continuous collision for fast small spheres (articles 001-A, time of impact).
+// Stage `ccd`: continuous collision for fast bodies (articles 001-A, time of impact).
 // One thread per body, right after rigid_integrate (same dt) and before shape_aabbs. Reads
 // params, shapes, bodies; writes only bodies[i].pos.xyz of CCD bodies that hit something.
 //
@@ -7,7 +7,10 @@
 // plane, rounded box (three face-grown boxes plus twelve edge capsules). Exact closed forms,
 // so no iteration. Targets that are CCD bodies are skipped, so no thread reads a body another
 // thread writes (race-free, deterministic). The body goes back to where its sphere first sinks
-// skin = ½·min(position_slop, r) into the target, keeping its velocity for the solver.
+// skin = ½·min(position_slop, r) into the target, keeping its velocity for the solver. Boxes,
+// capsules and hulls (and spheres against hulls) are swept by conservative advancement instead
+// (hull/ca.wgsl over GJK), to within ½·position_slop of the target; half-spaces and planes by
+// their exact linear gap.
 // Why each choice: see src/rigid/ccd.rs. CPU twin: src/rigid/ccd.rs `ccd` and the ray core in
 // src/rigid/ray.rs, same operation order. A hit is vec4(normal, t); t < 0 is a miss.
 
@@ -15,6 +18,8 @@ const CCD_FLAG: u32 = 1u;
 const CCD_MISS: vec4<f32> = vec4<f32>(0.0, 0.0, 0.0, -1.0);
 // Twin of ray.rs PARALLEL_EPS: direction components below this are parallel to a slab.
 const CCD_PARALLEL_EPS: f32 = 1e-12;
+// Twin of ccd.rs CA_MIN_TOLERANCE: the least stopping tolerance of conservative advancement.
+const CCD_CA_MIN_TOLERANCE: f32 = 1e-4;
 
 fn ccd_is_ccd_body(b: Body) -> bool {
     return b.kind == BODY_DYNAMIC && b.awake != 0u && (b.flags & CCD_FLAG) != 0u;
@@ -268,6 +273,57 @@ fn ccd_ray_local(
     }
 }
 
+/// ccd.rs `inner_radius`: the ball a shape certainly holds about its origin.
+fn ccd_inner_radius(s: Shape) -> f32 {
+    switch s.kind {
+        case SHAPE_SPHERE, SHAPE_CAPSULE: {
+            return s.dims.x;
+        }
+        case SHAPE_BOX: {
+            return min(min(s.dims.x, s.dims.y), s.dims.z);
+        }
+        case SHAPE_HULL: {
+            return s.dims.z;
+        }
+        default: {
+            return 0.0;
+        }
+    }
+}
+
+/// Conservative advancement of convex shape a (of shape own, at its end pose) swept back along
+/// its body's motion (centre, disp, theta, arm) against tgt at pose tp: the fraction, or −1
+/// (ccd.rs `convex_toi`).
+fn ccd_convex_toi(own: Shape, a: ConvexShape, centre: vec3<f32>, disp: vec3<f32>,
+                  theta: vec3<f32>, arm: f32, tgt: Shape, tp: NcPose) -> f32 {
+    let gap = 0.5 * max(params.position_slop, 0.0);
+    let tol = max(gap, CCD_CA_MIN_TOLERANCE);
+    let start = a.frame.pos - disp;
+    var b: ConvexShape;
+    var plane = vec4<f32>(0.0);
+    let plane_target = tgt.kind == SHAPE_HALF_SPACE || tgt.kind == SHAPE_PLANE;
+    if (plane_target) {
+        var n = quat_rotate(tp.rot, tgt.dims.xyz);
+        var w = tgt.dims.w + dot(n, tp.pos);
+        if (tgt.kind == SHAPE_PLANE && dot(n, start) - w < 0.0) {
+            n = -n;
+            w = -w;
+        }
+        plane = vec4<f32>(n, w);
+    } else {
+        let reach = broad_bounding_radius(own.kind, own.dims)
+            + broad_bounding_radius(tgt.kind, tgt.dims)
+            + sqrt(dot(theta, theta)) * arm + gap + tol;
+        let near = nc_closest_on_segment(tp.pos, start, a.frame.pos);
+        let off = tp.pos - near;
+        if (dot(off, off) > reach * reach) {
+            return -1.0;
+        }
+        b = nc_convex_of(tgt, tp);
+    }
+    return ca_sweep_toi(a, centre, disp, theta, arm, plane_target, b, plane, gap, tol);
+}
+
 @compute @workgroup_size(RIGID_WG)
 fn ccd(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
@@ -283,19 +339,31 @@ fn ccd(@builtin(global_invocation_id) gid: vec3<u32>) {
     let slop = max(params.position_slop, 0.0);
     var best_frac = 1.0;
     var best_pos = p1;
+    var best_turn = vec3<f32>(0.0);
     for (var si = 0u; si < params.shape_count; si = si + 1u) {
         let own = shapes[si];
-        if (own.kind != SHAPE_SPHERE || own.body != i) {
+        let swept = own.kind == SHAPE_SPHERE || own.kind == SHAPE_BOX
+            || own.kind == SHAPE_CAPSULE || own.kind == SHAPE_HULL;
+        if (own.body != i || !swept) {
             continue;
         }
-        let r = own.dims.x;
-        if (dot(disp, disp) <= r * r) {
-            continue;
+        let round = own.kind == SHAPE_SPHERE;
+        var theta = vec3<f32>(0.0);
+        if (!round) {
+            theta = ca_integrator_turn(b.ang_vel.xyz * params.dt);
         }
         let c1 = p1 + quat_rotate(b.orient, own.offset_pos.xyz);
+        let arm = sqrt(dot(c1 - p1, c1 - p1)) + broad_bounding_radius(own.kind, own.dims);
+        let r_in = ccd_inner_radius(own);
+        let reach = sqrt(dot(disp, disp)) + sqrt(dot(theta, theta)) * arm;
+        if ((round && dot(disp, disp) <= r_in * r_in) || (!round && reach <= r_in)) {
+            continue;
+        }
         let c0 = c1 - disp;
+        let r = own.dims.x;
         let skin = 0.5 * min(slop, r);
         let rs = r - skin;
+        let own_rot = quat_mul(b.orient, own.offset_rot);
         for (var ti = 0u; ti < params.shape_count; ti = ti + 1u) {
             let tgt = shapes[ti];
             if (tgt.kind == 0u || tgt.body == i || !ccd_filter_pass(own, tgt)) {
@@ -322,25 +390,39 @@ fn ccd(@builtin(global_invocation_id) gid: vec3<u32>) {
             let s0 = c0 + moved;
             let rel = c1 - s0;
             let len2 = dot(rel, rel);
-            if (len2 <= 0.0) {
+            if (len2 <= 0.0 && all(theta == vec3<f32>(0.0))) {
                 continue;
             }
-            let len = sqrt(len2);
-            let dir = rel * (1.0 / len);
-            let o = quat_rotate_inv(q, s0 - c);
-            let d = quat_rotate_inv(q, dir);
-            let hit = ccd_ray_local(tgt.kind, tgt.dims, rs, o, d, len);
-            if (hit.w <= 0.0) {
-                continue;
+            var frac: f32;
+            if (round && tgt.kind != SHAPE_HULL) {
+                // The exact sweep of a sphere.
+                let len = sqrt(len2);
+                let dir = rel * (1.0 / len);
+                let o = quat_rotate_inv(q, s0 - c);
+                let d = quat_rotate_inv(q, dir);
+                let hit = ccd_ray_local(tgt.kind, tgt.dims, rs, o, d, len);
+                if (hit.w <= 0.0) {
+                    continue;
+                }
+                frac = hit.w / len;
+            } else {
+                let a = nc_convex_of(own, NcPose(c1, own_rot));
+                frac = ccd_convex_toi(own, a, p1, rel, theta, arm, tgt, NcPose(c, q));
+                if (frac < 0.0) {
+                    continue;
+                }
             }
-            let frac = hit.w / len;
             if (frac < best_frac) {
                 best_frac = frac;
                 best_pos = p1 + ((s0 + rel * frac) - c1);
+                best_turn = theta * -(1.0 - frac);
             }
         }
     }
     if (best_frac < 1.0) {
         bodies[i].pos = vec4<f32>(best_pos, b.pos.w);
+        if (any(best_turn != vec3<f32>(0.0))) {
+            bodies[i].orient = quat_normalize(quat_mul(ca_quat_from_rotation(best_turn), b.orient));
+        }
     }
 }

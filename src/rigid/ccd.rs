@@ -53,11 +53,11 @@
 //! step. The impact itself (stopping, bouncing, sliding) is the velocity solver's job later in
 //! the same step: this stage only makes sure the contact exists.
 
-use glam::{UVec4, Vec3, Vec4Swizzles};
+use glam::{UVec4, Vec3, Vec4, Vec4Swizzles};
 
 use super::broad::bounding_radius;
-use super::hull::{translation_toi, ConvexShape};
-use super::math::{quat_rotate, quat_rotate_inv};
+use super::hull::{integrator_turn, quat_from_rotation, sweep_toi, ConvexShape, SweepTarget};
+use super::math::{quat_mul, quat_normalize, quat_rotate, quat_rotate_inv};
 use super::narrow::{convex_of, Pose};
 use super::ray::{ray_local, shape_pose};
 use super::types::{body_kind, shape_kind, GpuBody, GpuRigidParams, GpuShape, NONE};
@@ -116,8 +116,9 @@ pub fn sweep_sphere(
 pub fn ccd(params: &GpuRigidParams, bodies: &mut [GpuBody], shapes: &[GpuShape], hulls: &[UVec4]) {
     let body_count = (params.body_count as usize).min(bodies.len());
     for i in 0..body_count {
-        if let Some(pos) = ccd_body(params, bodies, shapes, hulls, i) {
+        if let Some((pos, orient)) = ccd_body(params, bodies, shapes, hulls, i) {
             bodies[i].pos = pos.extend(bodies[i].pos.w);
+            bodies[i].orient = orient;
         }
     }
 }
@@ -142,19 +143,9 @@ fn target_body(params: &GpuRigidParams, bodies: &[GpuBody], target: &GpuShape) -
     Some(tb)
 }
 
-/// A target's displacement this step: its body's `lin_vel·dt` when it can move (awake, not
-/// static, not the world), else zero.
-fn target_moved(params: &GpuRigidParams, target: &GpuShape, tb: &GpuBody) -> Vec3 {
-    if target.body != NONE && tb.kind != body_kind::STATIC && tb.awake != 0 {
-        tb.lin_vel.xyz() * params.dt
-    } else {
-        Vec3::ZERO
-    }
-}
-
 /// The radius of the ball a shape certainly holds about its origin: a sphere's or capsule's
 /// radius, a box's smallest half extent, a hull's inner radius (`dims.z`); 0 for other kinds.
-/// A shape that moves less than this in a step cannot pass through anything without
+/// A shape whose points move less than this in a step cannot pass through anything without
 /// overlapping it at the end of some step (the sphere rule of the module docs).
 pub fn inner_radius(s: &GpuShape) -> f32 {
     match s.kind {
@@ -165,14 +156,16 @@ pub fn inner_radius(s: &GpuShape) -> f32 {
     }
 }
 
-/// One thread of the kernel: the body's new position, or `None` to leave it alone.
+/// One thread of the kernel: the body's new position and orientation, or `None` to leave it
+/// alone. Spheres are swept as before (translation, exact); boxes, capsules and hulls, and
+/// spheres against hulls, by conservative advancement with the body's turn.
 fn ccd_body(
     params: &GpuRigidParams,
     bodies: &[GpuBody],
     shapes: &[GpuShape],
     hulls: &[UVec4],
     i: usize,
-) -> Option<Vec3> {
+) -> Option<(Vec3, Vec4)> {
     let b = bodies[i];
     if !is_ccd_body(&b) {
         return None;
@@ -183,24 +176,30 @@ fn ccd_body(
     let slop = params.position_slop.max(0.0);
     let mut best_frac = 1.0f32;
     let mut best_pos = p1;
+    let mut best_turn = Vec3::ZERO;
     for own in &shapes[..shape_count] {
-        if own.body != i as u32 {
+        if own.body != i as u32 || !swept_kind(own.kind) {
             continue;
         }
-        let swept = matches!(
-            own.kind,
-            shape_kind::SPHERE | shape_kind::BOX | shape_kind::CAPSULE | shape_kind::HULL
-        );
-        let r_in = inner_radius(own);
-        if !swept || disp.dot(disp) <= r_in * r_in {
-            continue;
-        }
+        let round = own.kind == shape_kind::SPHERE;
+        // A sphere's own turn does not matter (its offset is taken at the end orientation).
+        let theta = if round {
+            Vec3::ZERO
+        } else {
+            integrator_turn(b.ang_vel.xyz() * params.dt)
+        };
         let c1 = p1 + quat_rotate(b.orient, own.offset_pos.xyz());
+        let arm = (c1 - p1).length() + bounding_radius(own);
+        let r_in = inner_radius(own);
+        let reach = disp.dot(disp).sqrt() + theta.dot(theta).sqrt() * arm;
+        if (round && disp.dot(disp) <= r_in * r_in) || (!round && reach <= r_in) {
+            continue;
+        }
         let c0 = c1 - disp;
         let r = own.dims.x;
         let skin = 0.5 * slop.min(r);
         let rs = r - skin;
-        let own_rot = super::math::quat_mul(b.orient, own.offset_rot);
+        let own_rot = quat_mul(b.orient, own.offset_rot);
         for target in &shapes[..shape_count] {
             if target.kind == 0 || target.body == i as u32 || !filter_pass(own, target) {
                 continue;
@@ -208,16 +207,20 @@ fn ccd_body(
             let Some(tb) = target_body(params, bodies, target) else {
                 continue;
             };
-            let moved = target_moved(params, target, &tb);
+            let moved = if target.body != NONE && tb.kind != body_kind::STATIC && tb.awake != 0 {
+                tb.lin_vel.xyz() * params.dt
+            } else {
+                Vec3::ZERO
+            };
             let (c, q) = shape_pose(target, &tb);
             let s0 = c0 + moved;
             let rel = c1 - s0;
             let len2 = rel.dot(rel);
-            if len2 <= 0.0 {
+            if len2 <= 0.0 && theta == Vec3::ZERO {
                 continue;
             }
-            let frac = if own.kind == shape_kind::SPHERE && target.kind != shape_kind::HULL {
-                // The exact sweep of a sphere (unchanged by the other kinds' sweeps).
+            let frac = if round && target.kind != shape_kind::HULL {
+                // The exact sweep of a sphere.
                 let len = len2.sqrt();
                 let dir = rel * (1.0 / len);
                 let o = quat_rotate_inv(q, s0 - c);
@@ -230,13 +233,26 @@ fn ccd_body(
                 }
                 t / len
             } else {
-                let start = Pose {
-                    pos: s0,
+                let end = Pose {
+                    pos: c1,
                     rot: own_rot,
                 };
-                let a = convex_of(hulls, own, start);
-                let tp = Pose { pos: c, rot: q };
-                match convex_toi(params, hulls, own, &a, rel, target, tp) {
+                let a = convex_of(hulls, own, end);
+                let sweep = Sweep3 {
+                    centre: p1,
+                    disp: rel,
+                    theta,
+                    arm,
+                };
+                match convex_toi(
+                    params,
+                    hulls,
+                    own,
+                    &a,
+                    &sweep,
+                    target,
+                    Pose { pos: c, rot: q },
+                ) {
                     Some(t) => t,
                     None => continue,
                 }
@@ -244,60 +260,89 @@ fn ccd_body(
             if frac < best_frac {
                 best_frac = frac;
                 best_pos = p1 + ((s0 + rel * frac) - c1);
+                best_turn = theta * -(1.0 - frac);
             }
         }
     }
     if best_frac < 1.0 {
-        Some(best_pos)
+        let orient = if best_turn == Vec3::ZERO {
+            b.orient
+        } else {
+            quat_normalize(quat_mul(quat_from_rotation(best_turn), b.orient))
+        };
+        Some((best_pos, orient))
     } else {
         None
     }
 }
 
-/// Conservative advancement of the convex shape `a` (of shape `own`, at its start) moving by
-/// `rel` against `target` at pose `tp`: the fraction at which the gap first falls to
-/// `½·position_slop` (within `max(½·position_slop, CA_MIN_TOLERANCE)`), or `None` (see
-/// [`translation_toi`]). Against a half-space or plane the gap is linear in the fraction (the
-/// shape's deepest point along the normal does not change while it only translates), so the
-/// fraction is exact; against a bounded shape, targets whose bounding sphere stays farther from
-/// the swept bounding sphere than the gap are skipped before GJK.
+/// The kinds the stage sweeps.
+fn swept_kind(kind: u32) -> bool {
+    matches!(
+        kind,
+        shape_kind::SPHERE | shape_kind::BOX | shape_kind::CAPSULE | shape_kind::HULL
+    )
+}
+
+/// A body's motion over the step as [`sweep_toi`] takes it: the centre of mass at the end, the
+/// displacement (relative to the target), the turn, and the bound on its shape's distance from
+/// the centre.
+struct Sweep3 {
+    centre: Vec3,
+    disp: Vec3,
+    theta: Vec3,
+    arm: f32,
+}
+
+/// Conservative advancement of the convex shape `a` (of shape `own`, at its end pose) swept
+/// back along `sweep` against `target` at pose `tp`: the fraction at which the gap first falls
+/// to `½·position_slop` (within `max(½·position_slop, CA_MIN_TOLERANCE)`), or `None` (see
+/// [`sweep_toi`]). A half-space or plane is swept against as its plane (a plane on the side of
+/// the shape's start); a bounded target whose bounding sphere stays farther from the swept
+/// bounding sphere than the gap is skipped before GJK.
 #[allow(clippy::too_many_arguments)]
 fn convex_toi(
     params: &GpuRigidParams,
     hulls: &[UVec4],
     own: &GpuShape,
     a: &ConvexShape,
-    rel: Vec3,
+    sweep: &Sweep3,
     target: &GpuShape,
     tp: Pose,
 ) -> Option<f32> {
     let gap = 0.5 * params.position_slop.max(0.0);
     let tol = gap.max(CA_MIN_TOLERANCE);
-    if target.kind == shape_kind::HALF_SPACE || target.kind == shape_kind::PLANE {
+    let start = a.frame.pos - sweep.disp;
+    let t = if target.kind == shape_kind::HALF_SPACE || target.kind == shape_kind::PLANE {
         let mut n = quat_rotate(tp.rot, target.dims.xyz());
         let mut w = target.dims.w + n.dot(tp.pos);
-        if target.kind == shape_kind::PLANE && n.dot(a.frame.pos) - w < 0.0 {
+        if target.kind == shape_kind::PLANE && n.dot(start) - w < 0.0 {
             n = -n;
             w = -w;
         }
-        let d0 = n.dot(a.support(hulls, -n)) - w - a.radius();
-        let closing = -rel.dot(n);
-        if d0 <= 0.0 || closing <= 0.0 {
+        SweepTarget::Plane(n, w)
+    } else {
+        let reach = bounding_radius(own)
+            + bounding_radius(target)
+            + sweep.theta.dot(sweep.theta).sqrt() * sweep.arm
+            + gap
+            + tol;
+        let near = super::narrow::closest_on_segment(tp.pos, start, a.frame.pos);
+        let off = tp.pos - near;
+        if off.dot(off) > reach * reach {
             return None;
         }
-        if d0 <= gap + tol {
-            return Some(0.0);
-        }
-        let t = (d0 - gap) / closing;
-        return if t < 1.0 { Some(t) } else { None };
-    }
-    let reach = bounding_radius(own) + bounding_radius(target) + gap + tol;
-    let e = a.frame.pos + rel;
-    let near = super::narrow::closest_on_segment(tp.pos, a.frame.pos, e);
-    let off = tp.pos - near;
-    if off.dot(off) > reach * reach {
-        return None;
-    }
-    let b = convex_of(hulls, target, tp);
-    translation_toi(hulls, a, rel, &b, gap, tol)
+        SweepTarget::Convex(convex_of(hulls, target, tp))
+    };
+    sweep_toi(
+        hulls,
+        a,
+        sweep.centre,
+        sweep.disp,
+        sweep.theta,
+        sweep.arm,
+        &t,
+        gap,
+        tol,
+    )
 }

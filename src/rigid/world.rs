@@ -602,6 +602,7 @@ impl RigidWorld {
             },
             block_stage: self.blocks_run()
                 && matches!(&self.engine, Engine::Gpu(g) if g.block_staging),
+            hulls: self.hulls.any(),
         }
     }
 

@@ -20,6 +20,7 @@ pub(crate) fn shape_of(p: &GpuRigidParams) -> StepShape {
         colour_slots: tail_colour(p.colour_slots) + 1,
         block_bins: if p.block_shift > 0 { p.block_bins } else { 0 },
         block_stage: false,
+        hulls: false,
     }
 }
 
@@ -286,6 +287,7 @@ fn pyramid_5k_shape(config: &RigidConfig, block_bins: u32) -> StepShape {
         colour_slots: config.colour_slots,
         block_bins,
         block_stage: false,
+        hulls: false,
     }
 }
 

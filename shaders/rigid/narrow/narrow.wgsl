@@ -1,12 +1,13 @@
 // Stage `narrow`: one thread per pair slot k < min(pairs written, pair capacity), writing
 // manifolds[k] with up to four contacts (catalogue §10). Reads shapes, bodies, pairs, counters.
-// CPU twin: src/rigid/narrow.rs, same functions in the same operation order (helpers here carry
+// CPU twin: src/rigid/narrow/mod.rs, same functions in the same operation order (helpers here carry
 // an `nc_` prefix so they cannot clash with other stages in the composed module; `nc_x` is the
 // twin of Rust `x`). Read the Rust module docs for the method of each shape pair and the
 // conventions: normal from b to a, pair reordered so the lower shape kind is a, contacts within
-// the contact margin, points halfway between the surfaces. The only private arrays are the
-// manifold's own four points and the two 8-point polygons of box–box face clipping (a quad
-// clipped by four planes has at most 8 corners).
+// the contact margin, points halfway between the surfaces. The private arrays are the
+// manifold's own four points, the two 8-point polygons of box–box face clipping (a quad
+// clipped by four planes has at most 8 corners), and for pairs with a hull (hull_pairs.wgsl)
+// those of GJK, EPA and hull face clipping (shaders/rigid/hull/).
 
 // Material combination rules (src/rigid/material.rs `Combine::code`; tests/rigid_narrow.rs
 // checks these against the Rust codes).
@@ -30,6 +31,15 @@ const NC_FEATURE_EDGE: u32 = 0x80000000u;
 
 fn nc_weighted(a: f32, wa: f32, b: f32, wb: f32) -> f32 {
     return (a * wa + b * wb) / (wa + wb);
+}
+
+/// The narrow phase's order of kinds (types.rs `shape_kind::order`): sphere < box < capsule <
+/// hull < half-space < plane.
+fn nc_kind_order(kind: u32) -> u32 {
+    if (kind == SHAPE_HULL) {
+        return SHAPE_CAPSULE * 2u + 1u;
+    }
+    return kind * 2u;
 }
 
 /// The radius of a shape's round surface, 0 for a flat shape (narrow.rs `round_radius`).
@@ -610,7 +620,7 @@ fn collide_shapes(a: u32, b: u32) -> Manifold {
     var ib = b;
     var sa = s0;
     var sb = s1;
-    if (s1.kind < s0.kind) {
+    if (nc_kind_order(s1.kind) < nc_kind_order(s0.kind)) {
         ia = b;
         ib = a;
         sa = s1;
@@ -657,6 +667,7 @@ fn collide_shapes(a: u32, b: u32) -> Manifold {
         let pl = nc_plane_world(pb, sb.dims);
         nc_capsule_plane(&m, margin, pa, sa.dims, pl.n, pl.off, kb == SHAPE_PLANE);
     }
+    // Pairs with a hull get their contacts from the `narrow_hull` kernel (hull_pairs.wgsl).
     m.normal.w = friction;
     return m;
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::gpu::shader::{compose, prelude};
+use crate::rigid::hull;
 
 /// Binding indices of the rigid domain's group 0, named once.
 pub mod binding {
@@ -178,6 +179,23 @@ pub fn shader_source() -> String {
         ("SHAPE_HALF_SPACE", shape_kind::HALF_SPACE),
         ("SHAPE_PLANE", shape_kind::PLANE),
         ("SHAPE_HULL", shape_kind::HULL),
+        ("HULL_HEADER_WORDS", hull::HULL_HEADER_WORDS),
+        ("HULL_UNIT_CUBE", hull::UNIT_CUBE),
+        ("HULL_MAX_VERTICES", hull::MAX_HULL_VERTICES),
+        ("HULL_MAX_FACES", hull::MAX_HULL_FACES),
+        ("HULL_MAX_FACE_VERTICES", hull::MAX_FACE_VERTICES),
+        ("HULL_MAX_EDGES", hull::MAX_HULL_EDGES),
+        ("HULL_MAX_CLIP", hull::manifold::MAX_CLIP as u32),
+        ("CORE_POINT", hull::support::core::POINT),
+        ("CORE_SEGMENT", hull::support::core::SEGMENT),
+        ("CORE_BOX", hull::support::core::BOX),
+        ("CORE_HULL", hull::support::core::HULL),
+        ("GJK_MAX_ITERATIONS", hull::gjk::GJK_MAX_ITERATIONS),
+        ("EPA_MAX_VERTICES", hull::epa::EPA_MAX_VERTICES as u32),
+        ("EPA_MAX_FACES", hull::epa::EPA_MAX_FACES as u32),
+        ("EPA_MAX_EDGES", hull::epa::EPA_MAX_EDGES as u32),
+        ("EPA_MAX_ITERATIONS", hull::epa::EPA_MAX_ITERATIONS),
+        ("CA_MAX_ITERATIONS", hull::ca::CA_MAX_ITERATIONS),
         ("BODY_DYNAMIC", body_kind::DYNAMIC),
         ("BODY_STATIC", body_kind::STATIC),
         ("BODY_KINEMATIC", body_kind::KINEMATIC),
@@ -197,6 +215,13 @@ pub fn shader_source() -> String {
             include_str!("../../../shaders/rigid/broad.wgsl"),
             include_str!("../../../shaders/rigid/narrow/narrow.wgsl"),
             include_str!("../../../shaders/rigid/narrow/box_box.wgsl"),
+            include_str!("../../../shaders/rigid/narrow/hull_pairs.wgsl"),
+            include_str!("../../../shaders/rigid/hull/hull.wgsl"),
+            include_str!("../../../shaders/rigid/hull/gjk.wgsl"),
+            include_str!("../../../shaders/rigid/hull/epa.wgsl"),
+            include_str!("../../../shaders/rigid/hull/sat.wgsl"),
+            include_str!("../../../shaders/rigid/hull/manifold.wgsl"),
+            include_str!("../../../shaders/rigid/hull/ca.wgsl"),
             include_str!("../../../shaders/rigid/colour.wgsl"),
             include_str!("../../../shaders/rigid/solver/solver.wgsl"),
             include_str!("../../../shaders/rigid/solver/prepare.wgsl"),

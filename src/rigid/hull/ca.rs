@@ -24,7 +24,7 @@
 // Index loops, as the WGSL twin writes them.
 #![allow(clippy::needless_range_loop)]
 
-use glam::{Quat, Vec3};
+use glam::{Mat3, Quat, Vec3, Vec4};
 
 use super::gjk::gjk;
 use super::support::{ConvexShape, Frame};
@@ -153,43 +153,119 @@ pub fn time_of_impact(
     last
 }
 
-/// Time of impact for the `ccd` stage (WGSL `ca_translation_toi`): shape `a` moves by `disp`
-/// through the step (a translation; its orientation stays), shape `b` stays. Conservative
-/// advancement as [`time_of_impact`] with no spin: at the current fraction t, GJK's distance d
-/// and normal n (b to a) give the closing speed μ = −disp·n, and t advances by (d − target)/μ,
-/// which cannot bring the shapes nearer than `target`. Returns the fraction (in [0, 1)) at
-/// which they come within `target + tolerance`, or `None` when they do not within the step,
-/// when they are not closing there (μ ≤ 0: a shape sliding along another is left alone), or
-/// when their cores already overlap at t = 0 (that contact exists; the narrow phase has it).
-/// After [`CA_MAX_ITERATIONS`] steps the fraction reached is returned: conservative, only
-/// early.
-pub fn translation_toi(
+/// What a shape is swept against by [`sweep_toi`]: a convex shape, or the plane (unit normal,
+/// offset) of a half-space, on whose positive side the sweep stays.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SweepTarget {
+    /// A bounded convex shape, still.
+    Convex(ConvexShape),
+    /// Points p with p·n ≤ w are solid.
+    Plane(Vec3, f32),
+}
+
+/// The rotation of the rotation vector `phi` as a quaternion (x, y, z, w); identity for zero.
+pub fn quat_from_rotation(phi: Vec3) -> Vec4 {
+    let a = phi.dot(phi).sqrt();
+    if a <= 0.0 {
+        return Vec4::new(0.0, 0.0, 0.0, 1.0);
+    }
+    let h = 0.5 * a;
+    (phi * (h.sin() / a)).extend(h.cos())
+}
+
+/// The rotation vector of the turn `rigid_integrate` gives a body of angular velocity ω in a
+/// step h, from `w_dt` = ω·h: it adds ½·(ω·h, 0)·q to q and normalizes, which turns q by
+/// 2·atan(|ω·h|/2) about ω (not by |ω·h|), so sweeping back by this recovers the start.
+pub fn integrator_turn(w_dt: Vec3) -> Vec3 {
+    let a = w_dt.dot(w_dt).sqrt();
+    if a <= 0.0 {
+        return Vec3::ZERO;
+    }
+    w_dt * (2.0 * (0.5 * a).atan() / a)
+}
+
+/// The frame of shape `a` (`end`: its frame at the end of the step) at fraction `t` of a step
+/// in which its body, centre of mass `centre` at the end, moved by `disp` and turned by the
+/// rotation vector `theta` (world) about that centre: the body turned back by (1 − t)·θ and
+/// moved back by (1 − t)·disp.
+pub fn sweep_frame(end: &Frame, centre: Vec3, disp: Vec3, theta: Vec3, t: f32) -> Frame {
+    let back = 1.0 - t;
+    let turn = Frame::from_pose(Vec3::ZERO, quat_from_rotation(theta * -back));
+    let c = centre - disp * back;
+    Frame {
+        pos: c + turn.dir(end.pos - centre),
+        rot: Mat3::from_cols(
+            turn.dir(end.rot.x_axis),
+            turn.dir(end.rot.y_axis),
+            turn.dir(end.rot.z_axis),
+        ),
+    }
+}
+
+/// Time of impact for the `ccd` stage (WGSL `ca_sweep_toi`): shape `a` (its frame the end of
+/// the step's) swept back along its body's motion (see [`sweep_frame`]) against a still
+/// `target`, by conservative advancement as [`time_of_impact`]: at fraction t, the distance d
+/// and normal n (target to a) bound the closing speed by μ = −disp·n + |θ|·arm, `arm` bounding
+/// the distance of the shape's points from the body's centre, and t advances by
+/// (d − gap)/μ, which cannot bring the shapes nearer than `gap`. Returns the fraction (in
+/// [0, 1)) at which they come within `gap + tolerance`; `None` when they do not within the
+/// step, when their cores already overlap at t = 0 (that contact exists; the narrow phase has
+/// it), or when they are within reach at t = 0 but the shape's extent along the normal towards
+/// the target grows by less than `gap + tolerance` from start to end (a shape sliding or
+/// rolling along a floor is left alone). After
+/// [`CA_MAX_ITERATIONS`] steps the fraction reached is returned: conservative, only early.
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_toi(
     store: &[UVec4],
     a: &ConvexShape,
+    centre: Vec3,
     disp: Vec3,
-    b: &ConvexShape,
-    target: f32,
+    theta: Vec3,
+    arm: f32,
+    target: &SweepTarget,
+    gap: f32,
     tolerance: f32,
 ) -> Option<f32> {
+    let spin = theta.dot(theta).sqrt() * arm;
     let mut sa = *a;
     let mut t = 0.0f32;
     for _ in 0..CA_MAX_ITERATIONS {
-        sa.frame.pos = a.frame.pos + disp * t;
-        let g = gjk(store, &sa, b);
-        if g.overlap {
+        sa.frame = sweep_frame(&a.frame, centre, disp, theta, t);
+        let (distance, normal, overlap) = match target {
+            SweepTarget::Convex(b) => {
+                let g = gjk(store, &sa, b);
+                (g.distance, g.normal, g.overlap)
+            }
+            SweepTarget::Plane(n, w) => {
+                let d = n.dot(sa.support(store, -*n)) - w - sa.radius();
+                (d, *n, d <= 0.0)
+            }
+        };
+        if overlap {
             if t > 0.0 {
                 return Some(t);
             }
             return None;
         }
-        let mu = -disp.dot(g.normal);
+        let mu = -disp.dot(normal) + spin;
         if mu <= 0.0 {
             return None;
         }
-        if g.distance <= target + tolerance {
-            return Some(t);
+        if distance <= gap + tolerance {
+            if t > 0.0 {
+                return Some(t);
+            }
+            // Within reach at the start: held there only if over the whole motion the shape
+            // reaches further towards the target, along the normal, than the stopping band (a
+            // shape sliding or rolling on a floor does not; one whose contact point the solver
+            // stopped while it turns its other side into a wall does).
+            let closes = normal.dot(a.support(store, -normal) - sa.support(store, -normal));
+            if closes < -(gap + tolerance) {
+                return Some(t);
+            }
+            return None;
         }
-        t += (g.distance - target) / mu;
+        t += (distance - gap) / mu;
         if t >= 1.0 {
             return None;
         }

@@ -29,7 +29,7 @@
 // Index loops, as the WGSL twin writes them.
 #![allow(clippy::needless_range_loop)]
 
-use glam::Vec3;
+use glam::{Vec3, Vec4, Vec4Swizzles};
 
 use super::gjk::{gjk, pair_scale, GjkOutput, GJK_REL_TOL};
 use super::support::ConvexShape;
@@ -64,32 +64,49 @@ pub struct EpaOutput {
     pub iterations: u32,
 }
 
+/// The polytope, in as few arrays as its data allows (each private array the WGSL twin indexes
+/// costs a software adapter's compiler time in proportion to its length at every access): a
+/// vertex is its two support points (w = a − b, recomputed exactly as it was first formed), a
+/// face its three vertices with a visibility flag (w) and its unit normal with its signed
+/// distance (w).
 struct Polytope {
-    w: [Vec3; EPA_MAX_VERTICES],
     a: [Vec3; EPA_MAX_VERTICES],
     b: [Vec3; EPA_MAX_VERTICES],
     nv: usize,
-    f: [[u32; 3]; EPA_MAX_FACES],
-    n: [Vec3; EPA_MAX_FACES],
-    d: [f32; EPA_MAX_FACES],
+    f: [[u32; 4]; EPA_MAX_FACES],
+    nd: [Vec4; EPA_MAX_FACES],
     nf: usize,
 }
 
 impl Polytope {
+    /// Vertex `i` of A − B.
+    fn w(&self, i: usize) -> Vec3 {
+        self.a[i] - self.b[i]
+    }
+
     /// Sets face k to (i, j, l), with its unit normal and signed distance.
     fn set_face(&mut self, k: usize, i: u32, j: u32, l: u32) {
-        let p = self.w[i as usize];
-        let nn = (self.w[j as usize] - p).cross(self.w[l as usize] - p);
+        let p = self.w(i as usize);
+        let nn = (self.w(j as usize) - p).cross(self.w(l as usize) - p);
         let len2 = nn.dot(nn);
-        self.f[k] = [i, j, l];
+        self.f[k] = [i, j, l, 0];
         if len2 > 0.0 {
             let n = nn / len2.sqrt();
-            self.n[k] = n;
-            self.d[k] = n.dot(p);
+            self.nd[k] = n.extend(n.dot(p));
         } else {
-            self.n[k] = Vec3::ZERO;
-            self.d[k] = FAR;
+            self.nd[k] = Vec4::new(0.0, 0.0, 0.0, FAR);
         }
+    }
+
+    /// The face nearest the origin (the first of equal ones).
+    fn nearest(&self) -> usize {
+        let mut best = 0usize;
+        for k in 1..self.nf {
+            if self.nd[k].w < self.nd[best].w {
+                best = k;
+            }
+        }
+        best
     }
 }
 
@@ -116,21 +133,21 @@ const DIRS: [Vec3; 14] = [
 fn extent(p: &Polytope, count: usize, w: Vec3) -> f32 {
     match count {
         0 => 1.0,
-        1 => (w - p.w[0]).length(),
+        1 => (w - p.w(0)).length(),
         2 => {
-            let e = p.w[1] - p.w[0];
+            let e = p.w(1) - p.w(0);
             let l = e.length();
             if l > 0.0 {
-                (w - p.w[0]).cross(e).length() / l
+                (w - p.w(0)).cross(e).length() / l
             } else {
                 0.0
             }
         }
         _ => {
-            let n = (p.w[1] - p.w[0]).cross(p.w[2] - p.w[0]);
+            let n = (p.w(1) - p.w(0)).cross(p.w(2) - p.w(0));
             let l = n.length();
             if l > 0.0 {
-                (n.dot(w - p.w[0]) / l).abs()
+                (n.dot(w - p.w(0)) / l).abs()
             } else {
                 0.0
             }
@@ -144,20 +161,17 @@ pub fn epa(store: &[UVec4], a: &ConvexShape, b: &ConvexShape, g: &GjkOutput) -> 
     let origin = g.origin;
     let tol = GJK_REL_TOL * pair_scale(a, b);
     let mut p = Polytope {
-        w: [Vec3::ZERO; EPA_MAX_VERTICES],
         a: [Vec3::ZERO; EPA_MAX_VERTICES],
         b: [Vec3::ZERO; EPA_MAX_VERTICES],
         nv: 0,
-        f: [[0; 3]; EPA_MAX_FACES],
-        n: [Vec3::ZERO; EPA_MAX_FACES],
-        d: [0.0; EPA_MAX_FACES],
+        f: [[0; 4]; EPA_MAX_FACES],
+        nd: [Vec4::ZERO; EPA_MAX_FACES],
         nf: 0,
     };
     // Keep GJK's points that add extent, then grow to a tetrahedron.
     for k in 0..(g.simplex.count as usize).min(4) {
         let w = g.simplex.w[k];
         if p.nv == 0 || extent(&p, p.nv, w) > tol {
-            p.w[p.nv] = w;
             p.a[p.nv] = g.simplex.a[k];
             p.b[p.nv] = g.simplex.b[k];
             p.nv += 1;
@@ -169,12 +183,12 @@ pub fn epa(store: &[UVec4], a: &ConvexShape, b: &ConvexShape, g: &GjkOutput) -> 
         }
         // Candidate directions: the fixed set, plus the plane normal for a triangle.
         let mut best_e = tol;
-        let mut best = (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO);
+        let mut best = (Vec3::ZERO, Vec3::ZERO);
         for k in 0..DIRS.len() + 2 {
             let dir = if k < DIRS.len() {
                 DIRS[k]
             } else if p.nv == 3 {
-                let n = (p.w[1] - p.w[0]).cross(p.w[2] - p.w[0]);
+                let n = (p.w(1) - p.w(0)).cross(p.w(2) - p.w(0));
                 if k == DIRS.len() {
                     n
                 } else {
@@ -188,23 +202,22 @@ pub fn epa(store: &[UVec4], a: &ConvexShape, b: &ConvexShape, g: &GjkOutput) -> 
             let e = extent(&p, p.nv, sa - sb);
             if e > best_e {
                 best_e = e;
-                best = (sa - sb, sa, sb);
+                best = (sa, sb);
             }
         }
         if best_e <= tol {
             return None;
         }
-        p.w[p.nv] = best.0;
-        p.a[p.nv] = best.1;
-        p.b[p.nv] = best.2;
+        p.a[p.nv] = best.0;
+        p.b[p.nv] = best.1;
         p.nv += 1;
     }
     // The tetrahedron, each face wound away from the opposite vertex.
     let tet: [[u32; 4]; 4] = [[0, 1, 2, 3], [0, 3, 1, 2], [1, 3, 2, 0], [0, 2, 3, 1]];
     for (k, t) in tet.iter().enumerate() {
-        let q = p.w[t[0] as usize];
-        let n = (p.w[t[1] as usize] - q).cross(p.w[t[2] as usize] - q);
-        if n.dot(p.w[t[3] as usize] - q) > 0.0 {
+        let q = p.w(t[0] as usize);
+        let n = (p.w(t[1] as usize) - q).cross(p.w(t[2] as usize) - q);
+        if n.dot(p.w(t[3] as usize) - q) > 0.0 {
             p.set_face(k, t[0], t[2], t[1]);
         } else {
             p.set_face(k, t[0], t[1], t[2]);
@@ -215,34 +228,31 @@ pub fn epa(store: &[UVec4], a: &ConvexShape, b: &ConvexShape, g: &GjkOutput) -> 
     let mut converged = false;
     let mut iterations = 0u32;
     let mut best = 0usize;
-    let mut edges = [[0u32; 2]; EPA_MAX_EDGES];
-    let mut visible = [false; EPA_MAX_FACES];
+    // Boundary edges, i | j << 16.
+    let mut edges = [0u32; EPA_MAX_EDGES];
     for it in 0..EPA_MAX_ITERATIONS {
         iterations = it + 1;
-        best = 0;
-        for k in 1..p.nf {
-            if p.d[k] < p.d[best] {
-                best = k;
-            }
-        }
-        let n = p.n[best];
+        best = p.nearest();
+        let n = p.nd[best].xyz();
         let sa = a.support(store, n) - origin;
         let sb = b.support(store, -n) - origin;
         let w = sa - sb;
-        if n.dot(w) - p.d[best] <= tol {
+        if n.dot(w) - p.nd[best].w <= tol {
             converged = true;
             break;
         }
         if p.nv >= EPA_MAX_VERTICES {
             break;
         }
-        // Faces that see w, and their boundary.
+        // Faces that see w (flagged in f[k][3]), and their boundary.
         let mut ne = 0usize;
         let mut nvis = 0usize;
         let mut room = true;
         for k in 0..p.nf {
-            visible[k] = p.d[k] < FAR && p.n[k].dot(w) - p.d[k] > 0.0;
-            if !visible[k] {
+            let nd = p.nd[k];
+            let visible = nd.w < FAR && nd.xyz().dot(w) - nd.w > 0.0;
+            p.f[k][3] = u32::from(visible);
+            if !visible {
                 continue;
             }
             nvis += 1;
@@ -251,7 +261,7 @@ pub fn epa(store: &[UVec4], a: &ConvexShape, b: &ConvexShape, g: &GjkOutput) -> 
                 let j = p.f[k][(e + 1) % 3];
                 let mut found = EPA_MAX_EDGES;
                 for m in 0..ne {
-                    if edges[m][0] == j && edges[m][1] == i {
+                    if edges[m] == (j | i << 16) {
                         found = m;
                     }
                 }
@@ -259,7 +269,7 @@ pub fn epa(store: &[UVec4], a: &ConvexShape, b: &ConvexShape, g: &GjkOutput) -> 
                     ne -= 1;
                     edges[found] = edges[ne];
                 } else if ne < EPA_MAX_EDGES {
-                    edges[ne] = [i, j];
+                    edges[ne] = i | j << 16;
                     ne += 1;
                 } else {
                     room = false;
@@ -270,39 +280,32 @@ pub fn epa(store: &[UVec4], a: &ConvexShape, b: &ConvexShape, g: &GjkOutput) -> 
             break;
         }
         let vi = p.nv as u32;
-        p.w[p.nv] = w;
         p.a[p.nv] = sa;
         p.b[p.nv] = sb;
         p.nv += 1;
         let mut kept = 0usize;
         for k in 0..p.nf {
-            if !visible[k] {
+            if p.f[k][3] == 0 {
                 p.f[kept] = p.f[k];
-                p.n[kept] = p.n[k];
-                p.d[kept] = p.d[k];
+                p.nd[kept] = p.nd[k];
                 kept += 1;
             }
         }
         p.nf = kept;
         for e in 0..ne {
             let k = p.nf;
-            p.set_face(k, edges[e][0], edges[e][1], vi);
+            p.set_face(k, edges[e] & 0xffff, edges[e] >> 16, vi);
             p.nf += 1;
         }
     }
     if !converged {
-        best = 0;
-        for k in 1..p.nf {
-            if p.d[k] < p.d[best] {
-                best = k;
-            }
-        }
+        best = p.nearest();
     }
-    let n = p.n[best];
-    let depth = p.d[best];
+    let n = p.nd[best].xyz();
+    let depth = p.nd[best].w;
     // Barycentric weights of the origin's projection n·depth on the face.
-    let [i, j, l] = p.f[best];
-    let (wi, wj, wl) = (p.w[i as usize], p.w[j as usize], p.w[l as usize]);
+    let [i, j, l, _] = p.f[best];
+    let (wi, wj, wl) = (p.w(i as usize), p.w(j as usize), p.w(l as usize));
     let q = n * depth;
     let mut li = (wj - q).cross(wl - q).dot(n).max(0.0);
     let mut lj = (wl - q).cross(wi - q).dot(n).max(0.0);

@@ -37,10 +37,12 @@
 //! vertex's code, so a corner jittering across a side of the face below (clipped one step, not
 //! the next) keeps its id.
 //!
-//! Buffers: the incident face has at most 32 vertices and each of the reference face's at most
-//! 32 side planes adds at most one vertex to a convex polygon, so [`MAX_CLIP`] = 64 points
-//! always fit (writes past it are dropped, as box–box's, for polygons made non-convex by
-//! rounding).
+//! Buffers: the clipped polygon holds up to [`MAX_CLIP`] = 32 points: every contact of faces
+//! with at most 32 vertices together (see there for the rare larger pair; writes past it are
+//! dropped, as box–box's, also for polygons made non-convex by rounding). The polygon lives in one array of 2 × [`MAX_CLIP`] points, each step reading one
+//! half and writing the other, with its point code in w (an integer below 2^12, exact in f32):
+//! no buffer is ever copied, and the WGSL twin has one clipping call and one private array,
+//! which keeps its compile time on software adapters (LLVM) in seconds.
 
 // Index loops, as the WGSL twin writes them.
 #![allow(clippy::needless_range_loop)]
@@ -51,13 +53,22 @@ use super::beats;
 use super::layout::{HullRef, HullWords, MAX_FACE_VERTICES, MAX_HULL_FACES};
 use super::sat::{hull_sat, SAT_EDGE, SAT_FACE_A};
 use super::support::Frame;
+use crate::rigid::narrow::closest_segments;
 
 /// Feature-id flag of an edge–edge contact (as box–box's).
 pub const FEATURE_EDGE: u32 = 0x8000_0000;
 /// Feature-id flag of a face contact whose reference face belongs to hull b.
 pub const FEATURE_REF_B: u32 = 0x4000_0000;
-/// Clipping buffer size: 32 incident vertices + one per reference side (32).
-pub const MAX_CLIP: usize = 2 * MAX_FACE_VERTICES as usize;
+/// Clipping buffer size: points the clipped polygon may hold. The polygon of two faces has at
+/// most as many corners as the two faces together, so this is exact while they have at most 32
+/// vertices between them (any two faces of rocks, two 16-gons); beyond, a clipping step drops
+/// the points past it, and the polygon kept is the convex hull of some of the true corners:
+/// inside the real contact region, only not spanning all of it (two cylinders' 24-gon caps on
+/// each other). Not 64, the sum of two faces of the limit: a software adapter's compiler (Mesa's
+/// LLVM) spends time on a private array in proportion to its length at every access, and the
+/// polygon's two halves of 64 points took 18 s to compile against 6 s for two of 32 (lavapipe,
+/// the `narrow_hull` kernel).
+pub const MAX_CLIP: usize = 32;
 /// A clipped point within this fraction of the incident face's shortest edge from an incident
 /// vertex is named after that vertex (box–box's value).
 pub const VERTEX_NEAR: f32 = 0.05;
@@ -65,8 +76,6 @@ pub const VERTEX_NEAR: f32 = 0.05;
 /// through its neighbours is dropped before the reduction (see `face_contacts`): well below
 /// any contact's lever arm (0.1% of the face), well above the jitter of resting contacts.
 pub const STRAIGHT: f32 = 1e-3;
-/// Squared segment lengths below this count as points.
-const SEG_EPS: f32 = 1e-12;
 
 /// Up to four contacts between two hulls, in the engine's manifold conventions.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -106,48 +115,6 @@ impl HullManifold {
     }
 }
 
-fn clampf(x: f32, lo: f32, hi: f32) -> f32 {
-    x.max(lo).min(hi)
-}
-
-/// Closest points of segments p1–q1 and p2–q2 (Ericson's clamped form); zero-length segments
-/// count as points, parallel ones take s = 0.
-pub fn closest_segments(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (Vec3, Vec3) {
-    let d1 = q1 - p1;
-    let d2 = q2 - p2;
-    let r = p1 - p2;
-    let a = d1.dot(d1);
-    let e = d2.dot(d2);
-    let f = d2.dot(r);
-    let mut s = 0.0;
-    let mut t = 0.0;
-    if a <= SEG_EPS {
-        if e > SEG_EPS {
-            t = clampf(f / e, 0.0, 1.0);
-        }
-    } else {
-        let c = d1.dot(r);
-        if e <= SEG_EPS {
-            s = clampf(-c / a, 0.0, 1.0);
-        } else {
-            let b = d1.dot(d2);
-            let denom = a * e - b * b;
-            if denom > 0.0 {
-                s = clampf((b * f - c * e) / denom, 0.0, 1.0);
-            }
-            t = (b * s + f) / e;
-            if t < 0.0 {
-                t = 0.0;
-                s = clampf(-c / a, 0.0, 1.0);
-            } else if t > 1.0 {
-                t = 1.0;
-                s = clampf((b - c) / a, 0.0, 1.0);
-            }
-        }
-    }
-    (p1 + d1 * s, p2 + d2 * t)
-}
-
 /// The code of the two lines `l0`, `l1` (see the module docs).
 fn line_pair(l0: u32, l1: u32) -> u32 {
     l0.min(l1) | (l0.max(l1) << 6)
@@ -163,34 +130,34 @@ fn shared_line(c1: u32, c2: u32) -> u32 {
     }
 }
 
-/// One Sutherland–Hodgman step: the part of polygon `src[..n]` with `side·p ≤ off`, into `dst`;
-/// a point made on an edge gets the code of that edge's line and `line`. Returns the new count.
+/// One Sutherland–Hodgman step: the part of the polygon `poly[src..src + n]` with
+/// `side·p ≤ off`, into `poly[dst..]`; a point made on an edge gets the code of that edge's line
+/// and `line`. Returns the new count.
 #[allow(clippy::too_many_arguments)]
 fn clip(
-    src: &[Vec3; MAX_CLIP],
-    src_code: &[u32; MAX_CLIP],
+    poly: &mut [Vec4; 2 * MAX_CLIP],
+    src: usize,
     n: usize,
-    dst: &mut [Vec3; MAX_CLIP],
-    dst_code: &mut [u32; MAX_CLIP],
+    dst: usize,
     side: Vec3,
     off: f32,
     line: u32,
 ) -> usize {
     let mut out = 0usize;
     for e in 0..n {
-        let cur = src[e];
-        let nxt = src[(e + 1) % n];
-        let dc = side.dot(cur) - off;
-        let dn = side.dot(nxt) - off;
+        let cur = poly[src + e];
+        let nxt = poly[src + (e + 1) % n];
+        let dc = side.dot(cur.xyz()) - off;
+        let dn = side.dot(nxt.xyz()) - off;
         if dc <= 0.0 && out < MAX_CLIP {
-            dst[out] = cur;
-            dst_code[out] = src_code[e];
+            poly[dst + out] = cur;
             out += 1;
         }
         if ((dc < 0.0 && dn > 0.0) || (dc > 0.0 && dn < 0.0)) && out < MAX_CLIP {
             let t = dc / (dc - dn);
-            dst[out] = cur + (nxt - cur) * t;
-            dst_code[out] = line_pair(shared_line(src_code[e], src_code[(e + 1) % n]), line);
+            let p = cur.xyz() + (nxt.xyz() - cur.xyz()) * t;
+            let code = line_pair(shared_line(cur.w as u32, nxt.w as u32), line);
+            poly[dst + out] = p.extend(code as f32);
             out += 1;
         }
     }
@@ -278,40 +245,36 @@ fn face_contacts(
     }
     let inc_face = store.face(hi, inc);
     let ni = (inc_face.count.min(MAX_FACE_VERTICES)) as usize;
-    let mut pa = [Vec3::ZERO; MAX_CLIP];
-    let mut ca = [0u32; MAX_CLIP];
-    let mut pb = [Vec3::ZERO; MAX_CLIP];
-    let mut cb = [0u32; MAX_CLIP];
+    let mut poly = [Vec4::ZERO; 2 * MAX_CLIP];
     let mut shortest = f32::MAX;
     for k in 0..ni {
-        pa[k] = inc_in_ref.point(store.vertex(hi, store.loop_vertex(hi, &inc_face, k as u32)));
-        ca[k] = line_pair(((k + ni - 1) % ni) as u32, k as u32);
+        let v = inc_in_ref.point(store.vertex(hi, store.loop_vertex(hi, &inc_face, k as u32)));
+        poly[k] = v.extend(line_pair(((k + ni - 1) % ni) as u32, k as u32) as f32);
     }
     for k in 0..ni {
-        let e = pa[(k + 1) % ni] - pa[k];
+        let e = poly[(k + 1) % ni].xyz() - poly[k].xyz();
         shortest = shortest.min(e.dot(e));
     }
     let near = VERTEX_NEAR * shortest.sqrt();
-    // Clip against the reference face's sides (ping-pong between the two buffers).
+    // Clip against the reference face's sides, each step from one half of `poly` to the other.
     let ref_face = store.face(hr, rf);
     let nr = (ref_face.count.min(MAX_FACE_VERTICES)) as usize;
     let mut n = ni;
-    let mut in_a = true;
+    let mut src = 0usize;
     for s in 0..nr {
         let v0 = store.vertex(hr, store.loop_vertex(hr, &ref_face, s as u32));
         let v1 = store.vertex(hr, store.loop_vertex(hr, &ref_face, ((s + 1) % nr) as u32));
         let side = (v1 - v0).cross(n_ref);
-        let line = 32 + s as u32;
-        if in_a {
-            n = clip(&pa, &ca, n, &mut pb, &mut cb, side, side.dot(v0), line);
-        } else {
-            n = clip(&pb, &cb, n, &mut pa, &mut ca, side, side.dot(v0), line);
-        }
-        in_a = !in_a;
-    }
-    if !in_a {
-        pa = pb;
-        ca = cb;
+        n = clip(
+            &mut poly,
+            src,
+            n,
+            MAX_CLIP - src,
+            side,
+            side.dot(v0),
+            32 + s as u32,
+        );
+        src = MAX_CLIP - src;
     }
     // Drop points that add nothing to the contact polygon: within `near` of the previous kept
     // point, or within `STRAIGHT` of the incident face's shortest edge from the line through
@@ -321,11 +284,16 @@ fn face_contacts(
     // remain, so the reduction below still sees every corner.
     if n > 4 {
         let straight = STRAIGHT * shortest.sqrt();
+        let dst = MAX_CLIP - src;
         let mut m_cnt = 0usize;
         for k in 0..n {
-            let p = pa[k];
-            let prev = if m_cnt > 0 { pb[m_cnt - 1] } else { pa[n - 1] };
-            let next = pa[(k + 1) % n];
+            let p = poly[src + k].xyz();
+            let prev = if m_cnt > 0 {
+                poly[dst + m_cnt - 1].xyz()
+            } else {
+                poly[src + n - 1].xyz()
+            };
+            let next = poly[src + (k + 1) % n].xyz();
             let e = next - prev;
             let l2 = e.dot(e);
             let off = (p - prev).cross(e);
@@ -335,22 +303,22 @@ fn face_contacts(
             if redundant && left > 4 {
                 continue;
             }
-            pb[m_cnt] = p;
-            cb[m_cnt] = ca[k];
+            poly[dst + m_cnt] = poly[src + k];
             m_cnt += 1;
         }
         n = m_cnt;
-        pa = pb;
-        ca = cb;
+        src = dst;
     }
-    // Keep points within the margin: pb gets the midpoint, dep the depth, cb the id.
+    // Keep points within the margin: the other half gets the midpoint and the id, `dep` the
+    // depth.
+    let dst = MAX_CLIP - src;
     let mut dep = [0.0f32; MAX_CLIP];
     let mut kept = 0usize;
     for k in 0..n {
-        let p = pa[k];
+        let p = poly[src + k].xyz();
         let depth = d_ref - p.dot(n_ref);
         if depth > -margin {
-            let mut code = ca[k];
+            let mut code = poly[src + k].w as u32;
             for j in 0..ni {
                 let v =
                     inc_in_ref.point(store.vertex(hi, store.loop_vertex(hi, &inc_face, j as u32)));
@@ -360,8 +328,7 @@ fn face_contacts(
                     break;
                 }
             }
-            pb[kept] = p + n_ref * (depth * 0.5);
-            cb[kept] = code;
+            poly[dst + kept] = (p + n_ref * (depth * 0.5)).extend(code as f32);
             dep[kept] = depth;
             kept += 1;
         }
@@ -387,14 +354,12 @@ fn face_contacts(
         }
         return;
     }
-    if kept <= 4 {
-        for k in 0..kept {
-            m.add(fr.point(pb[k]), dep[k], top | cb[k]);
-        }
-        return;
-    }
-    let picks = reduce4(&pb, &dep, kept, n_ref);
-    for t in 0..4 {
+    let picks = if kept <= 4 {
+        [0, 1, 2, 3]
+    } else {
+        reduce4(&poly, dst, &dep, kept, n_ref)
+    };
+    for t in 0..kept.min(4) {
         let k = picks[t];
         let mut dup = false;
         for u in 0..t {
@@ -403,43 +368,51 @@ fn face_contacts(
             }
         }
         if !dup {
-            m.add(fr.point(pb[k]), dep[k], top | cb[k]);
+            let q = poly[dst + k];
+            m.add(fr.point(q.xyz()), dep[k], top | q.w as u32);
         }
     }
 }
 
-/// Four spread points of `pts[..n]` (depths `depth[..n]`), as box–box picks them: the
-/// deepest, the farthest from it, the one making the largest triangle (about `normal`) with
-/// those two, and the one farthest outside that triangle. Near-ties keep the earlier point.
-fn reduce4(pts: &[Vec3; MAX_CLIP], depth: &[f32; MAX_CLIP], n: usize, normal: Vec3) -> [usize; 4] {
+/// Four spread points of `poly[at..at + n]` (depths `depth[..n]`; indices from `at`), as
+/// box–box picks them: the deepest, the farthest from it, the one making the largest triangle
+/// (about `normal`) with those two, and the one farthest outside that triangle. Near-ties keep
+/// the earlier point.
+fn reduce4(
+    poly: &[Vec4; 2 * MAX_CLIP],
+    at: usize,
+    depth: &[f32; MAX_CLIP],
+    n: usize,
+    normal: Vec3,
+) -> [usize; 4] {
     let mut i0 = 0usize;
     for k in 1..n {
         if beats(depth[k], depth[i0]) {
             i0 = k;
         }
     }
-    let q0 = pts[i0];
+    let q0 = poly[at + i0].xyz();
     let mut i1 = i0;
     let mut far = 0.0f32;
     for k in 0..n {
-        let e = pts[k] - q0;
+        let e = poly[at + k].xyz() - q0;
         let d2 = e.dot(e);
         if beats(d2, far) {
             far = d2;
             i1 = k;
         }
     }
-    let q1 = pts[i1] - q0;
+    let q1 = poly[at + i1].xyz() - q0;
     let mut i2 = i0;
     let mut amax = 0.0f32;
     for k in 0..n {
-        let a = q1.cross(pts[k] - q0).dot(normal).abs();
+        let a = q1.cross(poly[at + k].xyz() - q0).dot(normal).abs();
         if beats(a, amax) {
             amax = a;
             i2 = k;
         }
     }
-    let q2 = pts[i2] - q0;
+    let q2 = poly[at + i2].xyz() - q0;
     let s = if q1.cross(q2).dot(normal) >= 0.0 {
         1.0
     } else {
@@ -448,7 +421,7 @@ fn reduce4(pts: &[Vec3; MAX_CLIP], depth: &[f32; MAX_CLIP], n: usize, normal: Ve
     let mut i3 = i0;
     let mut out_best = 0.0f32;
     for k in 0..n {
-        let r = pts[k] - q0;
+        let r = poly[at + k].xyz() - q0;
         let a01 = s * q1.cross(r).dot(normal);
         let a12 = s * (q2 - q1).cross(r - q1).dot(normal);
         let a20 = s * (-q2).cross(r - q2).dot(normal);

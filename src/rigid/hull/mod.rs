@@ -30,7 +30,7 @@
 //! | `epa.rs` | [`epa()`] penetration depth and normal | EPA (van den Bergen 2001), catalogue 001-A |
 //! | `sat.rs` | [`hull_sat`] and [`hull_queries`]: face and edge axes with Gauss-map pruning | SAT (catalogue 001-A, book §10), Gregorius GDC 2013 |
 //! | `manifold.rs` | [`hull_hull`]: reference/incident face clipping, 4-point reduction, feature ids | book §10, the engine's box–box |
-//! | `ca.rs` | [`time_of_impact`] by conservative advancement; [`translation_toi`], the `ccd` stage's sweep | catalogue 001-A (Mirtich; Coumans) |
+//! | `ca.rs` | [`time_of_impact`] by conservative advancement; [`sweep_toi`], the `ccd` stage's sweep | catalogue 001-A (Mirtich; Coumans) |
 //!
 //! Conventions are the engine's narrow phase (`src/rigid/narrow/mod.rs`): a manifold's normal points
 //! from shape b to shape a (it pushes a out); penetration is positive when overlapping; contacts
@@ -55,7 +55,7 @@
 //! into a matrix (`quat_to_mat3`); [`HullManifold`] holds the `normal`, `points`, `features`
 //! and `count` fields of `GpuManifold`; a box shape collides with a hull as the store's unit
 //! cube scaled by its half extents ([`HullRef::cuboid`]). The narrow phase's hull pairs are
-//! `narrow/hull.rs`, the `ccd` stage's sweeps of boxes, capsules and hulls [`translation_toi`].
+//! `narrow/hull.rs`, the `ccd` stage's sweeps of boxes, capsules and hulls [`sweep_toi`].
 
 pub mod ca;
 mod collider;
@@ -70,7 +70,10 @@ pub mod quickhull;
 pub mod sat;
 pub mod support;
 
-pub use ca::{time_of_impact, translation_toi, Impact, Sweep, TimeOfImpact};
+pub use ca::{
+    integrator_turn, quat_from_rotation, sweep_frame, sweep_toi, time_of_impact, Impact, Sweep,
+    SweepTarget, TimeOfImpact,
+};
 pub use epa::{epa, penetration, EpaOutput};
 pub use gjk::{gjk, GjkOutput, Simplex};
 pub use layout::{

@@ -84,6 +84,9 @@ pub struct StepShape {
     /// With blocks, the velocity stages solve each bin against a workgroup copy of its bodies
     /// (their `_staged` entry points; [`crate::rigid::RigidWorld::set_block_staging`]).
     pub block_stage: bool,
+    /// Whether the world has convex hulls: the narrow stage then adds the `narrow_hull`
+    /// dispatch, which gives hull pairs their contacts (`shaders/rigid/narrow/hull_pairs.wgsl`).
+    pub hulls: bool,
 }
 
 /// The most compute passes (phases) a step records: `rigid_broad`, `rigid_collide`,
@@ -454,7 +457,13 @@ pub fn stage_ops(
                 ops.push(kernel(stage, entry, PassDispatch::Direct(groups), 0));
             }
         }
-        Narrow | WakeMark | WarmStart => ops.push(per_pair_stage(stage)),
+        Narrow => {
+            ops.push(per_pair_stage(stage));
+            if shape.hulls {
+                ops.push(per_pair(stage, "narrow_hull", shape.pair_capacity, 0));
+            }
+        }
+        WakeMark | WarmStart => ops.push(per_pair_stage(stage)),
         Colour => {
             let block_bins = if fused { 0 } else { shape.block_bins };
             colour_ops(shape.pair_capacity, block_bins, ops, listed);

@@ -28,6 +28,11 @@ impl WorldHulls {
         &self.store
     }
 
+    /// Whether any hull was stored (the narrow stage then runs `narrow_hull` on the GPU).
+    pub(super) fn any(&self) -> bool {
+        !self.kept.is_empty()
+    }
+
     fn key(hull: &Arc<Hull>) -> usize {
         Arc::as_ptr(hull) as usize
     }
