@@ -1,3 +1,6 @@
+// The streaming kernel of `stream_probe` and `bench --probe-after` (stream.rs): the particle
+// cloud's bytes through one dispatch, and a fill with values that differ element by element.
+
 struct Params { n: u32, dt: f32, pad0: u32, pad1: u32 }
 @group(0) @binding(0) var<storage, read_write> pos: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read_write> vel: array<vec4<f32>>;
