@@ -145,9 +145,10 @@ impl GpuRigid {
 
     /// Makes this backend (just built by [`resized`](Self::resized)) carry on from `old`: the
     /// first `bodies` body records and the counters are copied on the device at the head of
-    /// this backend's next recording, after everything `old` still had queued. Nothing is read
+    /// this backend's next recording, after everything `old` still had queued, and so are the
+    /// first `joints` joints (their impulses and feedback are the device's). Nothing is read
     /// back, so steps recorded into an encoder not yet submitted keep their effect.
-    pub fn carry_from(&self, old: &mut GpuRigid, bodies: usize) {
+    pub fn carry_from(&self, old: &mut GpuRigid, bodies: usize, joints: usize) {
         let label = "wgphys:upload:rigid";
         let older = std::mem::replace(&mut old.uploads, StepUploads::new(&old.ctx, label));
         self.uploads.adopt(older);
@@ -155,6 +156,10 @@ impl GpuRigid {
         self.uploads.copy(&old.bodies, &self.bodies, body_bytes);
         self.uploads
             .copy(&old.counters, &self.counters, 4 * counter::LEN as u64);
+        let joint_bytes = (joints.min(old.sizes.joints as usize) * size_of::<GpuJoint>()) as u64;
+        if joint_bytes > 0 {
+            self.uploads.copy(&old.joints, &self.joints, joint_bytes);
+        }
     }
 
     /// Records the queued writes into `encoder` (the head of a step).
