@@ -18,9 +18,15 @@
 //! the last frame to `ballistics.png` (or `--out`), so the picture shows several shots in flight.
 
 mod common;
+#[path = "common/lines.rs"]
+mod lines;
+#[path = "common/particles/mod.rs"]
+mod particles;
 
-use common::{segment, BoxError, Demo, LineVertex, OrbitCamera, Style};
+use common::{BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
+use lines::segment;
+use particles::{Demo, Style};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{ParticleWorld, StepReport, WorldConfig};
 use wgphys::scenes::{self, Shot};
@@ -173,5 +179,5 @@ impl Demo for Ballistics {
 }
 
 fn main() -> Result<(), BoxError> {
-    common::run::<Ballistics>()
+    particles::run::<Ballistics>()
 }

@@ -20,10 +20,15 @@
 //! shows the impacts.
 
 mod common;
+#[path = "common/lines.rs"]
+mod lines;
+#[path = "common/rigid/mod.rs"]
+mod rigid;
 
-use common::rigid::{self, key_is, report_title, RigidBuffers, RigidDemo};
-use common::{segment, BoxError, LineVertex, OrbitCamera};
+use common::{BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
+use lines::segment;
+use rigid::{key_is, report_title, RigidBuffers, RigidDemo};
 use wgphys::gpu::GpuContext;
 use wgphys::rigid::{BodyHandle, RigidWorld, StepReport};
 use wgphys::scenes::{

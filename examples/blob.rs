@@ -18,14 +18,22 @@
 //! back. Headless (no display, or `--headless`), a scripted player pushes the blob right and
 //! hops it along the platforms; the last frame goes to `blob.png`.
 
+#[path = "common/aggregate/mod.rs"]
+mod aggregate;
 mod common;
+#[path = "common/lines.rs"]
+mod lines;
+#[path = "common/aggregate/rig.rs"]
+mod rig;
 
-use common::aggregate::{self, box_outline, ground_grid, AggregateDemo, Attach, Held, LinkLine};
-use common::{segment, BoxError, LineVertex, OrbitCamera};
+use aggregate::{AggregateDemo, Attach, LinkLine};
+use common::{BoxError, LineVertex, OrbitCamera};
 use glam::Vec3;
+use lines::segment;
+use rig::{ground_grid, Held};
 use wgphys::aggregate::{AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
-use wgphys::particles::ColliderShape;
+use wgphys::particles::{Collider, ColliderShape};
 use wgphys::scenes;
 use wgphys::Backend;
 use winit::keyboard::Key;
@@ -203,6 +211,32 @@ impl AggregateDemo for Blob {
                 )
             }
             Err(e) => format!("could not read the blob back: {e}"),
+        }
+    }
+}
+
+/// Appends the twelve edges of a box collider (an oriented box; other shapes add nothing).
+fn box_outline(out: &mut Vec<LineVertex>, collider: &Collider, colour: [f32; 4]) {
+    if let ColliderShape::Box {
+        centre,
+        half_extents,
+        rotation,
+    } = collider.shape
+    {
+        let corner = |i: u32| {
+            let s = Vec3::new(
+                if i & 1 == 0 { -1.0 } else { 1.0 },
+                if i & 2 == 0 { -1.0 } else { 1.0 },
+                if i & 4 == 0 { -1.0 } else { 1.0 },
+            );
+            centre + rotation * (s * half_extents)
+        };
+        for i in 0..8u32 {
+            for bit in [1u32, 2, 4] {
+                if i & bit == 0 {
+                    segment(out, corner(i), corner(i | bit), colour);
+                }
+            }
         }
     }
 }

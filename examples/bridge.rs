@@ -18,11 +18,22 @@
 //! reads anything back. Headless (no display, or `--headless`), the character walks from the
 //! left end to just past the middle over the frames and the last frame goes to `bridge.png`.
 
+#[path = "common/aggregate/mod.rs"]
+mod aggregate;
 mod common;
+#[path = "common/aggregate/deck.rs"]
+mod deck;
+#[path = "common/lines.rs"]
+mod lines;
+#[path = "common/aggregate/rig.rs"]
+mod rig;
 
-use common::aggregate::{self, deck_weights, ground_grid, AggregateDemo, Attach, Held, LinkLine};
-use common::{segment, BoxError, LineVertex, OrbitCamera};
+use aggregate::{AggregateDemo, Attach, LinkLine};
+use common::{BoxError, LineVertex, OrbitCamera};
+use deck::deck_weights;
 use glam::Vec3;
+use lines::segment;
+use rig::{ground_grid, Held};
 use wgphys::aggregate::{AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
 use wgphys::scenes::{self, aggregate::load_deck};

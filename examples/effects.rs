@@ -27,13 +27,18 @@
 //! quits.
 
 mod common;
+#[path = "common/fx/mod.rs"]
+mod fx;
+#[path = "common/lines.rs"]
+mod lines;
 
-use common::bloom::BloomLook;
-use common::fx::{Blend, Layer, Light, Look, SpriteLook};
-use common::fx_app::{Frame, FxDemo};
-use common::scene::{Scene, SceneBox};
-use common::{segment, BoxError, OrbitCamera};
-use glam::{Quat, Vec3, Vec4};
+use common::{BoxError, OrbitCamera};
+use fx::app::FxDemo;
+use fx::bloom::BloomLook;
+use fx::renderer::{Blend, Layer, Light, Look, SpriteLook};
+use fx::scene::{Scene, SceneBox};
+use glam::{Mat4, Quat, Vec3, Vec4};
+use lines::segment;
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{
     Burst, Collider, DepthCollider, DepthSource, EmitShape, EmitVelocity, Emitter, EmitterHandle,
@@ -374,33 +379,35 @@ impl FxDemo for Effects {
         ]
     }
 
-    fn step(&mut self, frame: &Frame<'_>) -> wgphys::Result<()> {
+    fn depth(&mut self, depth: &wgpu::Texture, view_proj: Mat4) -> wgphys::Result<()> {
+        // Sparks bounce off what was drawn; rain dies on it (and splashes).
+        for (world, restitution, kill) in
+            [(&mut self.sparks, 0.35, false), (&mut self.rain, 0.0, true)]
+        {
+            world.set_depth_collider(Some(DepthCollider {
+                source: DepthSource::Texture(depth.clone()),
+                view_proj,
+                restitution,
+                friction: 0.3,
+                thickness: 0.3,
+                kill,
+            }))?;
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, camera: &OrbitCamera) -> wgphys::Result<()> {
         // The grinder's direction turns slowly: a moving emitter, set each frame.
         self.t += scenes::DT;
         self.sparks
             .set_emitter(self.grinder, grinder(0.6 * self.t.sin()))?;
-        // Sparks bounce off what was drawn; rain dies on it (and splashes).
-        if let Some(depth) = frame.depth {
-            for (world, restitution, kill) in
-                [(&mut self.sparks, 0.35, false), (&mut self.rain, 0.0, true)]
-            {
-                world.set_depth_collider(Some(DepthCollider {
-                    source: DepthSource::Texture(depth.clone()),
-                    view_proj: frame.view_proj,
-                    restitution,
-                    friction: 0.3,
-                    thickness: 0.3,
-                    kill,
-                }))?;
-            }
-        }
-        if self.sorted_for != Some(frame.camera) {
-            let eye = frame.camera.eye();
+        if self.sorted_for != Some(*camera) {
+            let eye = camera.eye();
             self.smoke.set_view_sort(Some(ViewSort {
                 eye,
-                forward: frame.camera.target - eye,
+                forward: camera.target - eye,
             }))?;
-            self.sorted_for = Some(frame.camera);
+            self.sorted_for = Some(*camera);
         }
         for world in [&mut self.sparks, &mut self.smoke, &mut self.rain] {
             world.step(scenes::DT)?;
@@ -427,5 +434,5 @@ impl FxDemo for Effects {
 }
 
 fn main() -> Result<(), BoxError> {
-    common::fx_app::run::<Effects>()
+    fx::app::run::<Effects>()
 }

@@ -30,14 +30,20 @@
 //! `--every k`.
 
 mod common;
+#[path = "common/fx/mod.rs"]
+mod fx;
+#[path = "common/lines.rs"]
+mod lines;
 mod show;
 
-use common::bloom::BloomLook;
-use common::fx::{Blend, Layer, Light, Look, RibbonLook, SpriteLook};
-use common::fx_app::{cli_switch, Frame, FxDemo, EVERY_OPTION, OUT_DIR_OPTION};
-use common::scene::{Scene, SceneBox};
-use common::{cli_option, segment, BoxError, OrbitCamera};
+use common::{cli_switch, BoxError, OrbitCamera};
+use fx::app::{FxDemo, EVERY_OPTION, OUT_DIR_OPTION};
+use fx::bloom::BloomLook;
+use fx::cli_option::cli_option;
+use fx::renderer::{Blend, Layer, Light, Look, RibbonLook, SpriteLook};
+use fx::scene::{Scene, SceneBox};
 use glam::Vec3;
+use lines::segment;
 use show::Show;
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{ParticleWorld, WorldConfig};
@@ -285,7 +291,7 @@ impl FxDemo for Fireworks {
         }
     }
 
-    fn step(&mut self, frame: &Frame<'_>) -> wgphys::Result<()> {
+    fn step(&mut self, camera: &OrbitCamera) -> wgphys::Result<()> {
         match &mut self.mode {
             Mode::Book { world, auto } => {
                 if *auto {
@@ -293,7 +299,7 @@ impl FxDemo for Fireworks {
                 }
                 world.step(scenes::DT)?;
             }
-            Mode::Show(show) => show.step(&frame.camera)?,
+            Mode::Show(show) => show.step(camera)?,
         }
         Ok(())
     }
@@ -353,5 +359,5 @@ impl FxDemo for Fireworks {
 }
 
 fn main() -> Result<(), BoxError> {
-    common::fx_app::run::<Fireworks>()
+    fx::app::run::<Fireworks>()
 }

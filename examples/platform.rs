@@ -17,11 +17,21 @@
 //! frame reads anything back. Headless (no display, or `--headless`), the mass travels from the
 //! left end to the right end and the last frame goes to `platform.png`.
 
+#[path = "common/aggregate/mod.rs"]
+mod aggregate;
 mod common;
+#[path = "common/aggregate/deck.rs"]
+mod deck;
+#[path = "common/lines.rs"]
+mod lines;
+#[path = "common/aggregate/rig.rs"]
+mod rig;
 
-use common::aggregate::{self, deck_weights, ground_grid, AggregateDemo, Attach, Held, LinkLine};
+use aggregate::{AggregateDemo, Attach, LinkLine};
 use common::{BoxError, LineVertex, OrbitCamera};
+use deck::deck_weights;
 use glam::Vec3;
+use rig::{ground_grid, Held};
 use wgphys::aggregate::{AggregateWorld, Link, ParticleId};
 use wgphys::gpu::GpuContext;
 use wgphys::scenes::{self, aggregate::load_deck};

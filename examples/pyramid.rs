@@ -18,11 +18,16 @@
 //! Headless, the pyramid just stands for `--frames` steps and the last frame goes to the PNG;
 //! the run prints how far the top box moved.
 
+#[path = "common/cli_option.rs"]
+mod cli_option;
 mod common;
+#[path = "common/rigid/mod.rs"]
+mod rigid;
 
-use common::rigid::{self, key_is, report_title, RigidBuffers, RigidDemo};
-use common::{cli_option, BoxError, OrbitCamera};
+use cli_option::cli_option;
+use common::{BoxError, OrbitCamera};
 use glam::Vec3;
+use rigid::{key_is, report_title, RigidBuffers, RigidDemo};
 use wgphys::gpu::GpuContext;
 use wgphys::rigid::{BodyHandle, RigidWorld, StepReport};
 use wgphys::scenes::{self, rigid::add_sphere};

@@ -23,11 +23,16 @@
 //! software adapter (lavapipe, llvmpipe) needs a few tenths of a second per step at 15,000
 //! grains and several seconds per step near 100,000, so there `--frames 30` is the quick look.
 
+#[path = "common/aggregate/mod.rs"]
+mod aggregate;
 mod common;
+#[path = "common/lines.rs"]
+mod lines;
 
-use common::aggregate::{self, AggregateDemo, LinkLine};
-use common::{segment, BoxError, LineVertex, OrbitCamera};
+use aggregate::{AggregateDemo, LinkLine};
+use common::{BoxError, LineVertex, OrbitCamera};
 use glam::{IVec3, Vec3};
+use lines::segment;
 use std::collections::HashMap;
 use wgphys::aggregate::AggregateWorld;
 use wgphys::gpu::GpuContext;

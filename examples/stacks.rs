@@ -17,10 +17,12 @@
 //! Headless, nothing is pushed: the last frame shows whether the stacks stood.
 
 mod common;
+#[path = "common/rigid/mod.rs"]
+mod rigid;
 
-use common::rigid::{self, key_is, report_title, RigidBuffers, RigidDemo};
 use common::{BoxError, OrbitCamera};
 use glam::{Vec3, Vec4Swizzles};
+use rigid::{key_is, report_title, RigidBuffers, RigidDemo};
 use wgphys::gpu::GpuContext;
 use wgphys::rigid::{BodyHandle, RigidWorld, StepReport};
 use wgphys::scenes::{self, rigid::stacks};

@@ -419,6 +419,7 @@ fn rigid_structs_layout() {
     check(&m, &lay, GpuRigidParams::WGSL, rust_of::<GpuRigidParams>());
     check(&m, &lay, GpuPass::WGSL, rust_of::<GpuPass>());
     check(&m, &lay, GpuExplosion::WGSL, rust_of::<GpuExplosion>());
+    check(&m, &lay, GpuJoint::WGSL, rust_of::<GpuJoint>());
     use wgphys::rigid::hull::GpuHullHeader;
     check(&m, &lay, GpuHullHeader::WGSL, rust_of::<GpuHullHeader>());
 }
@@ -455,6 +456,8 @@ fn rigid_binding_strides_match_rust_elements() {
         ("solver_rows", size_of::<Vec4>()),
         ("order_read", size_of::<u32>()),
         ("counters_read", size_of::<u32>()),
+        ("joints", size_of::<GpuJoint>()),
+        ("joint_filter", 4 * size_of::<u32>()),
     ]
     .into_iter()
     .collect();

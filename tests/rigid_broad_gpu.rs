@@ -521,6 +521,8 @@ fn gpu_rigid_host_broad_phase_matches_the_cpu() {
                 pair_scratch_words: pair_scratch_words(n, k),
                 grid: c.spec,
                 block_bins: 0,
+                joints: 0,
+                joint_filter: 0,
             },
         )
         .expect("GpuRigid");
@@ -634,6 +636,8 @@ fn a_cut_short_broad_phase_leaves_no_stale_pair_and_is_reported() {
             pair_scratch_words: pair_scratch_words(n, 0),
             grid: c.spec,
             block_bins: 0,
+            joints: 0,
+            joint_filter: 0,
         },
     )
     .expect("GpuRigid");

@@ -565,6 +565,8 @@ fn ccd_gpu_matches_cpu() {
             pair_scratch_words: 64,
             grid: GridSpec::new(1.0, 64).expect("grid"),
             block_bins: 0,
+            joints: 0,
+            joint_filter: 0,
         };
         let mut g = GpuRigid::new(&ctx, sizes).expect("gpu backend");
         g.write(&g.params, &[p]);

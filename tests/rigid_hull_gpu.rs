@@ -192,6 +192,8 @@ fn backend(n: u32, cap: u32, hulls: &[UVec4]) -> GpuRigid {
             pair_scratch_words: 64,
             grid: GridSpec::new(1.0, 64).expect("grid"),
             block_bins: 0,
+            joints: 0,
+            joint_filter: 0,
         },
     )
     .expect("gpu backend");

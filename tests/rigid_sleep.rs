@@ -44,6 +44,7 @@ fn wake_and_sleep_match_the_cpu_twin() {
     let mut g = GpuRigid::new(&gpu(), sizes(n)).expect("gpu backend");
     let mut counters = vec![0u32; counter::LEN];
     counters[counter::PAIRS] = n;
+    counters[counter::SLOTS] = n;
     g.write(&g.params, &[params]);
     g.write(&g.bodies, &bodies);
     g.write(&g.manifolds, &manifolds);

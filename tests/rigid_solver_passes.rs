@@ -131,6 +131,8 @@ fn run_gpu(
         pair_scratch_words: 64,
         grid: GridSpec::new(1.0, 64).expect("grid"),
         block_bins: if p.block_shift > 0 { p.block_bins } else { 0 },
+        joints: 0,
+        joint_filter: 0,
     };
     let mut g = GpuRigid::new(&gpu(), sizes).expect("gpu backend");
     g.write(&g.params, &[*p]);
@@ -142,6 +144,8 @@ fn run_gpu(
     g.write(&g.claims, &vec![1u32; 4 * bodies.len()]);
     let mut counters = vec![0u32; counter::LEN];
     counters[counter::PAIRS] = ms.len() as u32;
+    // No joints: every slot is a contact.
+    counters[counter::SLOTS] = ms.len() as u32;
     // What broad_scan_sums leaves for the per-pair stages' indirect dispatches.
     counters[counter::PAIR_GROUPS..counter::PAIR_GROUPS + 3].copy_from_slice(&[
         pair_groups(ms.len() as u32),

@@ -502,14 +502,18 @@ fn the_step_plan_counts_passes_and_dispatches_from_the_stage_list() {
         !order.contains(&RigidStage::SolvePosition),
         "the position projection is off by default"
     );
-    assert_eq!(order.len(), RigidStage::ALL.len() - 2);
+    assert!(
+        !order.contains(&RigidStage::JointSlots) && !order.contains(&RigidStage::JointBreak),
+        "no joints"
+    );
+    assert_eq!(order.len(), RigidStage::ALL.len() - 4);
     assert!(plan.passes() <= wgphys::rigid::step::MAX_PHASES);
 }
 
 /// One order for both backends: the CPU twin's trace of a step and the GPU plan's stage
 /// sequence (consecutive dispatches of one stage counted once) are both `step::sequence`, for a
-/// scene in which every stage has work (an explosion, a projection iteration), at 1 and at 4
-/// substeps, fused and dispatched colour by colour.
+/// scene in which every stage has work (an explosion, a projection iteration, a joint), at 1
+/// and at 4 substeps, fused and dispatched colour by colour.
 #[test]
 fn the_cpu_step_runs_the_gpu_plans_stages_in_the_same_order() {
     use wgphys::rigid::step::sequence;
@@ -523,7 +527,15 @@ fn the_cpu_step_runs_the_gpu_plans_stages_in_the_same_order() {
                 ..RigidConfig::default()
             };
             let mut w = RigidWorld::new(backend, cfg).expect("world");
-            scenes::pyramid_in(&mut w, rows, 0.5).expect("pyramid");
+            let boxes = scenes::pyramid_in(&mut w, rows, 0.5).expect("pyramid");
+            // A ball joint between the top box and the world.
+            let top = boxes[boxes.len() - 1];
+            w.add_joint(
+                None,
+                top,
+                wgphys::rigid::Joint::ball(glam::Vec3::new(0.0, 9.0, 0.0)),
+            )
+            .expect("joint");
             w.set_explosion(Some(Explosion::at(glam::Vec3::new(0.0, 0.5, 3.0))))
                 .expect("explosion");
             w

@@ -1,7 +1,7 @@
 //! The soak's short variant: 1,000 steps of each soak scene (the fireworks show with host
 //! spawns and removals, the sand box being poured, the box rain with boxes replaced) on the
 //! GPU, sampled after 200 steps and at the end, waiting for the device after each step (see
-//! `SoakPlan::paced`). `examples/soak.rs` runs 100,000, unpaced.
+//! `SoakPlan::paced`). `benches/particles/src/soak.rs` runs 100,000, unpaced.
 //!
 //! What must hold: no component of any position or velocity is NaN or infinite, the population
 //! stays what the scene makes it, and the bytes the device's allocator holds at the end are

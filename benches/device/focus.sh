@@ -2,7 +2,7 @@
 # A shorter device run than run.sh, for a lease with one call left: the rigid wall of this
 # checkout alternated with the packed variants (rigid_bench_<name>, from `VARIANTS="base=<commit>
 # arms=exp/arms" bash benches/device/pack.sh`; without any, the checkout's rows only), the block
-# solver with and without staging, the host's recording probe, a profile per dispatch, the cloud's cliff (examples/stream_probe after a big upload, the cloud
+# solver with and without staging, the host's recording probe, a profile per dispatch, the cloud's cliff (stream_probe after a big upload, the cloud
 # spawned whole and a million a step), then the whole test suite.
 # Usage, on the device from the repository root (carry: [".gl", ".gpu"]): bash .gpu/focus.sh
 # [deadline-s]

@@ -9,13 +9,14 @@ log=$(mktemp)
 cargo test --release --no-run --all-features 2>&1 | tee "$log" | grep -E '^error' || true
 cargo build --release --examples
 cargo build --release -p wgphys-rigid-bench
+cargo build --release -p wgphys-particle-bench
 stage=$(mktemp -d)
 mkdir -p "$stage/tests"
 grep 'Executable' "$log" | sed 's/.*(\(.*\))/\1/' | while read -r f; do
   cp "$f" "$stage/tests/$(basename "$f" | sed 's/-[0-9a-f]*$//')"
 done
-cp target/release/rigid_bench target/release/examples/bench target/release/examples/fireworks \
-  target/release/examples/stream_probe "$stage/"
+cp target/release/rigid_bench target/release/bench target/release/examples/fireworks \
+  target/release/stream_probe "$stage/"
 strip "$stage"/tests/* "$stage/rigid_bench" "$stage/bench" "$stage/fireworks" "$stage/stream_probe"
 { git log -1 --format='%h %s'; git status --short; } > "$stage/COMMIT"
 # VARIANTS="name=<commit> ...": also those commits' rigid benchmarks, as rigid_bench_<name>,

@@ -16,16 +16,13 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// Parses `--headless`, `--frames N` and `--out FILE.png` (also `--frames=N`, `--out=FILE`).
-    /// Giving `--frames` or `--out` implies `--headless`. `--help` prints usage and exits.
-    pub fn parse(name: &str) -> Result<Self, BoxError> {
-        Self::parse_with(name, DEFAULT_FRAMES, &[])
-    }
-
-    /// [`Cli::parse`] with `default_frames` frames when `--frames` is not given, also accepting
-    /// the demo's own `options`: usage lines such as `"--rows N   rows of boxes (default 20)"`
-    /// (the flag and its value, two or more spaces, the help), each a flag taking one value
-    /// (read it with [`cli_option`]), or a switch when no value is named (`"--show   ..."`).
+    /// Parses `--headless`, `--frames N` and `--out FILE.png` (also `--frames=N`, `--out=FILE`),
+    /// with `default_frames` frames when `--frames` is not given. Giving `--frames` or `--out`
+    /// implies `--headless`; `--help` prints usage and exits. Also accepts the demo's own
+    /// `options`: usage lines such as `"--rows N   rows of boxes (default 20)"` (the flag and its
+    /// value, two or more spaces, the help), each a flag taking one value (read it with
+    /// `cli_option`, in `cli_option.rs`), or a switch when no value is named (`"--show   ..."`,
+    /// read with [`cli_switch`]).
     pub fn parse_with(name: &str, default_frames: u32, options: &[&str]) -> Result<Self, BoxError> {
         // (flag, whether it takes a value)
         let flags: Vec<(&str, bool)> = options
@@ -96,19 +93,9 @@ impl Cli {
     }
 }
 
-/// The value given to a demo's own option `flag` (`--flag V` or `--flag=V`), if any; the flag
-/// must be listed in the app's `OPTIONS` for [`Cli::parse_with`] to accept it.
-pub fn cli_option(flag: &str) -> Option<String> {
-    let mut args = std::env::args().skip(1);
-    let mut found = None;
-    while let Some(arg) = args.next() {
-        if arg == flag {
-            found = args.next();
-        } else if let Some(v) = arg.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
-            found = Some(v.to_string());
-        }
-    }
-    found
+/// Whether the switch `flag` (an option without a value, `--gpu-timing`) was given.
+pub fn cli_switch(flag: &str) -> bool {
+    std::env::args().skip(1).any(|a| a == flag)
 }
 
 /// Whether a window system looks reachable. On Linux and the BSDs that needs `DISPLAY` (X11) or

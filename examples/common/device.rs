@@ -1,5 +1,5 @@
 //! Getting a device: the adapter the environment asks for, the device with the limits the
-//! engine needs, and the layout helpers the renderers share.
+//! engine needs, and pipeline layouts.
 
 use super::*;
 use wgphys::gpu::GpuContext;
@@ -45,27 +45,12 @@ pub fn pipeline_layout(
     })
 }
 
-/// A read-only storage buffer at `binding`, visible to the vertex stage (the engine's buffers
-/// a renderer draws from).
-pub fn vertex_storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::VERTEX,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: true },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
 /// Creates the device the renderer and the engine share, with the adapter's own limits (the
 /// engine's pools like large storage buffers) and wraps it for the engine.
 pub fn device(adapter: &wgpu::Adapter) -> Result<GpuContext, BoxError> {
     // Timestamp queries only for a run that asks to time its steps (`--gpu-timing`): the demos
     // otherwise run on a device with no optional feature, as a renderer's may be.
-    let timing = std::env::args().any(|a| a == "--gpu-timing");
+    let timing = cli_switch("--gpu-timing");
     let features = if timing {
         adapter.features() & wgpu::Features::TIMESTAMP_QUERY
     } else {

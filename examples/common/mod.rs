@@ -1,59 +1,42 @@
-//! Code shared by the examples: command-line parsing, an orbit camera, the particle sprite
-//! renderer of `ballistics` (its WGSL is [`SHADER`]), an offscreen target with a PNG
-//! writer ([`offscreen`]), and the two ways to run a [`Demo`]: in a winit window, or headless
-//! into a PNG.
+//! What every example uses: command-line parsing ([`Cli`]), the orbit camera ([`OrbitCamera`]),
+//! the device, an offscreen target with a PNG writer ([`Offscreen`]), the render plumbing
+//! (pipelines, uniforms, line vertices, uploads) and the loops that run an [`App`]: in a winit
+//! window, or headless into a PNG ([`run_app`]).
 //!
-//! The renderer draws particles straight from the engine's buffers
-//! ([`ParticleWorld::render_buffers`]): positions, colours and sizes are bound as per-instance
-//! vertex buffers and the engine's `draw_args` buffer drives `draw_indirect`, so a frame never
-//! reads anything back from the GPU. Each particle is a camera-facing quad (two triangles built
-//! from `vertex_index`) with a soft round falloff, blended additively.
+//! Each family of examples adds its own module, which an example declares beside this one
+//! (`mod common;` and, say, `#[path = "common/rigid/mod.rs"] mod rigid;`), so a demo compiles
+//! only what it draws with:
 //!
-//! A short "afterglow" makes motion readable: every frame the sprites are also drawn with `max`
-//! blending into a persistence texture that decays exponentially, and that texture is added
-//! under the live sprites. It too reads nothing back, and it restarts whenever the camera moves
-//! (it is kept in screen space).
+//! - `particles/`: the sprite renderer of `ballistics` (additive sprites with an afterglow,
+//!   drawn from the engine's render buffers), its `Demo` trait and `run`;
+//! - `aggregate/`: shaded balls with depth, rods, cables and markers placed on the GPU from the
+//!   engine's positions (`bridge`, `platform`, `blob`, `sand`);
+//! - `rigid/`: every shape slot drawn by reading the engine's shapes and bodies in the vertex
+//!   shader, with shadows (`pyramid`, `stacks`, `explosion`, `bigballistics`);
+//! - `fx/`: the HDR effects renderer of `fireworks` and `effects` (ribbons through the trails,
+//!   soft and stretched sprites, sorted smoke, a lit scene, bloom).
 //!
-//! `fireworks` and `effects` use the HDR effects renderer instead ([`fx`], run by [`fx_app`]):
-//! ribbons through the trails, soft and stretched sprites, sorted smoke, bloom.
+//! Pieces that only some examples use sit beside this file, and whoever uses one declares it
+//! with `#[path]`: `lines.rs` (`segment`, for the examples that build scenery lines),
+//! `cli_option.rs` (a demo's own options: `pyramid`, and the `fx` family), `depth.rs` (the depth
+//! target and the storage-buffer layout entry, declared by the `aggregate`, `rigid` and `fx`
+//! families), and in `aggregate/`, `rig.rs` (`blob`, `bridge`, `platform`) and `deck.rs`
+//! (`bridge`, `platform`). So every example compiles exactly what it uses, with no dead code.
 //!
-//! The aggregate examples (`bridge`, `platform`, `blob`, `sand`) use [`aggregate`]: shaded balls
-//! with depth, and rods, cables and markers placed on the GPU from the engine's positions.
-//! The rigid examples use [`rigid`]: every shape slot drawn by reading the engine's shapes and
-//! bodies in the vertex shader, with shadows. All kinds run through the same loops ([`App`],
-//! [`run_app`]) and build their pipelines with the same helpers ([`render_pipeline`],
-//! [`Uniforms`], [`depth_view`], [`upload`]).
+//! A family's WGSL lives in `.wgsl` files beside its Rust, loaded with `include_str!`;
+//! `tests/examples_wgsl.rs` validates every one with naga.
 //!
-//! The shared pieces live in private modules re-exported here: `cli`, `camera`, `plumbing`
-//! (pipelines, uniforms, uploads), `device`, `renderer` (the sprite renderer), `app` ([`Demo`],
-//! [`App`]) and `run` (the headless and windowed loops); [`aggregate`] and [`rigid`] re-export
-//! their renderers, shaders and helpers from siblings (`aggregate_renderer`, `aggregate_scene`,
-//! `aggregate_shader`, `rigid_renderer`, `rigid_mesh`, `rigid_shader`).
+//! The pieces here live in private modules re-exported at this level: `cli`, `camera`,
+//! `plumbing` (pipelines, uniforms, uploads), `device`, `offscreen`, `app` ([`App`]) and `run`
+//! (the headless and windowed loops).
 
-// Every example compiles this module and each uses only part of it.
-#![allow(dead_code)]
-
-pub mod aggregate;
-mod aggregate_renderer;
-mod aggregate_scene;
-mod aggregate_shader;
 mod app;
-pub mod bloom;
 mod camera;
 mod cli;
 mod device;
-pub mod fx;
-pub mod fx_app;
-pub mod offscreen;
+mod offscreen;
 mod plumbing;
-mod renderer;
-pub mod rigid;
-mod rigid_mesh;
-mod rigid_renderer;
-mod rigid_shader;
 mod run;
-pub mod scene;
-pub mod sprites;
 
 pub use app::*;
 pub use camera::*;
@@ -61,7 +44,6 @@ pub use cli::*;
 pub use device::*;
 pub use offscreen::Offscreen;
 pub use plumbing::*;
-pub use renderer::*;
 pub use run::*;
 
 use std::error::Error;

@@ -1,10 +1,18 @@
 //! Render plumbing shared by the renderers: the depth format, line vertices, uniform buffers,
-//! the render-pipeline builder, depth targets and one-shot uploads.
-
-use super::*;
+//! the render-pipeline builder and one-shot uploads.
 
 /// The depth format of the renderers that test depth.
 pub const DEPTH: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// One vertex of the scenery lines (ground grid, range markers).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct LineVertex {
+    /// Position, metres.
+    pub position: [f32; 3],
+    /// Linear RGBA (alpha blended).
+    pub colour: [f32; 4],
+}
 
 /// The vertex attributes of a [`LineVertex`].
 pub const LINE_ATTRIBUTES: [wgpu::VertexAttribute; 2] =
@@ -16,6 +24,20 @@ pub fn line_buffer_layout() -> wgpu::VertexBufferLayout<'static> {
         array_stride: std::mem::size_of::<LineVertex>() as u64,
         step_mode: wgpu::VertexStepMode::Vertex,
         attributes: &LINE_ATTRIBUTES,
+    }
+}
+
+/// A uniform buffer at `binding`, visible to both stages.
+pub fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
     }
 }
 
@@ -40,16 +62,7 @@ impl Uniforms {
         });
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(label),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
+            entries: &[uniform_entry(0)],
         });
         let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(label),
@@ -67,17 +80,13 @@ impl Uniforms {
     }
 }
 
-/// How a pipeline uses the pass's [`DEPTH`] buffer.
+/// How a pipeline uses the pass's [`DEPTH`] buffer (see [`PipelineSpec::depth`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DepthUse {
-    /// The pass has no depth buffer.
-    Off,
-    /// Hidden behind nearer surfaces, writes no depth.
-    Test,
-    /// Hidden behind nearer surfaces, writes its depth.
-    Write,
-    /// Drawn over everything (debug overlays), writes no depth.
-    Overlay,
+pub struct DepthUse {
+    /// Hidden behind nearer surfaces; `false`: drawn over everything (the sky, overlays).
+    pub test: bool,
+    /// Writes its depth.
+    pub write: bool,
 }
 
 /// How [`render_pipeline`] builds one pipeline.
@@ -98,8 +107,8 @@ pub struct PipelineSpec<'a> {
     pub blend: wgpu::BlendState,
     /// Primitive topology.
     pub topology: wgpu::PrimitiveTopology,
-    /// How the pipeline uses a [`DEPTH`] buffer.
-    pub depth: DepthUse,
+    /// How the pipeline uses the pass's [`DEPTH`] buffer; `None`: the pass has none.
+    pub depth: Option<DepthUse>,
     /// Which faces to cull (counter-clockwise faces are front faces).
     pub cull: Option<wgpu::Face>,
 }
@@ -131,13 +140,13 @@ pub fn render_pipeline(
             cull_mode: spec.cull,
             ..Default::default()
         },
-        depth_stencil: (spec.depth != DepthUse::Off).then(|| wgpu::DepthStencilState {
+        depth_stencil: spec.depth.map(|depth| wgpu::DepthStencilState {
             format: DEPTH,
-            depth_write_enabled: Some(spec.depth == DepthUse::Write),
-            depth_compare: Some(if spec.depth == DepthUse::Overlay {
-                wgpu::CompareFunction::Always
-            } else {
+            depth_write_enabled: Some(depth.write),
+            depth_compare: Some(if depth.test {
                 wgpu::CompareFunction::LessEqual
+            } else {
+                wgpu::CompareFunction::Always
             }),
             stencil: wgpu::StencilState::default(),
             bias: wgpu::DepthBiasState::default(),
@@ -152,32 +161,6 @@ pub fn render_pipeline(
         multiview_mask: None,
         cache: None,
     })
-}
-
-/// A [`DEPTH`] buffer of `width` x `height` to render into (and use as `extra` says).
-pub fn depth_view(
-    device: &wgpu::Device,
-    label: &str,
-    width: u32,
-    height: u32,
-    extra: wgpu::TextureUsages,
-) -> wgpu::TextureView {
-    device
-        .create_texture(&wgpu::TextureDescriptor {
-            label: Some(label),
-            size: wgpu::Extent3d {
-                width: width.max(1),
-                height: height.max(1),
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | extra,
-            view_formats: &[],
-        })
-        .create_view(&wgpu::TextureViewDescriptor::default())
 }
 
 /// Uploads `items` into a buffer of `usage` (plus `COPY_DST`), reusing `old` when it is big

@@ -34,13 +34,8 @@ impl Error for Readable {
     }
 }
 
-/// Runs a demo as the command line and the environment say: in a window when a display is
+/// Runs an [`App`] as the command line and the environment say: in a window when a display is
 /// available, otherwise (or with `--headless`) offscreen into a PNG.
-pub fn run<D: Demo>() -> Result<(), BoxError> {
-    run_app::<ParticleApp<D>>()
-}
-
-/// Runs an [`App`] as the command line and the environment say (see [`run`]).
 pub fn run_app<A: App>() -> Result<(), BoxError> {
     run_inner::<A>().map_err(|e| Box::new(Readable(e)) as BoxError)
 }
@@ -68,7 +63,7 @@ fn run_inner<A: App>() -> Result<(), BoxError> {
 }
 
 /// Runs `cli.frames` frames of one step each offscreen and writes the last one to `cli.out`.
-pub fn run_headless<A: App>(cli: &Cli) -> Result<(), BoxError> {
+fn run_headless<A: App>(cli: &Cli) -> Result<(), BoxError> {
     let instance = instance(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = adapter(&instance, None)?;
     let ctx = device(&adapter)?;

@@ -28,8 +28,8 @@ use wgphys::particles::{
 use wgphys::scenes::DT;
 use wgphys::Backend;
 
-use crate::common::fx::Light;
 use crate::common::OrbitCamera;
+use crate::fx::renderer::Light;
 
 /// Positions each spark's trail keeps (the ribbons).
 pub const TRAIL: u32 = 16;

@@ -495,19 +495,28 @@ fn broad_scan_sums(@builtin(local_invocation_id) lid: vec3<u32>) {
         let wanted = broad_wg[RIGID_WG - 1u];
         pair_scratch[sums + blocks + 1u] = wanted; // the total, for broad_write's last item
         atomicStore(&counters[COUNTER_PAIRS_WANTED], wanted);
-        let pairs = min(wanted, params.pair_capacity);
+        let pairs = min(wanted, broad_capacity());
         atomicStore(&counters[COUNTER_PAIRS], pairs);
+        // The joints' slots follow the contacts' (joint_slots).
+        let slots = pairs + params.joint_count;
+        atomicStore(&counters[COUNTER_SLOTS], slots);
         // The per-pair stages' indirect arguments (step.rs `pair_groups`): a workgroup per
-        // RIGID_WG pairs written, at least one (colour_init also clears counters).
-        atomicStore(&counters[COUNTER_PAIR_GROUPS], max((pairs + RIGID_WG - 1u) / RIGID_WG, 1u));
+        // RIGID_WG slots filled, at least one (colour_init also clears counters).
+        atomicStore(&counters[COUNTER_PAIR_GROUPS], max((slots + RIGID_WG - 1u) / RIGID_WG, 1u));
         atomicStore(&counters[COUNTER_PAIR_GROUPS + 1u], 1u);
         atomicStore(&counters[COUNTER_PAIR_GROUPS + 2u], 1u);
     }
 }
 
+/// The pairs the broad phase may write: the pair slots less those held for joints
+/// (broad.rs `broad_capacity`).
+fn broad_capacity() -> u32 {
+    return params.pair_capacity - min(params.joint_capacity, params.pair_capacity);
+}
+
 /// Writes pair (a, b) at slot o when it is below the capacity.
 fn broad_emit(o: u32, a: u32, b: u32) {
-    if (o < params.pair_capacity) {
+    if (o < broad_capacity()) {
         pairs[o] = vec2<u32>(a, b);
     }
 }
@@ -533,10 +542,10 @@ fn broad_write(
     let flag = broad_truncated_word();
     for (var t = gid.x; t < items; t = t + stride) {
         var o = broad_offset(t, items);
-        if (o >= params.pair_capacity) {
+        if (o >= broad_capacity()) {
             continue;
         }
-        let o_end = min(broad_offset(t + 1u, items), params.pair_capacity);
+        let o_end = min(broad_offset(t + 1u, items), broad_capacity());
         let it = broad_item(t);
         if (it.y == NONE) {
             let sa = broad_side(it.x);
@@ -553,7 +562,7 @@ fn broad_write(
                     broad_emit(o + i, it.x, broad_batch[base + i]);
                 }
                 o = o + len;
-                if (len < BROAD_BATCH || o >= params.pair_capacity) {
+                if (len < BROAD_BATCH || o >= broad_capacity()) {
                     break;
                 }
                 after = broad_batch[base + BROAD_BATCH - 1u];

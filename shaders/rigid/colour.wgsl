@@ -118,6 +118,12 @@ fn colour_reset(k: u32) {
     }
 }
 
+/// Whether a slot is a contact manifold with points (COUNTER_MANIFOLDS counts these; a joint's
+/// slot is not one; colour.rs `is_contact`).
+fn colour_contact(m: Manifold) -> bool {
+    return m.count > 0u && m.joint == 0u;
+}
+
 /// Whether a manifold still waits for a colour: uncoloured and `solve_needs`.
 fn colour_waiting(m: Manifold) -> bool {
     return m.colour == NONE && solve_needs(m);
@@ -266,7 +272,7 @@ fn colour_keys(
                 key = block_sort_key(block_key(m), k);
                 value = k | block_flags(m);
             }
-            if (m.count > 0u) {
+            if (colour_contact(m)) {
                 atomicAdd(&colour_wg_counts[MAX_COLOURS], 1u);
             }
         } else if (k < solve_manifold_count()) {
@@ -280,7 +286,7 @@ fn colour_keys(
                 key = c;
                 atomicAdd(&colour_wg_counts[c], 1u);
             }
-            if (m.count > 0u) {
+            if (colour_contact(m)) {
                 atomicAdd(&colour_wg_counts[MAX_COLOURS], 1u);
             }
         }
@@ -601,7 +607,7 @@ fn colour_finish_body(t: u32, n: u32) {
         if (colour_waiting(m)) {
             manifolds[k].colour = sequential_colour();
         }
-        if (m.count > 0u) {
+        if (colour_contact(m)) {
             atomicAdd(&colour_manifold_total, 1u);
         }
     }

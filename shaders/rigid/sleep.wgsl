@@ -18,6 +18,7 @@ fn step_start(@builtin(global_invocation_id) gid: vec3<u32>) {
         atomicStore(&counters[COUNTER_UNSOLVED], 0u);
         atomicStore(&counters[COUNTER_COLOURS_WANTED], 0u);
         atomicStore(&counters[COUNTER_ROUNDS], 0u);
+        atomicStore(&counters[COUNTER_JOINTS_BROKEN], 0u);
     }
 }
 
@@ -38,7 +39,7 @@ fn presses(w: u32) -> bool {
 @compute @workgroup_size(RIGID_WG)
 fn wake_mark(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = gid.x;
-    let n = min(atomicLoad(&counters[COUNTER_PAIRS]), params.pair_capacity);
+    let n = min(atomicLoad(&counters[COUNTER_SLOTS]), params.pair_capacity);
     if (k >= n) {
         return;
     }

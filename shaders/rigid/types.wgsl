@@ -40,7 +40,7 @@ struct Manifold {
     shape_a: u32,
     shape_b: u32,
     dynamic: u32,
-    _pad1: u32,
+    joint: u32,
     normal: vec4<f32>,
     material: vec4<f32>,
     points: array<vec4<f32>, 4>,
@@ -49,7 +49,7 @@ struct Manifold {
     rolling: vec4<f32>,
 }
 
-/// Per-step uniform block: 144 bytes.
+/// Per-step uniform block: 176 bytes.
 struct RigidParams {
     dt: f32,
     body_count: u32,
@@ -84,7 +84,14 @@ struct RigidParams {
     block_shift: u32,
     block_bins: u32,
     block_sweeps: u32,
-    _pad0: u32,
+    // joints (src/rigid/joint/): the table's count, the manifold slots held for them, the
+    // slots of the collision filter's table, padding, the default softness
+    joint_count: u32,
+    joint_capacity: u32,
+    joint_filter_size: u32,
+    _pad1: u32,
+    _pad2: u32,
+    joint_soft: vec4<f32>,
 }
 
 /// Per-dispatch solver uniform (group 1, dynamic offset): 16 bytes.
@@ -102,4 +109,24 @@ struct Explosion {
     shock: vec4<f32>,
     convection: vec4<f32>,
     misc: vec4<f32>,
+}
+
+/// A joint (src/rigid/types.rs GpuJoint): 208 bytes.
+struct Joint {
+    body_a: u32,
+    body_b: u32,
+    kind: u32,
+    flags: u32,
+    anchor_a: vec4<f32>,
+    rot_a: vec4<f32>,
+    anchor_b: vec4<f32>,
+    rot_b: vec4<f32>,
+    softness: vec4<f32>,
+    limits: vec4<f32>,
+    drive: vec4<f32>,
+    breaking: vec4<f32>,
+    impulse_lin: vec4<f32>,
+    impulse_ang: vec4<f32>,
+    impulse_limit: vec4<f32>,
+    feedback: vec4<f32>,
 }

@@ -704,10 +704,16 @@ pub fn broad_pairs(
         spec,
         &offsets,
         total,
-        params.pair_capacity,
+        broad_capacity(params),
         pairs,
     );
     total
+}
+
+/// The pairs the broad phase may write: the pair slots less those held for joints
+/// (`joint_slots` fills them after the contacts); WGSL `broad_capacity`.
+pub fn broad_capacity(params: &GpuRigidParams) -> u32 {
+    params.pair_capacity.saturating_sub(params.joint_capacity)
 }
 
 /// Workgroups for `n` threads (or items) at `per` per group: at least 1, at most

@@ -77,7 +77,7 @@ pub struct Colouring {
     pub colour_count: u32,
     /// Manifolds put in [`SEQUENTIAL_COLOUR`] because the independent colours ran out.
     pub uncoloured: u32,
-    /// Manifolds with at least one point.
+    /// Contact manifolds with at least one point (joints' slots not counted).
     pub manifolds: u32,
     /// The highest first-fit colour any manifold asked for, plus one (above
     /// [`SEQUENTIAL_COLOUR`] when a body's contacts needed more colours than there are).
@@ -115,6 +115,12 @@ pub fn mark_dynamic(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) {
             0
         };
     }
+}
+
+/// Whether a slot is a contact manifold with points (what [`Colouring::manifolds`] counts; a
+/// joint's slot is not one; WGSL `colour_contact`).
+pub fn is_contact(m: &GpuManifold) -> bool {
+    m.count > 0 && m.joint == 0
 }
 
 /// A manifold is solved when it has points and at least one awake dynamic body.
@@ -177,7 +183,7 @@ pub fn colour_in(bodies: &[GpuBody], manifolds: &mut [GpuManifold], slots: u32) 
             [d(m.body_a), b]
         })
         .collect();
-    let manifold_count = manifolds.iter().filter(|m| m.count > 0).count() as u32;
+    let manifold_count = manifolds.iter().filter(|m| is_contact(m)).count() as u32;
     let mut colours = vec![NONE; n];
     let mut claims = vec![0u32; bodies.len()];
     let mut masks = vec![0u32; bodies.len()];

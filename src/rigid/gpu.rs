@@ -86,6 +86,10 @@ pub struct GpuRigidSizes {
     /// Bins per partition of the block solver (`solver::block`), 0 without it: sizes the
     /// `blocks` buffer and the key bits of the colouring's sort.
     pub block_bins: u32,
+    /// Joint slots (`pairs` counts their manifold slots too).
+    pub joints: u32,
+    /// Slots of the joint filter's table (`rigid::joint::filter`).
+    pub joint_filter: u32,
 }
 
 /// The compiled side of the rigid domain, shared by every [`GpuRigid`] a world makes as it
@@ -156,6 +160,10 @@ pub struct GpuRigid {
     _pass_records: wgpu::Buffer,
     /// The explosion uniform ([`GpuExplosion`]) the `rigid_forces` stage reads.
     pub explosion: wgpu::Buffer,
+    /// The joint table ([`GpuJoint`]).
+    pub joints: wgpu::Buffer,
+    /// The joint filter's hash table (`rigid::joint::filter`).
+    pub joint_filter: wgpu::Buffer,
     grid: GpuGrid,
     /// The colouring's stable sort of pair slots by colour; its output buffer is `order`.
     colour_sort: GpuRadixSort,

@@ -17,19 +17,21 @@
 //! | `grid_build` | cell keys of shape centres, stable radix sort, cell ranges | `crate::grid` |
 //! | `broad` (`broad_count` / `broad_scan` / `broad_scan_sums` / `broad_write`) | sorted, unique shape pairs | `broad.rs`, `broad.wgsl`, `rigid_broad*.rs` |
 //! | `narrow` | one manifold of up to four contacts per pair | `narrow/`, `narrow/`, `rigid_narrow*.rs` |
+//! | `joint_slots` (`joint_slots_filter` / `joint_slots`) | a manifold slot per joint after the contacts; contacts between bodies a joint keeps apart emptied | `joint/`, `joint.wgsl`, `rigid_joints*.rs` |
 //! | `wake_mark` / `wake_apply` | wake sleepers that awake bodies press on | `sleep.rs`, `sleep.wgsl`, `rigid_sleep.rs` |
 //! | `warm_start` | last step's impulses, matched by feature | `solver/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | `colour` | greedy colouring into batches (or bins, with blocks) | `colour.rs`, `colour.wgsl`, `rigid_colour.rs` |
 //! | `solve_prepare` | anchors and effective masses | `solver/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | *substeps* × | | |
 //! | &nbsp;&nbsp;`integrate_velocity` | forces (for the whole step) and gravity → velocities, the gyroscopic term, damping | `integrate.rs`, `integrate.wgsl`, `rigid_integrate.rs` |
-//! | &nbsp;&nbsp;`solve_warm_apply` × colours | the accumulated impulses | `solver/velocity.rs`, `solver/solver.wgsl`, `rigid_solver*.rs` |
-//! | &nbsp;&nbsp;`solve_contact` × colours × iterations | the soft contact (biased) with friction in the cone, rolling resistance | `solver/velocity.rs`, `solver/solver.wgsl`, `rigid_solver*.rs` |
+//! | &nbsp;&nbsp;`solve_warm_apply` × colours | the accumulated impulses (contacts and joints) | `solver/velocity/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
+//! | &nbsp;&nbsp;`solve_contact` × colours × iterations | the soft contact (biased) with friction in the cone, rolling resistance; the joints' soft rows | `solver/velocity/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | &nbsp;&nbsp;`integrate_position` | positions from the solved velocities | `integrate.rs`, `integrate.wgsl`, `rigid_integrate.rs` |
 //! | &nbsp;&nbsp;`ccd` | sweeps fast spheres back to their time of impact | `ccd.rs`, `ccd.wgsl`, `rigid_ccd.rs` |
-//! | &nbsp;&nbsp;`solve_relax` × colours × iterations | the contact without the bias | `solver/velocity.rs`, `solver/solver.wgsl`, `rigid_solver*.rs` |
-//! | `solve_restitution` × colours | bounces from the start velocities above the cut-off | `solver/velocity.rs`, `solver/solver.wgsl`, `rigid_solver*.rs` |
+//! | &nbsp;&nbsp;`solve_relax` × colours × iterations | the contacts and joints without the bias | `solver/velocity/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
+//! | `solve_restitution` × colours | bounces from the start velocities above the cut-off | `solver/velocity/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | `solve_position` × colours × iterations | optional: the book's non-linear projection | `solver/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
+//! | `joint_break` | each joint's force and torque; breakable joints past a threshold broken | `joint/`, `joint.wgsl`, `rigid_joints*.rs` |
 //! | `sleep` | clears the force accumulators; recency-weighted motion, sleep | `sleep.rs`, `sleep.wgsl`, `rigid_sleep.rs` |
 //!
 //! The step itself is `step/` (the stage list, the GPU plan, the CPU driver; `rigid_step.rs`),
@@ -54,6 +56,7 @@ pub mod gpu;
 pub mod hull;
 pub mod inertia;
 pub mod integrate;
+pub mod joint;
 pub mod material;
 pub mod math;
 mod model;
@@ -67,6 +70,7 @@ pub mod types;
 mod world;
 
 pub use forces::Explosion;
+pub use joint::{Joint, JointFeedback, JointHandle, JointKind, JointState};
 pub use material::Combine;
 pub use model::{BodyHandle, BodyKind, Collider, RigidBody, RigidConfig, Shape};
 pub use world::{RigidWorld, StepReport};

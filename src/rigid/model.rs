@@ -570,7 +570,10 @@ pub struct RigidConfig {
     /// pairs the broad phase wrote (only the colouring's sort walks every slot). A step that
     /// finds more pairs than slots grows them when `auto_grow` is on.
     pub pair_capacity: u32,
-    /// Grow full buffers (bodies, shapes, pairs) instead of refusing or reporting only.
+    /// Joint slots (grown automatically when full if `auto_grow`; 0: none until the first
+    /// joint). Each holds a joint of 208 bytes and a manifold slot of its own on the GPU.
+    pub joint_capacity: u32,
+    /// Grow full buffers (bodies, shapes, pairs, joints) instead of refusing or reporting only.
     pub auto_grow: bool,
     /// Gravity of bodies without their own acceleration.
     pub gravity: Vec3,
@@ -625,6 +628,16 @@ pub struct RigidConfig {
     pub contact_damping_ratio: f32,
     /// The fastest the soft contact pushes an overlap apart, in m/s (Box2D v3: 3).
     pub max_push_out: f32,
+    /// Stiffness of joints without their own ([`super::joint::Joint::with_softness`]) as a
+    /// frequency (Hz), capped at half the substep rate (the contacts' cap is a quarter; a
+    /// joint's rows stay stable at half and diverge at the full rate, `joint::solve::soft`).
+    /// Default `f32::INFINITY`: as stiff as the substep allows, 120 Hz at 4 substeps of 1/60 s
+    /// (Box2D v3's `constraintHertz` is 60). A joint stretches under a load F by F/(m·ω²), m
+    /// its row's effective mass and ω = 2π·hertz, so a light link holding a heavy load needs
+    /// more substeps (`tests/rigid_joints.rs`, the chain).
+    pub joint_hertz: f32,
+    /// Damping ratio of the joints' soft constraint (Box2D v3's default: 2).
+    pub joint_damping_ratio: f32,
     /// Closing speeds below this bounce with no restitution (the book's 0.25 m/s).
     pub restitution_cutoff: f32,
     /// Contacts are made within this gap (the book's pessimistic margin).
@@ -678,6 +691,7 @@ impl Default for RigidConfig {
             body_capacity: 1024,
             shape_capacity: 0,
             pair_capacity: 0,
+            joint_capacity: 0,
             auto_grow: true,
             gravity: Vec3::new(0.0, -9.81, 0.0),
             velocity_iterations: 1,
@@ -690,6 +704,8 @@ impl Default for RigidConfig {
             contact_hertz: 60.0,
             contact_damping_ratio: 10.0,
             max_push_out: 3.0,
+            joint_hertz: f32::INFINITY,
+            joint_damping_ratio: 2.0,
             restitution_cutoff: 0.25,
             contact_margin: 0.02,
             angular_limit: 0.2,

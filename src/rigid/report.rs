@@ -16,7 +16,7 @@ pub struct StepReport {
     /// Shape pairs it found; more than `pairs` means the pair buffer overflowed (and was grown
     /// when `auto_grow` is on; the lost pairs are found again next step).
     pub pairs_wanted: u32,
-    /// Manifolds with at least one contact point.
+    /// Contact manifolds with at least one point (a joint's slot is not one).
     pub manifolds: u32,
     /// Solver colours used.
     pub colours: u32,
@@ -52,6 +52,8 @@ pub struct StepReport {
     /// can reach that, so some of its pairs were not written this step (the narrow phase never
     /// sees a slot left from an earlier step). Always false on the CPU.
     pub broad_truncated: bool,
+    /// Joints the step broke (`RigidWorld::take_broken_joints` hands each out once).
+    pub joints_broken: u32,
 }
 
 impl StepReport {
@@ -106,5 +108,6 @@ pub(crate) fn report_from_counters(step: u64, c: &[u32]) -> StepReport {
         staged_bins: at(counter::STAGED_BINS),
         unstaged_bins: at(counter::UNSTAGED_BINS),
         broad_truncated: at(counter::BROAD_TRUNCATED) != 0,
+        joints_broken: at(counter::JOINTS_BROKEN),
     }
 }

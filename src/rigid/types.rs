@@ -113,9 +113,20 @@ pub mod counter {
     /// 1 when `broad_write` was cut short this step (a software adapter's loop limit), so
     /// some pairs were not written; the narrow phase copies it from the broad phase's scratch.
     pub const BROAD_TRUNCATED: usize = WAITING + 1;
+    /// Manifold slots the step fills: the contact pairs ([`PAIRS`]) and then one per joint
+    /// (`joint_slots`); the stages after the narrow phase run over these.
+    pub const SLOTS: usize = BROAD_TRUNCATED + 1;
+    /// Joints `joint_break` broke this step; the first [`JOINT_EVENTS_MAX`] of their indices
+    /// are at [`JOINT_EVENTS`] (in no particular order).
+    pub const JOINTS_BROKEN: usize = SLOTS + 1;
+    /// First of [`JOINT_EVENTS_MAX`] words: the indices of the joints that broke this step.
+    pub const JOINT_EVENTS: usize = JOINTS_BROKEN + 1;
+    /// Broken joints a step lists in the counters (a step that breaks more reports the count,
+    /// and the world finds the rest in the joint table).
+    pub const JOINT_EVENTS_MAX: usize = 64;
     /// Words in the counters buffer.
     pub const LEN: usize = 256;
-    const _: () = assert!(BROAD_TRUNCATED < LEN);
+    const _: () = assert!(JOINT_EVENTS + JOINT_EVENTS_MAX <= LEN);
     const _: () = assert!(TAIL < PAIR_GROUPS && PAIR_GROUPS + 3 <= INDIRECT);
     const _: () = assert!(PAIR_GROUPS + 3 <= STAGED_BINS && UNSTAGED_BINS < INDIRECT);
 }
@@ -204,8 +215,10 @@ gpu_struct! {
         /// [`MANIFOLD_DYNAMIC_B`] for `body_b`. The colouring rounds and the velocity sweeps read
         /// it with the body ids instead of each body's kind and awake flag.
         pub dynamic: u32,
-        /// Padding.
-        pub _pad1: u32,
+        /// 1 + the joint's index when the slot holds a joint rather than a contact manifold
+        /// (`joint_slots` writes the joints after the contacts: [`JOINT_SLOT_COUNT`]); 0 for a
+        /// contact manifold.
+        pub joint: u32,
         /// Unit normal from b to a (pushes a out), xyz; combined friction (w).
         pub normal: Vec4,
         /// Combined restitution (x); the radius of shape a's and shape b's round surface (y, z;
@@ -234,7 +247,7 @@ pub const MANIFOLD_DYNAMIC_A: u32 = 1;
 pub const MANIFOLD_DYNAMIC_B: u32 = 2;
 
 gpu_struct! {
-    /// Per-step uniform block of the rigid world. 144 bytes.
+    /// Per-step uniform block of the rigid world. 176 bytes.
     #[repr(C)]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
     pub struct GpuRigidParams as "RigidParams" {
@@ -304,8 +317,21 @@ gpu_struct! {
         pub block_bins: u32,
         /// Sweeps a block runs over its contacts in one relax dispatch (`RigidConfig::block_sweeps`).
         pub block_sweeps: u32,
+        /// Joints in the joint table (`joint_slots` writes one slot each after the contacts).
+        pub joint_count: u32,
+        /// Manifold slots held back for joints: the broad phase writes at most
+        /// `pair_capacity − joint_capacity` pairs (`pair_capacity` counts both).
+        pub joint_capacity: u32,
+        /// Slots of the joint filter table (a power of two, or 0 without one): the body pairs
+        /// whose shapes do not collide because a joint joins them.
+        pub joint_filter_size: u32,
         /// Padding to 16 bytes.
-        pub _pad0: u32,
+        pub _pad1: u32,
+        /// Padding to 16 bytes.
+        pub _pad2: u32,
+        /// The soft constraint of joints without their own softness, for the substep
+        /// (`RigidConfig::joint_hertz`, `joint_damping_ratio`), as `soft`.
+        pub joint_soft: Vec4,
     }
 }
 
@@ -356,5 +382,97 @@ gpu_struct! {
         /// Tail-off width factor k (x); 1 when active (y); lever arm of the off-centre force point
         /// (z); w unused.
         pub misc: Vec4,
+    }
+}
+
+/// The `count` of a joint's slot among the manifolds: 1, so the colouring and the waking treat
+/// it like a manifold with points; its `joint` field says it is a joint.
+pub const JOINT_SLOT_COUNT: u32 = 1;
+
+/// Joint kinds (`GpuJoint::kind`).
+pub mod joint_kind {
+    /// Ball and socket: the anchors coincide; optional cone and twist limits.
+    pub const BALL: u32 = 1;
+    /// Hinge about the joint frame's x axis: optional angle limits, motor and spring.
+    pub const HINGE: u32 = 2;
+    /// Fixed (weld): no relative motion.
+    pub const FIXED: u32 = 3;
+    /// Slider along the joint frame's x axis: optional limits, motor and spring.
+    pub const SLIDER: u32 = 4;
+    /// Distance between the anchors: between a minimum and a maximum (a rope: 0 to its
+    /// length; a rod: its length), optionally a spring to a rest length.
+    pub const DISTANCE: u32 = 5;
+}
+
+/// `GpuJoint::flags` bits.
+pub mod joint_flag {
+    /// Disabled by the host: the joint does not act (a removed joint's slot, or
+    /// `RigidWorld::set_joint_enabled(h, false)`). A broken joint is marked by the device in
+    /// its feedback instead ([`super::GpuJoint::feedback`]).
+    pub const DISABLED: u32 = 1;
+    /// The two bodies' shapes collide with each other.
+    pub const COLLIDE: u32 = 2;
+    /// The limits are on (hinge angle, slider position; a distance joint always has them).
+    pub const LIMITS: u32 = 4;
+    /// The motor is on.
+    pub const MOTOR: u32 = 8;
+    /// The spring is on.
+    pub const SPRING: u32 = 16;
+    /// The ball joint's cone limit is on.
+    pub const CONE: u32 = 32;
+    /// The ball joint's twist limits are on.
+    pub const TWIST: u32 = 64;
+    /// The joint may break (a force or torque threshold is set).
+    pub const BREAKABLE: u32 = 128;
+}
+
+gpu_struct! {
+    /// A joint between body a (or the world, [`NONE`]) and body b. 208 bytes. Its frames are
+    /// fixed in the bodies: anchors and rotations in each body's frame, so they turn with the
+    /// bodies (a joint's arm follows the body). The accumulated impulses are warm-started from
+    /// step to step. See [`crate::rigid::joint`].
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct GpuJoint as "Joint" {
+        /// First body ([`NONE`]: the world).
+        pub body_a: u32,
+        /// Second body.
+        pub body_b: u32,
+        /// [`joint_kind`].
+        pub kind: u32,
+        /// [`joint_flag`] bits.
+        pub flags: u32,
+        /// The anchor in a's frame (xyz; the world's for [`NONE`]); w unused.
+        pub anchor_a: Vec4,
+        /// The joint frame's rotation in a's frame (a quaternion; its x axis is the hinge or
+        /// slider axis and the cone's axis).
+        pub rot_a: Vec4,
+        /// The anchor in b's frame.
+        pub anchor_b: Vec4,
+        /// The joint frame's rotation in b's frame.
+        pub rot_b: Vec4,
+        /// The joint's own soft constraint (hertz, damping ratio; hertz 0: the world's
+        /// default), then the spring's (hertz, damping ratio).
+        pub softness: Vec4,
+        /// Limits: a hinge's lower and upper angle (x, y; radians), a slider's lower and upper
+        /// position (x, y; metres), a distance joint's least and greatest length (x, y); a ball
+        /// joint's cone half-angle (x) and lower and upper twist angle (y, z).
+        pub limits: Vec4,
+        /// Motor target speed (rad/s or m/s) and largest torque or force (x, y); the spring's
+        /// target (angle, position or rest length) (z); w unused.
+        pub drive: Vec4,
+        /// Break thresholds: force (N) and torque (N·m) (x, y; 0 or below: never); zw unused.
+        pub breaking: Vec4,
+        /// Accumulated linear impulse of the point or perpendicular rows (xyz); the spring's
+        /// (w).
+        pub impulse_lin: Vec4,
+        /// Accumulated angular impulse of the locked axes (xyz); the motor's (w).
+        pub impulse_ang: Vec4,
+        /// Accumulated limit impulses: lower, upper (x, y); the ball's twist lower and upper
+        /// (z, w).
+        pub impulse_limit: Vec4,
+        /// What the last substep of the last step asked of the joint: force (x, N) and torque
+        /// (y, N·m); the step it broke (z, the bits of a u32; 0 while whole); w unused.
+        pub feedback: Vec4,
     }
 }

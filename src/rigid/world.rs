@@ -25,9 +25,11 @@ mod config;
 mod control;
 mod device;
 mod hulls;
+mod joints;
 mod reports;
 mod timing;
 use config::validate_config;
+use joints::JointTable;
 
 static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
 
@@ -84,6 +86,8 @@ pub struct RigidWorld {
     /// The step that first ran with the current `colour_slots` (a GPU report is a step or two
     /// old: only one of a later step says whether the slots are enough).
     colour_slots_since: u64,
+    /// The joints (`world/joints.rs`).
+    joints: JointTable,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -158,6 +162,7 @@ impl RigidWorld {
                             plan.cell_size,
                             0,
                             block_bins(&config, body_capacity),
+                            config.joint_capacity,
                         )?,
                     )
                 })?,
@@ -169,6 +174,7 @@ impl RigidWorld {
         Ok(Self {
             colour_slots: config.colour_slots,
             colour_slots_since: 0,
+            joints: JointTable::new(config.joint_capacity),
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             engine,
@@ -220,8 +226,9 @@ impl RigidWorld {
         self.colour_slots
     }
 
-    /// Pair (and manifold) slots now: `RigidConfig::pair_capacity`, or more after `auto_grow`
-    /// or [`RigidWorld::grow_pairs`].
+    /// Pair slots now: `RigidConfig::pair_capacity`, or more after `auto_grow` or
+    /// [`RigidWorld::grow_pairs`]. The manifolds have these and one slot per joint slot
+    /// ([`RigidWorld::joint_capacity`]).
     pub fn pair_capacity(&self) -> u32 {
         self.pair_capacity
     }
@@ -350,6 +357,7 @@ impl RigidWorld {
             ..Default::default()
         };
         self.bodies[i] = removed;
+        self.remove_joints_of(i as u32);
         let ids = std::mem::take(&mut self.body_shapes[i]);
         for &id in &ids {
             self.shapes[id as usize] = GpuShape {
@@ -376,7 +384,7 @@ impl RigidWorld {
             dt: sub_dt,
             body_count: self.bodies.len() as u32,
             shape_count: self.shapes.len() as u32,
-            pair_capacity: self.pair_capacity,
+            pair_capacity: self.slot_capacity(),
             velocity_iterations: c.velocity_iterations,
             position_iterations: c.position_iterations,
             large_count: self.plan.large.len() as u32,
@@ -425,7 +433,17 @@ impl RigidWorld {
             },
             block_bins: block_bins(c, self.body_capacity),
             block_sweeps: c.block_sweeps,
-            _pad0: 0,
+            joint_count: self.joints.slots(),
+            joint_capacity: self.joints.capacity,
+            joint_filter_size: self.joints.filter.len() as u32,
+            _pad1: 0,
+            _pad2: 0,
+            joint_soft: super::joint::solve::soft(
+                c.joint_hertz,
+                c.joint_damping_ratio,
+                sub_dt,
+                1.0 / sub_dt,
+            ),
         }
     }
 
@@ -450,8 +468,11 @@ impl RigidWorld {
                     self.plan.cell_size,
                     self.large_capacity,
                     block_bins(&self.config, self.body_capacity),
+                    self.joints.capacity,
                 )?;
-                capacity::rebuild(g, self.bodies.len(), &self.shapes, at)?;
+                let n = (self.bodies.len(), self.joints.slots() as usize);
+                capacity::rebuild(g, n, &self.shapes, at)?;
+                self.joints.filter_dirty = true;
             }
             // The large list heads `pair_scratch` (see shaders/rigid/broad.wgsl).
             g.rigid.write(&g.rigid.pair_scratch, &self.plan.large);
@@ -516,6 +537,7 @@ impl RigidWorld {
             return Err(Error::InvalidTimeStep(dt));
         }
         self.replan()?;
+        self.upload_joint_filter();
         let params = self.params(dt);
         let shape = self.step_shape();
         self.steps += 1;
@@ -537,9 +559,13 @@ impl RigidWorld {
                     spec: &spec,
                     plan: &self.plan,
                     hulls: self.hulls.words(),
+                    joint_filter: &self.joints.filter,
                 };
-                let mut report = cpu_step(c, &inputs, &mut self.bodies, &self.shapes)?;
+                let joints = &mut self.joints.table;
+                let mut report = cpu_step(c, &inputs, &mut self.bodies, &self.shapes, joints)?;
                 report.step = self.steps;
+                let broken = std::mem::take(&mut c.broken);
+                self.joints.note_broken(&broken, self.tag);
                 vec![report]
             }
             Engine::Gpu(g) => {
@@ -578,7 +604,12 @@ impl RigidWorld {
     /// slots than the one-workgroup solver takes (`step::block_solver` reads the same from the
     /// parameters this sets).
     fn blocks_run(&self) -> bool {
-        self.config.block_cells > 0 && !fused_solver(self.pair_capacity)
+        self.config.block_cells > 0 && !fused_solver(self.slot_capacity())
+    }
+
+    /// Manifold slots: the pair slots and one per joint slot.
+    fn slot_capacity(&self) -> u32 {
+        self.pair_capacity.saturating_add(self.joints.capacity)
     }
 
     /// What the GPU step's plan depends on, at the current sizes.
@@ -588,12 +619,14 @@ impl RigidWorld {
             bodies: self.bodies.len() as u32,
             shapes: self.shapes.len() as u32,
             large: self.plan.large.len() as u32,
-            pair_capacity: self.pair_capacity,
+            pair_capacity: self.slot_capacity(),
             substeps: c.substeps,
             velocity_iterations: c.velocity_iterations,
             relax_iterations: c.relax_iterations,
             position_iterations: c.position_iterations,
             explosion: self.explosion.is_some(),
+            joints: self.joints.slots(),
+            joint_filter: !self.joints.filter.is_empty(),
             colour_slots: self.colour_slots,
             block_bins: if self.blocks_run() {
                 block_bins(c, self.body_capacity)
@@ -709,13 +742,18 @@ fn sizes(
     cell_size: f32,
     large: u32,
     block_bins: u32,
+    joints: u32,
 ) -> Result<GpuRigidSizes> {
     let large = large.max(broad::large_capacity_hint(shapes)).min(shapes);
+    // Each joint slot has a manifold slot after the pairs'.
+    let slots = pairs.saturating_add(joints);
     Ok(GpuRigidSizes {
         bodies,
         shapes,
-        pairs,
-        solver_words: u64::from(pairs) * u64::from(solver::solver_record_rows()),
+        pairs: slots,
+        solver_words: u64::from(slots) * u64::from(solver::solver_record_rows()),
+        joints,
+        joint_filter: super::joint::filter::size_for(joints as usize),
         pair_scratch_words: broad::pair_scratch_words(shapes, large),
         grid: grid_spec(cell_size, shapes)?,
         block_bins,

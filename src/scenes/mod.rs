@@ -264,6 +264,7 @@ pub fn fireworks_busy_tick(world: &mut ParticleWorld, per_step: u32) -> Result<(
 }
 
 pub mod aggregate;
+pub mod joints;
 pub mod pile;
 pub mod rigid;
 pub mod soak;

@@ -1,6 +1,6 @@
 //! Soak runs: a scene stepped for a long time while the engine's footprint is watched, so a
 //! leak (a buffer made per step, a ring that never frees, host memory that only grows) or a
-//! state that goes bad (NaN) shows up as a number. Shared by `examples/soak.rs` (100,000
+//! state that goes bad (NaN) shows up as a number. Shared by `benches/particles/src/soak.rs` (100,000
 //! steps, the figures in BENCHMARKS.md) and the test suite (1,000 steps).
 //!
 //! Each scene keeps changing what it holds, so the per-step paths that allocate on demand

@@ -19,6 +19,23 @@ use wgphys::rigid::types::GpuBody;
 use wgphys::rigid::{BodyHandle, RigidConfig, RigidWorld, StepReport};
 
 pub const DT: f32 = 1.0 / 60.0;
+
+/// Both backends, the GPU on the process's shared context (CPU first).
+pub fn backends() -> [(&'static str, wgphys::Backend); 2] {
+    [
+        ("cpu", wgphys::Backend::Cpu),
+        ("gpu", wgphys::Backend::Gpu(super::shared_gpu())),
+    ]
+}
+
+/// An undamped dynamic body of `mass` at `at` that never sleeps (for closed forms).
+pub fn free_body(at: Vec3, mass: f32) -> wgphys::rigid::RigidBody {
+    wgphys::rigid::RigidBody::dynamic()
+        .position(at)
+        .mass(mass)
+        .damping(1.0, 1.0)
+        .can_sleep(false)
+}
 pub const G: f32 = 9.81;
 
 pub fn config(bodies: u32) -> RigidConfig {

@@ -234,6 +234,8 @@ fn narrow_parity(seed: u64, margin: f32) {
             pair_scratch_words: 64,
             grid: GridSpec::new(1.0, 64).expect("grid"),
             block_bins: 0,
+            joints: 0,
+            joint_filter: 0,
         },
     )
     .expect("gpu backend");

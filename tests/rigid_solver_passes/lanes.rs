@@ -227,7 +227,7 @@ fn packing_contacts_in_lanes_changes_no_bit() {
         for stage in stages {
             for k in 0..c.colour_count {
                 match stage {
-                    Stage::Warm => set.solve_warm_apply(k),
+                    Stage::Warm => set.solve_warm_apply(&p, k),
                     Stage::Contact => set.solve_contact(&p, k),
                     Stage::Relax => set.solve_relax(&p, k),
                     Stage::Restitution => set.solve_restitution(&p, k),

@@ -13,6 +13,10 @@ fn warm_start(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let m = manifolds[k];
+    if (m.joint != 0u) {
+        // A joint's slot keeps its impulses in the joint (joint.wgsl).
+        return;
+    }
     let count = min(m.count, MAX_POINTS);
     var found = false;
     var p: Manifold;
@@ -121,7 +125,8 @@ fn solve_prepare_record(s: u32, k: u32) {
     let t1 = basis.t1;
     let t2 = basis.t2;
     let inv_mass = a.inv_mass + b.inv_mass;
-    let count = min(m.count, MAX_POINTS);
+    // A joint's slot records no points: the sweeps see count 0 and solve the joint.
+    let count = select(min(m.count, MAX_POINTS), 0u, m.joint != 0u);
     solver[SOLVE_ROW_HEAD * stride + s] = vec4<u32>(m.body_a, m.body_b, k, count | (m.dynamic << 16u));
     solver[SOLVE_ROW_NORMAL * stride + s] = bitcast<vec4<u32>>(m.normal);
     solver[SOLVE_ROW_MATERIAL * stride + s] = bitcast<vec4<u32>>(m.material);

@@ -295,8 +295,9 @@ fn solve_priority(k: u32) -> u32 {
     return x;
 }
 
+/// The manifold slots the step filled: the contacts, then the joints (COUNTER_SLOTS).
 fn solve_manifold_count() -> u32 {
-    return min(min(atomicLoad(&counters[COUNTER_PAIRS]), params.pair_capacity), arrayLength(&manifolds));
+    return min(min(atomicLoad(&counters[COUNTER_SLOTS]), params.pair_capacity), arrayLength(&manifolds));
 }
 
 fn solve_key_less(a0: u32, a1: u32, b0: u32, b1: u32) -> bool {
@@ -504,6 +505,10 @@ fn solve_limit_angular(lin: f32, ang: f32, limit: f32) -> vec2<f32> {
 
 fn solve_position_manifold(s: u32) {
     let h = solve_head(s);
+    if (h.count == 0u) {
+        // A joint's slot: the projection is the contacts'.
+        return;
+    }
     var a = solve_load(h.body_a);
     var b = solve_load(h.body_b);
     let n = h.normal;
@@ -562,6 +567,19 @@ fn solve_skips(stage: u32, s: u32) -> bool {
 /// is `h`), wherever they were loaded from (the bodies buffer here, a block's workgroup copy in
 /// solve_block.wgsl).
 fn solve_velocity_bodies(stage: u32, s: u32, h: SolveHead, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
+    // A joint's slot (joint.wgsl) has no points; its record's header says so.
+    if (h.count == 0u) {
+        let j = manifolds[h.k].joint;
+        if (j == 0u || j > params.joint_count) {
+            return;
+        }
+        if (stage == SOLVE_STAGE_WARM) {
+            joint_warm_bodies(j - 1u, a, b);
+        } else if (stage != SOLVE_STAGE_RESTITUTION) {
+            joint_solve_bodies(j - 1u, stage == SOLVE_STAGE_CONTACT, a, b);
+        }
+        return;
+    }
     if (stage == SOLVE_STAGE_WARM) {
         solve_warm_bodies(s, h, a, b);
     } else if (stage == SOLVE_STAGE_RESTITUTION) {

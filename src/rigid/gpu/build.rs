@@ -157,6 +157,17 @@ impl GpuRigid {
         // Two words per bin, then per partition the list of its non-empty bins.
         let blocks = z("rigid_blocks", 8 * (bins + 2) + 4 * bins);
         let pair_scratch = z("rigid_pair_scratch", scratch_bytes);
+        let joint_bytes = checked_bytes(
+            ctx,
+            "joint capacity",
+            u64::from(sizes.joints.max(1)),
+            size_of::<GpuJoint>() as u64,
+        )?;
+        let joints = z("rigid_joints", joint_bytes);
+        let joint_filter = z(
+            "rigid_joint_filter",
+            16 * u64::from(sizes.joint_filter.max(1)),
+        );
         let indirect = buffer::zeroed(
             device,
             "rigid_indirect",
@@ -189,6 +200,8 @@ impl GpuRigid {
             indirect,
             _pass_records: pass_records,
             explosion,
+            joints,
+            joint_filter,
             grid,
             colour_sort,
             compiled: None,
@@ -243,6 +256,8 @@ impl GpuRigid {
                             binding::COLOUR_VALUES => &self.colour_sort.values,
                             binding::COLOUR_SORTED_KEYS => self.colour_sort.sorted_keys(),
                             binding::BLOCKS => &self.blocks,
+                            binding::JOINTS => &self.joints,
+                            binding::JOINT_FILTER => &self.joint_filter,
                             _ => return None,
                         })
                     };

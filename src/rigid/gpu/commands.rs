@@ -145,13 +145,14 @@ impl GpuRigid {
 
     /// Makes this backend (just built by [`resized`](Self::resized)) carry on from `old`: the
     /// first `bodies` body records and the counters are copied on the device at the head of
-    /// this backend's next recording, after everything `old` still had queued. Nothing is read
+    /// this backend's next recording, after everything `old` still had queued, and so are the
+    /// first `joints` joints (their impulses and feedback are the device's). Nothing is read
     /// back, so steps recorded into an encoder not yet submitted keep their effect. The hull
     /// store comes along whole (its buffer as large as `old`'s).
     ///
     /// # Errors
     /// GPU errors from making the bind groups over a larger hull buffer.
-    pub fn carry_from(&mut self, old: &mut GpuRigid, bodies: usize) -> Result<()> {
+    pub fn carry_from(&mut self, old: &mut GpuRigid, bodies: usize, joints: usize) -> Result<()> {
         let label = "wgphys:upload:rigid";
         let older = std::mem::replace(&mut old.uploads, StepUploads::new(&old.ctx, label));
         self.uploads.adopt(older);
@@ -159,6 +160,10 @@ impl GpuRigid {
         self.uploads.copy(&old.bodies, &self.bodies, body_bytes);
         self.uploads
             .copy(&old.counters, &self.counters, 4 * counter::LEN as u64);
+        let joint_bytes = (joints.min(old.sizes.joints as usize) * size_of::<GpuJoint>()) as u64;
+        if joint_bytes > 0 {
+            self.uploads.copy(&old.joints, &self.joints, joint_bytes);
+        }
         if old.hull_capacity > self.hull_capacity {
             let bytes = 16 * old.hull_capacity;
             self.hulls = buffer::zeroed(&self.ctx.device, "rigid_hulls", bytes, STATE);

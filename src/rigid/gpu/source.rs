@@ -32,6 +32,8 @@ pub mod binding {
     pub const SOLVER_ROWS: u32 = 21;
     pub const ORDER_READ: u32 = 22;
     pub const COUNTERS_READ: u32 = 23;
+    pub const JOINTS: u32 = 24;
+    pub const JOINT_FILTER: u32 = 25;
 }
 
 const RW: &str = "storage, read_write";
@@ -56,6 +58,8 @@ pub(super) const RO: &str = "storage, read";
 /// | `colour_sort_keys`, `colour_sort_values` | per pair slot, its colour (with the block solver: its bin) and its index: the input of the colour sort, whose output is `order`; with blocks `block_colour` then leaves in the keys, per position of `order`, the end of its colour's run (bit 31: the sequential colour), and uses the values as scratch |
 /// | `colour_sorted_keys` | the colour sort's sorted keys (the block solver's bin ranges are found in them) |
 /// | `blocks` | per bin of the block solver, its first and end position in `order` |
+/// | `joints` | the joint table ([`GpuJoint`]; the host writes each joint's definition, the device its impulses and feedback) |
+/// | `joint_filter` | the body pairs whose shapes do not collide because a joint joins them: a hash table of (lower body, higher body, joint, 0), empty slots (NONE, ..) (`rigid::joint` builds it) |
 /// | `solver_rows`, `order_read`, `counters_read` | `solver`, `order` and `counters` again, read-only, for the kernels that only read them (the solver's sweeps read `solver_rows` and the colour ranges in `counters_read`, `solve_prepare` reads `order_read`): on Vulkan wgpu orders a dispatch after the one before with a barrier for every read-write storage buffer the two bind, and for none between read-only uses |
 pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl::new(binding::PARAMS, "params", "uniform", "RigidParams"),
@@ -97,6 +101,13 @@ pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl::new(binding::SOLVER_ROWS, "solver_rows", RO, "array<vec4<u32>>"),
     BindingDecl::new(binding::ORDER_READ, "order_read", RO, "array<u32>"),
     BindingDecl::new(binding::COUNTERS_READ, "counters_read", RO, "array<u32>"),
+    BindingDecl::new(binding::JOINTS, "joints", RW, "array<Joint>"),
+    BindingDecl::new(
+        binding::JOINT_FILTER,
+        "joint_filter",
+        RO,
+        "array<vec4<u32>>",
+    ),
 ];
 
 /// Key bits of the colour sort: colours below [`MAX_COLOURS`], and `MAX_COLOURS` itself for a
@@ -169,6 +180,24 @@ pub fn shader_source() -> String {
         ("COUNTER_WAITING_GROUPS", counter::WAITING_GROUPS as u32),
         ("COUNTER_WAITING", counter::WAITING as u32),
         ("COUNTER_BROAD_TRUNCATED", counter::BROAD_TRUNCATED as u32),
+        ("COUNTER_SLOTS", counter::SLOTS as u32),
+        ("COUNTER_JOINTS_BROKEN", counter::JOINTS_BROKEN as u32),
+        ("COUNTER_JOINT_EVENTS", counter::JOINT_EVENTS as u32),
+        ("JOINT_EVENTS_MAX", counter::JOINT_EVENTS_MAX as u32),
+        ("JOINT_SLOT_COUNT", JOINT_SLOT_COUNT),
+        ("JOINT_KIND_BALL", joint_kind::BALL),
+        ("JOINT_KIND_HINGE", joint_kind::HINGE),
+        ("JOINT_KIND_FIXED", joint_kind::FIXED),
+        ("JOINT_KIND_SLIDER", joint_kind::SLIDER),
+        ("JOINT_KIND_DISTANCE", joint_kind::DISTANCE),
+        ("JOINT_FLAG_DISABLED", joint_flag::DISABLED),
+        ("JOINT_FLAG_COLLIDE", joint_flag::COLLIDE),
+        ("JOINT_FLAG_LIMITS", joint_flag::LIMITS),
+        ("JOINT_FLAG_MOTOR", joint_flag::MOTOR),
+        ("JOINT_FLAG_SPRING", joint_flag::SPRING),
+        ("JOINT_FLAG_CONE", joint_flag::CONE),
+        ("JOINT_FLAG_TWIST", joint_flag::TWIST),
+        ("JOINT_FLAG_BREAKABLE", joint_flag::BREAKABLE),
         (
             "COLOUR_ROUNDS_OVER_ALL",
             crate::rigid::colour::COLOUR_ROUNDS_OVER_ALL,
@@ -226,6 +255,7 @@ pub fn shader_source() -> String {
             include_str!("../../../shaders/rigid/solver/solver.wgsl"),
             include_str!("../../../shaders/rigid/solver/prepare.wgsl"),
             include_str!("../../../shaders/rigid/solver/block.wgsl"),
+            include_str!("../../../shaders/rigid/joint.wgsl"),
             include_str!("../../../shaders/rigid/ccd.wgsl"),
         ],
     )

@@ -46,6 +46,7 @@
 
 use super::Colouring;
 use crate::grid::{cell_at, cell_hash};
+use crate::rigid::colour::is_contact;
 use crate::rigid::types::*;
 use glam::{IVec3, Vec4Swizzles};
 use std::ops::Range;
@@ -240,7 +241,7 @@ pub fn block_colour(
         out_bins.push((part, first..start.len() as u32 - 1));
         at = end;
     }
-    let manifold_count = manifolds.iter().filter(|m| m.count > 0).count() as u32;
+    let manifold_count = manifolds.iter().filter(|m| is_contact(m)).count() as u32;
     BlockOrder {
         batches: Colouring {
             colours,

@@ -317,7 +317,8 @@ pub fn solve_position(
     rows: &[Vec4],
 ) {
     for &k in colouring.batch(c) {
-        if let Some(m) = manifolds.get(k as usize) {
+        // The projection is the contacts'; a joint's slot has none.
+        if let Some(m) = manifolds.get(k as usize).filter(|m| m.joint == 0) {
             position_manifold(params, bodies, m, k as usize, rows);
         }
     }

@@ -30,6 +30,10 @@ fn nearest_point(p: &GpuManifold, point: Vec4, radius: f32) -> Option<usize> {
 /// friction direction.
 pub fn warm_start(params: &GpuRigidParams, manifolds: &mut [GpuManifold], prev: &[GpuManifold]) {
     for m in manifolds.iter_mut() {
+        if m.joint != 0 {
+            // A joint's slot keeps its impulses in the joint (joint::solve).
+            continue;
+        }
         let count = m.count.min(MAX_POINTS) as usize;
         let mut found: Option<&GpuManifold> = None;
         if params.warm_start != 0 && count > 0 {
@@ -92,7 +96,8 @@ pub fn solve_prepare(
     rows: &mut [Vec4],
 ) {
     for (k, m) in manifolds.iter().enumerate() {
-        if m.colour == NONE {
+        // A joint's slot records no points: the sweeps solve the joint.
+        if m.colour == NONE || m.joint != 0 {
             continue;
         }
         prepare_manifold(params, bodies, m, k, rows);

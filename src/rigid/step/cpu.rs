@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::grid::{CpuGrid, GridSpec};
 use crate::rigid::broad::{self, BroadPlan};
 use crate::rigid::colour::Batches;
+use crate::rigid::joint::solve as joint;
 use crate::rigid::solver::{self, VelocitySet};
 use crate::rigid::types::*;
 use crate::rigid::world::StepReport;
@@ -27,6 +28,8 @@ pub(crate) struct CpuRigid {
     pub(crate) rows: Vec<Vec4>,
     /// The stages the last step ran, in order.
     pub(crate) trace: Vec<RigidStage>,
+    /// The joints the last step broke, in index order.
+    pub(crate) broken: Vec<u32>,
 }
 
 /// What one CPU step reads besides the world's arrays.
@@ -37,6 +40,8 @@ pub(crate) struct StepInputs<'a> {
     pub(crate) plan: &'a BroadPlan,
     /// The world's hull store (`crate::rigid::hull`).
     pub(crate) hulls: &'a [UVec4],
+    /// The joint filter's table (`joint::filter::build`).
+    pub(crate) joint_filter: &'a [[u32; 4]],
 }
 
 /// One CPU step: every stage of [`super::sequence`], in order, by its CPU twin.
@@ -45,13 +50,17 @@ pub(crate) fn cpu_step(
     inputs: &StepInputs,
     bodies: &mut [GpuBody],
     shapes: &[GpuShape],
+    joints: &mut [GpuJoint],
 ) -> Result<StepReport> {
     let params = inputs.params;
+    let live = joints.len().min(params.joint_count as usize);
+    let joints = &mut joints[..live];
     let n_shapes = shapes.len();
     c.claims.resize(bodies.len(), 0);
     c.shape_pos.resize(n_shapes, Vec4::ZERO);
     c.shape_xf.resize(3 * n_shapes, Vec4::ZERO);
     c.trace.clear();
+    c.broken.clear();
     let mut grid = None;
     let mut wanted = 0;
     let mut batches = None;
@@ -102,9 +111,13 @@ pub(crate) fn cpu_step(
                     &mut c.manifolds,
                 );
             }
+            RigidStage::JointSlots => {
+                joint::slots_filter(joints, inputs.joint_filter, &mut c.manifolds);
+                joint::slots(params, joints, &mut c.manifolds);
+            }
             RigidStage::WakeMark => {
-                let pairs = c.pairs.len() as u32;
-                sleep::wake_mark(params, bodies, &c.manifolds, pairs, &mut c.claims);
+                let slots = c.manifolds.len() as u32;
+                sleep::wake_mark(params, bodies, &c.manifolds, slots, &mut c.claims);
             }
             RigidStage::WakeApply => sleep::wake_apply(params, bodies, &c.claims),
             RigidStage::WarmStart => solver::warm_start(params, &mut c.manifolds, &c.prev),
@@ -117,8 +130,16 @@ pub(crate) fn cpu_step(
                 );
                 solver::solve_prepare(params, bodies, &c.manifolds, &mut c.rows);
                 if let Some(b) = batches.take() {
-                    solve = Some(SolveRun::new(params, b, bodies, &c.manifolds, &c.rows));
+                    let mut run = SolveRun::new(params, b, bodies, &c.manifolds, &c.rows);
+                    run.set.load_joints(joints);
+                    solve = Some(run);
                 }
+            }
+            RigidStage::JointBreak => {
+                if let Some(run) = &solve {
+                    run.set.store_joints(joints);
+                }
+                c.broken = joint::break_joints(params, joints);
             }
             RigidStage::Sleep => awake = sleep::sleep(params, bodies),
             _ => {
@@ -138,6 +159,7 @@ pub(crate) fn cpu_step(
         pairs: c.pairs.len() as u32,
         pairs_wanted: wanted,
         awake,
+        joints_broken: c.broken.len() as u32,
         ..StepReport::default()
     };
     if let Some(run) = &solve {
@@ -206,7 +228,7 @@ impl SolveRun {
                 integrate::integrate_velocity(params, bodies);
                 set.load_velocities(bodies);
             }
-            RigidStage::SolveWarmApply => colours.for_each(|k| set.solve_warm_apply(k)),
+            RigidStage::SolveWarmApply => colours.for_each(|k| set.solve_warm_apply(params, k)),
             RigidStage::SolveContact => {
                 for _ in 0..params.velocity_iterations {
                     for k in colours.clone() {

@@ -42,6 +42,9 @@ pub enum RigidStage {
     Broad,
     /// One manifold per pair.
     Narrow,
+    /// A manifold slot per joint after the contacts (so the colouring and the sweeps take
+    /// joints with contacts), and the contacts between bodies a joint keeps apart emptied.
+    JointSlots,
     /// Marks sleepers that awake bodies press on.
     WakeMark,
     /// Wakes the marked bodies.
@@ -68,19 +71,23 @@ pub enum RigidStage {
     SolveRestitution,
     /// Once per step, optional: the book's non-linear position projection, per colour.
     SolvePosition,
+    /// Once per step: each joint's force and torque, and the breakable ones past their
+    /// threshold broken.
+    JointBreak,
     /// Once per step: clears the force accumulators, recency-weighted motion and sleeping.
     Sleep,
 }
 
 impl RigidStage {
     /// Every stage, in execution order (the substep stages once).
-    pub const ALL: [RigidStage; 20] = [
+    pub const ALL: [RigidStage; 22] = [
         RigidStage::StepStart,
         RigidStage::RigidForces,
         RigidStage::ShapeAabbs,
         RigidStage::GridBuild,
         RigidStage::Broad,
         RigidStage::Narrow,
+        RigidStage::JointSlots,
         RigidStage::WakeMark,
         RigidStage::WakeApply,
         RigidStage::WarmStart,
@@ -94,6 +101,7 @@ impl RigidStage {
         RigidStage::SolveRelax,
         RigidStage::SolveRestitution,
         RigidStage::SolvePosition,
+        RigidStage::JointBreak,
         RigidStage::Sleep,
     ];
 
@@ -103,7 +111,7 @@ impl RigidStage {
         match self {
             IntegrateVelocity | SolveWarmApply | SolveContact | IntegratePosition | Ccd
             | SolveRelax => StepPart::Substep,
-            SolveRestitution | SolvePosition | Sleep => StepPart::Finish,
+            SolveRestitution | SolvePosition | JointBreak | Sleep => StepPart::Finish,
             _ => StepPart::Collide,
         }
     }
@@ -117,6 +125,7 @@ impl RigidStage {
             RigidStage::GridBuild => "grid_build",
             RigidStage::Broad => "broad",
             RigidStage::Narrow => "narrow",
+            RigidStage::JointSlots => "joint_slots",
             RigidStage::WakeMark => "wake_mark",
             RigidStage::WakeApply => "wake_apply",
             RigidStage::WarmStart => "warm_start",
@@ -130,6 +139,7 @@ impl RigidStage {
             RigidStage::SolveRelax => "solve_relax",
             RigidStage::SolveRestitution => "solve_restitution",
             RigidStage::SolvePosition => "solve_position",
+            RigidStage::JointBreak => "joint_break",
             RigidStage::Sleep => "sleep",
         }
     }

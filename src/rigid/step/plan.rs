@@ -77,6 +77,10 @@ pub struct StepShape {
     pub position_iterations: u32,
     /// Whether an explosion runs (adds `rigid_forces`).
     pub explosion: bool,
+    /// Joint slots in use (adds `joint_slots` and `joint_break` when above 0).
+    pub joints: u32,
+    /// Whether some joint keeps its bodies from colliding (adds `joint_slots_filter`).
+    pub joint_filter: bool,
     /// Colour slots dispatched per sweep (`RigidConfig::colour_slots`, 1..=[`MAX_COLOURS`]).
     pub colour_slots: u32,
     /// Bins per partition when the sweeps run block by block (`solver::block`), else 0.
@@ -133,7 +137,8 @@ impl StepPlan {
     /// The stages the plan runs, in order, each run of consecutive dispatches of one stage
     /// counted once (a sweep's colours, the broad phase's passes, a stage's iterations): what
     /// the CPU step's trace holds for the same step, but for the stages with nothing to do on
-    /// the GPU (`rigid_forces` without an explosion, no relax or projection iterations).
+    /// the GPU (`rigid_forces` without an explosion, the joint stages without joints, no relax
+    /// or projection iterations).
     pub fn stage_sequence(&self) -> Vec<RigidStage> {
         let mut out: Vec<RigidStage> = Vec::new();
         for op in self.phases.iter().flat_map(|p| &p.ops) {
@@ -420,7 +425,8 @@ impl Phases {
 /// The dispatches of one occurrence of `stage` in the step for `shape`, into `ops`; the
 /// colouring's rounds over its waiting list (which need their own indirect arguments, so a
 /// pass of their own) into `listed`. A stage with nothing to do this step (`rigid_forces`
-/// without an explosion, no relax or projection iterations) records nothing.
+/// without an explosion, the joint stages without joints, no relax or projection iterations)
+/// records nothing.
 pub fn stage_ops(
     stage: RigidStage,
     shape: &StepShape,
@@ -464,6 +470,20 @@ pub fn stage_ops(
             }
         }
         WakeMark | WarmStart => ops.push(per_pair_stage(stage)),
+        JointSlots => {
+            if shape.joints > 0 {
+                if shape.joint_filter {
+                    let entry = "joint_slots_filter";
+                    ops.push(per_pair(stage, entry, shape.pair_capacity, 0));
+                }
+                ops.push(over(stage, shape.joints));
+            }
+        }
+        JointBreak => {
+            if shape.joints > 0 {
+                ops.push(over(stage, shape.joints));
+            }
+        }
         Colour => {
             let block_bins = if fused { 0 } else { shape.block_bins };
             colour_ops(shape.pair_capacity, block_bins, ops, listed);

@@ -48,9 +48,12 @@ impl RigidWorld {
                 self.plan.cell_size,
                 self.large_capacity,
                 block_bins(&self.config, body_capacity),
+                self.joints.capacity,
             )?;
-            rebuild(g, self.bodies.len(), &self.shapes, at)?;
+            let n = (self.bodies.len(), self.joints.slots() as usize);
+            rebuild(g, n, &self.shapes, at)?;
             self.plan_dirty = true;
+            self.joints.filter_dirty = true;
         }
         self.body_capacity = body_capacity;
         self.shape_capacity = shape_capacity;
@@ -96,19 +99,19 @@ impl RigidWorld {
     }
 }
 
-/// Rebuilds the GPU backend at `at` sizes, carrying over the first `n` bodies and the counters
-/// by device-side copies recorded at the head of the next step (no readback, so steps recorded
+/// Rebuilds the GPU backend at `at` sizes, carrying over the first `n.0` bodies, the first
+/// `n.1` joints and the counters by device-side copies recorded at the head of the next step (no readback, so steps recorded
 /// into a caller's encoder that is not submitted yet keep their effect), and writing `shapes`.
 /// The counters describe the last step (its report, the previous pair count); the manifolds
 /// and their warm-start impulses start afresh at the new size. Timing stays as it was.
 pub(super) fn rebuild(
     g: &mut GpuEngine,
-    n: usize,
+    n: (usize, usize),
     shapes: &[GpuShape],
     at: GpuRigidSizes,
 ) -> Result<()> {
     let mut fresh = g.rigid.resized(at)?;
-    fresh.carry_from(&mut g.rigid, n)?;
+    fresh.carry_from(&mut g.rigid, n.0, n.1)?;
     fresh.write(&fresh.shapes, shapes);
     let prev_pairs = 4 * solver::COUNTER_PREV_PAIRS as u64;
     fresh.write_at(&fresh.counters, prev_pairs, &[0u32]);

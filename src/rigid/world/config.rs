@@ -39,6 +39,11 @@ pub(super) fn validate_config(c: &RigidConfig) -> Result<()> {
     positive("contact_hertz", c.contact_hertz)?;
     non_negative("contact_damping_ratio", c.contact_damping_ratio)?;
     positive("max_push_out", c.max_push_out)?;
+    // Infinity is the default: the cap (half the substep rate).
+    if c.joint_hertz != f32::INFINITY {
+        positive("joint_hertz", c.joint_hertz)?;
+    }
+    non_negative("joint_damping_ratio", c.joint_damping_ratio)?;
     non_negative("restitution_cutoff", c.restitution_cutoff)?;
     non_negative("contact_margin", c.contact_margin)?;
     positive("angular_limit", c.angular_limit)?;

@@ -24,8 +24,13 @@ impl RigidWorld {
             return None;
         };
         let mut landed = Vec::new();
+        let joints = &mut self.joints;
+        let tag = self.tag;
         g.status.poll(&g.rigid.ctx.device, |step, _, words| {
-            landed.push(report_from_counters(step, bytemuck::cast_slice(words)));
+            let counters: &[u32] = bytemuck::cast_slice(words);
+            landed.push(report_from_counters(step, counters));
+            // Each step's copy lands once, so each broken joint is noted once.
+            joints.note_counters(counters, tag);
         });
         Some(landed)
     }
@@ -129,7 +134,7 @@ impl RigidWorld {
             Engine::Cpu(c) => Ok(c.manifolds.clone()),
             Engine::Gpu(g) => {
                 let counters: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
-                let n = counters[counter::PAIRS].min(self.pair_capacity) as usize;
+                let n = counters[counter::SLOTS].min(self.slot_capacity()) as usize;
                 g.rigid.read(g.rigid.current_manifolds(), n)
             }
         }

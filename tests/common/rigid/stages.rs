@@ -46,6 +46,8 @@ pub fn sizes(bodies: u32) -> GpuRigidSizes {
         pair_scratch_words: 64,
         grid: GridSpec::new(1.0, 64).expect("grid"),
         block_bins: 0,
+        joints: 0,
+        joint_filter: 0,
     }
 }
 

@@ -8,14 +8,15 @@ use wgphys::rigid::gpu::GpuRigid;
 use wgphys::rigid::types::{GpuManifold, GpuShape};
 use wgpu::util::DeviceExt;
 
-use super::rigid_mesh::{unit_meshes, MeshVertex};
-use super::rigid_shader::shader_source;
-use super::{
-    depth_view, line_buffer_layout, render_pipeline, upload, DepthUse, LineVertex, OrbitCamera,
-    PipelineSpec, Uniforms,
+use super::depth::{depth_texture, vertex_storage_entry};
+use super::mesh::{unit_meshes, MeshVertex};
+use super::shader::shader_source;
+use crate::common::{
+    line_buffer_layout, pipeline_layout, render_pipeline, upload, DepthUse, LineVertex,
+    OrbitCamera, PipelineSpec, Uniforms,
 };
 
-/// The uniform block of [`RIGID_SHADER`] (`Globals`).
+/// The uniform block of `rigid.wgsl` (`Globals`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 struct RigidGlobals {
@@ -132,7 +133,7 @@ pub struct RigidRenderer {
 impl RigidRenderer {
     /// Builds the pipelines for a colour target of `format` and size `width` x `height`. The
     /// adapter must read storage buffers in vertex shaders
-    /// ([`wgpu::DownlevelFlags::VERTEX_STORAGE`]; [`RigidApp`](super::rigid::RigidApp) checks).
+    /// ([`wgpu::DownlevelFlags::VERTEX_STORAGE`]; [`RigidApp`](super::RigidApp) checks).
     pub fn new(
         device: &wgpu::Device,
         format: wgpu::TextureFormat,
@@ -148,7 +149,7 @@ impl RigidRenderer {
             "examples:rigid-globals",
             std::mem::size_of::<RigidGlobals>() as u64,
         );
-        let storage = super::vertex_storage_entry;
+        let storage = vertex_storage_entry;
         let storage_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("examples:rigid-buffers"),
             entries: &[storage(0), storage(1), storage(2), storage(3)],
@@ -197,16 +198,17 @@ impl RigidRenderer {
                 ],
             })
         };
-        let shadow_view = depth_view(
+        let shadow_view = depth_texture(
             device,
             "examples:rigid-shadow-map",
             SHADOW_SIZE,
             SHADOW_SIZE,
             wgpu::TextureUsages::TEXTURE_BINDING,
-        );
+        )
+        .create_view(&Default::default());
         let shadow_bind = shadow_group(&shadow_view);
 
-        let layout = super::pipeline_layout(
+        let layout = pipeline_layout(
             device,
             "examples:rigid",
             &[&uniforms.layout, &storage_layout, &shadow_layout],
@@ -229,7 +231,10 @@ impl RigidRenderer {
             format: Some(format),
             blend: wgpu::BlendState::REPLACE,
             topology,
-            depth: DepthUse::Write,
+            depth: Some(DepthUse {
+                test: true,
+                write: true,
+            }),
             cull,
         };
         let back = Some(wgpu::Face::Back);
@@ -262,7 +267,10 @@ impl RigidRenderer {
             device,
             &module,
             &PipelineSpec {
-                depth: DepthUse::Overlay,
+                depth: Some(DepthUse {
+                    test: false,
+                    write: false,
+                }),
                 ..spec(
                     "examples:rigid-contacts",
                     "vs_contact",
@@ -279,7 +287,10 @@ impl RigidRenderer {
             &module,
             &PipelineSpec {
                 blend: wgpu::BlendState::ALPHA_BLENDING,
-                depth: DepthUse::Test,
+                depth: Some(DepthUse {
+                    test: true,
+                    write: false,
+                }),
                 ..spec(
                     "examples:rigid-lines",
                     "vs_line",
@@ -291,7 +302,7 @@ impl RigidRenderer {
             },
         );
         // Depth only: no colour target, and no shadow map to read.
-        let depth_only = super::pipeline_layout(
+        let depth_only = pipeline_layout(
             device,
             "examples:rigid-shadow",
             &[&uniforms.layout, &storage_layout],
@@ -359,13 +370,14 @@ impl RigidRenderer {
             no_contacts,
             bound: None,
             lines: None,
-            depth: depth_view(
+            depth: depth_texture(
                 device,
                 "examples:rigid-depth",
                 width,
                 height,
                 wgpu::TextureUsages::empty(),
-            ),
+            )
+            .create_view(&Default::default()),
             width: width.max(1),
             height: height.max(1),
             style: RigidStyle::default(),
@@ -376,13 +388,14 @@ impl RigidRenderer {
     pub fn resize(&mut self, device: &wgpu::Device, width: u32, height: u32) {
         self.width = width.max(1);
         self.height = height.max(1);
-        self.depth = depth_view(
+        self.depth = depth_texture(
             device,
             "examples:rigid-depth",
             self.width,
             self.height,
             wgpu::TextureUsages::empty(),
-        );
+        )
+        .create_view(&Default::default());
     }
 
     /// Replaces the debug lines (a line list, drawn over the bodies; cheap to call every frame:

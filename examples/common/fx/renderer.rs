@@ -1,86 +1,20 @@
-//! The HDR effects renderer of `fireworks` and `effects`: a scene (sky, lit boxes, lines) and
-//! particle layers drawn into a float16 target, then bloom and a tone map into the output
-//! ([`super::bloom`]).
-//!
-//! A frame:
-//!
-//! 1. **scene** ([`super::scene`]): sky, boxes and lines into the HDR target and a
-//!    `Depth32Float` depth buffer (which is also what the engine's depth collider reads:
-//!    [`FxRenderer::depth_texture`]);
-//! 2. **particles** ([`super::sprites`]), layer by layer, with no depth attachment: each
-//!    fragment reads the scene's depth itself, so sprites and ribbons fade out where they
-//!    come close to a surface (soft particles) and vanish behind it. A layer is additive
-//!    (sparks: camera-facing sprites, optionally stretched along the velocity, and ribbons
-//!    through the engine's trails) or alpha-blended in the engine's back-to-front order
-//!    (smoke, lit by the frame's lights);
-//! 3. **bloom** and the tone map into the target.
-//!
-//! Nothing is read back: every particle count comes from the engine's indirect-draw buffer.
+//! [`FxRenderer`]: targets, the scene, the particle layers and the bloom of a frame, and the
+//! looks that drive them ([`Look`], [`SpriteLook`], [`Light`]).
 
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
 use wgphys::particles::ParticleWorld;
 
 use super::bloom::{Bloom, BloomLook, HDR};
+use super::depth::depth_texture;
 use super::scene::{Scene, SceneRenderer};
 use super::sprites::Sprites;
-use super::{OrbitCamera, DEPTH};
+use crate::common::{uniform_entry, OrbitCamera, Uniforms};
 
 /// Lights a frame may hold (the brightest are kept).
 pub const MAX_LIGHTS: usize = 8;
 
-/// The WGSL every FX pipeline starts with: the frame's uniform block (group 0, binding 0) and
-/// the lighting of the scene and the smoke.
-pub const GLOBALS_WGSL: &str = r#"
-struct Globals {
-    view_proj: mat4x4<f32>,
-    inv_view_proj: mat4x4<f32>,
-    // eye position, time (s)
-    eye: vec4<f32>,
-    // width, height (pixels), focal length (pixels), unused
-    viewport: vec4<f32>,
-    // view distance of a depth-buffer value z: depth.y / (z + depth.x)
-    depth: vec4<f32>,
-    // zenith colour, star brightness
-    sky_top: vec4<f32>,
-    // horizon colour, fog density (1/m)
-    sky_horizon: vec4<f32>,
-    // ambient light, light count
-    ambient: vec4<f32>,
-    // position, range (m)
-    lights: array<vec4<f32>, 8>,
-    // colour (linear, intensity included)
-    light_colours: array<vec4<f32>, 8>,
-};
-
-@group(0) @binding(0) var<uniform> g: Globals;
-
-// Light reaching `p` on a surface of normal `n`; `wrap` 1 ignores the normal (smoke).
-fn lighting(p: vec3<f32>, n: vec3<f32>, wrap: f32) -> vec3<f32> {
-    var c = g.ambient.rgb * (0.75 + 0.25 * n.y);
-    let count = u32(g.ambient.w);
-    for (var i = 0u; i < count; i = i + 1u) {
-        let d = g.lights[i].xyz - p;
-        let r = g.lights[i].w;
-        let att = 1.0 / (1.0 + dot(d, d) / (r * r));
-        let facing = mix(max(dot(n, normalize(d)), 0.0), 1.0, wrap);
-        c += g.light_colours[i].rgb * att * facing;
-    }
-    return c;
-}
-
-// Pixels from the target's centre (y up) of a clip-space point.
-fn to_px(c: vec4<f32>) -> vec2<f32> {
-    return c.xy / c.w * 0.5 * g.viewport.xy;
-}
-
-// The clip-space point at pixel offset `px` from the centre, at the depth of `c`.
-fn from_px(px: vec2<f32>, c: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(px / (0.5 * g.viewport.xy) * c.w, c.z, c.w);
-}
-"#;
-
-/// The uniform block of [`GLOBALS_WGSL`].
+/// The uniform block of `globals.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 struct Globals {
@@ -203,9 +137,8 @@ fn depth_params(view_proj: Mat4, eye: Vec3, forward: Vec3) -> (f32, f32) {
 
 /// The renderer: targets, the scene, the particle layers and the bloom.
 pub struct FxRenderer {
-    globals: wgpu::Buffer,
-    /// Group 0 of the scene pass (the uniform block).
-    scene_bind: wgpu::BindGroup,
+    /// The uniform block; its bind group is group 0 of the scene pass.
+    globals: Uniforms,
     /// Group 0 of the particle pass: the uniform block and the scene's depth.
     particle_layout: wgpu::BindGroupLayout,
     particle_bind: wgpu::BindGroup,
@@ -221,45 +154,35 @@ pub struct FxRenderer {
     pub look: Look,
 }
 
-fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
 /// The HDR colour target and the depth buffer of `width` x `height`.
 fn targets(
     device: &wgpu::Device,
     width: u32,
     height: u32,
 ) -> (wgpu::TextureView, wgpu::Texture, wgpu::TextureView) {
-    let size = wgpu::Extent3d {
-        width,
-        height,
-        depth_or_array_layers: 1,
-    };
-    let texture = |label, format, usage| {
-        device.create_texture(&wgpu::TextureDescriptor {
-            label: Some(label),
-            size,
+    let hdr = device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("examples:hdr"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format,
-            usage,
+            format: HDR,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
             view_formats: &[],
         })
-    };
-    let both = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING;
-    let hdr = texture("examples:hdr", HDR, both).create_view(&Default::default());
-    let depth = texture("examples:fx-depth", DEPTH, both);
+        .create_view(&Default::default());
+    let depth = depth_texture(
+        device,
+        "examples:fx-depth",
+        width,
+        height,
+        wgpu::TextureUsages::TEXTURE_BINDING,
+    );
     let depth_view = depth.create_view(&Default::default());
     (hdr, depth, depth_view)
 }
@@ -277,24 +200,11 @@ impl FxRenderer {
         scene: &Scene,
     ) -> Self {
         let (width, height) = (width.max(1), height.max(1));
-        let globals = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("examples:fx-globals"),
-            size: std::mem::size_of::<Globals>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let scene_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("examples:fx-scene"),
-            entries: &[uniform_entry(0)],
-        });
-        let scene_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("examples:fx-scene"),
-            layout: &scene_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: globals.as_entire_binding(),
-            }],
-        });
+        let globals = Uniforms::new(
+            device,
+            "examples:fx-globals",
+            std::mem::size_of::<Globals>() as u64,
+        );
         let particle_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("examples:fx-particles"),
             entries: &[
@@ -312,14 +222,13 @@ impl FxRenderer {
             ],
         });
         let (hdr, depth_texture, depth) = targets(device, width, height);
-        let particle_bind = Self::particle_bind(device, &particle_layout, &globals, &depth);
+        let particle_bind = Self::particle_bind(device, &particle_layout, &globals.buffer, &depth);
         let mut bloom = Bloom::new(device, output);
         bloom.resize(device, &hdr, width, height);
         Self {
-            scene: SceneRenderer::new(device, queue, &scene_layout, scene),
+            scene: SceneRenderer::new(device, queue, &globals.layout, scene),
             sprites: Sprites::new(device, &particle_layout),
             globals,
-            scene_bind,
             particle_layout,
             particle_bind,
             hdr,
@@ -360,7 +269,7 @@ impl FxRenderer {
         self.height = height.max(1);
         let (hdr, depth_texture, depth) = targets(device, self.width, self.height);
         self.particle_bind =
-            Self::particle_bind(device, &self.particle_layout, &self.globals, &depth);
+            Self::particle_bind(device, &self.particle_layout, &self.globals.buffer, &depth);
         self.bloom.resize(device, &hdr, self.width, self.height);
         self.hdr = hdr;
         self.depth_texture = depth_texture;
@@ -415,7 +324,7 @@ impl FxRenderer {
             globals.lights[i] = light.position.extend(light.range.max(1e-3));
             globals.light_colours[i] = light.colour.extend(0.0);
         }
-        queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
+        queue.write_buffer(&self.globals.buffer, 0, bytemuck::bytes_of(&globals));
         self.sprites.prepare(device, queue, encoder, layers);
 
         {
@@ -442,7 +351,7 @@ impl FxRenderer {
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
-            self.scene.draw(&mut pass, &self.scene_bind);
+            self.scene.draw(&mut pass, &self.globals.bind);
         }
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {

@@ -27,8 +27,12 @@
 use super::lanes::{Ar, Fused, Separate, WMat3, W3};
 use super::{contact_basis, point_base, row};
 use crate::rigid::colour::Colouring;
+use crate::rigid::joint::solve::{self as joint, JointBody};
 use crate::rigid::types::*;
 use glam::{BVec4A, Mat3, Vec3, Vec4, Vec4Swizzles};
+
+mod rows;
+use rows::*;
 
 /// Calls `self.method(ar, args…)` with the lane arithmetic of the rounding the CPU twin is
 /// set to ([`crate::rounding`]): [`Fused`] (fused multiply-adds) or [`Separate`]. Each stage is
@@ -135,6 +139,15 @@ struct Roll {
     y: Vec4,
 }
 
+/// What a colour's sweep visits, in the colouring's order: a run of contact groups
+/// (`groups[start..end]`), or a joint's slot (its index in the joint table and its bodies,
+/// indices into the set's bodies: `solver::velocity` solves it with `joint::solve`'s rows).
+#[derive(Clone, Copy, Debug)]
+enum Item {
+    Groups(usize, usize),
+    Joint(u32, u32, u32),
+}
+
 /// Point `i` of a group's contacts: the arms and overlap at the current poses, the diagonal of
 /// K, the largest normal impulse so far this step (`kd_w`, kept where the solver rows' unused
 /// fourth word was; it goes out in the impulse's fourth word), the start normal velocity, the
@@ -196,10 +209,14 @@ pub struct VelocitySet {
     rolls: Vec<Roll>,
     /// Per body, then the static world: centre of mass and orientation.
     poses: Vec<(Vec3, Vec4)>,
-    /// Offsets into `groups` per colour, `colour_start[c]..colour_start[c + 1]`.
-    colour_start: Vec<usize>,
+    /// What each colour visits: `items[colour_items[c]..colour_items[c + 1]]`.
+    items: Vec<Item>,
+    colour_items: Vec<usize>,
     /// Per body, then the static world.
     vel: Vec<Vel>,
+    /// The joint table the joint slots index ([`VelocitySet::load_joints`]; their impulses go
+    /// back with [`VelocitySet::store_joints`]).
+    joints: Vec<GpuJoint>,
 }
 
 impl VelocitySet {
@@ -250,14 +267,22 @@ impl VelocitySet {
                 world
             }
         };
-        set.colour_start.push(0);
+        set.colour_items.push(0);
         for c in 0..colouring.colour_count {
             let mut open: Option<Group> = None;
+            let mut run = set.groups.len();
             for &k in colouring.batch(c) {
                 let Some(m) = manifolds.get(k as usize) else {
                     continue;
                 };
                 let (a, b) = (index(m.body_a), index(m.body_b));
+                if m.joint != 0 {
+                    // A joint's slot ends the run of groups before it, in the colour's order.
+                    set.push_group(open.take(), manifolds, rows);
+                    set.end_run(&mut run);
+                    set.items.push(Item::Joint(m.joint - 1, a, b));
+                    continue;
+                }
                 // A contact that shares a dynamic body with the open group starts a new one.
                 if let Some(g) = &open {
                     let lanes = g.lanes as usize;
@@ -299,11 +324,93 @@ impl VelocitySet {
                 }
             }
             set.push_group(open, manifolds, rows);
-            set.colour_start.push(set.groups.len());
+            set.end_run(&mut run);
+            set.colour_items.push(set.items.len());
         }
         set.refresh_poses(bodies);
         set.load_velocities(bodies);
         set
+    }
+
+    /// Closes the run of groups from `run` to the last one (if any) and starts the next.
+    fn end_run(&mut self, run: &mut usize) {
+        if self.groups.len() > *run {
+            self.items.push(Item::Groups(*run, self.groups.len()));
+        }
+        *run = self.groups.len();
+    }
+
+    /// Copies the joint table the joint slots index (their impulses from the warm start or the
+    /// last step).
+    pub fn load_joints(&mut self, joints: &[GpuJoint]) {
+        self.joints.clear();
+        self.joints.extend_from_slice(joints);
+    }
+
+    /// Writes the joints' accumulated impulses back into `joints`.
+    pub fn store_joints(&self, joints: &mut [GpuJoint]) {
+        for (out, jt) in joints.iter_mut().zip(&self.joints) {
+            out.impulse_lin = jt.impulse_lin;
+            out.impulse_ang = jt.impulse_ang;
+            out.impulse_limit = jt.impulse_limit;
+        }
+    }
+
+    /// Body `i` of the set (the static world last) as a joint's rows see it.
+    fn joint_body(&self, i: u32) -> JointBody {
+        let v = self.vel.get(i as usize).copied().unwrap_or(Vel::WORLD);
+        let (pos, orient) = self
+            .poses
+            .get(i as usize)
+            .copied()
+            .unwrap_or((Vec3::ZERO, Vec4::new(0.0, 0.0, 0.0, 1.0)));
+        JointBody {
+            pos,
+            orient,
+            lin: v.lin,
+            ang: v.ang,
+            inv_mass: v.inv_mass,
+            inv_inertia: v.inv_inertia,
+        }
+    }
+
+    fn store_joint_body(&mut self, i: u32, body: &JointBody) {
+        if let Some(v) = self.vel.get_mut(i as usize) {
+            if v.dynamic {
+                v.lin = body.lin;
+                v.ang = body.ang;
+            }
+        }
+    }
+
+    /// A velocity stage on joint `j` between bodies `a` and `b`: the warm start (`stage`
+    /// [`JointStage::Warm`]) or a biased or relax sweep.
+    fn joint_item(&mut self, params: &GpuRigidParams, stage: JointStage, j: u32, a: u32, b: u32) {
+        let Some(mut jt) = self.joints.get(j as usize).copied() else {
+            return;
+        };
+        if j >= params.joint_count {
+            return;
+        }
+        let (mut ba, mut bb) = (self.joint_body(a), self.joint_body(b));
+        match stage {
+            JointStage::Warm => joint::warm_bodies(&jt, &mut ba, &mut bb),
+            JointStage::Solve(use_bias) => {
+                joint::solve_bodies(params, &mut jt, use_bias, &mut ba, &mut bb)
+            }
+        }
+        self.store_joint_body(a, &ba);
+        self.store_joint_body(b, &bb);
+        self.joints[j as usize] = jt;
+    }
+
+    /// The items of colour `c`.
+    fn colour_range(&self, c: u32) -> std::ops::Range<usize> {
+        let c = c as usize;
+        match (self.colour_items.get(c), self.colour_items.get(c + 1)) {
+            (Some(&s), Some(&e)) => s..e,
+            _ => 0..0,
+        }
     }
 
     /// Appends a filled group with its points (impulses, `rows`' data, arms).
@@ -457,13 +564,8 @@ impl VelocitySet {
         }
     }
 
-    /// The groups of colour `c` with their points and rolling impulses, and the bodies.
-    fn colour(&mut self, c: u32) -> (&[Group], &mut [Point], &mut [Roll], &mut [Vel]) {
-        let c = c as usize;
-        let (s, e) = match (self.colour_start.get(c), self.colour_start.get(c + 1)) {
-            (Some(&s), Some(&e)) => (s, e),
-            _ => (0, 0),
-        };
+    /// Groups `s..e` with their points and rolling impulses, and the bodies.
+    fn run(&mut self, s: usize, e: usize) -> (&[Group], &mut [Point], &mut [Roll], &mut [Vel]) {
         (
             &self.groups[s..e],
             &mut self.points[s * MP..e * MP],
@@ -474,12 +576,17 @@ impl VelocitySet {
 
     /// Stage `solve_warm_apply` for colour `c`: applies each point's accumulated impulse (set
     /// by `warm_start`) once, before the substep's first velocity iteration.
-    pub fn solve_warm_apply(&mut self, c: u32) {
-        in_rounding!(self.warm_apply_in(c));
+    pub fn solve_warm_apply(&mut self, params: &GpuRigidParams, c: u32) {
+        for i in self.colour_range(c) {
+            match self.items[i] {
+                Item::Groups(s, e) => in_rounding!(self.warm_apply_in(s, e)),
+                Item::Joint(j, a, b) => self.joint_item(params, JointStage::Warm, j, a, b),
+            }
+        }
     }
 
-    fn warm_apply_in(&mut self, ar: impl Ar, c: u32) {
-        let (groups, points, rolls, vel) = self.colour(c);
+    fn warm_apply_in(&mut self, ar: impl Ar, s: usize, e: usize) {
+        let (groups, points, rolls, vel) = self.run(s, e);
         let slots = points.chunks_exact(MP).zip(rolls.iter());
         for (g, (pts, roll)) in groups.iter().zip(slots) {
             let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
@@ -522,11 +629,25 @@ impl VelocitySet {
     }
 
     fn sweep(&mut self, params: &GpuRigidParams, c: u32, use_bias: bool) {
-        in_rounding!(self.sweep_in(params, c, use_bias));
+        for i in self.colour_range(c) {
+            match self.items[i] {
+                Item::Groups(s, e) => in_rounding!(self.sweep_in(params, s, e, use_bias)),
+                Item::Joint(j, a, b) => {
+                    self.joint_item(params, JointStage::Solve(use_bias), j, a, b)
+                }
+            }
+        }
     }
 
-    fn sweep_in(&mut self, ar: impl Ar, params: &GpuRigidParams, c: u32, use_bias: bool) {
-        let (groups, points, rolls, vel) = self.colour(c);
+    fn sweep_in(
+        &mut self,
+        ar: impl Ar,
+        params: &GpuRigidParams,
+        s: usize,
+        e: usize,
+        use_bias: bool,
+    ) {
+        let (groups, points, rolls, vel) = self.run(s, e);
         let slots = points.chunks_exact_mut(MP).zip(rolls.iter_mut());
         for (g, (pts, roll)) in groups.iter().zip(slots) {
             let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
@@ -551,12 +672,17 @@ impl VelocitySet {
     /// on gets the normal velocity −e·v_n(start), through the accumulated normal impulse (which
     /// stays ≥ 0). Closing speeds below the cut-off do not bounce (the book's resting-contact
     /// rule).
+    /// Joints have no restitution.
     pub fn solve_restitution(&mut self, params: &GpuRigidParams, c: u32) {
-        in_rounding!(self.restitution_in(params, c));
+        for i in self.colour_range(c) {
+            if let Item::Groups(s, e) = self.items[i] {
+                in_rounding!(self.restitution_in(params, s, e));
+            }
+        }
     }
 
-    fn restitution_in(&mut self, ar: impl Ar, params: &GpuRigidParams, c: u32) {
-        let (groups, points, _, vel) = self.colour(c);
+    fn restitution_in(&mut self, ar: impl Ar, params: &GpuRigidParams, s: usize, e: usize) {
+        let (groups, points, _, vel) = self.run(s, e);
         let zero = Vec4::ZERO;
         for (g, pts) in groups.iter().zip(points.chunks_exact_mut(MP)) {
             let e = g.restitution;
@@ -603,137 +729,11 @@ impl VelocitySet {
     }
 }
 
-/// `math::quat_rotate` per lane: v turned by the unit quaternion (u, w).
-fn rotate(ar: impl Ar, u: W3, w: Vec4, v: W3) -> W3 {
-    let t = ar.cross(u, v).scale(Vec4::splat(2.0));
-    ar.madd3(t, w, v).add(ar.cross(u, t))
-}
-
-/// [`super::arm`] per lane: the anchor turned by (u, w), then `round` back along n in the lanes
-/// where it is not 0.
-fn arm(ar: impl Ar, u: W3, w: Vec4, anchor: W3, n: W3, round: Vec4) -> W3 {
-    let r = rotate(ar, u, w, anchor);
-    W3::select(round.cmpne(Vec4::ZERO), ar.madd3(n, -round, r), r)
-}
-
-/// WGSL `solve_clamp_disc` per lane: the pair (x, y) scaled towards 0 onto the disc of radius
-/// `limit` where it lies outside.
-fn clamp_disc(ar: impl Ar, x: Vec4, y: Vec4, limit: Vec4) -> (Vec4, Vec4) {
-    let zero = Vec4::ZERO;
-    let planar = ar.sqrt(ar.madd(y, y, x * x));
-    let over = planar.cmpgt(limit);
-    let shrink = Vec4::select(planar.cmpgt(zero), ar.div(limit, planar), zero);
-    (
-        Vec4::select(over, x * shrink, x),
-        Vec4::select(over, y * shrink, y),
-    )
-}
-
-/// Applies angular impulse `g` (world) in the `live` lanes: +g on a, −g on b.
-fn apply_angular(ar: impl Ar, a: &mut WBody, b: &mut WBody, g: W3, live: BVec4A) {
-    let a_ang = a.ang.add(ar.mat(&a.inv_inertia, g));
-    let b_ang = b.ang.sub(ar.mat(&b.inv_inertia, g));
-    a.ang = W3::select(live, a_ang, a.ang);
-    b.ang = W3::select(live, b_ang, b.ang);
-}
-
-/// The rolling resistance of a group's contacts (WGSL `solve_rolling_bodies`) in the `live`
-/// lanes, after their points: an angular impulse against the relative rolling about each
-/// tangent with its own effective mass, accumulated and clamped to the disc
-/// `rolling · total_normal`.
-fn rolling_row(
-    ar: impl Ar,
-    g: &Group,
-    a: &mut WBody,
-    b: &mut WBody,
-    roll: &mut Roll,
-    total_normal: Vec4,
-    live: BVec4A,
-) {
-    let zero = Vec4::ZERO;
-    let k1 =
-        ar.dot(g.t1, ar.mat(&a.inv_inertia, g.t1)) + ar.dot(g.t1, ar.mat(&b.inv_inertia, g.t1));
-    let k2 =
-        ar.dot(g.t2, ar.mat(&a.inv_inertia, g.t2)) + ar.dot(g.t2, ar.mat(&b.inv_inertia, g.t2));
-    let dw = a.ang.sub(b.ang);
-    let old = *roll;
-    let x = Vec4::select(k1.cmpgt(zero), old.x - ar.div(ar.dot(dw, g.t1), k1), old.x);
-    let y = Vec4::select(k2.cmpgt(zero), old.y - ar.div(ar.dot(dw, g.t2), k2), old.y);
-    let (x, y) = clamp_disc(ar, x, y, g.rolling * total_normal);
-    let imp = ar.madd3(g.t2, y - old.y, g.t1.scale(x - old.x));
-    apply_angular(ar, a, b, imp, live);
-    roll.x = Vec4::select(live, x, old.x);
-    roll.y = Vec4::select(live, y, old.y);
-}
-
-fn relative_velocity(ar: impl Ar, a: &WBody, b: &WBody, ra: W3, rb: W3) -> W3 {
-    a.lin
-        .add(ar.cross(a.ang, ra))
-        .sub(b.lin.add(ar.cross(b.ang, rb)))
-}
-
-/// Applies impulse `g` (world) at arms ra, rb in the `live` lanes: +g on a, −g on b (the
-/// normal pushes a out).
-fn apply_impulse(ar: impl Ar, a: &mut WBody, b: &mut WBody, g: W3, ra: W3, rb: W3, live: BVec4A) {
-    let a_lin = ar.madd3(g, a.inv_mass, a.lin);
-    let a_ang = a.ang.add(ar.mat(&a.inv_inertia, ar.cross(ra, g)));
-    let b_lin = ar.madd3(g, -b.inv_mass, b.lin);
-    let b_ang = b.ang.sub(ar.mat(&b.inv_inertia, ar.cross(rb, g)));
-    a.lin = W3::select(live, a_lin, a.lin);
-    a.ang = W3::select(live, a_ang, a.ang);
-    b.lin = W3::select(live, b_lin, b.lin);
-    b.ang = W3::select(live, b_ang, b.ang);
-}
-
-/// One point of `solve_contact` (`use_bias`) or `solve_relax`, in every live lane.
-fn contact_point(
-    ar: impl Ar,
-    params: &GpuRigidParams,
-    use_bias: bool,
-    g: &Group,
-    a: &mut WBody,
-    b: &mut WBody,
-    p: &mut Point,
-) {
-    let zero = Vec4::ZERO;
-    let one = Vec4::ONE;
-    let kd = p.kd;
-    let s = Vec4::splat(params.position_slop) - p.pen;
-    let apart = s.cmpgt(zero);
-    let (soft_bias, soft_mass, soft_impulse) = if use_bias {
-        ((g.soft[0] * s).max(-g.soft[3]), g.soft[1], g.soft[2])
-    } else {
-        (zero, one, zero)
-    };
-    let bias = Vec4::select(apart, s * params.inv_dt, soft_bias);
-    let mass_scale = Vec4::select(apart, one, soft_mass);
-    let impulse_scale = Vec4::select(apart, zero, soft_impulse);
-    let old = p.impulse;
-    let vn = ar.dot(relative_velocity(ar, a, b, p.ra, p.rb), g.n);
-    // old.x − mass_scale·(vn + bias)/K − impulse_scale·old.x, left to right.
-    let pushed = old.x - ar.div(mass_scale * (vn + bias), kd.x);
-    let solved = ar.madd(-impulse_scale, old.x, pushed).max(zero);
-    let normal = Vec4::select(kd.x.cmpgt(zero), solved, old.x);
-    apply_impulse(ar, a, b, g.n.scale(normal - old.x), p.ra, p.rb, p.live);
-    let dv = relative_velocity(ar, a, b, p.ra, p.rb);
-    let tan_y = Vec4::select(
-        kd.y.cmpgt(zero),
-        old.y - ar.div(ar.dot(dv, g.t1), kd.y),
-        old.y,
-    );
-    let tan_z = Vec4::select(
-        kd.z.cmpgt(zero),
-        old.z - ar.div(ar.dot(dv, g.t2), kd.z),
-        old.z,
-    );
-    let (tan_y, tan_z) = clamp_disc(ar, tan_y, tan_z, g.mu * normal);
-    let imp = ar.madd3(g.t2, tan_z - old.z, g.t1.scale(tan_y - old.y));
-    apply_impulse(ar, a, b, imp, p.ra, p.rb, p.live);
-    let new = W3 {
-        x: normal,
-        y: tan_y,
-        z: tan_z,
-    };
-    p.impulse = W3::select(p.live, new, old);
-    p.kd_w = Vec4::select(p.live, p.kd_w.max(normal), p.kd_w);
+/// Which velocity stage a joint's slot runs.
+#[derive(Clone, Copy, Debug)]
+enum JointStage {
+    /// `solve_warm_apply`.
+    Warm,
+    /// `solve_contact` (true: biased) or `solve_relax`.
+    Solve(bool),
 }

@@ -5,14 +5,18 @@ use glam::{Mat4, Vec3, Vec4};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::RenderBuffers;
 
-use super::aggregate_scene::{Attach, LinkLine};
-use super::aggregate_shader::AGG_SHADER;
-use super::{
-    depth_view, line_buffer_layout, render_pipeline, upload, DepthUse, LineVertex, OrbitCamera,
-    PipelineSpec, Uniforms,
+use super::depth::{depth_texture, vertex_storage_entry};
+use super::scene::{Attach, LinkLine};
+use crate::common::{
+    line_buffer_layout, pipeline_layout, render_pipeline, upload, DepthUse, LineVertex,
+    OrbitCamera, PipelineSpec, Uniforms,
 };
 
-/// The uniform block of [`AGG_SHADER`] (`Globals`).
+/// The WGSL of the aggregate renderer: shaded balls, thick link lines and markers placed from
+/// the engine's positions, and flat scenery lines.
+const SHADER: &str = include_str!("aggregate.wgsl");
+
+/// The uniform block of `aggregate.wgsl` (`Globals`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 struct AggGlobals {
@@ -24,7 +28,7 @@ struct AggGlobals {
     shade: Vec4,
 }
 
-/// Draws an [`AggregateWorld`]: shaded balls with depth, scenery lines, links and markers.
+/// Draws an [`AggregateWorld`](wgphys::aggregate::AggregateWorld): shaded balls with depth, scenery lines, links and markers.
 pub struct AggRenderer {
     globals: wgpu::Buffer,
     globals_bind: wgpu::BindGroup,
@@ -68,7 +72,7 @@ impl AggRenderer {
     ) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("examples:aggregate"),
-            source: wgpu::ShaderSource::Wgsl(AGG_SHADER.into()),
+            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
         });
         let Uniforms {
             buffer: globals,
@@ -79,7 +83,7 @@ impl AggRenderer {
             "examples:aggregate-globals",
             std::mem::size_of::<AggGlobals>() as u64,
         );
-        let layout = super::pipeline_layout(device, "examples:aggregate", &[&globals_layout]);
+        let layout = pipeline_layout(device, "examples:aggregate", &[&globals_layout]);
 
         let pipeline = |label: &str,
                         layout: &wgpu::PipelineLayout,
@@ -100,7 +104,10 @@ impl AggRenderer {
                     format: Some(format),
                     blend,
                     topology,
-                    depth: DepthUse::Write,
+                    depth: Some(DepthUse {
+                        test: true,
+                        write: true,
+                    }),
                     cull: None,
                 },
             )
@@ -151,9 +158,9 @@ impl AggRenderer {
             let storage_layout =
                 device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                     label: Some("examples:aggregate-positions"),
-                    entries: &[super::vertex_storage_entry(0)],
+                    entries: &[vertex_storage_entry(0)],
                 });
-            let with_positions = super::pipeline_layout(
+            let with_positions = pipeline_layout(
                 device,
                 "examples:aggregate-attached",
                 &[&globals_layout, &storage_layout],
@@ -200,13 +207,14 @@ impl AggRenderer {
             }
         });
 
-        let depth = depth_view(
+        let depth = depth_texture(
             device,
             "examples:aggregate-depth",
             width,
             height,
             wgpu::TextureUsages::empty(),
-        );
+        )
+        .create_view(&Default::default());
         Self {
             globals,
             globals_bind,
@@ -229,13 +237,14 @@ impl AggRenderer {
     pub fn resize(&mut self, device: &wgpu::Device, width: u32, height: u32) {
         self.width = width.max(1);
         self.height = height.max(1);
-        self.depth = depth_view(
+        self.depth = depth_texture(
             device,
             "examples:aggregate-depth",
             self.width,
             self.height,
             wgpu::TextureUsages::empty(),
-        );
+        )
+        .create_view(&Default::default());
     }
 
     /// Replaces the scenery lines (a line list).

@@ -1,6 +1,6 @@
-//! The rigid examples' half of the shared code: the [`RigidDemo`] trait, a renderer for rigid
-//! bodies ([`RigidRenderer`], its WGSL is [`RIGID_SHADER`] after the engine's own struct and
-//! quaternion sources) and [`run`].
+//! The rigid examples' family (`pyramid`, `stacks`, `explosion`, `bigballistics`): the
+//! [`RigidDemo`] trait, a renderer for rigid bodies ([`RigidRenderer`], its WGSL is `rigid.wgsl`
+//! after the engine's own struct and quaternion sources: `shader.rs`) and [`run`].
 //!
 //! Every shape slot is one instance. The vertex shader reads the slot's `Shape` and its body's
 //! `Body` straight from the engine's storage buffers, so a frame reads nothing back and the
@@ -23,30 +23,33 @@ use wgphys::gpu::GpuContext;
 use wgphys::rigid::StepReport;
 use winit::keyboard::Key;
 
-use super::{App, BoxError, LineVertex, OrbitCamera};
+use crate::common::{run_app, App, BoxError, LineVertex, OrbitCamera, DEFAULT_FRAMES};
 
-pub use super::rigid_renderer::{RigidBuffers, RigidRenderer, RigidStyle};
-// The renderer builds its module itself; these stay reachable here for the examples.
-#[allow(unused_imports)]
-pub use super::rigid_shader::{shader_source, RIGID_SHADER};
+#[path = "../depth.rs"]
+mod depth;
+mod mesh;
+mod renderer;
+mod shader;
+
+pub use renderer::{RigidBuffers, RigidRenderer, RigidStyle};
 
 /// A rigid-body scene the shared app runs, in a window or headless. The scene owns its world
-/// (or a bare [`GpuRigid`]); the app draws what [`RigidDemo::buffers`] names.
+/// (or a bare [`GpuRigid`](wgphys::rigid::gpu::GpuRigid)); the app draws what [`RigidDemo::buffers`] names.
 pub trait RigidDemo: Sized {
     /// Short name: window title, default PNG name, usage text.
     const NAME: &'static str;
     /// Controls, printed when the window opens.
     const CONTROLS: &'static str;
     /// Frames rendered headless when `--frames` is not given.
-    const DEFAULT_FRAMES: u32 = super::DEFAULT_FRAMES;
-    /// The demo's own command-line options (see [`super::Cli::parse_with`]; read them with
-    /// [`super::cli_option`]).
+    const DEFAULT_FRAMES: u32 = DEFAULT_FRAMES;
+    /// The demo's own command-line options (see [`crate::common::Cli::parse_with`]; read them with
+    /// `cli_option`, from `common/cli_option.rs`).
     const OPTIONS: &'static [&'static str] = &[];
 
     /// Builds the scene on `ctx`. `headless_frames` is `Some(frames)` for an offscreen run of
     /// that many frames: no input comes, so the demo drives itself over those frames.
     fn new(ctx: &GpuContext, headless_frames: Option<u32>) -> Result<Self, BoxError>;
-    /// The engine's buffers to draw (asked every frame; [`RigidBuffers::of`] a [`GpuRigid`]).
+    /// The engine's buffers to draw (asked every frame; [`RigidBuffers::of`] a `GpuRigid`).
     fn buffers(&self) -> RigidBuffers<'_>;
     /// Where the camera starts (and returns to on `R`).
     fn camera(&self) -> OrbitCamera;
@@ -56,7 +59,7 @@ pub trait RigidDemo: Sized {
     }
     /// Debug lines (a line list) to draw this frame, appended to `out` (empty by default).
     fn lines(&self, _out: &mut Vec<LineVertex>) {}
-    /// Advances one fixed step of [`super::DT`].
+    /// Advances one fixed step of [`wgphys::scenes::DT`].
     fn update(&mut self) -> Result<(), BoxError>;
     /// A key went down (`pressed`) or up. Escape is handled by the app, and so is C (the
     /// contact overlay, flipped from [`RigidDemo::style`]); R resets the camera and is passed on
@@ -87,7 +90,7 @@ pub trait RigidDemo: Sized {
 /// Runs a rigid demo: in a window when a display is available, otherwise (or with
 /// `--headless`) offscreen into a PNG.
 pub fn run<D: RigidDemo>() -> Result<(), BoxError> {
-    super::run_app::<RigidApp<D>>()
+    run_app::<RigidApp<D>>()
 }
 
 /// A [`RigidDemo`] and a [`RigidRenderer`], as an [`App`].

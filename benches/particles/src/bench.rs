@@ -6,18 +6,20 @@
 //! timestamp queries where the adapter has them (the GPU rows also show wall time per step with
 //! a wait after each submit). Medians over the measured steps, after warm-up.
 //!
+//! `bench ARGS` below is `cargo run --release -p wgphys-particle-bench --bin bench -- ARGS`:
+//!
 //! ```text
-//! cargo run --release --example bench                 # full table
-//! cargo run --release --example bench -- --quick      # 10k only, a few steps (CI)
-//! cargo run --release --example bench -- --sizes 1000000,10000000 --no-cpu   # big GPU rows
-//! cargo run --release --example bench -- --sizes 100000,1000000 --particles-only  # scaling
-//! cargo run --release --example bench -- --grains-only --no-cpu   # grain scaling, 100k vs 1M
-//! cargo run --release --example bench -- --grains-only --grain-sizes 100000   # grains, GPU and CPU
-//! cargo run --release --example bench -- --pile 100000 --no-cpu   # a poured heap's quality
-//! cargo run --release --example bench -- --sizes 3000000,10000000,3000000 --particles-only \
-//!     --no-cpu --probe-after   # the cloud's bytes through a bare kernel after the cloud rows
-//! cargo run --release --example bench -- --sizes 10000000 --particles-only --no-cpu \
-//!     --spawn-chunk 1000000    # the cloud spawned a million a step (no upload above that)
+//! bench                                                # full table
+//! bench --quick                                        # 10k only, a few steps (CI)
+//! bench --sizes 1000000,10000000 --no-cpu              # big GPU rows
+//! bench --sizes 100000,1000000 --particles-only        # scaling
+//! bench --grains-only --no-cpu                         # grain scaling, 100k vs 1M
+//! bench --grains-only --grain-sizes 100000             # grains, GPU and CPU
+//! bench --pile 100000 --no-cpu                         # a poured heap's quality
+//! bench --sizes 3000000,10000000,3000000 --particles-only --no-cpu --probe-after
+//!     # the cloud's bytes through a bare kernel after the cloud rows
+//! bench --sizes 10000000 --particles-only --no-cpu --spawn-chunk 1000000
+//!     # the cloud spawned a million a step (no upload above that)
 //! ```
 //!
 //! `--pile N [--settle S[,S2,...]] [--no-gpu]` pours N grains of radius 2 cm into the sand box
@@ -26,7 +28,6 @@
 //! (`scenes::pile::pile_metrics`): mean and worst overlap of touching pairs, mean kinetic
 //! energy, angle of repose, height.
 
-#[path = "common/stream.rs"]
 mod stream;
 
 use std::time::Instant;

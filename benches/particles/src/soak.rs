@@ -3,8 +3,8 @@
 //! memory, bytes the GPU allocator holds, non-finite state components and the population.
 //!
 //! ```text
-//! cargo run --release --example soak -- [--steps N] [--scenes fireworks,sand,rain] [--cpu]
-//!                                       [--every N]
+//! cargo run --release -p wgphys-particle-bench --bin soak -- [--steps N] [--every N]
+//!     [--scenes fireworks,sand,rain] [--cpu]
 //! ```
 
 use wgphys::gpu::GpuContext;

@@ -12,7 +12,8 @@
 //! Each size allocates afresh and drops its buffers before the next.
 //!
 //! ```text
-//! cargo run --release --example stream_probe -- --sizes 1000000,3000000,4000000,10000000
+//! cargo run --release -p wgphys-particle-bench --bin stream_probe -- \
+//!     --sizes 1000000,3000000,4000000,10000000
 //! ```
 //!
 //! `--upload MB` first writes that many megabytes through one `queue.write_buffer` (as a bulk
@@ -23,7 +24,6 @@
 //! warm-up ones, and the bytes moved per second. Needs an adapter with timestamp queries; the
 //! software adapters run it, slowly (use small sizes there).
 
-#[path = "common/stream.rs"]
 mod stream;
 
 use std::error::Error;

@@ -1,12 +1,8 @@
-//! The rigid renderer's WGSL ([`RIGID_SHADER`]) and the whole module it is compiled from
-//! ([`shader_source`]: the engine's constants, struct and quaternion sources in front of it).
+// The rigid renderer (rigid/renderer.rs): every shape slot drawn from the engine's `Body` and
+// `Shape` buffers, with shadows, checkered planes, and the contact and line overlays. Compiled
+// after the engine's constants, shaders/rigid/types.wgsl and shaders/rigid/math.wgsl
+// (rigid/shader.rs).
 
-use wgphys::rigid::types::{body_kind, counter, shape_kind, NONE};
-
-/// The renderer's own WGSL; [`shader_source`] puts the constants, the engine's
-/// `shaders/rigid/types.wgsl` (`Body`, `Shape`, `Manifold`) and `shaders/rigid/math.wgsl`
-/// (quaternions) in front of it.
-pub const RIGID_SHADER: &str = r#"
 struct Globals {
     view_proj: mat4x4<f32>,
     // the light's view-projection (shadow map)
@@ -333,30 +329,4 @@ fn vs_line(@location(0) position: vec3<f32>, @location(1) colour: vec4<f32>) -> 
 @fragment
 fn fs_flat(in: FlatOut) -> @location(0) vec4<f32> {
     return in.colour;
-}
-"#;
-
-/// The whole WGSL module: constants from the engine, its struct and quaternion sources, then
-/// [`RIGID_SHADER`].
-pub fn shader_source() -> String {
-    let consts = [
-        ("NONE", NONE),
-        ("MAX_POINTS", wgphys::rigid::types::MAX_POINTS),
-        ("COUNTER_PAIRS", counter::PAIRS as u32),
-        ("SHAPE_SPHERE", shape_kind::SPHERE),
-        ("SHAPE_BOX", shape_kind::BOX),
-        ("SHAPE_CAPSULE", shape_kind::CAPSULE),
-        ("SHAPE_HALF_SPACE", shape_kind::HALF_SPACE),
-        ("SHAPE_PLANE", shape_kind::PLANE),
-        ("BODY_STATIC", body_kind::STATIC),
-        ("BODY_KINEMATIC", body_kind::KINEMATIC),
-    ];
-    let mut src: String = consts
-        .iter()
-        .map(|(name, v)| format!("const {name}: u32 = {v}u;\n"))
-        .collect();
-    src.push_str(include_str!("../../shaders/rigid/types.wgsl"));
-    src.push_str(include_str!("../../shaders/rigid/math.wgsl"));
-    src.push_str(RIGID_SHADER);
-    src
 }

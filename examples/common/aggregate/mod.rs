@@ -1,5 +1,6 @@
-//! The aggregate examples' half of the shared code: the [`AggregateDemo`] trait, a renderer for
-//! [`AggregateWorld`]s ([`AggRenderer`], its WGSL is [`AGG_SHADER`]) and [`run`].
+//! The aggregate examples' family (`bridge`, `platform`, `blob`, `sand`): the [`AggregateDemo`]
+//! trait, a renderer for [`AggregateWorld`]s ([`AggRenderer`], its WGSL is `aggregate.wgsl`) and
+//! [`run`].
 //!
 //! The renderer draws every particle as a shaded ball (a camera-facing quad whose fragments
 //! write the sphere's depth), straight from the engine's buffers with `draw_indirect`. Rods,
@@ -13,16 +14,17 @@ use std::time::{Duration, Instant};
 
 use wgphys::aggregate::AggregateWorld;
 use wgphys::gpu::GpuContext;
-use winit::keyboard::{Key, NamedKey};
+use winit::keyboard::Key;
 
-use super::{App, BoxError, LineVertex, OrbitCamera};
+use crate::common::{run_app, App, BoxError, LineVertex, OrbitCamera, DEFAULT_FRAMES};
 
-pub use super::aggregate_renderer::AggRenderer;
-// Not every example uses these; they stay reachable here for the ones that do.
-#[allow(unused_imports)]
-pub use super::aggregate_scene::{box_outline, deck_weights, ground_grid, Attach, LinkLine};
-#[allow(unused_imports)]
-pub use super::aggregate_shader::AGG_SHADER;
+#[path = "../depth.rs"]
+mod depth;
+mod renderer;
+mod scene;
+
+pub use renderer::AggRenderer;
+pub use scene::{Attach, LinkLine};
 
 /// An aggregate-world scene the shared app runs, in a window or headless.
 pub trait AggregateDemo: Sized {
@@ -31,7 +33,7 @@ pub trait AggregateDemo: Sized {
     /// Controls, printed when the window opens.
     const CONTROLS: &'static str;
     /// Frames rendered headless when `--frames` is not given.
-    const DEFAULT_FRAMES: u32 = super::DEFAULT_FRAMES;
+    const DEFAULT_FRAMES: u32 = DEFAULT_FRAMES;
 
     /// Builds the scene on `ctx`. `headless_frames` is `Some(frames)` for an offscreen run of
     /// that many frames: no input comes, so the demo drives itself over those frames.
@@ -61,7 +63,7 @@ pub trait AggregateDemo: Sized {
     fn markers(&self) -> Vec<Attach> {
         Vec::new()
     }
-    /// Advances one fixed step of [`super::DT`].
+    /// Advances one fixed step of [`wgphys::scenes::DT`].
     fn step(&mut self) -> wgphys::Result<()>;
     /// A key went down (`pressed`) or up (Escape and R are handled by the app).
     fn key(&mut self, key: &Key, pressed: bool) -> wgphys::Result<()>;
@@ -80,7 +82,7 @@ pub trait AggregateDemo: Sized {
 /// Runs an aggregate demo: in a window when a display is available, otherwise (or with
 /// `--headless`) offscreen into a PNG.
 pub fn run<D: AggregateDemo>() -> Result<(), BoxError> {
-    super::run_app::<AggregateApp<D>>()
+    run_app::<AggregateApp<D>>()
 }
 
 /// An [`AggregateDemo`] and an [`AggRenderer`], as an [`App`].
@@ -196,45 +198,5 @@ impl<D: AggregateDemo> App for AggregateApp<D> {
             step_time.as_secs_f64() * 1e3 / f64::from(steps.max(1))
         );
         Ok(())
-    }
-}
-
-/// Direction keys held down: arrows or WASD (Space counts as up/forward), shared by the
-/// interactive aggregate demos.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Held {
-    /// Left arrow or A.
-    pub left: bool,
-    /// Right arrow or D.
-    pub right: bool,
-    /// Up arrow, W or Space.
-    pub forward: bool,
-    /// Down arrow or S.
-    pub back: bool,
-}
-
-impl Held {
-    /// Records a key press or release; other keys are ignored.
-    pub fn set(&mut self, key: &Key, pressed: bool) {
-        match key {
-            Key::Named(NamedKey::ArrowLeft) => self.left = pressed,
-            Key::Named(NamedKey::ArrowRight) => self.right = pressed,
-            Key::Named(NamedKey::ArrowUp) | Key::Named(NamedKey::Space) => self.forward = pressed,
-            Key::Named(NamedKey::ArrowDown) => self.back = pressed,
-            Key::Character(c) => match c.to_ascii_lowercase().as_str() {
-                "a" => self.left = pressed,
-                "d" => self.right = pressed,
-                "w" | " " => self.forward = pressed,
-                "s" => self.back = pressed,
-                _ => {}
-            },
-            _ => {}
-        }
-    }
-
-    /// (right − left, back − forward) as −1, 0 or 1 each.
-    pub fn axes(self) -> (f32, f32) {
-        let f = |b: bool| f32::from(u8::from(b));
-        (f(self.right) - f(self.left), f(self.back) - f(self.forward))
     }
 }

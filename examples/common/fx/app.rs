@@ -1,5 +1,5 @@
 //! Running an [`FxDemo`] (particle worlds drawn by the HDR [`FxRenderer`]) in the shared window
-//! loop ([`super::run_app`]) or headless, where it can also write every k-th frame
+//! loop ([`run_app`]) or headless, where it can also write every k-th frame
 //! (`--out-dir DIR --every K`).
 //!
 //! Headless, only the frames written are drawn (the renderer keeps nothing from frame to
@@ -13,33 +13,18 @@ use glam::Mat4;
 use wgphys::gpu::GpuContext;
 use winit::keyboard::Key;
 
-use super::fx::{FxRenderer, Layer, Light, Look};
+use super::cli_option::cli_option;
+use super::renderer::{FxRenderer, Layer, Light, Look};
 use super::scene::Scene;
-use super::{
-    adapter, cli_option, device, display_available, instance, run_app, App, BoxError, Cli,
-    Offscreen, OrbitCamera, Readable, DEFAULT_FRAMES, HEIGHT, WIDTH,
+use crate::common::{
+    adapter, device, display_available, instance, run_app, App, BoxError, Cli, Offscreen,
+    OrbitCamera, Readable, DEFAULT_FRAMES, HEIGHT, WIDTH,
 };
 
 /// The options every FX demo takes (list them in [`FxDemo::OPTIONS`]).
 pub const OUT_DIR_OPTION: &str = "--out-dir DIR   headless: also write every k-th frame into DIR";
 /// See [`OUT_DIR_OPTION`].
 pub const EVERY_OPTION: &str = "--every K   the k of --out-dir (default 10)";
-
-/// Whether the switch `flag` (an option without a value) was given.
-pub fn cli_switch(flag: &str) -> bool {
-    std::env::args().skip(1).any(|a| a == flag)
-}
-
-/// What a demo's step knows of the frame.
-pub struct Frame<'a> {
-    /// The camera of the last frame drawn.
-    pub camera: OrbitCamera,
-    /// Its view-projection on the target.
-    pub view_proj: Mat4,
-    /// The depth buffer the last frame left (`None` before the first frame), drawn with
-    /// `view_proj`: for [`wgphys::particles::ParticleWorld::set_depth_collider`].
-    pub depth: Option<&'a wgpu::Texture>,
-}
 
 /// A scene of particle worlds the FX app runs.
 pub trait FxDemo: Sized {
@@ -69,8 +54,15 @@ pub trait FxDemo: Sized {
     fn lights(&self) -> Vec<Light> {
         Vec::new()
     }
-    /// Advances one fixed step of [`wgphys::scenes::DT`].
-    fn step(&mut self, frame: &Frame<'_>) -> wgphys::Result<()>;
+    /// The depth buffer the last frame left, drawn with `view_proj`: for
+    /// [`wgphys::particles::ParticleWorld::set_depth_collider`]. Called before each step whenever
+    /// a frame has been drawn into the current depth buffer; does nothing by default.
+    fn depth(&mut self, _depth: &wgpu::Texture, _view_proj: Mat4) -> wgphys::Result<()> {
+        Ok(())
+    }
+    /// Advances one fixed step of [`wgphys::scenes::DT`]; `camera` is the camera of the last
+    /// frame drawn.
+    fn step(&mut self, camera: &OrbitCamera) -> wgphys::Result<()>;
     /// A key was pressed (Escape and R are handled by the app).
     fn key(&mut self, key: &Key) -> wgphys::Result<()>;
     /// Extra text for the window title.
@@ -144,14 +136,13 @@ impl<D: FxDemo> App for FxApp<D> {
     }
 
     fn step(&mut self) -> Result<Duration, BoxError> {
-        let frame = Frame {
-            camera: self.camera,
-            view_proj: self.view_proj,
-            depth: self.drawn.then(|| self.renderer.depth_texture()),
-        };
         // Host time: encode and submit (the GPU runs behind).
         let t = Instant::now();
-        self.demo.step(&frame)?;
+        if self.drawn {
+            self.demo
+                .depth(self.renderer.depth_texture(), self.view_proj)?;
+        }
+        self.demo.step(&self.camera)?;
         Ok(t.elapsed())
     }
 

@@ -1,8 +1,8 @@
-//! The aggregate renderer's WGSL ([`AGG_SHADER`]): shaded balls, thick link lines and markers
-//! placed from the engine's positions, and flat scenery lines.
+// The aggregate renderer (aggregate/renderer.rs): the engine's particles as shaded balls that
+// write their sphere's depth, markers (balls placed from particle positions), thick link lines
+// between attached points, and flat scenery lines. Positions are read from the engine's storage
+// buffer, so a frame reads nothing back.
 
-/// The WGSL of the aggregate renderer.
-pub const AGG_SHADER: &str = r#"
 struct Globals {
     view: mat4x4<f32>,
     proj: mat4x4<f32>,
@@ -174,4 +174,3 @@ fn vs_line(@location(0) position: vec3<f32>, @location(1) colour: vec4<f32>) -> 
 fn fs_flat(in: FlatOut) -> @location(0) vec4<f32> {
     return in.colour;
 }
-"#;

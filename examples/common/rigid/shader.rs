@@ -1,0 +1,34 @@
+//! The whole WGSL module the rigid renderer is compiled from ([`shader_source`]): the renderer's
+//! own `rigid.wgsl` reads the engine's `Body`, `Shape` and `Manifold` and uses its quaternions,
+//! so the engine's constants, `shaders/rigid/types.wgsl` and `shaders/rigid/math.wgsl` go in
+//! front of it. `tests/examples_wgsl.rs` validates `rigid.wgsl` through this same function.
+
+use wgphys::rigid::types::{body_kind, counter, shape_kind, NONE};
+
+/// The renderer's own WGSL.
+const RIGID_SHADER: &str = include_str!("rigid.wgsl");
+
+/// The whole WGSL module: constants from the engine, its struct and quaternion sources, then
+/// `rigid.wgsl`.
+pub fn shader_source() -> String {
+    let consts = [
+        ("NONE", NONE),
+        ("MAX_POINTS", wgphys::rigid::types::MAX_POINTS),
+        ("COUNTER_PAIRS", counter::PAIRS as u32),
+        ("SHAPE_SPHERE", shape_kind::SPHERE),
+        ("SHAPE_BOX", shape_kind::BOX),
+        ("SHAPE_CAPSULE", shape_kind::CAPSULE),
+        ("SHAPE_HALF_SPACE", shape_kind::HALF_SPACE),
+        ("SHAPE_PLANE", shape_kind::PLANE),
+        ("BODY_STATIC", body_kind::STATIC),
+        ("BODY_KINEMATIC", body_kind::KINEMATIC),
+    ];
+    let mut src: String = consts
+        .iter()
+        .map(|(name, v)| format!("const {name}: u32 = {v}u;\n"))
+        .collect();
+    src.push_str(include_str!("../../../shaders/rigid/types.wgsl"));
+    src.push_str(include_str!("../../../shaders/rigid/math.wgsl"));
+    src.push_str(RIGID_SHADER);
+    src
+}
