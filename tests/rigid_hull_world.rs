@@ -293,7 +293,7 @@ fn fast_hulls_boxes_and_capsules_do_not_pass_a_thin_wall() {
                             .velocity(Vec3::new(100.0, 0.0, 0.0))
                             .damping(1.0, 1.0)
                             .ccd(ccd),
-                        &[collider.clone()],
+                        std::slice::from_ref(collider),
                     )
                     .expect("bullet");
                 let mut furthest = f32::MIN;

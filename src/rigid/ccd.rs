@@ -1,57 +1,71 @@
-//! Stage `ccd`: continuous collision for fast small spheres (articles 001-A, time of impact).
+//! Stage `ccd`: continuous collision for fast bodies (articles 001-A, time of impact): spheres
+//! by an exact sweep, boxes, capsules and convex hulls by conservative advancement.
 //!
 //! Runs once per (sub)step right after `rigid_integrate` (same `dt`) and before `shape_aabbs`, so
 //! the AABBs, the broad phase and the narrow phase all see where it put the bodies. One thread
 //! per body on the GPU (`ccd` in `shaders/rigid/ccd.wgsl`), the same operation order here.
 //!
-//! Reads `params` (`dt`, `body_count`, `shape_count`, `position_slop`), `shapes` and `bodies`;
-//! writes only `bodies[i].pos.xyz` of CCD bodies that hit something. The host dispatches
-//! `ceil(body_count / RIGID_WG)` workgroups (`Pass::over("ccd", body_count)`); it needs no other
-//! buffer (not the grid, the AABBs nor `large`), so it may run before anything derived from the
-//! new positions exists.
+//! Reads `params` (`dt`, `body_count`, `shape_count`, `position_slop`), `shapes`, `bodies` and
+//! the hull store `hulls`; writes only `bodies[i].pos.xyz` and `bodies[i].orient` of CCD bodies
+//! that hit something (the orientation only for a turning box, capsule or hull). The host
+//! dispatches `ceil(body_count / RIGID_WG)` workgroups (`Pass::over("ccd", body_count)`); it
+//! needs no other buffer (not the grid, the AABBs nor `large`), so it may run before anything
+//! derived from the new positions exists.
 //!
-//! **Which bodies.** Awake dynamic bodies with `flags` bit 0. Each of their sphere shapes whose
+//! **Which bodies.** Awake dynamic bodies with `flags` bit 0. A sphere shape whose
 //! displacement this step, `lin_vel·dt`, is longer than its radius is swept; slower spheres
 //! cannot pass through anything without overlapping it at the end of some step, so the discrete
-//! narrow phase already catches them and they are left bit-for-bit untouched. Non-sphere shapes
-//! of a CCD body are not swept. The sweep is translational: the integrator moved the body from
-//! `pos − lin_vel·dt` to `pos` in a straight line (articles 001-A, linear interpolation over the
-//! step), and the sphere's offset is taken at the end orientation (a sphere does not care about
-//! its own rotation).
+//! narrow phase already catches them and they are left bit-for-bit untouched. A box, capsule or
+//! hull is swept when its points may move further than the ball it certainly holds
+//! ([`inner_radius`]: the smallest half extent, the radius, the hull's inner radius):
+//! `|lin_vel·dt| + |θ|·arm`, θ the turn the integrator gave the body and `arm` a bound on the
+//! shape's distance from the centre of mass. A sphere's sweep is translational (the integrator
+//! moved the body from `pos − lin_vel·dt` to `pos` in a straight line, articles 001-A, and a
+//! sphere's offset is taken at the end orientation); the other shapes' sweeps also turn the
+//! body back about its centre of mass by the integrator's exact turn
+//! ([`super::hull::integrator_turn`]: it adds ½·(ω·h, 0)·q to q and normalizes, a turn of
+//! 2·atan(|ω·h|/2)), so the start they sweep from is where the body was.
 //!
 //! **Against what.** Brute force over every shape (CCD bodies are few, and it keeps the stage
 //! independent of the broad phase and of stale AABBs): every live shape of another body that
 //! passes the group/mask filter, of every kind. A target body that moved this step (awake and
-//! not static) is handled in its own frame: the sphere's start is shifted by the target's
-//! displacement, which makes linear target motion exact (target rotation during the step is
-//! ignored). Targets that are CCD bodies themselves are skipped: their threads may be moving them
-//! back at the same moment, and skipping them keeps the GPU free of races and the result
-//! identical to this sequential loop; the discrete narrow phase still handles CCD–CCD contacts.
+//! not static) is handled in its own frame: the start is shifted by the target's displacement,
+//! which makes linear target motion exact (target rotation during the step is ignored). Targets
+//! that are CCD bodies themselves are skipped: their threads may be moving them back at the same
+//! moment, and skipping them keeps the GPU free of races and the result identical to this
+//! sequential loop; the discrete narrow phase still handles CCD–CCD contacts.
 //!
 //! **Time of impact.** A sphere of radius r swept along a segment hits a shape exactly when the
 //! segment, as a ray, enters the shape grown by r (the Minkowski sum, articles 001-A): a sphere
 //! for a sphere (the closed-form quadratic of 001-A), a capsule for a capsule, a shifted plane
 //! for a half-space, a slab for a plane, and a rounded box for a box (three face-grown boxes plus
 //! twelve edge capsules, which include the corner spheres). The ray core is the one the ray
-//! casts use ([`super::ray`]). Each is exact, not an iteration such as conservative advancement,
-//! because a sphere's distance function to these shapes is closed-form. Sweeps that start
-//! already overlapping are ignored (that contact exists; the narrow phase has it). The earliest
-//! time of impact over the body's spheres and all targets wins; ties go to the lower shape index.
+//! casts use ([`super::ray`]). Sweeps that start already overlapping are ignored (that contact
+//! exists; the narrow phase has it). A box, capsule or hull, and a sphere against a hull, is
+//! swept by conservative advancement ([`super::hull::sweep_toi`]; GJK's distance to a bounded
+//! target, the plane's to a half-space or plane) until it comes within `½·position_slop` of the
+//! target (stopping within `max(½·position_slop, CA_MIN_TOLERANCE)` of that), never nearer:
+//! the next step's narrow phase then makes a speculative contact. One already within reach at
+//! the start is held there when the motion would carry it further towards the target than that
+//! band (a body the solver stopped at one contact while turning its other side into a wall),
+//! and left alone otherwise (a body sliding or rolling along a floor). Targets whose bounding
+//! sphere stays farther than reach from the swept one are skipped before GJK. The earliest time
+//! of impact over the body's shapes and all targets wins; ties go to the lower shape index.
 //!
 //! **Response.** If the earliest time of impact is before the end of the step, the body is put
-//! back where its sphere first reaches `skin = ½·min(position_slop, r)` into the target (the
-//! sweep uses the radius `r − skin`): the contact then has a real, positive penetration, so the
-//! narrow phase reports it whatever the contact margin, yet the penetration is below the slop, so
-//! the position solver does not shove the body. Its velocity is kept: the velocity solver then
-//! resolves the impact with the right closing speed. The rest of the step's motion is dropped
-//! (the usual price of this "rewind to the time of impact" scheme).
+//! back there (a sphere where it first reaches `skin = ½·min(position_slop, r)` into the target:
+//! the sweep uses the radius `r − skin`, so the contact has a real, positive penetration below
+//! the slop; the others at the gap above, position and orientation). Its velocity is kept: the
+//! velocity solver then resolves the impact with the right closing speed. The rest of the
+//! step's motion is dropped (the usual price of this "rewind to the time of impact" scheme).
+//! The world inverse inertia the rest of the substep solves with is the one `rigid_integrate`
+//! derived before the rewind.
 //!
-//! **Limitations.** Only spheres are swept, only translation is considered (no angular sweep of
-//! offset spheres or of rotating targets), CCD bodies are not swept against each other, and a
-//! sphere that starts the step already overlapping a target is not swept against that target,
-//! so if the solver left it still moving into a thin target it can pass through on the next
-//! step. The impact itself (stopping, bouncing, sliding) is the velocity solver's job later in
-//! the same step: this stage only makes sure the contact exists.
+//! **Limitations.** CCD bodies are not swept against each other, target rotation is ignored, and
+//! a shape that starts the step already overlapping a target is not swept against it, so if the
+//! solver left it still moving into a thin target it can pass through on the next step. The
+//! impact itself (stopping, bouncing, sliding) is the velocity solver's job: this stage only
+//! makes sure the contact exists.
 
 use glam::{UVec4, Vec3, Vec4, Vec4Swizzles};
 

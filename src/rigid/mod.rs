@@ -1,7 +1,8 @@
-//! Rigid bodies (book Parts III–V): bodies with spheres, boxes, capsules and planes, a GPU broad
-//! phase over shape AABBs on a uniform grid, a narrow phase with SAT box–box, and a contact
+//! Rigid bodies (book Parts III–V): bodies with spheres, boxes, capsules, convex hulls and
+//! planes, a GPU broad phase over shape AABBs on a uniform grid, a narrow phase with SAT
+//! box–box and hull–hull and GJK/EPA for round shapes against hulls ([`hull`]), and a contact
 //! solver of per-contact impulses in coloured batches, with sleeping, continuous collision for
-//! fast spheres and ray casts. Every GPU stage has a CPU twin of the same name.
+//! fast bodies and ray casts. Every GPU stage has a CPU twin of the same name.
 //!
 //! A step is Box2D v3's soft step: collide once, then substep only the solver. In order (the
 //! order of [`step::RigidStage`], which [`step::sequence`] expands and both backends walk), each
@@ -16,7 +17,7 @@
 //! | `shape_aabbs` | world pose, bounding sphere and AABB of every shape | `broad.rs`, `broad.wgsl`, `rigid_broad*.rs` |
 //! | `grid_build` | cell keys of shape centres, stable radix sort, cell ranges | `crate::grid` |
 //! | `broad` (`broad_count` / `broad_scan` / `broad_scan_sums` / `broad_write`) | sorted, unique shape pairs | `broad.rs`, `broad.wgsl`, `rigid_broad*.rs` |
-//! | `narrow` | one manifold of up to four contacts per pair | `narrow/`, `narrow/`, `rigid_narrow*.rs` |
+//! | `narrow` | one manifold of up to four contacts per pair (a second kernel, `narrow_hull`, for pairs with a hull) | `narrow/`, `narrow/`, `hull/`, `hull/`, `rigid_narrow*.rs`, `rigid_hull*.rs` |
 //! | `joint_slots` (`joint_slots_filter` / `joint_slots`) | a manifold slot per joint after the contacts; contacts between bodies a joint keeps apart emptied | `joint/`, `joint.wgsl`, `rigid_joints*.rs` |
 //! | `wake_mark` / `wake_apply` | wake sleepers that awake bodies press on | `sleep.rs`, `sleep.wgsl`, `rigid_sleep.rs` |
 //! | `warm_start` | last step's impulses, matched by feature | `solver/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
@@ -27,7 +28,7 @@
 //! | &nbsp;&nbsp;`solve_warm_apply` × colours | the accumulated impulses (contacts and joints) | `solver/velocity/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | &nbsp;&nbsp;`solve_contact` × colours × iterations | the soft contact (biased) with friction in the cone, rolling resistance; the joints' soft rows | `solver/velocity/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | &nbsp;&nbsp;`integrate_position` | positions from the solved velocities | `integrate.rs`, `integrate.wgsl`, `rigid_integrate.rs` |
-//! | &nbsp;&nbsp;`ccd` | sweeps fast spheres back to their time of impact | `ccd.rs`, `ccd.wgsl`, `rigid_ccd.rs` |
+//! | &nbsp;&nbsp;`ccd` | sweeps fast bodies back to their time of impact | `ccd.rs`, `ccd.wgsl`, `hull/ca.*`, `rigid_ccd.rs`, `rigid_hull_*.rs` |
 //! | &nbsp;&nbsp;`solve_relax` × colours × iterations | the contacts and joints without the bias | `solver/velocity/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | `solve_restitution` × colours | bounces from the start velocities above the cut-off | `solver/velocity/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | `solve_position` × colours × iterations | optional: the book's non-linear projection | `solver/`, `solver/solver.wgsl`, `rigid_solver*.rs` |

@@ -350,7 +350,7 @@ pub struct RigidBody {
     pub acceleration: Option<Vec3>,
     /// Whether the body may fall asleep.
     pub can_sleep: bool,
-    /// Continuous collision for a fast sphere.
+    /// Continuous collision for a fast body (its spheres, boxes, capsules and hulls; `rigid::ccd`).
     pub ccd: bool,
     /// Start asleep (levels may start at rest).
     pub asleep: bool,
@@ -432,7 +432,7 @@ impl RigidBody {
         self.can_sleep = yes;
         self
     }
-    /// Turns continuous collision on (for fast small spheres).
+    /// Turns continuous collision on (for fast small bodies: see `rigid::ccd`).
     pub fn ccd(mut self, yes: bool) -> Self {
         self.ccd = yes;
         self

@@ -163,7 +163,7 @@ gpu_struct! {
         pub awake: u32,
         /// 1 when the body may fall asleep.
         pub can_sleep: u32,
-        /// Bit 0: continuous collision (sphere sweep) for this body.
+        /// Bit 0: continuous collision (the `ccd` stage) for this body.
         pub flags: u32,
     }
 }

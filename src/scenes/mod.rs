@@ -267,6 +267,7 @@ pub mod aggregate;
 pub mod joints;
 pub mod pile;
 pub mod rigid;
+pub mod rocks;
 pub mod soak;
 
 /// Three GPU emitters over a ground plane: a spark fountain (a cone throwing 600 sparks a

@@ -133,7 +133,8 @@ pub(crate) fn parse_args() -> Res<Args> {
             .map(|n| match n {
                 "pyramid" => Ok(Scene::Pyramid),
                 "rain" | "box_rain" => Ok(Scene::Rain),
-                _ => Err(format!("unknown scene {n:?} (pyramid, rain)")),
+                "hulls" | "convex_pile" => Ok(Scene::ConvexPile),
+                _ => Err(format!("unknown scene {n:?} (pyramid, rain, hulls)")),
             })
             .collect::<Result<_, _>>()?,
         None => vec![Scene::Pyramid, Scene::Rain],

@@ -12,6 +12,12 @@
 //! - **rain**: `box_rain(n, half = 0.5, half_width, seed 7)`, the container sized for about four
 //!   layers of falling boxes. Stability: the largest speed of any box after the last step and
 //!   the mean height of the boxes' centres.
+//! - **hulls** (`--scenes hulls`, not in the default set): Box3D's convex pile,
+//!   `scenes::rocks::convex_pile(8, 8, n / 64, seed 7)`: 8 × 8 columns of hulls of 32 random
+//!   points on a sphere of radius 2 (each its own hull), falling into a pit; n = 5120 is
+//!   Box3D's 8 × 8 × 80. Built on each backend directly (the hulls are the world's data), and
+//!   mirrored into rapier as `ConvexPolyhedron`s of the same vertices (rapier's own quickhull
+//!   of them). Stability as for the rain.
 //!
 //! Timing: every engine steps `--warmup` steps (pipeline compiles on the GPU), then the median
 //! wall time of each remaining step is reported. GPU steps are followed by `GpuContext::wait`,
@@ -32,6 +38,7 @@
 //! cargo run --release -p wgphys-rigid-bench                       # 5k, 20k, 100k
 //! cargo run --release -p wgphys-rigid-bench -- --quick            # CI smoke run (< 2 min)
 //! cargo run --release -p wgphys-rigid-bench -- --sizes 5000,20000 --scenes pyramid --no-cpu
+//! cargo run --release -p wgphys-rigid-bench -- --scenes hulls --sizes 5120 --no-rapier-default
 //! cargo run --release -p wgphys-rigid-bench -- --markdown target/rigid.md
 //! # diagnostics: wgphys' step report every step, and a check of the colouring
 //! cargo run --release -p wgphys-rigid-bench -- --sizes 11000 --scenes pyramid --no-rapier \
@@ -84,6 +91,7 @@ const SETTLE_STEP: usize = 60;
 enum Scene {
     Pyramid,
     Rain,
+    ConvexPile,
 }
 
 impl Scene {
@@ -91,6 +99,7 @@ impl Scene {
         match self {
             Scene::Pyramid => "pyramid",
             Scene::Rain => "box rain",
+            Scene::ConvexPile => "convex pile",
         }
     }
 }
@@ -110,6 +119,7 @@ fn main() -> Res<()> {
         (_, true) => 70,
         (Scene::Pyramid, false) => 120,
         (Scene::Rain, false) => 180,
+        (Scene::ConvexPile, false) => 120,
     };
     let warmup = args.warmup.unwrap_or(if args.quick { 5 } else { 10 });
     println!(

@@ -58,7 +58,7 @@ pub(crate) fn stability(scene: Scene, settled: Option<&[State]>, end: &[State]) 
             }
             None => "– (run shorter than 1 s)".into(),
         },
-        Scene::Rain => {
+        Scene::Rain | Scene::ConvexPile => {
             let vmax = end.iter().map(|s| s.speed).fold(0.0f32, f32::max);
             let mean_y = end.iter().map(|s| s.pos[1]).sum::<f32>() / end.len().max(1) as f32;
             format!("max speed {vmax:.3} m/s, mean height {mean_y:.2} m")

@@ -41,12 +41,14 @@ fn combine(c: wgphys::rigid::Combine) -> Res<rp::CoefficientCombineRule> {
     })
 }
 
-/// Mirrors a wgphys world (bodies, boxes and the ground plane) into a rapier world. Returns the
-/// rapier world and, for each wgphys body slot, its rapier handle.
+/// Mirrors a wgphys world (bodies, boxes, capsules, spheres, hulls and the ground plane) into a
+/// rapier world: a hull as a `ConvexPolyhedron` of its vertices (read from the world's hull
+/// store). Returns the rapier world and, for each wgphys body slot, its rapier handle.
 fn mirror(world: &mut RigidWorld) -> Res<(rp::PhysicsWorld, Vec<Option<rp::RigidBodyHandle>>)> {
     let config = world.config().clone();
     let bodies = world.read_bodies()?;
     let shapes = world.shapes().to_vec();
+    let words = world.hull_words().to_vec();
     let mut rw = rp::PhysicsWorld::new();
     rw.gravity = rp::Vector::new(config.gravity.x, config.gravity.y, config.gravity.z);
     let friction_rule = combine(config.combine_friction)?;
@@ -97,6 +99,19 @@ fn mirror(world: &mut RigidWorld) -> Res<(rp::PhysicsWorld, Vec<Option<rp::Rigid
                     rp::ColliderBuilder::cuboid(s.dims.x, s.dims.y, s.dims.z).position(offset)
                 }
                 shape_kind::SPHERE => rp::ColliderBuilder::ball(s.dims.x).position(offset),
+                shape_kind::HULL => {
+                    use wgphys::rigid::hull::HullWords;
+                    let h = words.hull(s.dims.x as u32);
+                    let points: Vec<rp::Vector> = (0..h.vertex_count)
+                        .map(|i| {
+                            let v = words.vertex(&h, i);
+                            rp::Vector::new(v.x, v.y, v.z)
+                        })
+                        .collect();
+                    rp::ColliderBuilder::convex_hull(&points)
+                        .ok_or("rapier could not cook a hull")?
+                        .position(offset)
+                }
                 shape_kind::CAPSULE => {
                     rp::ColliderBuilder::capsule_y(s.dims.y, s.dims.x).position(offset)
                 }

@@ -30,6 +30,12 @@ pub(crate) fn build(
     let (mut source, handles) = match scene {
         Scene::Pyramid => scenes::pyramid(Backend::Cpu, pyramid_rows(n), HALF)?,
         Scene::Rain => scenes::box_rain(Backend::Cpu, n, HALF, rain_half_width(n), SEED)?,
+        Scene::ConvexPile => {
+            // Hulls are the world's data: built on the backend itself, not rebuilt.
+            let (world, handles) =
+                wgphys::scenes::rocks::convex_pile(backend, 8, 8, (n / 64).max(1), SEED)?;
+            return Ok((world, handles.iter().map(|h| h.index() as usize).collect()));
+        }
     };
     let slots: Vec<usize> = handles.iter().map(|h| h.index() as usize).collect();
     let mut config = source.config().clone();

@@ -9,7 +9,9 @@
 //! mesh (two hemispheres joined by a cylinder band whose height is zero for a sphere and the
 //! capsule's segment for a capsule); each vertex is tagged with its mesh, and a vertex whose mesh
 //! does not fit the slot's kind (and every vertex of an empty slot) collapses outside the clip
-//! volume. Half-spaces and planes are a large checkered quad around the camera's target.
+//! volume. Half-spaces and planes are a large checkered quad around the camera's target. Convex
+//! hulls are a second, non-indexed draw per slot that reads each hull's faces from the engine's
+//! hull store (`vs_hull`, through the engine's `shaders/rigid/hull/hull.wgsl`).
 //!
 //! Colours come from a hash of the body index (static bodies are grey, sleeping bodies dimmed),
 //! boxes get dark edges and round shapes an octant pattern so that spin shows. The light casts

@@ -42,6 +42,8 @@ pub struct RigidBuffers<'a> {
     /// The manifolds and the counters ([`GpuRigid::manifolds`], [`GpuRigid::counters`]), for
     /// the contact overlay ([`RigidStyle::contacts`]).
     pub contacts: Option<(&'a wgpu::Buffer, &'a wgpu::Buffer)>,
+    /// The hull store ([`GpuRigid::hulls`]): hull slots are drawn from it.
+    pub hulls: Option<&'a wgpu::Buffer>,
 }
 
 impl<'a> RigidBuffers<'a> {
@@ -52,6 +54,7 @@ impl<'a> RigidBuffers<'a> {
             shapes: &gpu.shapes,
             shape_slots: gpu.sizes().shapes,
             contacts: Some((&gpu.manifolds, &gpu.counters)),
+            hulls: Some(&gpu.hulls),
         }
     }
 }
@@ -95,12 +98,16 @@ impl Default for RigidStyle {
     }
 }
 
+/// Vertices drawn per shape slot for hulls: three per triangle of the fans of a hull's faces,
+/// at most 2·64 − 4 triangles (`rigid.wgsl` `HULL_TRIANGLES`).
+const HULL_VERTICES: u32 = 3 * (2 * wgphys::rigid::hull::MAX_HULL_VERTICES - 4);
+
 /// Size of the square shadow map, texels.
 const SHADOW_SIZE: u32 = 2048;
 
 /// The bind group of the engine's buffers, kept while they stay the same buffers.
 struct Bound {
-    key: [wgpu::Buffer; 4],
+    key: [wgpu::Buffer; 5],
     group: wgpu::BindGroup,
 }
 
@@ -113,14 +120,17 @@ pub struct RigidRenderer {
     shadow_view: wgpu::TextureView,
     shapes: wgpu::RenderPipeline,
     shadow: wgpu::RenderPipeline,
+    /// Hull slots, drawn from the hull store (`vs_hull`, `vs_hull_shadow`).
+    hulls: wgpu::RenderPipeline,
+    hull_shadow: wgpu::RenderPipeline,
     planes: wgpu::RenderPipeline,
     contacts: wgpu::RenderPipeline,
     line: wgpu::RenderPipeline,
     mesh: wgpu::Buffer,
     index: wgpu::Buffer,
     index_count: u32,
-    /// Stand-ins for the contact buffers when none are given.
-    no_contacts: [wgpu::Buffer; 2],
+    /// Stand-ins for the contact buffers and the hull store when none are given.
+    no_contacts: [wgpu::Buffer; 3],
     bound: Option<Bound>,
     lines: Option<(wgpu::Buffer, u32)>,
     depth: wgpu::TextureView,
@@ -152,7 +162,7 @@ impl RigidRenderer {
         let storage = vertex_storage_entry;
         let storage_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("examples:rigid-buffers"),
-            entries: &[storage(0), storage(1), storage(2), storage(3)],
+            entries: &[storage(0), storage(1), storage(2), storage(3), storage(4)],
         });
         let shadow_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("examples:rigid-shadow"),
@@ -250,6 +260,18 @@ impl RigidRenderer {
                 back,
             ),
         );
+        let hulls = render_pipeline(
+            device,
+            &module,
+            &spec(
+                "examples:rigid-hulls",
+                "vs_hull",
+                &[],
+                "fs_shape",
+                tri,
+                back,
+            ),
+        );
         let planes = render_pipeline(
             device,
             &module,
@@ -324,6 +346,22 @@ impl RigidRenderer {
             },
         );
 
+        let hull_shadow = render_pipeline(
+            device,
+            &module,
+            &PipelineSpec {
+                layout: &depth_only,
+                format: None,
+                ..spec(
+                    "examples:rigid-hull-shadow",
+                    "vs_hull_shadow",
+                    &[],
+                    "",
+                    tri,
+                    back,
+                )
+            },
+        );
         let (vertices, indices) = unit_meshes();
         let init = |label, contents: &[u8], usage| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -353,6 +391,11 @@ impl RigidRenderer {
                 &[0; 16],
                 wgpu::BufferUsages::STORAGE,
             ),
+            init(
+                "examples:rigid-no-hulls",
+                &[0; 16],
+                wgpu::BufferUsages::STORAGE,
+            ),
         ];
         Self {
             uniforms,
@@ -361,6 +404,8 @@ impl RigidRenderer {
             shadow_view,
             shapes,
             shadow,
+            hulls,
+            hull_shadow,
             planes,
             contacts,
             line,
@@ -418,7 +463,8 @@ impl RigidRenderer {
         let (manifolds, counters) = bufs
             .contacts
             .unwrap_or((&self.no_contacts[0], &self.no_contacts[1]));
-        let key = [bufs.bodies, bufs.shapes, manifolds, counters].map(Clone::clone);
+        let hulls = bufs.hulls.unwrap_or(&self.no_contacts[2]);
+        let key = [bufs.bodies, bufs.shapes, manifolds, counters, hulls].map(Clone::clone);
         if self.bound.as_ref().is_none_or(|b| b.key != key) {
             let entries: Vec<wgpu::BindGroupEntry<'_>> = key
                 .iter()
@@ -521,6 +567,10 @@ impl RigidRenderer {
             pass.set_vertex_buffer(0, self.mesh.slice(..));
             pass.set_index_buffer(self.index.slice(..), wgpu::IndexFormat::Uint32);
             pass.draw_indexed(0..self.index_count, 0, 0..slots);
+            if bufs.hulls.is_some() {
+                pass.set_pipeline(&self.hull_shadow);
+                pass.draw(0..HULL_VERTICES, 0..slots);
+            }
         }
 
         let bg = s.background.as_dvec3();
@@ -559,6 +609,10 @@ impl RigidRenderer {
         pass.set_vertex_buffer(0, self.mesh.slice(..));
         pass.set_index_buffer(self.index.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..self.index_count, 0, 0..slots);
+        if bufs.hulls.is_some() {
+            pass.set_pipeline(&self.hulls);
+            pass.draw(0..HULL_VERTICES, 0..slots);
+        }
         pass.set_pipeline(&self.planes);
         pass.draw(0..6, 0..slots);
         if contacts > 0 {

@@ -155,6 +155,65 @@ fn vs_shape(@builtin(instance_index) slot: u32, v: MeshIn) -> ShapeOut {
     return out;
 }
 
+// Vertex `v` of a hull slot (a non-indexed draw of `HULL_VERTICES` per slot, renderer.rs): the
+// corner v % 3 of triangle v / 3 of the fans of the hull's faces, read from the engine's hull
+// store; flat, with the face's normal. Not a hull, or past its triangles: `ok` false.
+fn place_hull(slot: u32, v: u32) -> Placed {
+    var out = Placed(false, vec3<f32>(0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0));
+    let s = shapes[slot];
+    if (s.kind != SHAPE_HULL) {
+        return out;
+    }
+    let h = hull_ref(u32(s.dims.x));
+    let t = v / 3u;
+    var first = 0u;
+    for (var f = 0u; f < min(h.face_count, HULL_MAX_FACES); f++) {
+        let face = hull_face(h, f);
+        let n = face.y - 2u;
+        if (t < first + n) {
+            let corner = v % 3u;
+            let k = select(0u, t - first + corner, corner > 0u);
+            let local = hull_vertex(h, hull_loop_vertex(h, face, k));
+            let p = shape_pose(s);
+            out.ok = true;
+            out.world = p.pos + quat_rotate(p.rot, local);
+            out.normal = quat_rotate(p.rot, hull_plane(h, f).xyz);
+            out.local = local;
+            return out;
+        }
+        first += n;
+    }
+    return out;
+}
+
+@vertex
+fn vs_hull(@builtin(instance_index) slot: u32, @builtin(vertex_index) v: u32) -> ShapeOut {
+    var out: ShapeOut;
+    let p = place_hull(slot, v);
+    out.clip = OUTSIDE;
+    out.world = p.world;
+    out.normal = p.normal;
+    out.local = p.local;
+    out.colour = vec3<f32>(0.0);
+    out.dims = vec4<f32>(0.0, 0.0, 0.0, f32(SHAPE_HULL));
+    if (!p.ok) {
+        return out;
+    }
+    out.clip = g.view_proj * vec4<f32>(p.world, 1.0);
+    out.colour = body_colour(shapes[slot].body);
+    return out;
+}
+
+@vertex
+fn vs_hull_shadow(@builtin(instance_index) slot: u32,
+                  @builtin(vertex_index) v: u32) -> @builtin(position) vec4<f32> {
+    let p = place_hull(slot, v);
+    if (!p.ok) {
+        return OUTSIDE;
+    }
+    return g.light_proj * vec4<f32>(p.world, 1.0);
+}
+
 // Depth only, from the light.
 @vertex
 fn vs_shadow(@builtin(instance_index) slot: u32, v: MeshIn) -> @builtin(position) vec4<f32> {
@@ -214,6 +273,8 @@ fn fs_shape(in: ShapeOut) -> @location(0) vec4<f32> {
         let d = in.dims.xyz - abs(in.local);
         let edge = d.x + d.y + d.z - min(d.x, min(d.y, d.z)) - max(d.x, max(d.y, d.z));
         albedo *= mix(0.45, 1.0, smoothstep(0.5, 1.5, edge / (px * g.style.w)));
+    } else if (u32(in.dims.w + 0.5) == SHAPE_HULL) {
+        // Flat faces: the shading shows them.
     } else {
         // Octants in two tones, so a spinning ball shows its spin.
         let o = in.local.x * in.local.y * in.local.z;

@@ -1,8 +1,10 @@
 //! The whole WGSL module the rigid renderer is compiled from ([`shader_source`]): the renderer's
 //! own `rigid.wgsl` reads the engine's `Body`, `Shape` and `Manifold` and uses its quaternions,
 //! so the engine's constants, `shaders/rigid/types.wgsl` and `shaders/rigid/math.wgsl` go in
-//! front of it. `tests/examples_wgsl.rs` validates `rigid.wgsl` through this same function.
+//! front of it, and it draws convex hulls through the engine's own hull accessors
+//! (`shaders/rigid/hull/hull.wgsl`, over the `hulls` buffer it binds). `tests/examples_wgsl.rs` validates `rigid.wgsl` through this same function.
 
+use wgphys::rigid::hull::{self, support::core};
 use wgphys::rigid::types::{body_kind, counter, shape_kind, NONE};
 
 /// The renderer's own WGSL.
@@ -20,6 +22,17 @@ pub fn shader_source() -> String {
         ("SHAPE_CAPSULE", shape_kind::CAPSULE),
         ("SHAPE_HALF_SPACE", shape_kind::HALF_SPACE),
         ("SHAPE_PLANE", shape_kind::PLANE),
+        ("SHAPE_HULL", shape_kind::HULL),
+        ("HULL_HEADER_WORDS", hull::HULL_HEADER_WORDS),
+        ("HULL_UNIT_CUBE", hull::UNIT_CUBE),
+        ("HULL_MAX_VERTICES", hull::MAX_HULL_VERTICES),
+        ("HULL_MAX_FACES", hull::MAX_HULL_FACES),
+        ("HULL_MAX_FACE_VERTICES", hull::MAX_FACE_VERTICES),
+        ("HULL_MAX_EDGES", hull::MAX_HULL_EDGES),
+        ("CORE_POINT", core::POINT),
+        ("CORE_SEGMENT", core::SEGMENT),
+        ("CORE_BOX", core::BOX),
+        ("CORE_HULL", core::HULL),
         ("BODY_STATIC", body_kind::STATIC),
         ("BODY_KINEMATIC", body_kind::KINEMATIC),
     ];
@@ -29,6 +42,8 @@ pub fn shader_source() -> String {
         .collect();
     src.push_str(include_str!("../../../shaders/rigid/types.wgsl"));
     src.push_str(include_str!("../../../shaders/rigid/math.wgsl"));
+    src.push_str("@group(1) @binding(4) var<storage, read> hulls: array<vec4<u32>>;\n");
+    src.push_str(include_str!("../../../shaders/rigid/hull/hull.wgsl"));
     src.push_str(RIGID_SHADER);
     src
 }

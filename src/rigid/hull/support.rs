@@ -118,7 +118,7 @@ pub mod core {
     pub const SEGMENT: u32 = 1;
     /// A box of half extents dims.xyz.
     pub const BOX: u32 = 2;
-    /// A hull from a [`super::HullStore`].
+    /// A hull from a [`crate::rigid::hull::HullStore`].
     pub const HULL: u32 = 3;
 }
 
@@ -167,7 +167,7 @@ impl ConvexShape {
         }
     }
 
-    /// The hull `hull` (from a [`HullStore`]).
+    /// The hull `hull` (from a [`crate::rigid::hull::HullStore`]).
     pub fn hull(frame: Frame, hull: HullRef) -> Self {
         Self {
             kind: core::HULL,

@@ -57,6 +57,7 @@
 //! | box–box face | reference face code << 16 \| incident face code << 8 \| point id |
 //! | box–box edge | [`FEATURE_EDGE`] \| axis << 16 \| edge of a << 8 \| edge of b |
 //! | box–capsule | segment end 0/1, 2 + box edge, or 2·(16 + face code) + clipped end |
+//! | pairs with a hull | see `hull.rs` (the SAT manifold's face and edge ids, vertex index, ...) |
 //!
 //! A face code is 2·axis + 1 for the negative side (axis in SAT numbering for the reference,
 //! 0..3 for the incident face); an edge is 4·axis + sign bits of the other two coordinates. A
@@ -65,6 +66,10 @@
 //! centroid (16 added while the id is taken in the manifold). Corners of a box stacked flush
 //! keep their ids while they jitter across the sides of the face below (clipped one step, not
 //! the next), and so do the corners of a half-offset stack.
+//!
+//! On the GPU the stage is two kernels: `narrow` over every pair, then (in worlds with hulls)
+//! `narrow_hull`, which gives the pairs with a hull their contacts (see
+//! `shaders/rigid/narrow/hull_pairs.wgsl`); here [`collide_shapes`] does both for each pair.
 //!
 //! The shapes' world pose is recomputed from their bodies (body position + rotated offset,
 //! body orientation · offset rotation) rather than read from `shape_xf`, so the stage does not
