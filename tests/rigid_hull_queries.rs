@@ -1,7 +1,7 @@
 //! Convex hull queries: mass properties against closed forms, GJK against exact distances, EPA
-//! against the brute-force SAT depth, the SAT manifold (resting hulls, box–box agreement, edge
-//! contacts, feature ids under jitter, the four-point reduction, speculative contacts), and
-//! conservative advancement. Each test compares with an independent reference (brute force or
+//! against the brute-force SAT depth, and the SAT manifold (resting hulls, box–box agreement,
+//! edge contacts, feature ids under jitter, the four-point reduction, speculative contacts).
+//! Conservative advancement is `rigid_hull_ca.rs`. Each test compares with an independent reference (brute force or
 //! a closed form, in f64, in `rigid_hull/reference.rs`), and every tolerance says why it is that
 //! size.
 
@@ -699,106 +699,4 @@ fn sat_margin() {
         assert!((m.points[k].w + 0.005).abs() < 1e-6);
     }
     assert_eq!(hull_hull(&store, &r, &fa, &r, &fb, 0.004).count, 0);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Conservative advancement.
-
-/// A small hull (about 0.1 across) fired at 3 units per step at a slab 0.02 thick: without CCD
-/// it would be past the slab at the end of the step; the TOI stops it within the target
-/// distance, never closer, and (without spin) at the analytic time.
-#[test]
-fn ca_stops_a_fast_small_hull_before_a_thin_slab() {
-    let mut rng = Rng::new(40);
-    let slab = Hull::cuboid(Vec3::new(0.01, 2.0, 2.0)).unwrap();
-    let stop = TimeOfImpact::new(0.001, 0.0005).unwrap();
-    for trial in 0..60 {
-        let small = random_hull(&mut rng, 12, 0.05);
-        let mut store = HullStore::new();
-        let ra = store.add(&small).unwrap();
-        let rb = store.add(&slab).unwrap();
-        let spin = if trial % 2 == 0 {
-            Vec3::ZERO
-        } else {
-            rng.on_sphere() * 20.0
-        };
-        let sa = Sweep::new(
-            Vec3::new(-1.0, rng.range(-0.5, 0.5), rng.range(-0.5, 0.5)),
-            rng.rotation(),
-            Vec3::new(3.0, 0.0, 0.0),
-            spin,
-        )
-        .unwrap();
-        let sb = Sweep::new(Vec3::ZERO, Quat::IDENTITY, Vec3::ZERO, Vec3::ZERO).unwrap();
-        let a = ConvexShape::hull(sa.frame_at(0.0), ra);
-        let b = ConvexShape::hull(sb.frame_at(0.0), rb);
-        // Not vacuous: at the end of the step the hull is wholly past the slab.
-        let end = sa.frame_at(1.0);
-        let min_x = small
-            .vertices()
-            .iter()
-            .map(|v| end.point(*v).x)
-            .fold(f32::MAX, f32::min);
-        assert!(min_x > 0.01);
-        let hit = time_of_impact(&store, &a, &sa, &b, &sb, &stop).expect("it hits");
-        assert!((0.0..1.0).contains(&hit.t));
-        let at = |t: f32| {
-            let mut a2 = a;
-            a2.frame = sa.frame_at(t);
-            gjk(&store, &a2, &b)
-        };
-        let g = at(hit.t);
-        // GJK's stopping gap plus the placement's rounding at unit distances.
-        let e = g.tolerance + 1e-6;
-        assert!(!g.overlap);
-        assert!(g.distance >= stop.target - e && g.distance <= stop.target + stop.tolerance + e);
-        // Conservative: never closer than the target before t (sampled).
-        for k in 0..200 {
-            let s = hit.t * k as f32 / 200.0;
-            let gs = at(s);
-            assert!(
-                !gs.overlap && gs.distance >= stop.target - e,
-                "closer at {s}"
-            );
-        }
-        if spin == Vec3::ZERO {
-            let f0 = sa.frame_at(0.0);
-            let max_x = small
-                .vertices()
-                .iter()
-                .map(|v| f0.point(*v).x)
-                .fold(f32::MIN, f32::max);
-            let gap0 = -0.01 - max_x;
-            let lo = (gap0 - stop.target - stop.tolerance - e) / 3.0;
-            let hi = (gap0 - stop.target + e) / 3.0;
-            assert!(
-                hit.t >= lo && hit.t <= hi,
-                "t {} not in [{lo}, {hi}]",
-                hit.t
-            );
-        }
-    }
-}
-
-/// No TOI when the hull moves away, or moves parallel to the slab and never comes near.
-#[test]
-fn ca_misses() {
-    let slab = Hull::cuboid(Vec3::new(0.01, 2.0, 2.0)).unwrap();
-    let small = Hull::cuboid(Vec3::splat(0.05)).unwrap();
-    let mut store = HullStore::new();
-    let ra = store.add(&small).unwrap();
-    let rb = store.add(&slab).unwrap();
-    let stop = TimeOfImpact::new(0.001, 0.0005).unwrap();
-    let sb = Sweep::new(Vec3::ZERO, Quat::IDENTITY, Vec3::ZERO, Vec3::ZERO).unwrap();
-    let b = ConvexShape::hull(sb.frame_at(0.0), rb);
-    for lin in [Vec3::new(-3.0, 0.0, 0.0), Vec3::new(0.0, 3.0, 0.0)] {
-        let sa = Sweep::new(Vec3::new(-1.0, 0.0, 0.0), Quat::IDENTITY, lin, Vec3::ZERO).unwrap();
-        let a = ConvexShape::hull(sa.frame_at(0.0), ra);
-        assert!(
-            time_of_impact(&store, &a, &sa, &b, &sb, &stop).is_none(),
-            "{lin:?}"
-        );
-    }
-    assert!(TimeOfImpact::new(-1.0, 0.1).is_err());
-    assert!(Sweep::new(Vec3::NAN, Quat::IDENTITY, Vec3::ZERO, Vec3::ZERO).is_err());
 }
