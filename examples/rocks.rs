@@ -6,7 +6,7 @@
 //! ```text
 //! cargo run --release --example rocks                   # window; headless machines get a PNG
 //! cargo run --release --example rocks -- --rocks 5000
-//! cargo run --release --example rocks -- --headless --frames 600 --out rocks.png
+//! cargo run --release --example rocks -- --headless --frames 480 --out rocks.png
 //! ```
 //!
 //! In the window: B (or a click) drops a boulder onto the heap, W wakes every rock, C toggles
@@ -78,7 +78,7 @@ impl RigidDemo for Rocks {
     const NAME: &'static str = "rocks";
     const CONTROLS: &'static str =
         "B or click: drop a boulder; W: wake every rock; C: contacts overlay; R: pour again";
-    const DEFAULT_FRAMES: u32 = 600;
+    const DEFAULT_FRAMES: u32 = 480;
     const OPTIONS: &'static [&'static str] = &["--rocks N   rocks to pour (default 2000)"];
 
     fn new(ctx: &GpuContext, headless_frames: Option<u32>) -> Result<Self, BoxError> {
@@ -116,8 +116,8 @@ impl RigidDemo for Rocks {
         OrbitCamera {
             target: Vec3::new(0.0, 0.5, 0.0),
             yaw: 0.6,
-            pitch: 0.62,
-            distance: 19.0,
+            pitch: 0.6,
+            distance: 24.0,
             fov_y: 50f32.to_radians(),
         }
     }

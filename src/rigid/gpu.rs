@@ -185,6 +185,8 @@ pub struct GpuRigid {
     pub hulls: wgpu::Buffer,
     /// Words `hulls` holds.
     hull_capacity: u64,
+    /// Words written to `hulls` ([`GpuRigid::hull_words`]).
+    hull_words: u64,
 }
 
 /// Words of the smallest `hulls` buffer: the unit cube (52 words) and room to spare.

@@ -127,9 +127,10 @@ pub fn convex_pile(
     Ok((world, rocks))
 }
 
-/// The rock pit of the `rocks` example: `n` rocks of 8 to 32 points, 0.25 to 0.6 m across
-/// each axis, poured in a column of layers 1.5 m apart into a 12 m wide pit. Returns the world
-/// and the rocks, bottom layer first.
+/// The rock pit of the `rocks` example: `n` rocks of 8 to 32 points, radii 0.25 to 0.6 m along
+/// each axis, poured in a column of layers of 10 × 10, 1.6 m apart, into a 16 m wide pit with
+/// walls 2.5 m high (2,000 rocks heap up to about them). Returns the world and the rocks,
+/// bottom layer first.
 ///
 /// # Errors
 /// World construction errors.
@@ -137,9 +138,9 @@ pub fn rock_pit(backend: Backend, n: u32, seed: u32) -> Result<(RigidWorld, Vec<
     let mut cfg = config(n + 8);
     cfg.pair_capacity = 16 * (n + 8);
     let mut world = RigidWorld::new(backend, cfg)?;
-    let half_width = 6.0;
-    add_pit(&mut world, half_width, 2.0)?;
-    let per_row = 8u32;
+    let half_width = 8.0;
+    add_pit(&mut world, half_width, 2.5)?;
+    let per_row = 10u32;
     let spacing = 2.0 * half_width / per_row as f32;
     let mut rocks = Vec::with_capacity(n as usize);
     for i in 0..n {

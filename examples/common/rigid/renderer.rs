@@ -42,7 +42,8 @@ pub struct RigidBuffers<'a> {
     /// The manifolds and the counters ([`GpuRigid::manifolds`], [`GpuRigid::counters`]), for
     /// the contact overlay ([`RigidStyle::contacts`]).
     pub contacts: Option<(&'a wgpu::Buffer, &'a wgpu::Buffer)>,
-    /// The hull store ([`GpuRigid::hulls`]): hull slots are drawn from it.
+    /// The hull store ([`GpuRigid::hulls`]): hull slots are drawn from it (`None`: no hull draw,
+    /// as for a world without hulls).
     pub hulls: Option<&'a wgpu::Buffer>,
 }
 
@@ -54,7 +55,7 @@ impl<'a> RigidBuffers<'a> {
             shapes: &gpu.shapes,
             shape_slots: gpu.sizes().shapes,
             contacts: Some((&gpu.manifolds, &gpu.counters)),
-            hulls: Some(&gpu.hulls),
+            hulls: (gpu.hull_words() > 0).then_some(&gpu.hulls),
         }
     }
 }

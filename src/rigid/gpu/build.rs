@@ -211,9 +211,16 @@ impl GpuRigid {
             uploads: StepUploads::new(ctx, "wgphys:upload:rigid"),
             hulls,
             hull_capacity: HULL_MIN_WORDS,
+            hull_words: 0,
         };
         rigid.bind0 = rigid.bind_groups()?;
         Ok(rigid)
+    }
+
+    /// Words of the hull store written to `hulls` (0 while the world has no hull: a renderer
+    /// may then skip drawing hulls).
+    pub fn hull_words(&self) -> u64 {
+        self.hull_words
     }
 
     /// Group 0 of every layout class, twice (see `GpuRigid::bind0`), over the current buffers.
@@ -278,6 +285,7 @@ impl GpuRigid {
     /// [`Error::InvalidInput`] when the device cannot bind that many words; GPU errors.
     pub fn write_hulls(&mut self, words: &[glam::UVec4], from: usize) -> Result<()> {
         let need = words.len() as u64;
+        self.hull_words = need;
         if need <= self.hull_capacity {
             let from = from.min(words.len());
             self.write_at(&self.hulls, 16 * from as u64, &words[from..]);

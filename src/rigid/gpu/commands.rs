@@ -172,6 +172,7 @@ impl GpuRigid {
         }
         self.uploads
             .copy(&old.hulls, &self.hulls, 16 * old.hull_capacity);
+        self.hull_words = old.hull_words;
         Ok(())
     }
 
