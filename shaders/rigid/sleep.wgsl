@@ -19,6 +19,7 @@ fn step_start(@builtin(global_invocation_id) gid: vec3<u32>) {
         atomicStore(&counters[COUNTER_COLOURS_WANTED], 0u);
         atomicStore(&counters[COUNTER_ROUNDS], 0u);
         atomicStore(&counters[COUNTER_JOINTS_BROKEN], 0u);
+        atomicStore(&counters[COUNTER_FRACTURES], 0u);
     }
 }
 

@@ -85,11 +85,12 @@ struct RigidParams {
     block_bins: u32,
     block_sweeps: u32,
     // joints (src/rigid/joint/): the table's count, the manifold slots held for them, the
-    // slots of the collision filter's table, padding, the default softness
+    // slots of the collision filter's table; whether bodies may break (fracture.wgsl);
+    // padding; the joints' default softness
     joint_count: u32,
     joint_capacity: u32,
     joint_filter_size: u32,
-    _pad1: u32,
+    fracture: u32,
     _pad2: u32,
     joint_soft: vec4<f32>,
 }

@@ -24,10 +24,12 @@ mod capacity;
 mod config;
 mod control;
 mod device;
+mod fracture;
 mod joints;
 mod reports;
 mod timing;
 use config::validate_config;
+pub use fracture::Fracture;
 use joints::JointTable;
 
 static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
@@ -85,6 +87,8 @@ pub struct RigidWorld {
     colour_slots_since: u64,
     /// The joints (`world/joints.rs`).
     joints: JointTable,
+    /// Breakable bodies and their splits (`world/fracture.rs`).
+    fracture: fracture::Fractures,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -172,6 +176,7 @@ impl RigidWorld {
             colour_slots: config.colour_slots,
             colour_slots_since: 0,
             joints: JointTable::new(config.joint_capacity),
+            fracture: fracture::Fractures::default(),
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             engine,
@@ -286,6 +291,12 @@ impl RigidWorld {
             };
             shape_ids.push(id);
         }
+        let burst = body.breaking.map(|(_, burst)| burst);
+        let slot = index as usize;
+        if self.fracture.burst.len() <= slot {
+            self.fracture.burst.resize(slot + 1, None);
+        }
+        self.fracture.burst[slot] = burst;
         if index as usize == self.bodies.len() {
             self.bodies.push(record);
             self.generations.push(0);
@@ -349,6 +360,9 @@ impl RigidWorld {
         };
         self.bodies[i] = removed;
         self.remove_joints_of(i as u32);
+        if let Some(b) = self.fracture.burst.get_mut(i) {
+            *b = None;
+        }
         let ids = std::mem::take(&mut self.body_shapes[i]);
         for &id in &ids {
             self.shapes[id as usize] = GpuShape {
@@ -427,7 +441,7 @@ impl RigidWorld {
             joint_count: self.joints.slots(),
             joint_capacity: self.joints.capacity,
             joint_filter_size: self.joints.filter.len() as u32,
-            _pad1: 0,
+            fracture: u32::from(self.fracture.any()),
             _pad2: 0,
             joint_soft: super::joint::solve::soft(
                 c.joint_hertz,
@@ -556,6 +570,8 @@ impl RigidWorld {
                 report.step = self.steps;
                 let broken = std::mem::take(&mut c.broken);
                 self.joints.note_broken(&broken, self.tag);
+                self.fracture
+                    .note_events(self.steps, std::mem::take(&mut c.fractures));
                 vec![report]
             }
             Engine::Gpu(g) => {
@@ -587,6 +603,7 @@ impl RigidWorld {
         };
         self.forced.clear();
         self.take_reports(landed)?;
+        self.split_struck()?;
         Ok(self.report)
     }
 
@@ -617,6 +634,7 @@ impl RigidWorld {
             explosion: self.explosion.is_some(),
             joints: self.joints.slots(),
             joint_filter: !self.joints.filter.is_empty(),
+            fracture: self.fracture.any(),
             colour_slots: self.colour_slots,
             block_bins: if self.blocks_run() {
                 block_bins(c, self.body_capacity)

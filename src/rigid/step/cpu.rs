@@ -30,6 +30,8 @@ pub(crate) struct CpuRigid {
     pub(crate) trace: Vec<RigidStage>,
     /// The joints the last step broke, in index order.
     pub(crate) broken: Vec<u32>,
+    /// The blocks the last step struck, in body order.
+    pub(crate) fractures: Vec<crate::rigid::fracture::FractureEvent>,
 }
 
 /// What one CPU step reads besides the world's arrays.
@@ -59,6 +61,7 @@ pub(crate) fn cpu_step(
     c.shape_xf.resize(3 * n_shapes, Vec4::ZERO);
     c.trace.clear();
     c.broken.clear();
+    c.fractures.clear();
     let mut grid = None;
     let mut wanted = 0;
     let mut batches = None;
@@ -132,6 +135,11 @@ pub(crate) fn cpu_step(
                     solve = Some(run);
                 }
             }
+            RigidStage::Fracture => {
+                if params.fracture != 0 {
+                    c.fractures = crate::rigid::fracture::detect(bodies, &c.manifolds);
+                }
+            }
             RigidStage::JointBreak => {
                 if let Some(run) = &solve {
                     run.set.store_joints(joints);
@@ -151,6 +159,7 @@ pub(crate) fn cpu_step(
         pairs_wanted: wanted,
         awake,
         joints_broken: c.broken.len() as u32,
+        fractures: c.fractures.len() as u32,
         ..StepReport::default()
     };
     if let Some(run) = &solve {

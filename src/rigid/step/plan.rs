@@ -81,6 +81,8 @@ pub struct StepShape {
     pub joints: u32,
     /// Whether some joint keeps its bodies from colliding (adds `joint_slots_filter`).
     pub joint_filter: bool,
+    /// Whether some body may break (adds the `fracture` stage).
+    pub fracture: bool,
     /// Colour slots dispatched per sweep (`RigidConfig::colour_slots`, 1..=[`MAX_COLOURS`]).
     pub colour_slots: u32,
     /// Bins per partition when the sweeps run block by block (`solver::block`), else 0.
@@ -468,6 +470,13 @@ pub fn stage_ops(
                     ops.push(per_pair(stage, entry, shape.pair_capacity, 0));
                 }
                 ops.push(over(stage, shape.joints));
+            }
+        }
+        Fracture => {
+            if shape.fracture {
+                for entry in ["fracture_mark", "fracture_record"] {
+                    ops.push(per_pair(stage, entry, shape.pair_capacity, 0));
+                }
             }
         }
         JointBreak => {
