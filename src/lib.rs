@@ -34,6 +34,7 @@ pub mod colliders;
 pub mod effect;
 pub mod error;
 pub mod fields;
+pub mod gameplay;
 pub mod gpu;
 pub mod grid;
 pub mod noise;
