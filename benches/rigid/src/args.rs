@@ -133,7 +133,11 @@ pub(crate) fn parse_args() -> Res<Args> {
             .map(|n| match n {
                 "pyramid" => Ok(Scene::Pyramid),
                 "rain" | "box_rain" => Ok(Scene::Rain),
-                _ => Err(format!("unknown scene {n:?} (pyramid, rain)")),
+                "joint_grid" => Ok(Scene::JointGrid),
+                "ragdoll_rain" => Ok(Scene::RagdollRain),
+                _ => Err(format!(
+                    "unknown scene {n:?} (pyramid, rain, joint_grid, ragdoll_rain)"
+                )),
             })
             .collect::<Result<_, _>>()?,
         None => vec![Scene::Pyramid, Scene::Rain],

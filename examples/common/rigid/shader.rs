@@ -1,9 +1,10 @@
 //! The whole WGSL module the rigid renderer is compiled from ([`shader_source`]): the renderer's
-//! own `rigid.wgsl` reads the engine's `Body`, `Shape` and `Manifold` and uses its quaternions,
-//! so the engine's constants, `shaders/rigid/types.wgsl` and `shaders/rigid/math.wgsl` go in
-//! front of it. `tests/examples_wgsl.rs` validates `rigid.wgsl` through this same function.
+//! own `rigid.wgsl` reads the engine's `Body`, `Shape`, `Manifold` and `Joint` and uses its
+//! quaternions, so the engine's constants, `shaders/rigid/types.wgsl` and
+//! `shaders/rigid/math.wgsl` go in front of it. `tests/examples_wgsl.rs` validates
+//! `rigid.wgsl` through this same function.
 
-use wgphys::rigid::types::{body_kind, counter, shape_kind, NONE};
+use wgphys::rigid::types::{body_kind, counter, joint_flag, joint_kind, shape_kind, NONE};
 
 /// The renderer's own WGSL.
 const RIGID_SHADER: &str = include_str!("rigid.wgsl");
@@ -22,6 +23,8 @@ pub fn shader_source() -> String {
         ("SHAPE_PLANE", shape_kind::PLANE),
         ("BODY_STATIC", body_kind::STATIC),
         ("BODY_KINEMATIC", body_kind::KINEMATIC),
+        ("JOINT_DISABLED", joint_flag::DISABLED),
+        ("JOINT_DISTANCE", joint_kind::DISTANCE),
     ];
     let mut src: String = consts
         .iter()
