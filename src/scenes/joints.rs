@@ -106,39 +106,55 @@ fn bones() -> [Bone; 12] {
 
 /// The ragdoll's joints: (bone a, bone b, the joint at the T-pose). Ball joints with cone and
 /// twist limits at the spine (2), neck, shoulders and hips; hinges at the elbows (bending
-/// forward) and knees (bending back), each limited.
+/// forward) and knees (bending back), each limited and with a little joint friction (1 to
+/// 4 N·m), so a ragdoll comes to rest and sleeps instead of rocking on its limits.
 fn ragdoll_joints() -> [(usize, usize, Joint); 11] {
     let spine = |y: f32| {
         Joint::ball(Vec3::new(0.0, y, 0.0))
             .with_axis(Vec3::Y)
             .with_cone(0.35)
             .with_twist(-0.3, 0.3)
+            .with_friction(4.0)
     };
     let shoulder = |s: f32| {
         Joint::ball(Vec3::new(0.19 * s, 1.37, 0.0))
             .with_axis(Vec3::X * s)
             .with_cone(1.3)
             .with_twist(-0.8, 0.8)
+            .with_friction(1.5)
     };
     // About +y, a forearm along +x turns towards −z at a positive angle, one along −x towards
     // +z: the elbows bend forward.
     let elbow = |s: f32| {
         let (lo, hi) = if s > 0.0 { (-2.4, 0.0) } else { (0.0, 2.4) };
-        Joint::hinge(Vec3::new(0.44 * s, 1.37, 0.0), Vec3::Y).with_limits(lo, hi)
+        Joint::hinge(Vec3::new(0.44 * s, 1.37, 0.0), Vec3::Y)
+            .with_limits(lo, hi)
+            .with_friction(1.0)
     };
     let hip = |s: f32| {
         Joint::ball(Vec3::new(0.09 * s, 0.91, 0.0))
             .with_axis(-Vec3::Y)
             .with_cone(1.1)
             .with_twist(-0.4, 0.4)
+            .with_friction(4.0)
     };
     // About +x, a shin hanging down turns towards −z at a positive angle: the knees bend back.
-    let knee =
-        |s: f32| Joint::hinge(Vec3::new(0.09 * s, 0.485, 0.0), Vec3::X).with_limits(0.0, 2.3);
+    let knee = |s: f32| {
+        Joint::hinge(Vec3::new(0.09 * s, 0.485, 0.0), Vec3::X)
+            .with_limits(0.0, 2.3)
+            .with_friction(2.5)
+    };
     [
         (0, 1, spine(1.085)),
         (1, 2, spine(1.255)),
-        (2, 3, spine(1.49).with_cone(0.6).with_twist(-0.7, 0.7)),
+        (
+            2,
+            3,
+            spine(1.49)
+                .with_cone(0.6)
+                .with_twist(-0.7, 0.7)
+                .with_friction(1.5),
+        ),
         (2, 4, shoulder(1.0)),
         (2, 5, shoulder(-1.0)),
         (4, 6, elbow(1.0)),

@@ -119,7 +119,15 @@ pub(crate) fn cpu_step(
                 let slots = c.manifolds.len() as u32;
                 sleep::wake_mark(params, bodies, &c.manifolds, slots, &mut c.claims);
             }
-            RigidStage::WakeApply => sleep::wake_apply(params, bodies, &c.claims),
+            RigidStage::WakeApply => {
+                sleep::wake_apply(params, bodies, &c.claims);
+                if params.joint_count > 0 {
+                    for _ in 0..sleep::WAKE_JOINT_ROUNDS {
+                        sleep::wake_joints(params, bodies, joints, &mut c.claims);
+                        sleep::wake_apply(params, bodies, &c.claims);
+                    }
+                }
+            }
             RigidStage::WarmStart => solver::warm_start(params, &mut c.manifolds, &c.prev),
             RigidStage::Colour => batches = Some(Batches::colour(params, bodies, &mut c.manifolds)),
             RigidStage::SolvePrepare => {
@@ -144,9 +152,9 @@ pub(crate) fn cpu_step(
                 if let Some(run) = &solve {
                     run.set.store_joints(joints);
                 }
-                c.broken = joint::break_joints(params, joints);
+                c.broken = joint::break_joints(params, joints, bodies, &mut c.claims);
             }
-            RigidStage::Sleep => awake = sleep::sleep(params, bodies),
+            RigidStage::Sleep => awake = sleep::sleep(params, bodies, &c.claims),
             _ => {
                 if let Some(run) = &mut solve {
                     run.stage(stage, bodies, shapes, &mut c.manifolds, &c.rows);

@@ -442,8 +442,20 @@ pub fn stage_ops(
     };
     use RigidStage::*;
     match stage {
-        StepStart | WakeApply | IntegrateVelocity | IntegratePosition | Ccd | Sleep => {
+        StepStart | IntegrateVelocity | IntegratePosition | Ccd | Sleep => {
             ops.push(over(stage, shape.bodies))
+        }
+        WakeApply => {
+            ops.push(over(stage, shape.bodies));
+            // With joints, rounds that wake the sleeping partners of awake bodies' joints
+            // (sleep::WAKE_JOINT_ROUNDS).
+            if shape.joints > 0 {
+                for _ in 0..crate::rigid::sleep::WAKE_JOINT_ROUNDS {
+                    let joints = PassDispatch::Direct(shape.joints.div_ceil(RIGID_WG));
+                    ops.push(kernel(stage, "wake_joints", joints, 0));
+                    ops.push(over(stage, shape.bodies));
+                }
+            }
         }
         RigidForces => {
             if shape.explosion {
