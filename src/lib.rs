@@ -42,6 +42,7 @@ pub mod fields;
 pub mod gameplay;
 pub mod gpu;
 pub mod grid;
+pub mod guide;
 pub mod noise;
 pub mod particles;
 pub mod rigid;
