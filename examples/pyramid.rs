@@ -24,7 +24,7 @@ mod common;
 #[path = "common/rigid/mod.rs"]
 mod rigid;
 
-use cli_option::cli_option;
+use cli_option::cli_number;
 use common::{BoxError, OrbitCamera};
 use glam::Vec3;
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo};
@@ -108,14 +108,7 @@ impl RigidDemo for Pyramid {
     ];
 
     fn new(ctx: &GpuContext, headless_frames: Option<u32>) -> Result<Self, BoxError> {
-        let rows = match cli_option("--rows") {
-            Some(v) => v
-                .parse()
-                .ok()
-                .filter(|&r| (1..=200).contains(&r))
-                .ok_or_else(|| format!("--rows {v}: expected a whole number from 1 to 200"))?,
-            None => ROWS,
-        };
+        let rows = cli_number("--rows", 1..=200)?.unwrap_or(ROWS);
         let (world, boxes) = Self::build(ctx, rows)?;
         Ok(Self {
             ctx: ctx.clone(),
@@ -131,11 +124,7 @@ impl RigidDemo for Pyramid {
     }
 
     fn buffers(&self) -> RigidBuffers<'_> {
-        let gpu = self.world.gpu().expect("the demo runs on the GPU backend");
-        RigidBuffers {
-            shape_slots: self.world.shapes().len() as u32,
-            ..RigidBuffers::of(gpu)
-        }
+        RigidBuffers::of_world(&self.world)
     }
 
     fn camera(&self) -> OrbitCamera {

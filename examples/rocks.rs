@@ -23,7 +23,7 @@ mod common;
 #[path = "common/rigid/mod.rs"]
 mod rigid;
 
-use cli_option::cli_option;
+use cli_option::cli_number;
 use common::{BoxError, OrbitCamera};
 use glam::{Quat, Vec3};
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo};
@@ -82,14 +82,7 @@ impl RigidDemo for Rocks {
     const OPTIONS: &'static [&'static str] = &["--rocks N   rocks to pour (default 2000)"];
 
     fn new(ctx: &GpuContext, headless_frames: Option<u32>) -> Result<Self, BoxError> {
-        let count = match cli_option("--rocks") {
-            Some(v) => v
-                .parse()
-                .ok()
-                .filter(|&r| (1..=100_000).contains(&r))
-                .ok_or_else(|| format!("--rocks {v}: expected a whole number from 1 to 100000"))?,
-            None => ROCKS,
-        };
+        let count = cli_number("--rocks", 1..=100_000)?.unwrap_or(ROCKS);
         let (world, rocks) = Self::build(ctx, count)?;
         Ok(Self {
             ctx: ctx.clone(),
@@ -105,11 +98,7 @@ impl RigidDemo for Rocks {
     }
 
     fn buffers(&self) -> RigidBuffers<'_> {
-        let gpu = self.world.gpu().expect("the demo runs on the GPU backend");
-        RigidBuffers {
-            shape_slots: self.world.shapes().len() as u32,
-            ..RigidBuffers::of(gpu)
-        }
+        RigidBuffers::of_world(&self.world)
     }
 
     fn camera(&self) -> OrbitCamera {

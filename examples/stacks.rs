@@ -93,11 +93,7 @@ impl RigidDemo for Stacks {
     }
 
     fn buffers(&self) -> RigidBuffers<'_> {
-        let gpu = self.world.gpu().expect("the demo runs on the GPU backend");
-        RigidBuffers {
-            shape_slots: self.world.shapes().len() as u32,
-            ..RigidBuffers::of(gpu)
-        }
+        RigidBuffers::of_world(&self.world)
     }
 
     fn camera(&self) -> OrbitCamera {

@@ -159,9 +159,51 @@ pub enum Error {
 /// Shorthand for results in this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The floats the input checks take: `f32`, the simulation's precision, and `f64`, the host-side
+/// helpers' (`crate::gameplay`), which would misreport large finite values as infinite if
+/// narrowed to `f32` only to be checked.
+pub(crate) trait Real: Copy + PartialOrd + std::fmt::Display {
+    /// Zero.
+    const ZERO: Self;
+    /// Neither NaN nor infinite.
+    fn finite(self) -> bool;
+}
+
+impl Real for f32 {
+    const ZERO: Self = 0.0;
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl Real for f64 {
+    const ZERO: Self = 0.0;
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+
+/// The vectors the input checks take (`Vec3`, and `DVec3` for the host-side helpers).
+pub(crate) trait RealVec: Copy + std::fmt::Debug {
+    /// Every lane finite.
+    fn finite(self) -> bool;
+}
+
+impl RealVec for glam::Vec3 {
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl RealVec for glam::DVec3 {
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+
 /// Checks that a float is finite, naming the field in the error.
-pub(crate) fn finite(what: &'static str, v: f32) -> Result<()> {
-    if v.is_finite() {
+pub(crate) fn finite<T: Real>(what: &'static str, v: T) -> Result<()> {
+    if v.finite() {
         Ok(())
     } else {
         Err(Error::InvalidInput {
@@ -173,8 +215,8 @@ pub(crate) fn finite(what: &'static str, v: f32) -> Result<()> {
 }
 
 /// Checks that every lane of a vector is finite, naming the field in the error.
-pub(crate) fn finite3(what: &'static str, v: glam::Vec3) -> Result<()> {
-    if v.is_finite() {
+pub(crate) fn finite3<V: RealVec>(what: &'static str, v: V) -> Result<()> {
+    if v.finite() {
         Ok(())
     } else {
         Err(Error::InvalidInput {
@@ -186,8 +228,8 @@ pub(crate) fn finite3(what: &'static str, v: glam::Vec3) -> Result<()> {
 }
 
 /// Checks that a float is finite and not negative, naming the field in the error.
-pub(crate) fn non_negative(what: &'static str, v: f32) -> Result<()> {
-    if v >= 0.0 && v.is_finite() {
+pub(crate) fn non_negative<T: Real>(what: &'static str, v: T) -> Result<()> {
+    if v >= T::ZERO && v.finite() {
         Ok(())
     } else {
         Err(Error::InvalidInput {
@@ -199,8 +241,8 @@ pub(crate) fn non_negative(what: &'static str, v: f32) -> Result<()> {
 }
 
 /// Checks that a float is finite and positive, naming the field in the error.
-pub(crate) fn positive(what: &'static str, v: f32) -> Result<()> {
-    if v > 0.0 && v.is_finite() {
+pub(crate) fn positive<T: Real>(what: &'static str, v: T) -> Result<()> {
+    if v > T::ZERO && v.finite() {
         Ok(())
     } else {
         Err(Error::InvalidInput {

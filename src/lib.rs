@@ -11,9 +11,14 @@
 //!   frame needs a readback.
 //! - [`aggregate`] (ch. 5–8): particles joined by springs, cables and rods, colliding with each
 //!   other on a GPU uniform grid.
-//! - [`rigid`] (ch. 10–16): rigid bodies with spheres, boxes, capsules and planes, a GPU broad
-//!   phase, SAT box–box contacts, a coloured per-contact impulse solver with friction, warm
-//!   starting and substeps, sleeping, continuous collision for fast spheres, and ray casts.
+//! - [`rigid`] (ch. 10–17): rigid bodies with spheres, boxes, capsules and planes, a GPU broad
+//!   phase, SAT box–box contacts, a coloured impulse solver of contacts and joints (ball, hinge,
+//!   fixed, slider, distance; limits, motors, springs, breaking) with friction, rolling, warm
+//!   starting and substeps, sleeping, fracture, continuous collision for fast spheres, and ray
+//!   casts.
+//!
+//! [`prelude`] brings in what most programs use; the crate re-exports the [`glam`] and [`wgpu`]
+//! it is built on, so a program uses the same versions (`wgphys::glam::Vec3`).
 //!
 //! ```no_run
 //! use wgphys::Backend;
@@ -34,8 +39,10 @@ pub mod colliders;
 pub mod effect;
 pub mod error;
 pub mod fields;
+pub mod gameplay;
 pub mod gpu;
 pub mod grid;
+pub mod guide;
 pub mod noise;
 pub mod particles;
 pub mod rigid;
@@ -46,6 +53,36 @@ pub mod shaders;
 
 pub use backend::Backend;
 pub use error::{Error, Result};
+/// The math types of the API (`Vec3`, `Quat`, ...), the version wgphys is built on.
+pub use glam;
+/// The GPU API wgphys is built on, the version its buffers and encoders come from.
+pub use wgpu;
+
+/// What most programs use: the worlds, their configurations and descriptions, handles and
+/// reports, the backend and the error type, and glam's vector and quaternion types.
+///
+/// ```
+/// use wgphys::prelude::*;
+/// let mut world = RigidWorld::new(Backend::Cpu, RigidConfig::default())?;
+/// let ball = world.add_body(
+///     RigidBody::dynamic().position(Vec3::new(0.0, 2.0, 0.0)),
+///     &[RigidCollider::sphere(0.5)],
+/// )?;
+/// world.step(1.0 / 60.0)?;
+/// assert!(world.body(ball)?.pos.y < 2.0);
+/// # Ok::<(), wgphys::Error>(())
+/// ```
+pub mod prelude {
+    pub use crate::aggregate::{AggregateConfig, AggregateWorld};
+    pub use crate::gpu::GpuContext;
+    pub use crate::particles::{Emitter, Particle, ParticleWorld, WorldConfig};
+    pub use crate::rigid::{
+        BodyHandle, BodyKind, Collider as RigidCollider, Joint, JointHandle, RigidBody,
+        RigidConfig, RigidWorld, StepReport as RigidStepReport,
+    };
+    pub use crate::{Backend, CpuRounding, Error, Result};
+    pub use glam::{Quat, Vec3, Vec4};
+}
 pub use particles::fireworks;
 pub use rounding::CpuRounding;
 

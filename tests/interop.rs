@@ -196,7 +196,9 @@ fn an_aggregate_capacity_beyond_the_devices_binding_size_is_refused() {
 /// A device that is gone (destroyed here; a lost device behaves the same) makes every world's
 /// next step and read an `Error::Gpu` naming the call, never a panic from wgpu's uncaptured-
 /// error handler and never a hang. The particle, aggregate and rigid worlds, each on its own
-/// device.
+/// device. wgpu reports a destroyed device lost at the first poll after its queue drains (it
+/// reports a driver's loss at once), so each device is destroyed and then waited on, as a
+/// program that finds its device gone would; `GpuContext::is_lost` then says so.
 #[test]
 fn a_destroyed_device_gives_errors_not_panics() {
     fn own_device() -> GpuContext {
@@ -212,6 +214,15 @@ fn a_destroyed_device_gives_errors_not_panics() {
             Err(_) => panic!("{what}: panicked"),
         }
     }
+    fn gone(ctx: &GpuContext) {
+        assert!(!ctx.is_lost());
+        ctx.device.destroy();
+        let _ = ctx.wait();
+        assert!(
+            ctx.is_lost(),
+            "wgpu reports the destroyed device lost once it drains"
+        );
+    }
     let guard = |f: &mut dyn FnMut() -> wgphys::Result<()>| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
     };
@@ -224,7 +235,7 @@ fn a_destroyed_device_gives_errors_not_panics() {
                 .expect("world");
         w.launch(1).expect("launch");
         w.step(scenes::DT).expect("step");
-        ctx.device.destroy();
+        gone(&ctx);
         w
     };
     let mut particles = lost_fireworks();
@@ -257,7 +268,7 @@ fn a_destroyed_device_gives_errors_not_panics() {
         scenes::aggregate::sand(Backend::Gpu(ctx.clone()), 256, 0.05).expect("sand world");
     scenes::aggregate::sand_pour(&mut sand, 16, 0.05, 0).expect("pour");
     sand.step(scenes::DT).expect("step");
-    ctx.device.destroy();
+    gone(&ctx);
     check("aggregate step", guard(&mut || sand.step(scenes::DT)));
     check(
         "aggregate read",
@@ -268,7 +279,7 @@ fn a_destroyed_device_gives_errors_not_panics() {
     let (mut rigid, _) =
         scenes::rigid::pyramid(Backend::Gpu(ctx.clone()), 3, 0.5).expect("pyramid");
     rigid.step(scenes::DT).expect("step");
-    ctx.device.destroy();
+    gone(&ctx);
     check(
         "rigid step",
         guard(&mut || rigid.step(scenes::DT).map(|_| ())),

@@ -444,3 +444,61 @@ fn a_ragdoll_dropped_from_two_metres_comes_to_rest_and_sleeps() {
         );
     }
 }
+
+/// Joined bodies wake together: a ragdoll asleep on the ground whose pelvis is kicked to 4 m/s
+/// (40 N·s) is awake in every bone after the next step (the wake stage's rounds over the joints
+/// reach four joints from the pelvis, and a hand is four away), and it carries the kick: after
+/// one step its momentum along the kick is at least 40 N·s less what friction can take in a
+/// step, μ·M·g·dt = 0.6 × 71 kg × 9.81 / 60 = 7 N·s. (With sleeping bones as static anchors
+/// the pelvis would be held where it lay.)
+#[test]
+fn a_sleeping_ragdoll_wakes_as_a_whole_when_kicked() {
+    for (name, backend) in backends() {
+        let mut w = RigidWorld::new(backend, config(16)).expect("world");
+        wgphys::scenes::rigid::add_ground(&mut w).expect("ground");
+        let doll = wgphys::scenes::joints::ragdoll(
+            &mut w,
+            Vec3::Y * 0.5,
+            Quat::from_rotation_x(-1.5),
+            Vec3::ZERO,
+        )
+        .expect("ragdoll");
+        let mut asleep = false;
+        for _ in 0..600 {
+            w.step(DT).expect("step");
+            let bodies = w.read_bodies().expect("bodies");
+            if doll
+                .bones
+                .iter()
+                .all(|b| bodies[b.index() as usize].awake == 0)
+            {
+                asleep = true;
+                break;
+            }
+        }
+        assert!(asleep, "{name}: the ragdoll did not fall asleep in 10 s");
+        w.set_linear_velocity(doll.bones[0], Vec3::X * 4.0)
+            .expect("kick");
+        w.step(DT).expect("step");
+        let bodies = w.read_bodies().expect("bodies");
+        let awake = doll
+            .bones
+            .iter()
+            .filter(|b| bodies[b.index() as usize].awake != 0)
+            .count();
+        let momentum: f32 = doll
+            .bones
+            .iter()
+            .map(|b| {
+                let body = &bodies[b.index() as usize];
+                body.lin_vel.x / body.pos.w
+            })
+            .sum();
+        println!("{name}: after the kick {awake} of 12 bones awake, momentum {momentum} N·s");
+        assert_eq!(awake, 12, "{name}: {awake} of 12 bones woke");
+        assert!(
+            momentum > 40.0 - 7.0,
+            "{name}: the ragdoll took {momentum} N·s of 40"
+        );
+    }
+}

@@ -62,7 +62,7 @@ fn wake_and_sleep_match_the_cpu_twin() {
     sleep::wake_mark(&params, &bodies, &manifolds, n, &mut claims);
     sleep::wake_apply(&params, &mut bodies, &claims);
     let bodies_before = bodies.clone();
-    let awake = sleep::sleep(&params, &mut bodies);
+    let awake = sleep::sleep(&params, &mut bodies, &claims);
     assert!(claims.iter().any(|&c| c != 0), "the scene wakes someone");
     assert!(
         bodies

@@ -506,14 +506,15 @@ fn the_step_plan_counts_passes_and_dispatches_from_the_stage_list() {
         !order.contains(&RigidStage::JointSlots) && !order.contains(&RigidStage::JointBreak),
         "no joints"
     );
-    assert_eq!(order.len(), RigidStage::ALL.len() - 4);
+    assert!(!order.contains(&RigidStage::Fracture), "no breakable body");
+    assert_eq!(order.len(), RigidStage::ALL.len() - 5);
     assert!(plan.passes() <= wgphys::rigid::step::MAX_PHASES);
 }
 
 /// One order for both backends: the CPU twin's trace of a step and the GPU plan's stage
 /// sequence (consecutive dispatches of one stage counted once) are both `step::sequence`, for a
-/// scene in which every stage has work (an explosion, a projection iteration, a joint), at 1
-/// and at 4 substeps, fused and dispatched colour by colour.
+/// scene in which every stage has work (an explosion, a projection iteration, a joint, a
+/// breakable block), at 1 and at 4 substeps, fused and dispatched colour by colour.
 #[test]
 fn the_cpu_step_runs_the_gpu_plans_stages_in_the_same_order() {
     use wgphys::rigid::step::sequence;
@@ -521,7 +522,7 @@ fn the_cpu_step_runs_the_gpu_plans_stages_in_the_same_order() {
     for (substeps, rows) in [(1u32, 4u32), (4, 4), (4, 40)] {
         let world = |backend: Backend| {
             let cfg = RigidConfig {
-                body_capacity: rows * (rows + 1) / 2 + 1,
+                body_capacity: rows * (rows + 1) / 2 + 2,
                 substeps,
                 position_iterations: 1,
                 ..RigidConfig::default()
@@ -536,6 +537,14 @@ fn the_cpu_step_runs_the_gpu_plans_stages_in_the_same_order() {
                 wgphys::rigid::Joint::ball(glam::Vec3::new(0.0, 9.0, 0.0)),
             )
             .expect("joint");
+            // A breakable block beside the pyramid.
+            w.add_body(
+                wgphys::rigid::RigidBody::dynamic()
+                    .position(glam::Vec3::new(30.0, 0.5, 0.0))
+                    .breakable(1e6, 10.0),
+                &[wgphys::rigid::Collider::cuboid(glam::Vec3::splat(0.5))],
+            )
+            .expect("breakable block");
             w.set_explosion(Some(Explosion::at(glam::Vec3::new(0.0, 0.5, 3.0))))
                 .expect("explosion");
             w

@@ -16,3 +16,23 @@ pub fn cli_option(flag: &str) -> Option<String> {
     }
     found
 }
+
+/// The whole number given to a demo's own option `flag`, if any, checked to lie in `range`;
+/// the error says what was expected.
+pub fn cli_number(flag: &str, range: std::ops::RangeInclusive<u32>) -> Result<Option<u32>, String> {
+    let Some(v) = cli_option(flag) else {
+        return Ok(None);
+    };
+    match v.parse().ok().filter(|n| range.contains(n)) {
+        Some(n) => Ok(Some(n)),
+        None if *range.end() == u32::MAX => Err(format!(
+            "{flag} {v}: expected a whole number, at least {}",
+            range.start()
+        )),
+        None => Err(format!(
+            "{flag} {v}: expected a whole number from {} to {}",
+            range.start(),
+            range.end()
+        )),
+    }
+}

@@ -12,15 +12,16 @@
 //! - `aggregate/`: shaded balls with depth, rods, cables and markers placed on the GPU from the
 //!   engine's positions (`bridge`, `platform`, `blob`, `sand`);
 //! - `rigid/`: every shape slot drawn by reading the engine's shapes and bodies in the vertex
-//!   shader, with shadows (`pyramid`, `stacks`, `explosion`, `bigballistics`);
+//!   shader, with shadows (`pyramid`, `stacks`, `explosion`, `bigballistics`, `ragdoll`, `chain`);
 //! - `fx/`: the HDR effects renderer of `fireworks` and `effects` (ribbons through the trails,
 //!   soft and stretched sprites, sorted smoke, a lit scene, bloom).
 //!
 //! Pieces that only some examples use sit beside this file, and whoever uses one declares it
 //! with `#[path]`: `lines.rs` (`segment`, for the examples that build scenery lines),
-//! `cli_option.rs` (a demo's own options: `pyramid`, and the `fx` family), `depth.rs` (the depth
-//! target and the storage-buffer layout entry, declared by the `aggregate`, `rigid` and `fx`
-//! families), and in `aggregate/`, `rig.rs` (`blob`, `bridge`, `platform`) and `deck.rs`
+//! `cli_option.rs` (a demo's own options: `pyramid`, `ragdoll`, and the `fx` family),
+//! `joint_state.rs` (joints read back for a headless summary: `ragdoll`, `chain`), `depth.rs`
+//! (the depth target and the storage-buffer layout entry, declared by the `aggregate`, `rigid`
+//! and `fx` families), and in `aggregate/`, `rig.rs` (`blob`, `bridge`, `platform`) and `deck.rs`
 //! (`bridge`, `platform`). So every example compiles exactly what it uses, with no dead code.
 //!
 //! A family's WGSL lives in `.wgsl` files beside its Rust, loaded with `include_str!`;

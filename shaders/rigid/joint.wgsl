@@ -371,7 +371,8 @@ fn joint_twist_axis(f: JointFrame) -> vec3<f32> {
 // - impulse_lin.xyz: the point (ball, hinge, fixed; world), or a slider's two perpendicular
 //   rows (y, z: along a's y and z axes); impulse_lin.w: the spring.
 // - impulse_ang.xyz: the angular lock (fixed, slider; world), a hinge's two perpendicular rows
-//   (y, z: about a's y and z axes), a ball's cone row (x); impulse_ang.w: the motor.
+//   (y, z: about a's y and z axes), a ball's cone row (x); impulse_ang.w: the motor. A ball's
+//   friction (its MOTOR flag) is a world vector in impulse_ang.yzw.
 // - impulse_limit: the lower and upper limit (x, y), a ball's lower and upper twist (z, w).
 
 /// Stage solve_warm_apply on a joint's bodies: every accumulated impulse once, along the axes
@@ -396,6 +397,9 @@ fn joint_warm_bodies(j: u32, a: ptr<function, SolveBody>, b: ptr<function, Solve
         let cone = joint_cone(jt, f);
         let twist = joint_twist_axis(f);
         joint_apply_ang(a, b, cone.e * jt.impulse_ang.x + twist * (jt.impulse_limit.z - jt.impulse_limit.w));
+        if ((jt.flags & JOINT_FLAG_MOTOR) != 0u) {
+            joint_apply_ang(a, b, jt.impulse_ang.yzw);
+        }
     }
     if (joint_has_axis(jt)) {
         let ax = joint_axis(jt, f);
@@ -416,6 +420,9 @@ fn joint_solve_bodies(j: u32, use_bias: bool, a: ptr<function, SolveBody>, b: pt
         joint_axial_rows(&jt, f, soft, use_bias, a, b);
     }
     if (kind == JOINT_KIND_BALL) {
+        if ((jt.flags & JOINT_FLAG_MOTOR) != 0u) {
+            joint_ball_friction(&jt, a, b);
+        }
         joint_ball_limits(&jt, f, soft, use_bias, a, b);
     }
     // The angular lock: all three axes (fixed, slider), or the two across a hinge's axis.
@@ -500,6 +507,29 @@ fn joint_axial_rows(jt: ptr<function, Joint>, f: JointFrame, soft: vec4<f32>, us
     }
 }
 
+/// A ball joint's friction: the relative turning is stopped by an angular impulse of at most
+/// drive.y × h (a torque of at most drive.y), accumulated in impulse_ang.yzw and clamped to
+/// that ball, so a limb's swing dies away while gravity can still pull it down.
+fn joint_ball_friction(jt: ptr<function, Joint>, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
+    let inv = mat3_inverse((*a).inv_inertia + (*b).inv_inertia);
+    if (!inv.ok) {
+        return;
+    }
+    let old = (*jt).impulse_ang.yzw;
+    var next = old - inv.m * ((*b).ang_vel - (*a).ang_vel);
+    let most = (*jt).drive.y * params.dt;
+    let len = length(next);
+    if (len > most) {
+        var scale = 0.0;
+        if (len > 0.0) {
+            scale = most / len;
+        }
+        next = next * scale;
+    }
+    (*jt).impulse_ang = vec4<f32>((*jt).impulse_ang.x, next);
+    joint_apply_ang(a, b, next - old);
+}
+
 /// A ball joint's cone limit (the angle between the frames' x axes at most limits.x, when on)
 /// and twist limits (b's twist about the x axes between limits.y and limits.z, when on).
 fn joint_ball_limits(jt: ptr<function, Joint>, f: JointFrame, soft: vec4<f32>, use_bias: bool, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
@@ -532,7 +562,8 @@ fn joint_ball_limits(jt: ptr<function, Joint>, f: JointFrame, soft: vec4<f32>, u
 }
 
 // ---------------------------------------------------------------------------------------------
-// joint_break: one thread per joint, once per step after the substeps.
+// joint_break: one thread per joint, once per step after the substeps: the feedback, the
+// breaks, and the sleep coupling of joined bodies (joint_keep_awake).
 
 /// The force (x, N) and torque (y, N·m) joint jt applied in the last substep: its accumulated
 /// linear and angular impulses over the substep.
@@ -548,6 +579,26 @@ fn joint_load(jt: Joint) -> vec2<f32> {
     return vec2<f32>(force, torque) * params.inv_dt;
 }
 
+/// Whether body b is dynamic, awake and moving as `sleep` measures it (at or above the sleep
+/// epsilon).
+fn joint_moving(b: u32) -> bool {
+    return b != NONE && b < params.body_count && bodies[b].kind == BODY_DYNAMIC
+        && bodies[b].awake != 0u && sleep_motion(b) >= params.sleep_epsilon;
+}
+
+/// Joined bodies sleep together: when either of an active joint's bodies still moves, both are
+/// kept from sleeping this step (their wake words raised to SLEEP_KEEP_AWAKE; the wake stages
+/// are done with them).
+fn joint_keep_awake(jt: Joint) {
+    if (jt.body_a == NONE || jt.body_a >= params.body_count || jt.body_b >= params.body_count) {
+        return;
+    }
+    if (joint_moving(jt.body_a) || joint_moving(jt.body_b)) {
+        atomicMax(&claims[jt.body_a], SLEEP_KEEP_AWAKE);
+        atomicMax(&claims[jt.body_b], SLEEP_KEEP_AWAKE);
+    }
+}
+
 @compute @workgroup_size(RIGID_WG)
 fn joint_break(@builtin(global_invocation_id) gid: vec3<u32>) {
     let j = gid.x;
@@ -558,6 +609,7 @@ fn joint_break(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (!joint_active(jt)) {
         return;
     }
+    joint_keep_awake(jt);
     let load = joint_load(jt);
     var feedback = vec4<f32>(load, 0.0, 0.0);
     let by_force = jt.breaking.x > 0.0 && load.x > jt.breaking.x;

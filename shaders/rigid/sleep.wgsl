@@ -19,6 +19,7 @@ fn step_start(@builtin(global_invocation_id) gid: vec3<u32>) {
         atomicStore(&counters[COUNTER_COLOURS_WANTED], 0u);
         atomicStore(&counters[COUNTER_ROUNDS], 0u);
         atomicStore(&counters[COUNTER_JOINTS_BROKEN], 0u);
+        atomicStore(&counters[COUNTER_FRACTURES], 0u);
     }
 }
 
@@ -55,6 +56,42 @@ fn wake_mark(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
+// Stage `wake_apply`'s rounds over the joints (worlds with joints only): after wake_apply, each
+// of WAKE_JOINT_ROUNDS rounds marks the sleeping partners of the active joints of bodies that
+// move or were woken this step (their wake word is 1; a round writes only sleepers' words, so
+// what it reads no thread of it writes) (this entry, a thread per joint) and wakes them
+// (wake_apply again): a jointed structure wakes that many joints deep in the step something
+// wakes it, the rest in the next steps. An awake body that neither moves nor was just woken
+// wakes no one, so a still structure does not wake its sleeping parts over and over. CPU twin:
+// sleep.rs `wake_joints`.
+@compute @workgroup_size(RIGID_WG)
+fn wake_joints(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let j = gid.x;
+    if (j >= params.joint_count) {
+        return;
+    }
+    let jt = joints[j];
+    if ((jt.flags & JOINT_FLAG_DISABLED) != 0u || bitcast<u32>(jt.feedback.z) != 0u) {
+        return;
+    }
+    let a = jt.body_a;
+    let b = jt.body_b;
+    if (a == NONE || b == NONE || a >= params.body_count || b >= params.body_count) {
+        return;
+    }
+    if (wakes_partners(a) && sleeping_dynamic(b)) {
+        atomicMax(&claims[b], 1u);
+    }
+    if (wakes_partners(b) && sleeping_dynamic(a)) {
+        atomicMax(&claims[a], 1u);
+    }
+}
+
+/// Whether awake body w wakes its joints' sleeping partners: it moves, or was woken this step.
+fn wakes_partners(w: u32) -> bool {
+    return bodies[w].awake != 0u && (presses(w) || atomicLoad(&claims[w]) == 1u);
+}
+
 // Stage `wake_apply`: one thread per body. CPU twin: sleep.rs `wake_apply`.
 @compute @workgroup_size(RIGID_WG)
 fn wake_apply(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -68,15 +105,30 @@ fn wake_apply(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
+/// The value of a body's wake word of `claims` (or above) with which `joint_break` keeps it
+/// from sleeping this step (sleep.rs SLEEP_KEEP_AWAKE).
+const SLEEP_KEEP_AWAKE: u32 = 2u;
+
+/// The motion `sleep` will give body i this step: the recency-weighted |v|² + |ω|² (sleep.rs
+/// `motion`).
+fn sleep_motion(i: u32) -> f32 {
+    let v = bodies[i].lin_vel.xyz;
+    let w = bodies[i].ang_vel.xyz;
+    let current = dot(v, v) + dot(w, w);
+    return params.sleep_bias * bodies[i].last_acc.w + (1.0 - params.sleep_bias) * current;
+}
+
 // Stage `sleep`: one thread per body, once per step after the substeps; clears the force
 // accumulators and counts awake bodies in counters[COUNTER_AWAKE] (an
-// integer sum, order-independent). CPU twin: sleep.rs `sleep`.
+// integer sum, order-independent). A body joined to one that moves stays awake (see
+// joint_break), so a jointed structure sleeps as a whole. CPU twin: sleep.rs `sleep`.
 @compute @workgroup_size(RIGID_WG)
 fn sleep(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i >= params.body_count) {
         return;
     }
+    let motion0 = sleep_motion(i);
     var b = bodies[i];
     // The step's forces have acted in every substep; the next step starts from none.
     b.force = vec4<f32>(0.0);
@@ -85,11 +137,10 @@ fn sleep(@builtin(global_invocation_id) gid: vec3<u32>) {
         bodies[i] = b;
         return;
     }
-    let v = b.lin_vel.xyz;
-    let w = b.ang_vel.xyz;
-    let current = dot(v, v) + dot(w, w);
-    var motion = params.sleep_bias * b.last_acc.w + (1.0 - params.sleep_bias) * current;
-    if (b.can_sleep != 0u && motion < params.sleep_epsilon) {
+    var motion = motion0;
+    // A body whose joint partner moves stays awake (joint_break marks it; SLEEP_KEEP_AWAKE).
+    let kept = params.joint_count > 0u && atomicLoad(&claims[i]) >= SLEEP_KEEP_AWAKE;
+    if (b.can_sleep != 0u && motion < params.sleep_epsilon && !kept) {
         b.awake = 0u;
         b.lin_vel = vec4<f32>(0.0, 0.0, 0.0, b.lin_vel.w);
         b.ang_vel = vec4<f32>(0.0, 0.0, 0.0, b.ang_vel.w);

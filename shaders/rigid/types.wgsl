@@ -1,7 +1,7 @@
 // Rigid-domain structs. Mirrored by src/rigid/types.rs (read its conventions); tests/layout.rs
 // checks them.
 
-/// A rigid body: 256 bytes.
+/// A rigid body: 240 bytes.
 struct Body {
     pos: vec4<f32>,
     orient: vec4<f32>,
@@ -85,11 +85,12 @@ struct RigidParams {
     block_bins: u32,
     block_sweeps: u32,
     // joints (src/rigid/joint/): the table's count, the manifold slots held for them, the
-    // slots of the collision filter's table, padding, the default softness
+    // slots of the collision filter's table; whether bodies may break (fracture.wgsl);
+    // padding; the joints' default softness
     joint_count: u32,
     joint_capacity: u32,
     joint_filter_size: u32,
-    _pad1: u32,
+    fracture: u32,
     _pad2: u32,
     joint_soft: vec4<f32>,
 }

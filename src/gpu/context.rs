@@ -1,7 +1,28 @@
 //! The GPU context: a device and queue, created headless or borrowed from the caller.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
 use crate::error::{Error, Result};
 use crate::gpu::shader::KernelNeeds;
+
+/// The caller's own device-lost callback, run after the context has marked itself lost.
+type LostHook = Box<dyn FnOnce(wgpu::DeviceLostReason, String) + Send + 'static>;
+
+/// Whether the device was lost, and the caller's callback to run when it is.
+#[derive(Default)]
+struct Loss {
+    lost: AtomicBool,
+    hook: Mutex<Option<LostHook>>,
+}
+
+impl std::fmt::Debug for Loss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Loss")
+            .field("lost", &self.lost.load(Ordering::Acquire))
+            .finish_non_exhaustive()
+    }
+}
 
 /// A wgpu device and queue with the adapter facts the engine needs.
 ///
@@ -19,6 +40,8 @@ pub struct GpuContext {
     pub info: wgpu::AdapterInfo,
     /// Whether pass timestamp queries are available (used by benchmarks).
     pub timestamps: bool,
+    /// Set by the device-lost callback the context installs.
+    loss: Arc<Loss>,
 }
 
 /// Turns off wgpu's validation of indirect dispatches in `desc` (the flag
@@ -100,6 +123,11 @@ impl GpuContext {
     /// WebGPU's defaults, `wgpu::Limits::default()`, are enough for every world), so a device
     /// too small for one world still serves the others.
     ///
+    /// The context installs the device's lost callback (`wgpu::Device::set_device_lost_callback`),
+    /// replacing one set before, so that every world's next step or read after a loss is an
+    /// [`Error::Gpu`]: a program that wants its own callback gives it to
+    /// [`GpuContext::on_device_lost`] instead.
+    ///
     /// # Errors
     /// None today; the `Result` keeps room for checks a backend may need.
     pub fn from_device(
@@ -108,12 +136,38 @@ impl GpuContext {
         info: wgpu::AdapterInfo,
     ) -> Result<Self> {
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let loss = Arc::new(Loss::default());
+        let marker = loss.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            marker.lost.store(true, Ordering::Release);
+            let hook = marker.hook.lock().ok().and_then(|mut h| h.take());
+            if let Some(hook) = hook {
+                hook(reason, message);
+            }
+        });
         Ok(Self {
             device,
             queue,
             info,
             timestamps,
+            loss,
         })
+    }
+
+    /// Whether wgpu has reported the device lost: at once when the driver loses it, and for a
+    /// device destroyed with `wgpu::Device::destroy` at the first poll after its queue has
+    /// drained. A lost device stays lost.
+    pub fn is_lost(&self) -> bool {
+        self.loss.lost.load(Ordering::Acquire)
+    }
+
+    /// Runs `f` (once) when the device is lost, after the context has marked itself lost: the
+    /// place for a program's own device-lost callback, since the context installs wgpu's.
+    /// Replaces a callback given before.
+    pub fn on_device_lost(&self, f: impl FnOnce(wgpu::DeviceLostReason, String) + Send + 'static) {
+        if let Ok(mut hook) = self.loss.hook.lock() {
+            *hook = Some(Box::new(f));
+        }
     }
 
     /// One line naming the adapter, backend and device type, for logs and benchmark headers.
@@ -196,11 +250,26 @@ impl GpuContext {
     }
 
     /// Runs `f` inside validation, out-of-memory and internal error scopes (see [`scoped`]).
+    /// A device wgpu has reported lost ([`GpuContext::is_lost`]) is an error before `f` runs
+    /// and after it: wgpu reports a lost device through its callback, not its error scopes.
     ///
     /// # Errors
     /// What `f` returns, else [`Error::Gpu`] naming `what` and the device's error.
     pub fn guard<T>(&self, what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
-        scoped(&self.device, what, f)
+        let lost = || {
+            Error::Gpu(format!(
+                "{what}: the device is lost. A lost or destroyed device stays unusable: build a \
+                 new GpuContext and world"
+            ))
+        };
+        if self.is_lost() {
+            return Err(lost());
+        }
+        let result = scoped(&self.device, what, f);
+        if result.is_ok() && self.is_lost() {
+            return Err(lost());
+        }
+        result
     }
 
     /// Blocks until all submitted work has finished.

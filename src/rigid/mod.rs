@@ -32,6 +32,7 @@
 //! | &nbsp;&nbsp;`solve_relax` × colours × iterations | the contacts and joints without the bias | `solver/velocity/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | `solve_restitution` × colours | bounces from the start velocities above the cut-off | `solver/velocity/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | `solve_position` × colours × iterations | optional: the book's non-linear projection | `solver/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
+//! | `fracture` (`fracture_mark` / `fracture_record`) | breakable boxes struck past their breaking impulse, listed for the world to split into 8 | `fracture.rs`, `world/fracture.rs`, `fracture.wgsl`, `rigid_fracture.rs` |
 //! | `joint_break` | each joint's force and torque; breakable joints past a threshold broken | `joint/`, `joint.wgsl`, `rigid_joints*.rs` |
 //! | `sleep` | clears the force accumulators; recency-weighted motion, sleep | `sleep.rs`, `sleep.wgsl`, `rigid_sleep.rs` |
 //!
@@ -53,6 +54,7 @@ pub mod broad;
 pub mod ccd;
 pub mod colour;
 pub mod forces;
+pub mod fracture;
 pub mod gpu;
 pub mod hull;
 pub mod inertia;
@@ -74,4 +76,4 @@ pub use forces::Explosion;
 pub use joint::{Joint, JointFeedback, JointHandle, JointKind, JointState};
 pub use material::Combine;
 pub use model::{BodyHandle, BodyKind, Collider, RigidBody, RigidConfig, Shape};
-pub use world::{RigidWorld, StepReport};
+pub use world::{Fracture, RigidWorld, StepReport};

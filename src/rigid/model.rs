@@ -354,6 +354,9 @@ pub struct RigidBody {
     pub ccd: bool,
     /// Start asleep (levels may start at rest).
     pub asleep: bool,
+    /// Fracture: the breaking impulse (N·s) and the burst speed (m/s) of a breakable box (see
+    /// [`RigidBody::breakable`]); `None`: the body does not break.
+    pub breaking: Option<(f32, f32)>,
 }
 
 impl RigidBody {
@@ -372,6 +375,7 @@ impl RigidBody {
             can_sleep: true,
             ccd: false,
             asleep: false,
+            breaking: None,
         }
     }
     /// A dynamic body of mass 1 at the origin.
@@ -437,6 +441,16 @@ impl RigidBody {
         self.ccd = yes;
         self
     }
+    /// Makes the body breakable (catalogue §14.2, [`super::fracture`]): a contact that strikes it
+    /// with more than `impulse` (N·s) over a step splits it into 8 boxes, which fly apart at
+    /// `burst` m/s (the book's demo: 10) and break again under the same impulse while their
+    /// smallest half size is at least [`super::fracture::MIN_PIECE_HALF`]. The body must be
+    /// dynamic with one box collider at its centre.
+    pub fn breakable(mut self, impulse: f32, burst: f32) -> Self {
+        self.breaking = Some((impulse, burst));
+        self
+    }
+
     /// Starts the body asleep.
     pub fn asleep(mut self, yes: bool) -> Self {
         self.asleep = yes;
@@ -468,6 +482,24 @@ impl RigidBody {
         }
         let acc = self.acceleration.unwrap_or(gravity);
         finite3("body acceleration", acc)?;
+        if let Some((impulse, burst)) = self.breaking {
+            positive("body breaking impulse", impulse)?;
+            non_negative("body burst speed", burst)?;
+            let one_box = matches!(
+                colliders,
+                [c] if matches!(c.shape, Shape::Cuboid { .. })
+                    && c.offset == Vec3::ZERO
+                    && c.rotation == Quat::IDENTITY
+            );
+            if self.kind != BodyKind::Dynamic || !one_box {
+                return Err(Error::InvalidInput {
+                    what: "breakable body",
+                    value: format!("a {:?} body with {} colliders", self.kind, colliders.len()),
+                    fix: "make a breakable body dynamic, with one box collider at its centre \
+                          (Collider::cuboid without an offset or rotation)",
+                });
+            }
+        }
         let (inv_mass, inv_inertia) = match self.kind {
             BodyKind::Dynamic => {
                 positive("body mass", self.mass)?;
@@ -499,7 +531,7 @@ impl RigidBody {
             inv_inertia_world: super::integrate::world_inverse_inertia(q, &inv_inertia),
             force: Vec4::ZERO,
             torque: Vec4::ZERO,
-            acc: acc.extend(0.0),
+            acc: acc.extend(self.breaking.map_or(0.0, |b| b.0)),
             last_acc: Vec4::new(0.0, 0.0, 0.0, 2.0 * sleep_epsilon),
             kind,
             awake: u32::from(!self.asleep && self.kind != BodyKind::Static),

@@ -54,6 +54,9 @@ pub struct StepReport {
     pub broad_truncated: bool,
     /// Joints the step broke (`RigidWorld::take_broken_joints` hands each out once).
     pub joints_broken: u32,
+    /// Breakable bodies the step struck past their breaking impulse (split by the world;
+    /// `RigidWorld::take_fractures` hands each split out once).
+    pub fractures: u32,
 }
 
 impl StepReport {
@@ -109,5 +112,6 @@ pub(crate) fn report_from_counters(step: u64, c: &[u32]) -> StepReport {
         unstaged_bins: at(counter::UNSTAGED_BINS),
         broad_truncated: at(counter::BROAD_TRUNCATED) != 0,
         joints_broken: at(counter::JOINTS_BROKEN),
+        fractures: at(counter::FRACTURES),
     }
 }

@@ -32,7 +32,7 @@ fn presses(params: &GpuRigidParams, w: &GpuBody) -> bool {
 
 /// Stage `wake_mark`: every manifold with points between an awake body that `presses` on a
 /// sleeping dynamic one marks the sleeper in `claims` (the book's matchAwakeState; contacts with
-/// the static world never wake). Reads only what the previous stages wrote, so the result does
+/// the static world never wake); a joint's slot counts as such a manifold. Reads only what the previous stages wrote, so the result does
 /// not depend on the order manifolds are visited; a chain of sleepers wakes one link per step.
 pub fn wake_mark(
     params: &GpuRigidParams,
@@ -77,24 +77,80 @@ pub fn wake_apply(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: &[u32
     }
 }
 
+/// Rounds of `wake_joints` after `wake_apply` in a world with joints: a jointed structure wakes
+/// this many joints deep in the step something wakes it (a ragdoll's pelvis reaches a hand in
+/// four), the rest in the next steps.
+pub const WAKE_JOINT_ROUNDS: u32 = 4;
+
+/// Stage `wake_apply`'s rounds over the joints: every active joint between a body that moves
+/// (`presses`) or was woken this step (its wake word 1) and a sleeping dynamic one marks the
+/// sleeper (`wake_apply` then wakes it; WGSL `wake_joints`, which says why a still awake body
+/// wakes no one). The round reads only words it does not write (awake bodies'), so the order of
+/// the joints does not matter.
+pub fn wake_joints(
+    params: &GpuRigidParams,
+    bodies: &[GpuBody],
+    joints: &[GpuJoint],
+    claims: &mut [u32],
+) {
+    for jt in joints.iter().take(params.joint_count as usize) {
+        if !crate::rigid::joint::solve::active(jt) {
+            continue;
+        }
+        let (a, b) = (jt.body_a as usize, jt.body_b as usize);
+        let (Some(ba), Some(bb)) = (bodies.get(a), bodies.get(b)) else {
+            continue;
+        };
+        if a >= params.body_count as usize || b >= params.body_count as usize {
+            continue;
+        }
+        let wakes = |w: &GpuBody, i: usize| w.awake != 0 && (presses(params, w) || claims[i] == 1);
+        let (wake_b, wake_a) = (wakes(ba, a), wakes(bb, b));
+        if wake_b && sleeping_dynamic(bb) {
+            claims[b] = claims[b].max(1);
+        }
+        if wake_a && sleeping_dynamic(ba) {
+            claims[a] = claims[a].max(1);
+        }
+    }
+}
+
+/// The value of a body's wake word (or above) with which `joint_break` keeps it from sleeping
+/// this step (WGSL SLEEP_KEEP_AWAKE).
+pub const SLEEP_KEEP_AWAKE: u32 = 2;
+
+/// The motion `sleep` gives body `b` this step: bias·motion + (1 − bias)·(|v|² + |ω|²) (WGSL
+/// `sleep_motion`).
+pub fn motion(params: &GpuRigidParams, b: &GpuBody) -> f32 {
+    let v = b.lin_vel.xyz();
+    let w = b.ang_vel.xyz();
+    let current = v.dot(v) + w.dot(w);
+    params.sleep_bias * b.last_acc.w + (1.0 - params.sleep_bias) * current
+}
+
 /// Stage `sleep` (catalogue §13), once per step after the substeps; clears every body's force
 /// and torque accumulators first. Motion = bias·motion + (1 − bias)·(|v|² + |ω|²); below the
-/// sleep epsilon a body that may sleep falls asleep with zero velocities; above ten epsilons the
-/// motion is clamped there so a body that stops can fall asleep soon. Returns the awake count.
-pub fn sleep(params: &GpuRigidParams, bodies: &mut [GpuBody]) -> u32 {
+/// sleep epsilon a body that may sleep falls asleep with zero velocities, unless a joint keeps it
+/// awake (`claims` at [`SLEEP_KEEP_AWAKE`], from `joint_break`: a body joined to one that moves);
+/// above ten epsilons the motion is clamped there so a body that stops can fall asleep soon.
+/// Returns the awake count.
+pub fn sleep(params: &GpuRigidParams, bodies: &mut [GpuBody], claims: &[u32]) -> u32 {
     let mut awake = 0;
-    for b in bodies.iter_mut().take(params.body_count as usize) {
+    for (i, b) in bodies
+        .iter_mut()
+        .enumerate()
+        .take(params.body_count as usize)
+    {
+        let motion0 = motion(params, b);
         // The step's forces have acted in every substep; the next step starts from none.
         b.force = Vec4::ZERO;
         b.torque = Vec4::ZERO;
         if b.kind != body_kind::DYNAMIC || b.awake == 0 {
             continue;
         }
-        let v = b.lin_vel.xyz();
-        let w = b.ang_vel.xyz();
-        let current = v.dot(v) + w.dot(w);
-        let mut motion = params.sleep_bias * b.last_acc.w + (1.0 - params.sleep_bias) * current;
-        if b.can_sleep != 0 && motion < params.sleep_epsilon {
+        let mut motion = motion0;
+        let kept = params.joint_count > 0 && claims.get(i).is_some_and(|&c| c >= SLEEP_KEEP_AWAKE);
+        if b.can_sleep != 0 && motion < params.sleep_epsilon && !kept {
             b.awake = 0;
             b.lin_vel = Vec3::ZERO.extend(b.lin_vel.w);
             b.ang_vel = Vec3::ZERO.extend(b.ang_vel.w);

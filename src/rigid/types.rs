@@ -124,15 +124,26 @@ pub mod counter {
     /// Broken joints a step lists in the counters (a step that breaks more reports the count,
     /// and the world finds the rest in the joint table).
     pub const JOINT_EVENTS_MAX: usize = 64;
+    /// Breakable bodies the `fracture` stage found struck past their breaking impulse this
+    /// step; the first [`FRACTURE_EVENTS_MAX`] are listed from [`FRACTURE_EVENTS`].
+    pub const FRACTURES: usize = JOINT_EVENTS + JOINT_EVENTS_MAX;
+    /// First of [`FRACTURE_EVENTS_MAX`] events of [`FRACTURE_EVENT_WORDS`] words: the body, the
+    /// struck point (3, f32 bits) and the contact's normal (3) in the body's frame, and the
+    /// impulse (f32 bits).
+    pub const FRACTURE_EVENTS: usize = FRACTURES + 1;
+    /// Fractures a step lists in the counters (the world finds any more in the bodies).
+    pub const FRACTURE_EVENTS_MAX: usize = 16;
+    /// Words per fracture event.
+    pub const FRACTURE_EVENT_WORDS: usize = 8;
     /// Words in the counters buffer.
-    pub const LEN: usize = 256;
-    const _: () = assert!(JOINT_EVENTS + JOINT_EVENTS_MAX <= LEN);
+    pub const LEN: usize = 512;
+    const _: () = assert!(FRACTURE_EVENTS + FRACTURE_EVENTS_MAX * FRACTURE_EVENT_WORDS <= LEN);
     const _: () = assert!(TAIL < PAIR_GROUPS && PAIR_GROUPS + 3 <= INDIRECT);
     const _: () = assert!(PAIR_GROUPS + 3 <= STAGED_BINS && UNSTAGED_BINS < INDIRECT);
 }
 
 gpu_struct! {
-    /// A rigid body. 256 bytes.
+    /// A rigid body. 240 bytes.
     #[repr(C)]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
     pub struct GpuBody as "Body" {
@@ -148,11 +159,14 @@ gpu_struct! {
         pub inv_inertia: [Vec4; 3],
         /// Inverse inertia tensor in world space R·I⁻¹·Rᵀ, columns; derived by `rigid_integrate`.
         pub inv_inertia_world: [Vec4; 3],
-        /// Force accumulator (xyz, world), cleared by `rigid_integrate`.
+        /// Force accumulator (xyz, world): it acts in every substep of the step, and the `sleep`
+        /// stage clears it at the step's end.
         pub force: Vec4,
-        /// Torque accumulator (xyz, world), cleared by `rigid_integrate`.
+        /// Torque accumulator (xyz, world), cleared with the force.
         pub torque: Vec4,
-        /// Constant acceleration such as gravity (xyz); w unused.
+        /// Constant acceleration such as gravity (xyz); the breaking impulse (w, N·s; 0: the body
+        /// does not break; negated by the `fracture` stage once struck, until the host splits
+        /// it; see [`crate::rigid::fracture`]).
         pub acc: Vec4,
         /// Last step's acceleration acc + force/m (xyz), for the resting-contact fix; recency-weighted
         /// motion for sleeping (w).
@@ -325,8 +339,9 @@ gpu_struct! {
         /// Slots of the joint filter table (a power of two, or 0 without one): the body pairs
         /// whose shapes do not collide because a joint joins them.
         pub joint_filter_size: u32,
-        /// Padding to 16 bytes.
-        pub _pad1: u32,
+        /// 1 when some body may break: the warm start adds each contact's normal impulses up
+        /// over the step (`Manifold.rolling.z`), which the `fracture` stage reads.
+        pub fracture: u32,
         /// Padding to 16 bytes.
         pub _pad2: u32,
         /// The soft constraint of joints without their own softness, for the substep

@@ -24,11 +24,13 @@ mod capacity;
 mod config;
 mod control;
 mod device;
+mod fracture;
 mod hulls;
 mod joints;
 mod reports;
 mod timing;
 use config::validate_config;
+pub use fracture::Fracture;
 use joints::JointTable;
 
 static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
@@ -88,6 +90,8 @@ pub struct RigidWorld {
     colour_slots_since: u64,
     /// The joints (`world/joints.rs`).
     joints: JointTable,
+    /// Breakable bodies and their splits (`world/fracture.rs`).
+    fracture: fracture::Fractures,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -175,6 +179,7 @@ impl RigidWorld {
             colour_slots: config.colour_slots,
             colour_slots_since: 0,
             joints: JointTable::new(config.joint_capacity),
+            fracture: fracture::Fractures::default(),
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             engine,
@@ -295,6 +300,12 @@ impl RigidWorld {
             };
             shape_ids.push(id);
         }
+        let burst = body.breaking.map(|(_, burst)| burst);
+        let slot = index as usize;
+        if self.fracture.burst.len() <= slot {
+            self.fracture.burst.resize(slot + 1, None);
+        }
+        self.fracture.burst[slot] = burst;
         if index as usize == self.bodies.len() {
             self.bodies.push(record);
             self.generations.push(0);
@@ -358,6 +369,9 @@ impl RigidWorld {
         };
         self.bodies[i] = removed;
         self.remove_joints_of(i as u32);
+        if let Some(b) = self.fracture.burst.get_mut(i) {
+            *b = None;
+        }
         let ids = std::mem::take(&mut self.body_shapes[i]);
         for &id in &ids {
             self.shapes[id as usize] = GpuShape {
@@ -436,7 +450,7 @@ impl RigidWorld {
             joint_count: self.joints.slots(),
             joint_capacity: self.joints.capacity,
             joint_filter_size: self.joints.filter.len() as u32,
-            _pad1: 0,
+            fracture: u32::from(self.fracture.any()),
             _pad2: 0,
             joint_soft: super::joint::solve::soft(
                 c.joint_hertz,
@@ -566,6 +580,8 @@ impl RigidWorld {
                 report.step = self.steps;
                 let broken = std::mem::take(&mut c.broken);
                 self.joints.note_broken(&broken, self.tag);
+                self.fracture
+                    .note_events(self.steps, std::mem::take(&mut c.fractures));
                 vec![report]
             }
             Engine::Gpu(g) => {
@@ -597,6 +613,7 @@ impl RigidWorld {
         };
         self.forced.clear();
         self.take_reports(landed)?;
+        self.split_struck()?;
         Ok(self.report)
     }
 
@@ -627,6 +644,7 @@ impl RigidWorld {
             explosion: self.explosion.is_some(),
             joints: self.joints.slots(),
             joint_filter: !self.joints.filter.is_empty(),
+            fracture: self.fracture.any(),
             colour_slots: self.colour_slots,
             block_bins: if self.blocks_run() {
                 block_bins(c, self.body_capacity)
@@ -637,41 +655,6 @@ impl RigidWorld {
                 && matches!(&self.engine, Engine::Gpu(g) if g.block_staging),
             hulls: self.hulls.any(),
         }
-    }
-
-    /// The stages the CPU twin ran in the last step, in order (`None` on the GPU): the
-    /// stage sequence `tests/rigid_step.rs` holds against the GPU plan's.
-    #[doc(hidden)]
-    pub fn cpu_stage_trace(&self) -> Option<&[super::step::RigidStage]> {
-        match &self.engine {
-            Engine::Cpu(c) => Some(&c.trace),
-            Engine::Gpu(_) => None,
-        }
-    }
-
-    /// The GPU step the next [`RigidWorld::step`] records at the current sizes: its compute
-    /// passes and dispatches in order (see [`super::step`]); `None` on the CPU.
-    pub fn step_plan(&self) -> Option<StepPlan> {
-        match &self.engine {
-            Engine::Gpu(g) => Some(g.rigid.plan(self.step_shape())),
-            Engine::Cpu(_) => None,
-        }
-    }
-
-    /// Compute dispatches one [`RigidWorld::step`] records on the GPU, all substeps together,
-    /// counted from [`RigidWorld::step_plan`]. Above [`solver::FUSED_MAX_MANIFOLDS`] pair slots
-    /// the solver dispatches, per sweep, one indirect dispatch per colour slot
-    /// ([`RigidWorld::colour_slots`]), each sized by the colouring (an empty colour launches no
-    /// workgroup).
-    /// Describes the next step at the current sizes; `None` on the CPU.
-    pub fn dispatches_per_step(&self) -> Option<u32> {
-        self.step_plan().map(|p| p.dispatches())
-    }
-
-    /// Compute passes one [`RigidWorld::step`] records on the GPU (one per phase); `None` on
-    /// the CPU.
-    pub fn passes_per_step(&self) -> Option<u32> {
-        self.step_plan().map(|p| p.passes())
     }
 
     /// Runs `f` inside the device's error scopes on the GPU ([`crate::gpu::GpuContext::guard`]),

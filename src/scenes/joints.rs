@@ -4,9 +4,10 @@
 //! joint grid and the ragdoll rain of the benchmarks. Examples, tests and benchmarks build
 //! their worlds here.
 
-use super::rigid::FRICTION;
+use super::rigid::{add_ground, FRICTION};
 use crate::error::Result;
 use crate::rigid::{BodyHandle, Collider, Joint, JointHandle, RigidBody, RigidWorld};
+use crate::rng::rng_unit;
 use glam::{Quat, Vec3};
 
 /// A chain hanging from a fixed point.
@@ -105,39 +106,55 @@ fn bones() -> [Bone; 12] {
 
 /// The ragdoll's joints: (bone a, bone b, the joint at the T-pose). Ball joints with cone and
 /// twist limits at the spine (2), neck, shoulders and hips; hinges at the elbows (bending
-/// forward) and knees (bending back), each limited.
+/// forward) and knees (bending back), each limited and with a little joint friction (1 to
+/// 4 N·m), so a ragdoll comes to rest and sleeps instead of rocking on its limits.
 fn ragdoll_joints() -> [(usize, usize, Joint); 11] {
     let spine = |y: f32| {
         Joint::ball(Vec3::new(0.0, y, 0.0))
             .with_axis(Vec3::Y)
             .with_cone(0.35)
             .with_twist(-0.3, 0.3)
+            .with_friction(4.0)
     };
     let shoulder = |s: f32| {
         Joint::ball(Vec3::new(0.19 * s, 1.37, 0.0))
             .with_axis(Vec3::X * s)
             .with_cone(1.3)
             .with_twist(-0.8, 0.8)
+            .with_friction(1.5)
     };
     // About +y, a forearm along +x turns towards −z at a positive angle, one along −x towards
     // +z: the elbows bend forward.
     let elbow = |s: f32| {
         let (lo, hi) = if s > 0.0 { (-2.4, 0.0) } else { (0.0, 2.4) };
-        Joint::hinge(Vec3::new(0.44 * s, 1.37, 0.0), Vec3::Y).with_limits(lo, hi)
+        Joint::hinge(Vec3::new(0.44 * s, 1.37, 0.0), Vec3::Y)
+            .with_limits(lo, hi)
+            .with_friction(1.0)
     };
     let hip = |s: f32| {
         Joint::ball(Vec3::new(0.09 * s, 0.91, 0.0))
             .with_axis(-Vec3::Y)
             .with_cone(1.1)
             .with_twist(-0.4, 0.4)
+            .with_friction(4.0)
     };
     // About +x, a shin hanging down turns towards −z at a positive angle: the knees bend back.
-    let knee =
-        |s: f32| Joint::hinge(Vec3::new(0.09 * s, 0.485, 0.0), Vec3::X).with_limits(0.0, 2.3);
+    let knee = |s: f32| {
+        Joint::hinge(Vec3::new(0.09 * s, 0.485, 0.0), Vec3::X)
+            .with_limits(0.0, 2.3)
+            .with_friction(2.5)
+    };
     [
         (0, 1, spine(1.085)),
         (1, 2, spine(1.255)),
-        (2, 3, spine(1.49).with_cone(0.6).with_twist(-0.7, 0.7)),
+        (
+            2,
+            3,
+            spine(1.49)
+                .with_cone(0.6)
+                .with_twist(-0.7, 0.7)
+                .with_friction(1.5),
+        ),
         (2, 4, shoulder(1.0)),
         (2, 5, shoulder(-1.0)),
         (4, 6, elbow(1.0)),
@@ -217,9 +234,23 @@ pub fn stairs(world: &mut RigidWorld, steps: u32, rise: f32, run: f32, width: f3
     Ok(())
 }
 
-/// A rope bridge: `planks` boards of mass `plank_mass` between two fixed posts `span` apart
-/// along x at height `height`, each joined to the next by two ropes (one at each side, hinged
-/// plank to plank), the ends hinged to the posts.
+/// A rope bridge and the posts it hangs from.
+pub struct RopeBridge {
+    /// The two static posts, at −x first.
+    pub posts: [BodyHandle; 2],
+    /// The planks, from −x to +x.
+    pub planks: Vec<BodyHandle>,
+    /// The hinges, from −x to +x (post to the first plank, plank to plank, the last plank to
+    /// the other post).
+    pub joints: Vec<JointHandle>,
+}
+
+/// A rope bridge: `planks` boards of mass `plank_mass` hanging between two static posts whose
+/// inner faces are `span` apart along x, the ends at height `centre.y`. The deck is longer than
+/// the span, so it hangs `sag` below the ends at mid-span: the boards are laid on a parabola
+/// through the ends and the lowest point, at equal distances along it, each joined to the next
+/// (and the end boards to the posts) by a hinge about z at its end, as stiff as the world's
+/// joints. The posts stand on y = 0.
 ///
 /// # Errors
 /// World errors.
@@ -229,30 +260,76 @@ pub fn rope_bridge(
     span: f32,
     planks: u32,
     plank_mass: f32,
-) -> Result<Vec<BodyHandle>> {
-    let pitch = span / planks as f32;
-    let half = Vec3::new(0.42 * pitch, 0.03, 0.6);
-    let start = centre - Vec3::X * (0.5 * span);
-    let mut boards = Vec::new();
-    let mut before = None;
+    sag: f32,
+) -> Result<RopeBridge> {
+    let half_span = 0.5 * span;
+    let height = |x: f32| centre.y - sag * (1.0 - (x / half_span).powi(2));
+    // The hinge points: equal steps of arc length along the parabola, found on a fine sampling
+    // of it.
+    let samples = 64 * planks.max(1) as usize;
+    let at = |k: usize| {
+        let x = -half_span + span * k as f32 / samples as f32;
+        Vec3::new(centre.x + x, height(x), centre.z)
+    };
+    let mut arc = vec![0.0f32];
+    for k in 1..=samples {
+        let last = arc[k - 1];
+        arc.push(last + at(k).distance(at(k - 1)));
+    }
+    let length = arc[samples];
+    let mut hinges = Vec::with_capacity(planks as usize + 1);
+    let mut k = 0;
     for i in 0..=planks {
-        let x = start + Vec3::X * (pitch * i as f32);
-        let hinge = Joint::hinge(x, Vec3::Z).with_softness(30.0, 1.0);
-        if i == planks {
-            world.add_joint(None, boards[boards.len() - 1], hinge)?;
-            break;
+        let want = length * i as f32 / planks.max(1) as f32;
+        while k < samples && arc[k + 1] < want {
+            k += 1;
         }
+        let t = if k < samples {
+            ((want - arc[k]) / (arc[k + 1] - arc[k]).max(1e-9)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        hinges.push(at(k).lerp(at((k + 1).min(samples)), t));
+    }
+    let pitch = length / planks.max(1) as f32;
+    let half = Vec3::new(0.42 * pitch, 0.03, 0.6);
+    let post_half = Vec3::new(0.15, 0.5 * (centre.y + 0.4), half.z + 0.1);
+    let mut posts = Vec::with_capacity(2);
+    for side in [-1.0f32, 1.0] {
+        let x = centre.x + side * (half_span + post_half.x);
+        posts.push(world.add_body(
+            RigidBody::fixed().position(Vec3::new(x, post_half.y, centre.z)),
+            &[Collider::cuboid(post_half).material(FRICTION, 0.0)],
+        )?);
+    }
+    let mut bridge = RopeBridge {
+        posts: [posts[0], posts[1]],
+        planks: Vec::with_capacity(planks as usize),
+        joints: Vec::with_capacity(planks as usize + 1),
+    };
+    let hinge = |x: Vec3| Joint::hinge(x, Vec3::Z);
+    let mut before = bridge.posts[0];
+    for i in 0..planks as usize {
+        let (a, b) = (hinges[i], hinges[i + 1]);
+        let slope = (b - a).y.atan2((b - a).x);
         let board = world.add_body(
             RigidBody::dynamic()
-                .position(x + Vec3::X * (0.5 * pitch))
+                .position(0.5 * (a + b))
+                .rotation(Quat::from_rotation_z(slope))
                 .mass(plank_mass),
             &[Collider::cuboid(half).material(FRICTION, 0.0)],
         )?;
-        world.add_joint(before, board, hinge)?;
-        boards.push(board);
-        before = Some(board);
+        bridge
+            .joints
+            .push(world.add_joint(Some(before), board, hinge(a))?);
+        bridge.planks.push(board);
+        before = board;
     }
-    Ok(boards)
+    let end = hinges[planks as usize];
+    bridge
+        .joints
+        .push(world.add_joint(Some(before), bridge.posts[1], hinge(end))?);
+    Ok(bridge)
 }
 
 /// The joint grid of the benchmarks (Box3D's `joint_grid`): `n × n` spheres of radius 0.4, 1 m
@@ -289,4 +366,128 @@ pub fn joint_grid(world: &mut RigidWorld, n: u32) -> Result<Vec<BodyHandle>> {
         }
     }
     Ok(bodies)
+}
+
+/// The most steps a ragdoll of the rain falls and tumbles before it is dropped again if it has
+/// not fallen asleep by then (5 s at 60 Hz); each ragdoll's own lifetime is between half this
+/// and this, so the drops spread out in time.
+pub const RAIN_LIFETIME: u64 = 300;
+/// The rain's spots are this far apart (m) along x and z, and its neighbours in each 2 × 2
+/// block of spots are dropped from four heights [`RAIN_LAYER`] apart: a spot has no
+/// neighbour at its own height nearer than two pitches, farther than any bone reaches from its
+/// pelvis (1 m) twice over, so a ragdoll dropped at its spot meets none of its neighbours
+/// there, while they land on one another.
+pub const RAIN_PITCH: f32 = 1.1;
+/// Between the four heights of the rain's spots (m).
+pub const RAIN_LAYER: f32 = 1.5;
+/// Each step of the rain's stairs rises this much (m); each is two rows of spots deep.
+pub const RAIN_RISE: f32 = 0.4;
+/// The velocity a ragdoll of the rain is dropped with: down the stairs.
+pub const RAIN_THROW: Vec3 = Vec3::new(0.0, 0.0, 1.5);
+
+/// Ragdolls raining down a flight of stairs (the benchmarks' ragdoll rain, after Box2D v3's
+/// `rain`): each has a spot over the stairs and is dropped from it again
+/// ([`RagdollRain::recycle`]) once it has fallen asleep or its lifetime after its last drop
+/// (at most [`RAIN_LIFETIME`] steps), so the scene keeps falling and piling up.
+pub struct RagdollRain {
+    /// The ragdolls, row by row from the top of the stairs.
+    pub ragdolls: Vec<Ragdoll>,
+    /// Where each ragdoll's pelvis is dropped from.
+    pub spots: Vec<Vec3>,
+    /// The world step of each ragdoll's last drop.
+    pub dropped_at: Vec<u64>,
+    /// Each ragdoll's lifetime in steps, from half [`RAIN_LIFETIME`] to all of it.
+    pub lifetimes: Vec<u64>,
+    /// Drops after the first, all ragdolls together.
+    pub recycled: u64,
+}
+
+/// The rows and columns of the rain's spots for `count` ragdolls: a near-square grid.
+pub fn rain_grid(count: u32) -> (u32, u32) {
+    let cols = (f64::from(count).sqrt().ceil() as u32).max(1);
+    (count.div_ceil(cols).max(1), cols)
+}
+
+/// The ground, stairs going down along +z with a step under every two rows of spots, and
+/// `count` ragdolls ([`rain_grid`], [`RAIN_PITCH`] apart) dropped from 2.2 m over their step
+/// plus one of four heights [`RAIN_LAYER`] apart, lying face down, turned about y, thrown at
+/// [`RAIN_THROW`] (the turns and lifetimes from the counter-based hash, seed 7, so every run
+/// and engine does the same).
+///
+/// # Errors
+/// World errors.
+pub fn ragdoll_rain(world: &mut RigidWorld, count: u32) -> Result<RagdollRain> {
+    let (rows, cols) = rain_grid(count);
+    let steps = rows.div_ceil(2);
+    add_ground(world)?;
+    let width = cols as f32 * RAIN_PITCH + 2.0;
+    stairs(world, steps, RAIN_RISE, 2.0 * RAIN_PITCH, width)?;
+    let mut rain = RagdollRain {
+        ragdolls: Vec::with_capacity(count as usize),
+        spots: Vec::with_capacity(count as usize),
+        dropped_at: vec![world.steps(); count as usize],
+        lifetimes: (0..count)
+            .map(|i| RAIN_LIFETIME / 2 + (rng_unit(7, i, 0, 1) * (RAIN_LIFETIME / 2) as f32) as u64)
+            .collect(),
+        recycled: 0,
+    };
+    for i in 0..count {
+        let (row, col) = (i / cols, i % cols);
+        let step_top = RAIN_RISE * (steps - row / 2) as f32;
+        let layer = (2 * (row % 2) + col % 2) as f32;
+        let x = (col as f32 - 0.5 * (cols - 1) as f32) * RAIN_PITCH;
+        let z = (row as f32 + 0.5) * RAIN_PITCH;
+        let spot = Vec3::new(x, step_top + 2.2 + RAIN_LAYER * layer, z);
+        let turn = Quat::from_rotation_y(std::f32::consts::TAU * rng_unit(7, i, 0, 0))
+            * Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
+        // The pelvis is 1 m above the feet in the T-pose.
+        let feet = spot - turn * Vec3::Y;
+        rain.ragdolls.push(ragdoll(world, feet, turn, RAIN_THROW)?);
+        rain.spots.push(spot);
+    }
+    Ok(rain)
+}
+
+impl RagdollRain {
+    /// The ragdolls due to be dropped again at world step `step`: those asleep (`asleep(i)`:
+    /// every bone of ragdoll `i` sleeps) and those dropped their lifetime ago or more.
+    pub fn due(&self, step: u64, asleep: impl Fn(usize) -> bool) -> Vec<usize> {
+        (0..self.ragdolls.len())
+            .filter(|&i| step.saturating_sub(self.dropped_at[i]) >= self.lifetimes[i] || asleep(i))
+            .collect()
+    }
+
+    /// Drops every ragdoll [`RagdollRain::due`] again from its spot: each bone moved by the
+    /// pelvis' offset to the spot (the ragdoll keeps its pose, so its joints hold as they
+    /// were), thrown at [`RAIN_THROW`] without spin, and woken. Reads the bodies back once
+    /// (blocking on the GPU). Returns how many it dropped.
+    ///
+    /// # Errors
+    /// GPU readback errors; stale handles if the ragdolls' bodies were removed.
+    pub fn recycle(&mut self, world: &mut RigidWorld) -> Result<usize> {
+        let bodies = world.read_bodies()?;
+        let pos = |h: BodyHandle| {
+            bodies
+                .get(h.index() as usize)
+                .map_or(Vec3::ZERO, |b| b.pos.truncate())
+        };
+        let asleep = |i: usize| {
+            self.ragdolls[i]
+                .bones
+                .iter()
+                .all(|h| bodies.get(h.index() as usize).is_some_and(|b| b.awake == 0))
+        };
+        let due = self.due(world.steps(), asleep);
+        for &i in &due {
+            let offset = self.spots[i] - pos(self.ragdolls[i].bones[0]);
+            for &bone in &self.ragdolls[i].bones {
+                world.set_position(bone, pos(bone) + offset)?;
+                world.set_linear_velocity(bone, RAIN_THROW)?;
+                world.set_angular_velocity(bone, Vec3::ZERO)?;
+            }
+            self.dropped_at[i] = world.steps();
+            self.recycled += 1;
+        }
+        Ok(due.len())
+    }
 }

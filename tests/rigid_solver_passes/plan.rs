@@ -23,6 +23,7 @@ pub(crate) fn shape_of(p: &GpuRigidParams) -> StepShape {
         hulls: false,
         joints: p.joint_count,
         joint_filter: p.joint_filter_size > 0,
+        fracture: false,
     }
 }
 
@@ -292,6 +293,7 @@ fn pyramid_5k_shape(config: &RigidConfig, block_bins: u32) -> StepShape {
         hulls: false,
         joints: 0,
         joint_filter: false,
+        fracture: false,
     }
 }
 
@@ -337,11 +339,12 @@ fn the_dispatch_budget_of_a_5k_pyramid_step() {
                 RigidStage::RigidForces
                     | RigidStage::SolvePosition
                     | RigidStage::JointSlots
+                    | RigidStage::Fracture
                     | RigidStage::JointBreak
             ))
             .collect::<Vec<_>>(),
-        "the plan runs the stages in the order of RigidStage::ALL (no explosion, projection \
-         or joints)"
+        "the plan runs the stages in the order of RigidStage::ALL (no explosion, projection, \
+         joints or breakable bodies)"
     );
 }
 

@@ -134,7 +134,11 @@ pub(crate) fn parse_args() -> Res<Args> {
                 "pyramid" => Ok(Scene::Pyramid),
                 "rain" | "box_rain" => Ok(Scene::Rain),
                 "hulls" | "convex_pile" => Ok(Scene::ConvexPile),
-                _ => Err(format!("unknown scene {n:?} (pyramid, rain, hulls)")),
+                "joint_grid" => Ok(Scene::JointGrid),
+                "ragdoll_rain" => Ok(Scene::RagdollRain),
+                _ => Err(format!(
+                    "unknown scene {n:?} (pyramid, rain, hulls, joint_grid, ragdoll_rain)"
+                )),
             })
             .collect::<Result<_, _>>()?,
         None => vec![Scene::Pyramid, Scene::Rain],

@@ -18,6 +18,23 @@
 //!   Box3D's 8 × 8 × 80. Built on each backend directly (the hulls are the world's data), and
 //!   mirrored into rapier as `ConvexPolyhedron`s of the same vertices (rapier's own quickhull
 //!   of them). Stability as for the rain.
+//! - **joint_grid** (`--scenes joint_grid`, not run by default): `scenes::joints::joint_grid(n)`
+//!   with n² the nearest square to the size (`--sizes 400,2500,10000`: 20×20, 50×50 and
+//!   100×100, Box3D's size): spheres 1 m apart in a vertical plane, each joined to its right and
+//!   lower neighbour by a ball joint (2n(n − 1) joints), the top row fixed, none sleeping. The
+//!   body count in the table is the n(n − 1) dynamic spheres. Stability: how far the bottom row
+//!   hangs below where it was built, the largest speed, the worst gap of a joint.
+//! - **ragdoll_rain** (`--scenes ragdoll_rain`, not run by default):
+//!   `scenes::joints::ragdoll_rain(size / 12)`, ragdolls of the book (12 boxes, 11 limited
+//!   joints) dropped over stairs from four heights, landing on the stairs and on each other;
+//!   every 30 steps, between timed steps, those asleep or past their lifetime (2.5 to 5 s)
+//!   are dropped again from their spots (`RagdollRain::recycle`, a read back in wgphys; the same
+//!   rule in rapier). 300 steps by default. Stability: the largest speed, the mean height, the
+//!   worst gap of a joint, the drops after the first.
+//!
+//! The jointed scenes are built straight on the backend measured (not copied body by body) and
+//! mirrored into rapier with its impulse joints (`joints.rs`: a spherical joint with per-angle
+//! limits for a ball joint, a revolute joint for a hinge; what differs is said there).
 //!
 //! Timing: every engine steps `--warmup` steps (pipeline compiles on the GPU), then the median
 //! wall time of each remaining step is reported. GPU steps are followed by `GpuContext::wait`,
@@ -37,6 +54,8 @@
 //! ```text
 //! cargo run --release -p wgphys-rigid-bench                       # 5k, 20k, 100k
 //! cargo run --release -p wgphys-rigid-bench -- --quick            # CI smoke run (< 2 min)
+//! cargo run --release -p wgphys-rigid-bench -- --sizes 400,2500 --scenes joint_grid
+//! cargo run --release -p wgphys-rigid-bench -- --sizes 1200 --scenes ragdoll_rain
 //! cargo run --release -p wgphys-rigid-bench -- --sizes 5000,20000 --scenes pyramid --no-cpu
 //! cargo run --release -p wgphys-rigid-bench -- --scenes hulls --sizes 5120 --no-rapier-default
 //! cargo run --release -p wgphys-rigid-bench -- --markdown target/rigid.md
@@ -67,6 +86,7 @@
 //! submission's.
 
 mod args;
+mod joints;
 mod report;
 mod run_rapier;
 mod run_wgphys;
@@ -92,6 +112,8 @@ enum Scene {
     Pyramid,
     Rain,
     ConvexPile,
+    JointGrid,
+    RagdollRain,
 }
 
 impl Scene {
@@ -100,6 +122,8 @@ impl Scene {
             Scene::Pyramid => "pyramid",
             Scene::Rain => "box rain",
             Scene::ConvexPile => "convex pile",
+            Scene::JointGrid => "joint grid",
+            Scene::RagdollRain => "ragdoll rain",
         }
     }
 }
@@ -117,18 +141,20 @@ fn main() -> Res<()> {
     println!("wgphys rigid bench — adapter: {adapter}");
     let default_steps = |scene: Scene| match (scene, args.quick) {
         (_, true) => 70,
-        (Scene::Pyramid, false) => 120,
+        (Scene::Pyramid | Scene::JointGrid, false) => 120,
         (Scene::Rain, false) => 180,
         (Scene::ConvexPile, false) => 120,
+        (Scene::RagdollRain, false) => 300,
     };
     let warmup = args.warmup.unwrap_or(if args.quick { 5 } else { 10 });
     println!(
         "dt = 1/60 s; {warmup} warm-up steps, then the median of the rest; steps per scene: {}",
         args.steps.map_or(
             format!(
-                "pyramid {}, rain {}",
+                "pyramid and joint grid {}, box rain {}, ragdoll rain {}",
                 default_steps(Scene::Pyramid),
-                default_steps(Scene::Rain)
+                default_steps(Scene::Rain),
+                default_steps(Scene::RagdollRain)
             ),
             |s| s.to_string()
         )

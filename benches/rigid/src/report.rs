@@ -3,6 +3,9 @@
 
 use std::fmt::Write as _;
 
+use wgphys::scenes::joints::RagdollRain;
+
+use crate::joints::{grid_side, Link};
 use crate::Scene;
 
 /// One engine's result on one scene.
@@ -31,8 +34,15 @@ pub(crate) struct State {
     pub(crate) speed: f32,
 }
 
-/// The stability figure from the state at t = 1 s (if reached) and at the end.
-pub(crate) fn stability(scene: Scene, settled: Option<&[State]>, end: &[State]) -> String {
+/// The stability figure of the scene of `size` from the state at t = 1 s (if reached) and at
+/// the end.
+pub(crate) fn stability(
+    scene: Scene,
+    size: u32,
+    settled: Option<&[State]>,
+    end: &[State],
+) -> String {
+    let vmax = end.iter().map(|s| s.speed).fold(0.0f32, f32::max);
     match scene {
         Scene::Pyramid => match settled {
             Some(s) => {
@@ -58,12 +68,33 @@ pub(crate) fn stability(scene: Scene, settled: Option<&[State]>, end: &[State]) 
             }
             None => "– (run shorter than 1 s)".into(),
         },
-        Scene::Rain | Scene::ConvexPile => {
-            let vmax = end.iter().map(|s| s.speed).fold(0.0f32, f32::max);
+        Scene::Rain | Scene::RagdollRain | Scene::ConvexPile => {
             let mean_y = end.iter().map(|s| s.pos[1]).sum::<f32>() / end.len().max(1) as f32;
             format!("max speed {vmax:.3} m/s, mean height {mean_y:.2} m")
         }
+        Scene::JointGrid => {
+            // The bottom row is built at y = −(n − 1).
+            let rest = -((grid_side(size) - 1) as f32);
+            let low = end.iter().map(|s| s.pos[1]).fold(f32::INFINITY, f32::min);
+            format!(
+                "bottom row {:.1} mm below its place, max speed {vmax:.3} m/s",
+                (rest - low) * 1e3
+            )
+        }
     }
+}
+
+/// The jointed scenes' figures after the stability: the worst gap of a joint (`gap`, m) and
+/// the rain's drops after the first; nothing for a scene without joints.
+pub(crate) fn joint_figures(links: &[Link], gap: f32, rain: Option<&RagdollRain>) -> String {
+    if links.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(", worst joint gap {:.2} mm", gap * 1e3);
+    if let Some(rain) = rain {
+        let _ = write!(s, ", {} dropped again", rain.recycled);
+    }
+    s
 }
 
 pub(crate) fn median(mut v: Vec<f64>) -> f64 {

@@ -9,8 +9,9 @@ use wgphys::rigid::RigidWorld;
 use wgphys::Backend;
 
 use crate::args::Tuning;
-use crate::report::{median, stability, Row, State};
-use crate::run_wgphys::build;
+use crate::joints::{mirror_joints, recycle_rapier, worst_gap, RECYCLE_EVERY};
+use crate::report::{joint_figures, median, stability, Row, State};
+use crate::run_wgphys::{build, Built};
 use crate::{Res, Scene, DT, SETTLE_STEP};
 
 /// rapier's integration parameters for the wgphys configuration `config`: "matched" maps
@@ -76,7 +77,8 @@ fn mirror(world: &mut RigidWorld) -> Res<(rp::PhysicsWorld, Vec<Option<rp::Rigid
             body_kind::KINEMATIC => rp::RigidBodyBuilder::kinematic_velocity_based(),
             _ => rp::RigidBodyBuilder::fixed(),
         }
-        .pose(rp::Pose::from_parts(pos, rot));
+        .pose(rp::Pose::from_parts(pos, rot))
+        .can_sleep(b.can_sleep != 0);
         let h = rw.insert_body(builder);
         let mass = if b.kind == body_kind::DYNAMIC && b.pos.w > 0.0 {
             1.0 / b.pos.w
@@ -170,9 +172,17 @@ pub(crate) fn run_rapier(
     warmup: usize,
     relax: Tuning,
 ) -> Res<Row> {
-    let (mut source, slots) = build(scene, n, Backend::Cpu, relax)?;
+    let Built {
+        world: mut source,
+        slots,
+        links,
+        mut rain,
+    } = build(scene, n, Backend::Cpu, relax)?;
     let params = rapier_params(source.config(), matched);
     let (mut rw, handles) = mirror(&mut source)?;
+    if !links.is_empty() {
+        mirror_joints(&source.read_joints()?, &handles, &mut rw)?;
+    }
     rw.integration_parameters = params;
     let mut times = Vec::with_capacity(steps);
     let mut settled = None;
@@ -182,6 +192,10 @@ pub(crate) fn run_rapier(
         let ms = t0.elapsed().as_secs_f64() * 1e3;
         if k > warmup {
             times.push(ms);
+        }
+        // The rain's ragdolls are dropped again between timed steps, as in wgphys.
+        if let Some(rain) = rain.as_mut().filter(|_| k.is_multiple_of(RECYCLE_EVERY)) {
+            recycle_rapier(rain, k as u64, &handles, &mut rw);
         }
         // The drift is measured from t = 1 s to the last step: none when that is t = 1 s.
         if k == SETTLE_STEP && steps > SETTLE_STEP {
@@ -209,7 +223,19 @@ pub(crate) fn run_rapier(
         steps,
         timed: times.len(),
         ms: median(times),
-        stability: stability(scene, settled.as_deref(), &end),
+        stability: stability(scene, n, settled.as_deref(), &end)
+            + &joint_figures(
+                &links,
+                worst_gap(&links, |i| {
+                    let b = rw.bodies.get(handles.get(i).copied().flatten()?)?;
+                    let (t, r) = (b.translation(), b.rotation());
+                    Some((
+                        glam::Vec3::new(t.x, t.y, t.z),
+                        glam::Quat::from_xyzw(r.x, r.y, r.z, r.w),
+                    ))
+                }),
+                rain.as_ref(),
+            ),
         awake: awake.to_string(),
         dispatches: "–".into(),
         host_ms: "–".into(),

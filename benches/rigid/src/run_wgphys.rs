@@ -3,14 +3,17 @@
 
 use std::time::Instant;
 
+use glam::{Quat, Vec4Swizzles};
 use wgphys::gpu::GpuContext;
 use wgphys::rigid::types::{body_kind, shape_kind, GpuBody};
-use wgphys::rigid::{Collider, RigidBody, RigidWorld};
+use wgphys::rigid::{Collider, RigidBody, RigidConfig, RigidWorld};
+use wgphys::scenes::joints::RagdollRain;
 use wgphys::scenes::rigid as scenes;
 use wgphys::Backend;
 
 use crate::args::Tuning;
-use crate::report::{median, stability, Row, State};
+use crate::joints::{build_jointed, worst_gap, Link, RECYCLE_EVERY};
+use crate::report::{joint_figures, median, stability, Row, State};
 use crate::{Res, Scene, DT, HALF, SEED, SETTLE_STEP};
 
 /// Pair (and manifold) slots per body slot given to the benchmark's wgphys worlds (grown by
@@ -19,14 +22,19 @@ use crate::{Res, Scene, DT, HALF, SEED, SETTLE_STEP};
 /// 128 MiB storage binding from about 37k bodies on.
 pub(crate) const PAIRS_PER_BODY: u32 = 4;
 
-/// Builds the wgphys scene (on the CPU, with `scenes::rigid`), then rebuilds it on `backend`
-/// with [`PAIRS_PER_BODY`]; returns the world and the dynamic bodies' slots.
-pub(crate) fn build(
-    scene: Scene,
-    n: u32,
-    backend: Backend,
-    relax: Tuning,
-) -> Res<(RigidWorld, Vec<usize>)> {
+/// A scene built on a backend: the world, the dynamic bodies' slots, the joints (jointed
+/// scenes) and the rain's ragdolls (the ragdoll rain).
+pub(crate) struct Built {
+    pub(crate) world: RigidWorld,
+    pub(crate) slots: Vec<usize>,
+    pub(crate) links: Vec<Link>,
+    pub(crate) rain: Option<RagdollRain>,
+}
+
+/// Builds the wgphys scene: the box scenes on the CPU with `scenes::rigid`, then rebuilt body
+/// by body on `backend` with [`PAIRS_PER_BODY`]; the jointed scenes straight on `backend`
+/// (`joints::build_jointed`).
+pub(crate) fn build(scene: Scene, n: u32, backend: Backend, relax: Tuning) -> Res<Built> {
     let (mut source, handles) = match scene {
         Scene::Pyramid => scenes::pyramid(Backend::Cpu, pyramid_rows(n), HALF)?,
         Scene::Rain => scenes::box_rain(Backend::Cpu, n, HALF, rain_half_width(n), SEED)?,
@@ -34,12 +42,30 @@ pub(crate) fn build(
             // Hulls are the world's data: built on the backend itself, not rebuilt.
             let (world, handles) =
                 wgphys::scenes::rocks::convex_pile(backend, 8, 8, (n / 64).max(1), SEED)?;
-            return Ok((world, handles.iter().map(|h| h.index() as usize).collect()));
+            return Ok(Built {
+                world,
+                slots: handles.iter().map(|h| h.index() as usize).collect(),
+                links: Vec::new(),
+                rain: None,
+            });
         }
+        Scene::JointGrid | Scene::RagdollRain => return build_jointed(scene, n, backend, relax),
     };
     let slots: Vec<usize> = handles.iter().map(|h| h.index() as usize).collect();
     let mut config = source.config().clone();
     config.pair_capacity = PAIRS_PER_BODY * config.body_capacity;
+    let mut world = RigidWorld::new(backend, tuned(config, relax))?;
+    copy_bodies(&mut source, &mut world)?;
+    Ok(Built {
+        world,
+        slots,
+        links: Vec::new(),
+        rain: None,
+    })
+}
+
+/// `config` with the run's solver settings.
+pub(crate) fn tuned(mut config: RigidConfig, relax: Tuning) -> RigidConfig {
     if relax.blocks {
         config = config.with_blocks();
     }
@@ -61,7 +87,11 @@ pub(crate) fn build(
     if let Some(h) = relax.contact_hertz {
         config.contact_hertz = h;
     }
-    let mut world = RigidWorld::new(backend, config)?;
+    config
+}
+
+/// Rebuilds `source` body by body in `world` (the same slots).
+fn copy_bodies(source: &mut RigidWorld, world: &mut RigidWorld) -> Res<()> {
     let bodies = source.read_bodies()?;
     let shapes = source.shapes().to_vec();
     for (i, b) in bodies.iter().enumerate() {
@@ -93,7 +123,7 @@ pub(crate) fn build(
             return Err("rebuilt world's slots differ from the scene's".into());
         }
     }
-    Ok((world, slots))
+    Ok(())
 }
 
 /// Rows of a pyramid of about `n` boxes: rows·(rows+1)/2 ≈ n.
@@ -136,7 +166,12 @@ pub(crate) fn run_wgphys(
         Some(c) => Backend::Gpu(c.clone()),
         None => Backend::Cpu,
     };
-    let (mut world, slots) = build(scene, n, backend, relax)?;
+    let Built {
+        mut world,
+        slots,
+        links,
+        mut rain,
+    } = build(scene, n, backend, relax)?;
     if relax.submit_whole {
         world.set_submit_by_phase(false);
     }
@@ -177,6 +212,10 @@ pub(crate) fn run_wgphys(
                     dispatch_ms.push(world.last_step_dispatch_ms()?);
                 }
             }
+        }
+        // The rain's ragdolls are dropped again between timed steps (a read back).
+        if let Some(rain) = rain.as_mut().filter(|_| k.is_multiple_of(RECYCLE_EVERY)) {
+            rain.recycle(&mut world)?;
         }
         // The drift is measured from t = 1 s to the last step: none when that is t = 1 s.
         if k == SETTLE_STEP && steps > SETTLE_STEP {
@@ -308,7 +347,16 @@ pub(crate) fn run_wgphys(
         steps,
         timed: times.len(),
         ms: median(times),
-        stability: stability(scene, settled.as_deref(), &end),
+        stability: stability(scene, n, settled.as_deref(), &end)
+            + &joint_figures(
+                &links,
+                worst_gap(&links, |i| {
+                    bodies
+                        .get(i)
+                        .map(|b| (b.pos.xyz(), Quat::from_vec4(b.orient)))
+                }),
+                rain.as_ref(),
+            ),
         awake: format!("{awake} ({} manifolds)", report.manifolds),
         dispatches: match (world.dispatches_per_step(), world.passes_per_step()) {
             (Some(d), Some(p)) => format!("{d} in {p} passes"),

@@ -13,7 +13,7 @@ use glam::Mat4;
 use wgphys::gpu::GpuContext;
 use winit::keyboard::Key;
 
-use super::cli_option::cli_option;
+use super::cli_option::{cli_number, cli_option};
 use super::renderer::{FxRenderer, Layer, Light, Look};
 use super::scene::Scene;
 use crate::common::{
@@ -222,13 +222,7 @@ pub fn run<D: FxDemo>() -> Result<(), BoxError> {
 
 fn headless<D: FxDemo>(cli: &Cli) -> Result<(), BoxError> {
     let out_dir = cli_option("--out-dir").map(PathBuf::from);
-    let every: u32 =
-        match cli_option("--every") {
-            Some(v) => v.parse().ok().filter(|&k| k > 0).ok_or_else(|| {
-                format!("--every {v}: expected a whole number of frames, at least 1")
-            })?,
-            None => 10,
-        };
+    let every = cli_number("--every", 1..=u32::MAX)?.unwrap_or(10);
     if let Some(dir) = &out_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;

@@ -1,6 +1,7 @@
-//! The rigid examples' family (`pyramid`, `stacks`, `explosion`, `bigballistics`): the
-//! [`RigidDemo`] trait, a renderer for rigid bodies ([`RigidRenderer`], its WGSL is `rigid.wgsl`
-//! after the engine's own struct and quaternion sources: `shader.rs`) and [`run`].
+//! The rigid examples' family (`pyramid`, `stacks`, `explosion`, `bigballistics`, `ragdoll`,
+//! `chain`): the [`RigidDemo`] trait, a renderer for rigid bodies ([`RigidRenderer`], its WGSL
+//! is `rigid.wgsl` after the engine's own struct and quaternion sources: `shader.rs`) and
+//! [`run`].
 //!
 //! Every shape slot is one instance. The vertex shader reads the slot's `Shape` and its body's
 //! `Body` straight from the engine's storage buffers, so a frame reads nothing back and the
@@ -17,7 +18,8 @@
 //! boxes get dark edges and round shapes an octant pattern so that spin shows. The light casts
 //! shadows from a depth map rendered with the same vertex shader. Optional debug overlays: the
 //! engine's contact points and normals (read from its manifolds, as many as its pair counter
-//! says) and user line lists ([`LineVertex`]).
+//! says), its joints (each body's centre to its anchors, and the gap between a joint's two
+//! anchors, from the joint table) and user line lists ([`LineVertex`]).
 
 use std::time::{Duration, Instant};
 
@@ -63,9 +65,9 @@ pub trait RigidDemo: Sized {
     fn lines(&self, _out: &mut Vec<LineVertex>) {}
     /// Advances one fixed step of [`wgphys::scenes::DT`].
     fn update(&mut self) -> Result<(), BoxError>;
-    /// A key went down (`pressed`) or up. Escape is handled by the app, and so is C (the
-    /// contact overlay, flipped from [`RigidDemo::style`]); R resets the camera and is passed on
-    /// (pressed only), so a demo may reset its scene too.
+    /// A key went down (`pressed`) or up. Escape is handled by the app, and so are C and J (the
+    /// contact and joint overlays, flipped from [`RigidDemo::style`]); R resets the camera and is
+    /// passed on (pressed only), so a demo may reset its scene too.
     fn key(&mut self, _key: &Key, _pressed: bool) -> Result<(), BoxError> {
         Ok(())
     }
@@ -103,6 +105,8 @@ pub struct RigidApp<D: RigidDemo> {
     ctx: GpuContext,
     /// C flips the contact overlay of the demo's style.
     flip_contacts: bool,
+    /// J flips the joint overlay of the demo's style.
+    flip_joints: bool,
 }
 
 impl<D: RigidDemo> App for RigidApp<D> {
@@ -138,6 +142,7 @@ impl<D: RigidDemo> App for RigidApp<D> {
             lines: Vec::new(),
             ctx: ctx.clone(),
             flip_contacts: false,
+            flip_joints: false,
         })
     }
 
@@ -168,6 +173,7 @@ impl<D: RigidDemo> App for RigidApp<D> {
     ) {
         self.renderer.style = self.demo.style();
         self.renderer.style.contacts ^= self.flip_contacts;
+        self.renderer.style.joints ^= self.flip_joints;
         self.lines.clear();
         self.demo.lines(&mut self.lines);
         self.renderer
@@ -179,6 +185,10 @@ impl<D: RigidDemo> App for RigidApp<D> {
     fn key(&mut self, key: &Key, pressed: bool) -> Result<(), BoxError> {
         if pressed && key_is(key, 'c') {
             self.flip_contacts = !self.flip_contacts;
+            return Ok(());
+        }
+        if pressed && key_is(key, 'j') {
+            self.flip_joints = !self.flip_joints;
             return Ok(());
         }
         self.demo.key(key, pressed)

@@ -1,11 +1,12 @@
 //! [`RigidRenderer`]: draws every shape slot of a rigid world from the engine's buffers
-//! ([`RigidBuffers`]), with shadows from one light and optional contact and line overlays, in
-//! the look of a [`RigidStyle`].
+//! ([`RigidBuffers`]), with shadows from one light and optional contact, joint and line
+//! overlays, in the look of a [`RigidStyle`].
 
 use glam::{Mat4, Vec3, Vec4};
 use wgphys::gpu::GpuContext;
 use wgphys::rigid::gpu::GpuRigid;
-use wgphys::rigid::types::{GpuManifold, GpuShape};
+use wgphys::rigid::types::{GpuJoint, GpuManifold, GpuShape};
+use wgphys::rigid::RigidWorld;
 use wgpu::util::DeviceExt;
 
 use super::depth::{depth_texture, vertex_storage_entry};
@@ -27,6 +28,7 @@ struct RigidGlobals {
     ground: Vec4,
     background: Vec4,
     style: Vec4,
+    groups: [u32; 4],
 }
 
 /// What [`RigidRenderer::render`] draws: the engine's buffers, bound as they are.
@@ -45,10 +47,13 @@ pub struct RigidBuffers<'a> {
     /// The hull store ([`GpuRigid::hulls`]): hull slots are drawn from it (`None`: no hull draw,
     /// as for a world without hulls).
     pub hulls: Option<&'a wgpu::Buffer>,
+    /// The joints ([`GpuRigid::joints`]) and the slots to draw, for the joint overlay
+    /// ([`RigidStyle::joints`]).
+    pub joints: Option<(&'a wgpu::Buffer, u32)>,
 }
 
 impl<'a> RigidBuffers<'a> {
-    /// Every slot of a [`GpuRigid`], contacts included.
+    /// Every slot of a [`GpuRigid`], contacts and joints included.
     pub fn of(gpu: &'a GpuRigid) -> Self {
         Self {
             bodies: &gpu.bodies,
@@ -56,6 +61,19 @@ impl<'a> RigidBuffers<'a> {
             shape_slots: gpu.sizes().shapes,
             contacts: Some((&gpu.manifolds, &gpu.counters)),
             hulls: (gpu.hull_words() > 0).then_some(&gpu.hulls),
+            joints: Some((&gpu.joints, gpu.sizes().joints)),
+        }
+    }
+
+    /// The shape slots in use of a world on the GPU backend, contacts and joints included.
+    ///
+    /// # Panics
+    /// If `world` runs on the CPU backend (the demos run on the GPU).
+    pub fn of_world(world: &'a RigidWorld) -> Self {
+        let gpu = world.gpu().expect("the demo runs on the GPU backend");
+        Self {
+            shape_slots: world.shapes().len() as u32,
+            ..Self::of(gpu)
         }
     }
 }
@@ -81,6 +99,13 @@ pub struct RigidStyle {
     pub contacts: bool,
     /// Length of the drawn contact normals, metres.
     pub contact_length: f32,
+    /// Draw the engine's joints (needs [`RigidBuffers::joints`]): each body's centre to its
+    /// anchors, and the gap between a joint's two anchors.
+    pub joints: bool,
+    /// `Some((first, size, count))`: `count` groups of `size` consecutive body slots from slot
+    /// `first` on take a hue a group (a ragdoll's bones, a chain's links); every other body,
+    /// and every body for `None`, a hue of its own.
+    pub groups: Option<(u32, u32, u32)>,
 }
 
 impl Default for RigidStyle {
@@ -95,6 +120,8 @@ impl Default for RigidStyle {
             edge_px: 1.2,
             contacts: false,
             contact_length: 0.3,
+            joints: false,
+            groups: None,
         }
     }
 }
@@ -108,7 +135,7 @@ const SHADOW_SIZE: u32 = 2048;
 
 /// The bind group of the engine's buffers, kept while they stay the same buffers.
 struct Bound {
-    key: [wgpu::Buffer; 5],
+    key: [wgpu::Buffer; 6],
     group: wgpu::BindGroup,
 }
 
@@ -126,12 +153,13 @@ pub struct RigidRenderer {
     hull_shadow: wgpu::RenderPipeline,
     planes: wgpu::RenderPipeline,
     contacts: wgpu::RenderPipeline,
+    joints: wgpu::RenderPipeline,
     line: wgpu::RenderPipeline,
     mesh: wgpu::Buffer,
     index: wgpu::Buffer,
     index_count: u32,
-    /// Stand-ins for the contact buffers and the hull store when none are given.
-    no_contacts: [wgpu::Buffer; 3],
+    /// Stand-ins for the contact and joint buffers and the hull store when none are given.
+    no_contacts: [wgpu::Buffer; 4],
     bound: Option<Bound>,
     lines: Option<(wgpu::Buffer, u32)>,
     depth: wgpu::TextureView,
@@ -163,7 +191,14 @@ impl RigidRenderer {
         let storage = vertex_storage_entry;
         let storage_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("examples:rigid-buffers"),
-            entries: &[storage(0), storage(1), storage(2), storage(3), storage(4)],
+            entries: &[
+                storage(0),
+                storage(1),
+                storage(2),
+                storage(3),
+                storage(4),
+                storage(5),
+            ],
         });
         let shadow_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("examples:rigid-shadow"),
@@ -286,24 +321,22 @@ impl RigidRenderer {
             ),
         );
         let lines = wgpu::PrimitiveTopology::LineList;
-        let contacts = render_pipeline(
-            device,
-            &module,
-            &PipelineSpec {
-                depth: Some(DepthUse {
-                    test: false,
-                    write: false,
-                }),
-                ..spec(
-                    "examples:rigid-contacts",
-                    "vs_contact",
-                    &[],
-                    "fs_flat",
-                    lines,
-                    None,
-                )
-            },
-        );
+        // Overlays drawn over everything, no depth.
+        let overlay = |label, vs| {
+            render_pipeline(
+                device,
+                &module,
+                &PipelineSpec {
+                    depth: Some(DepthUse {
+                        test: false,
+                        write: false,
+                    }),
+                    ..spec(label, vs, &[], "fs_flat", lines, None)
+                },
+            )
+        };
+        let contacts = overlay("examples:rigid-contacts", "vs_contact");
+        let joints = overlay("examples:rigid-joints", "vs_joint");
         let line_buffers = [Some(line_buffer_layout())];
         let line = render_pipeline(
             device,
@@ -393,6 +426,11 @@ impl RigidRenderer {
                 wgpu::BufferUsages::STORAGE,
             ),
             init(
+                "examples:rigid-no-joints",
+                bytemuck::bytes_of(&GpuJoint::default()),
+                wgpu::BufferUsages::STORAGE,
+            ),
+            init(
                 "examples:rigid-no-hulls",
                 &[0; 16],
                 wgpu::BufferUsages::STORAGE,
@@ -409,6 +447,7 @@ impl RigidRenderer {
             hull_shadow,
             planes,
             contacts,
+            joints,
             line,
             mesh,
             index,
@@ -464,8 +503,9 @@ impl RigidRenderer {
         let (manifolds, counters) = bufs
             .contacts
             .unwrap_or((&self.no_contacts[0], &self.no_contacts[1]));
-        let hulls = bufs.hulls.unwrap_or(&self.no_contacts[2]);
-        let key = [bufs.bodies, bufs.shapes, manifolds, counters, hulls].map(Clone::clone);
+        let joints = bufs.joints.map_or(&self.no_contacts[2], |(j, _)| j);
+        let hulls = bufs.hulls.unwrap_or(&self.no_contacts[3]);
+        let key = [bufs.bodies, bufs.shapes, manifolds, counters, joints, hulls].map(Clone::clone);
         if self.bound.as_ref().is_none_or(|b| b.key != key) {
             let entries: Vec<wgpu::BindGroupEntry<'_>> = key
                 .iter()
@@ -485,8 +525,8 @@ impl RigidRenderer {
         &self.bound.as_ref().expect("bound above").group
     }
 
-    /// Records one frame into `encoder`: the shadow map, then planes, shapes, contacts and
-    /// debug lines, all from the engine's buffers in `bufs`.
+    /// Records one frame into `encoder`: the shadow map, then planes, shapes, contacts, joints
+    /// and debug lines, all from the engine's buffers in `bufs`.
     pub fn render(
         &mut self,
         ctx: &GpuContext,
@@ -530,6 +570,10 @@ impl RigidRenderer {
                 f32::from(u8::from(s.shadows)),
                 s.edge_px,
             ),
+            groups: match s.groups {
+                Some((first, size, count)) => [first, size, count, 0],
+                None => [0; 4],
+            },
         };
         ctx.queue
             .write_buffer(&self.uniforms.buffer, 0, bytemuck::bytes_of(&globals));
@@ -540,6 +584,12 @@ impl RigidRenderer {
             (true, Some((manifolds, _))) => {
                 let n = manifolds.size() / std::mem::size_of::<GpuManifold>() as u64;
                 n as u32 * wgphys::rigid::types::MAX_POINTS
+            }
+            _ => 0,
+        };
+        let joints = match (s.joints, bufs.joints) {
+            (true, Some((buffer, slots))) => {
+                slots.min((buffer.size() / std::mem::size_of::<GpuJoint>() as u64) as u32)
             }
             _ => 0,
         };
@@ -619,6 +669,10 @@ impl RigidRenderer {
         if contacts > 0 {
             pass.set_pipeline(&self.contacts);
             pass.draw(0..2, 0..contacts);
+        }
+        if joints > 0 {
+            pass.set_pipeline(&self.joints);
+            pass.draw(0..6, 0..joints);
         }
         if let Some((buffer, count)) = &self.lines {
             pass.set_pipeline(&self.line);

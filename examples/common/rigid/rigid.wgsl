@@ -17,6 +17,8 @@ struct Globals {
     background: vec4<f32>,
     // contact normal length (x), shadow map texel size (y), shadow on (z), edge width px (w)
     style: vec4<f32>,
+    // z groups of y consecutive bodies from index x share a hue each (y = 0: none)
+    groups: vec4<u32>,
 };
 
 @group(0) @binding(0) var<uniform> g: Globals;
@@ -24,6 +26,7 @@ struct Globals {
 @group(1) @binding(1) var<storage, read> shapes: array<Shape>;
 @group(1) @binding(2) var<storage, read> manifolds: array<Manifold>;
 @group(1) @binding(3) var<storage, read> counters: array<u32>;
+@group(1) @binding(4) var<storage, read> joints: array<Joint>;
 @group(2) @binding(0) var shadow_map: texture_depth_2d;
 @group(2) @binding(1) var shadow_sampler: sampler_comparison;
 
@@ -64,8 +67,9 @@ fn hsv(h: f32, s: f32, v: f32) -> vec3<f32> {
     return v * mix(vec3<f32>(1.0), clamp(p - 1.0, vec3<f32>(0.0), vec3<f32>(1.0)), s);
 }
 
-// Linear albedo of a body: hues spread by the golden ratio (neighbouring indices differ most),
-// jittered by a hash; static bodies grey; sleeping bodies dimmed and greyed.
+// Linear albedo of a body: hues spread by the golden ratio (neighbouring indices differ most, or
+// neighbouring groups when g.groups says so: a ragdoll's bones share a hue), jittered by a hash;
+// static bodies grey; sleeping bodies dimmed and greyed.
 fn body_colour(b: u32) -> vec3<f32> {
     if (b >= arrayLength(&bodies)) {
         return vec3<f32>(0.33, 0.34, 0.36);
@@ -76,7 +80,11 @@ fn body_colour(b: u32) -> vec3<f32> {
     }
     let h = hash(b);
     let jitter = vec3<f32>(vec3<u32>(h & 0xffu, (h >> 8u) & 0xffu, (h >> 16u) & 0xffu)) / 255.0;
-    let hue = fract(0.61803399 * f32(b) + 0.05 * jitter.x);
+    var key = b;
+    if (g.groups.y > 0u && b >= g.groups.x && (b - g.groups.x) / g.groups.y < g.groups.z) {
+        key = g.groups.x + (b - g.groups.x) / g.groups.y;
+    }
+    let hue = fract(0.61803399 * f32(key) + 0.05 * jitter.x);
     var c = pow(hsv(hue, 0.5 + 0.25 * jitter.y, 0.82 + 0.15 * jitter.z), vec3<f32>(2.2));
     if (body.kind == BODY_KINEMATIC) {
         c = mix(c, vec3<f32>(0.9, 0.9, 0.95), 0.5);
@@ -375,6 +383,48 @@ fn vs_contact(@builtin(vertex_index) vi: u32, @builtin(instance_index) i: u32) -
     // Red at the point (brighter the deeper), yellow at the normal's tip.
     let deep = clamp(p.w * 20.0, 0.0, 1.0);
     out.colour = select(vec4<f32>(0.8 + 0.2 * deep, 0.15, 0.1, 1.0), vec4<f32>(1.0, 0.9, 0.2, 1.0), tip);
+    return out;
+}
+
+// Joints: one instance per joint slot, three segments: body a's centre to its anchor, body b's
+// centre to its anchor (pale: the skeleton), and anchor a to anchor b (red: how far the joint is
+// pulled apart; a distance joint's rope or rod, pale blue). Free, disabled and broken slots
+// draw nothing; the world (NONE) has no centre, so its segment has no length.
+@vertex
+fn vs_joint(@builtin(vertex_index) vi: u32, @builtin(instance_index) j: u32) -> FlatOut {
+    var out: FlatOut;
+    out.clip = OUTSIDE;
+    out.colour = vec4<f32>(0.0);
+    if (j >= arrayLength(&joints)) {
+        return out;
+    }
+    let jt = joints[j];
+    if (jt.kind == 0u || jt.body_a == jt.body_b || (jt.flags & JOINT_DISABLED) != 0u
+        || bitcast<u32>(jt.feedback.z) != 0u) {
+        return out;
+    }
+    let a = body_pose(jt.body_a);
+    let b = body_pose(jt.body_b);
+    let anchor_a = a.pos + quat_rotate(a.rot, jt.anchor_a.xyz);
+    let anchor_b = b.pos + quat_rotate(b.rot, jt.anchor_b.xyz);
+    let segment = vi / 2u;
+    let end = (vi & 1u) == 1u;
+    var world: vec3<f32>;
+    if (segment == 0u) {
+        world = select(a.pos, anchor_a, end || jt.body_a == NONE);
+        out.colour = vec4<f32>(1.0, 0.92, 0.55, 1.0);
+    } else if (segment == 1u) {
+        world = select(b.pos, anchor_b, end);
+        out.colour = vec4<f32>(1.0, 0.92, 0.55, 1.0);
+    } else {
+        world = select(anchor_a, anchor_b, end);
+        out.colour = select(
+            vec4<f32>(1.0, 0.1, 0.1, 1.0),
+            vec4<f32>(0.55, 0.8, 1.0, 1.0),
+            jt.kind == JOINT_DISTANCE,
+        );
+    }
+    out.clip = g.view_proj * vec4<f32>(world, 1.0);
     return out;
 }
 

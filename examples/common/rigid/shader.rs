@@ -1,11 +1,12 @@
 //! The whole WGSL module the rigid renderer is compiled from ([`shader_source`]): the renderer's
-//! own `rigid.wgsl` reads the engine's `Body`, `Shape` and `Manifold` and uses its quaternions,
-//! so the engine's constants, `shaders/rigid/types.wgsl` and `shaders/rigid/math.wgsl` go in
-//! front of it, and it draws convex hulls through the engine's own hull accessors
-//! (`shaders/rigid/hull/hull.wgsl`, over the `hulls` buffer it binds). `tests/examples_wgsl.rs` validates `rigid.wgsl` through this same function.
+//! own `rigid.wgsl` reads the engine's `Body`, `Shape`, `Manifold` and `Joint` and uses its
+//! quaternions, so the engine's constants, `shaders/rigid/types.wgsl` and
+//! `shaders/rigid/math.wgsl` go in front of it, and it draws convex hulls through the engine's
+//! own hull accessors (`shaders/rigid/hull/hull.wgsl`, over the `hulls` buffer it binds).
+//! `tests/examples_wgsl.rs` validates `rigid.wgsl` through this same function.
 
 use wgphys::rigid::hull::{self, support::core};
-use wgphys::rigid::types::{body_kind, counter, shape_kind, NONE};
+use wgphys::rigid::types::{body_kind, counter, joint_flag, joint_kind, shape_kind, NONE};
 
 /// The renderer's own WGSL.
 const RIGID_SHADER: &str = include_str!("rigid.wgsl");
@@ -35,6 +36,8 @@ pub fn shader_source() -> String {
         ("CORE_HULL", core::HULL),
         ("BODY_STATIC", body_kind::STATIC),
         ("BODY_KINEMATIC", body_kind::KINEMATIC),
+        ("JOINT_DISABLED", joint_flag::DISABLED),
+        ("JOINT_DISTANCE", joint_kind::DISTANCE),
     ];
     let mut src: String = consts
         .iter()
@@ -42,7 +45,7 @@ pub fn shader_source() -> String {
         .collect();
     src.push_str(include_str!("../../../shaders/rigid/types.wgsl"));
     src.push_str(include_str!("../../../shaders/rigid/math.wgsl"));
-    src.push_str("@group(1) @binding(4) var<storage, read> hulls: array<vec4<u32>>;\n");
+    src.push_str("@group(1) @binding(5) var<storage, read> hulls: array<vec4<u32>>;\n");
     src.push_str(include_str!("../../../shaders/rigid/hull/hull.wgsl"));
     src.push_str(RIGID_SHADER);
     src

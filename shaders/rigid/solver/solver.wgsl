@@ -320,11 +320,17 @@ fn solve_warm_bodies(s: u32, h: SolveHead, a: ptr<function, SolveBody>, b: ptr<f
     let basis = solve_basis(n);
     let t1 = basis.t1;
     let t2 = basis.t2;
+    var total = 0.0;
     for (var i = 0u; i < h.count; i++) {
         let arms = solve_arms(h, (*a).orient, (*b).orient, solve_point_row(s, i, 0u), solve_point_row(s, i, 1u));
         let imp = manifolds[h.k].impulses[i];
         let g = n * imp.x + t1 * imp.y + t2 * imp.z;
         solve_apply(a, b, g, arms.a, arms.b);
+        total += imp.x;
+    }
+    if (params.fracture != 0u) {
+        // The step's normal impulse so far, a substep late (fracture.wgsl).
+        manifolds[h.k].rolling.z += total;
     }
     if (h.material.w > 0.0) {
         let roll = manifolds[h.k].rolling;

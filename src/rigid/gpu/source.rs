@@ -184,6 +184,10 @@ pub fn shader_source() -> String {
         ("COUNTER_JOINTS_BROKEN", counter::JOINTS_BROKEN as u32),
         ("COUNTER_JOINT_EVENTS", counter::JOINT_EVENTS as u32),
         ("JOINT_EVENTS_MAX", counter::JOINT_EVENTS_MAX as u32),
+        ("COUNTER_FRACTURES", counter::FRACTURES as u32),
+        ("COUNTER_FRACTURE_EVENTS", counter::FRACTURE_EVENTS as u32),
+        ("FRACTURE_EVENTS_MAX", counter::FRACTURE_EVENTS_MAX as u32),
+        ("FRACTURE_EVENT_WORDS", counter::FRACTURE_EVENT_WORDS as u32),
         ("JOINT_SLOT_COUNT", JOINT_SLOT_COUNT),
         ("JOINT_KIND_BALL", joint_kind::BALL),
         ("JOINT_KIND_HINGE", joint_kind::HINGE),
@@ -256,6 +260,7 @@ pub fn shader_source() -> String {
             include_str!("../../../shaders/rigid/solver/prepare.wgsl"),
             include_str!("../../../shaders/rigid/solver/block.wgsl"),
             include_str!("../../../shaders/rigid/joint.wgsl"),
+            include_str!("../../../shaders/rigid/fracture.wgsl"),
             include_str!("../../../shaders/rigid/ccd.wgsl"),
         ],
     )

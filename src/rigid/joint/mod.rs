@@ -240,6 +240,15 @@ impl Joint {
         self
     }
 
+    /// Joint friction: the joint resists turning (sliding, for a slider or distance joint) with
+    /// a torque (force) of at most `max_torque`, so a limb's swing dies away while a stronger
+    /// pull still moves it (a ragdoll's joints). On a ball joint, about every axis; on a hinge,
+    /// slider or distance joint it is the motor at speed 0.
+    pub fn with_friction(mut self, max_torque: f32) -> Self {
+        self.motor = Some((0.0, max_torque));
+        self
+    }
+
     /// A motor driving a hinge's, slider's or distance joint's coordinate at `speed` (rad/s or
     /// m/s) with at most `max_force` (N·m or N). Speed 0 with a small force is joint friction.
     pub fn with_motor(mut self, speed: f32, max_force: f32) -> Self {
@@ -471,11 +480,13 @@ impl Joint {
                 }
             }
         }
-        if (self.motor.is_some() || self.spring.is_some()) && !axial {
+        let ball_friction = self.kind == JointKind::Ball && self.motor.is_some_and(|m| m.0 == 0.0);
+        if (self.motor.is_some() && !axial && !ball_friction) || (self.spring.is_some() && !axial) {
             return bad(
                 "joint motor / spring",
                 format!("{:?} joint", self.kind),
-                "motors and springs are for hinges, sliders and distance joints",
+                "motors and springs are for hinges, sliders and distance joints (a ball joint \
+                 takes with_friction)",
             );
         }
         if let Some((speed, most)) = self.motor {

@@ -368,6 +368,9 @@ pub fn warm_bodies(jt: &GpuJoint, a: &mut JointBody, b: &mut JointBody) {
         let twist = twist_axis(&f);
         let l = e * jt.impulse_ang.x + twist * (jt.impulse_limit.z - jt.impulse_limit.w);
         apply_ang(a, b, l);
+        if jt.flags & joint_flag::MOTOR != 0 {
+            apply_ang(a, b, jt.impulse_ang.yzw());
+        }
     }
     if has_axis(jt) {
         let ax = axis(jt, &f);
@@ -392,6 +395,9 @@ pub fn solve_bodies(
         axial_rows(params, jt, &f, soft, use_bias, a, b);
     }
     if kind == joint_kind::BALL {
+        if jt.flags & joint_flag::MOTOR != 0 {
+            ball_friction(params, jt, a, b);
+        }
         ball_limits(params, jt, &f, soft, use_bias, a, b);
     }
     if kind == joint_kind::FIXED || kind == joint_kind::SLIDER {
@@ -482,6 +488,24 @@ fn axial_rows(
     }
 }
 
+/// A ball joint's friction (WGSL `joint_ball_friction`): an angular impulse against the relative
+/// turning, accumulated in `impulse_ang` yzw and clamped to drive.y × h.
+fn ball_friction(params: &GpuRigidParams, jt: &mut GpuJoint, a: &mut JointBody, b: &mut JointBody) {
+    let Some(inv) = mat3_inverse(a.inv_inertia + b.inv_inertia) else {
+        return;
+    };
+    let old = jt.impulse_ang.yzw();
+    let mut next = old - mat3_mul(inv, b.ang - a.ang);
+    let most = jt.drive.y * params.dt;
+    let len = length(next);
+    if len > most {
+        let scale = if len > 0.0 { div(most, len) } else { 0.0 };
+        next *= scale;
+    }
+    jt.impulse_ang = Vec4::new(jt.impulse_ang.x, next.x, next.y, next.z);
+    apply_ang(a, b, next - old);
+}
+
 fn ball_limits(
     params: &GpuRigidParams,
     jt: &mut GpuJoint,
@@ -548,15 +572,44 @@ pub fn load(params: &GpuRigidParams, jt: &GpuJoint) -> Vec2 {
     Vec2::new(force, torque) * params.inv_dt
 }
 
+/// Joined bodies sleep together: when either of an active joint's bodies is dynamic, awake and
+/// still moving as `sleep` measures it, both are kept from sleeping this step (WGSL
+/// `joint_keep_awake`).
+fn keep_awake(params: &GpuRigidParams, jt: &GpuJoint, bodies: &[GpuBody], claims: &mut [u32]) {
+    let n = params.body_count as usize;
+    let (a, b) = (jt.body_a as usize, jt.body_b as usize);
+    if jt.body_a == NONE || a >= n || b >= n {
+        return;
+    }
+    let moving = |i: usize| {
+        let body = &bodies[i];
+        body.kind == body_kind::DYNAMIC
+            && body.awake != 0
+            && crate::rigid::sleep::motion(params, body) >= params.sleep_epsilon
+    };
+    if moving(a) || moving(b) {
+        let keep = crate::rigid::sleep::SLEEP_KEEP_AWAKE;
+        claims[a] = claims[a].max(keep);
+        claims[b] = claims[b].max(keep);
+    }
+}
+
 /// Stage `joint_break`, once per step after the substeps: each active joint's feedback (its
-/// force and torque over the last substep), and the breakable ones past a threshold marked
-/// broken at this step (`feedback.z`); returns their indices in order.
-pub fn break_joints(params: &GpuRigidParams, joints: &mut [GpuJoint]) -> Vec<u32> {
+/// force and torque over the last substep), the breakable ones past a threshold marked broken
+/// at this step (`feedback.z`; their indices returned in order), and the sleep coupling of
+/// joined bodies (`keep_awake`).
+pub fn break_joints(
+    params: &GpuRigidParams,
+    joints: &mut [GpuJoint],
+    bodies: &[GpuBody],
+    claims: &mut [u32],
+) -> Vec<u32> {
     let mut broken = Vec::new();
     for (j, jt) in joints.iter_mut().enumerate() {
         if !active(jt) {
             continue;
         }
+        keep_awake(params, jt, bodies, claims);
         let l = load(params, jt);
         let mut feedback = Vec4::new(l.x, l.y, 0.0, 0.0);
         let by_force = jt.breaking.x > 0.0 && l.x > jt.breaking.x;

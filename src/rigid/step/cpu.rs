@@ -30,6 +30,8 @@ pub(crate) struct CpuRigid {
     pub(crate) trace: Vec<RigidStage>,
     /// The joints the last step broke, in index order.
     pub(crate) broken: Vec<u32>,
+    /// The blocks the last step struck, in body order.
+    pub(crate) fractures: Vec<crate::rigid::fracture::FractureEvent>,
 }
 
 /// What one CPU step reads besides the world's arrays.
@@ -61,6 +63,7 @@ pub(crate) fn cpu_step(
     c.shape_xf.resize(3 * n_shapes, Vec4::ZERO);
     c.trace.clear();
     c.broken.clear();
+    c.fractures.clear();
     let mut grid = None;
     let mut wanted = 0;
     let mut batches = None;
@@ -119,7 +122,15 @@ pub(crate) fn cpu_step(
                 let slots = c.manifolds.len() as u32;
                 sleep::wake_mark(params, bodies, &c.manifolds, slots, &mut c.claims);
             }
-            RigidStage::WakeApply => sleep::wake_apply(params, bodies, &c.claims),
+            RigidStage::WakeApply => {
+                sleep::wake_apply(params, bodies, &c.claims);
+                if params.joint_count > 0 {
+                    for _ in 0..sleep::WAKE_JOINT_ROUNDS {
+                        sleep::wake_joints(params, bodies, joints, &mut c.claims);
+                        sleep::wake_apply(params, bodies, &c.claims);
+                    }
+                }
+            }
             RigidStage::WarmStart => solver::warm_start(params, &mut c.manifolds, &c.prev),
             RigidStage::Colour => batches = Some(Batches::colour(params, bodies, &mut c.manifolds)),
             RigidStage::SolvePrepare => {
@@ -135,13 +146,18 @@ pub(crate) fn cpu_step(
                     solve = Some(run);
                 }
             }
+            RigidStage::Fracture => {
+                if params.fracture != 0 {
+                    c.fractures = crate::rigid::fracture::detect(bodies, &c.manifolds);
+                }
+            }
             RigidStage::JointBreak => {
                 if let Some(run) = &solve {
                     run.set.store_joints(joints);
                 }
-                c.broken = joint::break_joints(params, joints);
+                c.broken = joint::break_joints(params, joints, bodies, &mut c.claims);
             }
-            RigidStage::Sleep => awake = sleep::sleep(params, bodies),
+            RigidStage::Sleep => awake = sleep::sleep(params, bodies, &c.claims),
             _ => {
                 if let Some(run) = &mut solve {
                     run.stage(
@@ -160,6 +176,7 @@ pub(crate) fn cpu_step(
         pairs_wanted: wanted,
         awake,
         joints_broken: c.broken.len() as u32,
+        fractures: c.fractures.len() as u32,
         ..StepReport::default()
     };
     if let Some(run) = &solve {

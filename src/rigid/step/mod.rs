@@ -71,6 +71,9 @@ pub enum RigidStage {
     SolveRestitution,
     /// Once per step, optional: the book's non-linear position projection, per colour.
     SolvePosition,
+    /// Once per step: breakable bodies struck past their breaking impulse, listed for the host
+    /// to split (`fracture_mark`, `fracture_record`).
+    Fracture,
     /// Once per step: each joint's force and torque, and the breakable ones past their
     /// threshold broken.
     JointBreak,
@@ -80,7 +83,7 @@ pub enum RigidStage {
 
 impl RigidStage {
     /// Every stage, in execution order (the substep stages once).
-    pub const ALL: [RigidStage; 22] = [
+    pub const ALL: [RigidStage; 23] = [
         RigidStage::StepStart,
         RigidStage::RigidForces,
         RigidStage::ShapeAabbs,
@@ -101,6 +104,7 @@ impl RigidStage {
         RigidStage::SolveRelax,
         RigidStage::SolveRestitution,
         RigidStage::SolvePosition,
+        RigidStage::Fracture,
         RigidStage::JointBreak,
         RigidStage::Sleep,
     ];
@@ -111,7 +115,7 @@ impl RigidStage {
         match self {
             IntegrateVelocity | SolveWarmApply | SolveContact | IntegratePosition | Ccd
             | SolveRelax => StepPart::Substep,
-            SolveRestitution | SolvePosition | JointBreak | Sleep => StepPart::Finish,
+            SolveRestitution | SolvePosition | Fracture | JointBreak | Sleep => StepPart::Finish,
             _ => StepPart::Collide,
         }
     }
@@ -139,6 +143,7 @@ impl RigidStage {
             RigidStage::SolveRelax => "solve_relax",
             RigidStage::SolveRestitution => "solve_restitution",
             RigidStage::SolvePosition => "solve_position",
+            RigidStage::Fracture => "fracture",
             RigidStage::JointBreak => "joint_break",
             RigidStage::Sleep => "sleep",
         }

@@ -81,6 +81,8 @@ pub struct StepShape {
     pub joints: u32,
     /// Whether some joint keeps its bodies from colliding (adds `joint_slots_filter`).
     pub joint_filter: bool,
+    /// Whether some body may break (adds the `fracture` stage).
+    pub fracture: bool,
     /// Colour slots dispatched per sweep (`RigidConfig::colour_slots`, 1..=[`MAX_COLOURS`]).
     pub colour_slots: u32,
     /// Bins per partition when the sweeps run block by block (`solver::block`), else 0.
@@ -443,8 +445,20 @@ pub fn stage_ops(
     };
     use RigidStage::*;
     match stage {
-        StepStart | WakeApply | IntegrateVelocity | IntegratePosition | Ccd | Sleep => {
+        StepStart | IntegrateVelocity | IntegratePosition | Ccd | Sleep => {
             ops.push(over(stage, shape.bodies))
+        }
+        WakeApply => {
+            ops.push(over(stage, shape.bodies));
+            // With joints, rounds that wake the sleeping partners of awake bodies' joints
+            // (sleep::WAKE_JOINT_ROUNDS).
+            if shape.joints > 0 {
+                for _ in 0..crate::rigid::sleep::WAKE_JOINT_ROUNDS {
+                    let joints = PassDispatch::Direct(shape.joints.div_ceil(RIGID_WG));
+                    ops.push(kernel(stage, "wake_joints", joints, 0));
+                    ops.push(over(stage, shape.bodies));
+                }
+            }
         }
         RigidForces => {
             if shape.explosion {
@@ -477,6 +491,13 @@ pub fn stage_ops(
                     ops.push(per_pair(stage, entry, shape.pair_capacity, 0));
                 }
                 ops.push(over(stage, shape.joints));
+            }
+        }
+        Fracture => {
+            if shape.fracture {
+                for entry in ["fracture_mark", "fracture_record"] {
+                    ops.push(per_pair(stage, entry, shape.pair_capacity, 0));
+                }
             }
         }
         JointBreak => {

@@ -14,6 +14,7 @@ impl RigidWorld {
     pub fn poll_reports(&mut self) -> Result<StepReport> {
         if let Some(landed) = self.landed_reports() {
             self.take_reports(landed)?;
+            self.split_struck()?;
         }
         Ok(self.report)
     }
@@ -25,12 +26,14 @@ impl RigidWorld {
         };
         let mut landed = Vec::new();
         let joints = &mut self.joints;
+        let fracture = &mut self.fracture;
         let tag = self.tag;
         g.status.poll(&g.rigid.ctx.device, |step, _, words| {
             let counters: &[u32] = bytemuck::cast_slice(words);
             landed.push(report_from_counters(step, counters));
             // Each step's copy lands once, so each broken joint is noted once.
             joints.note_counters(counters, tag);
+            fracture.note_counters(step, counters);
         });
         Some(landed)
     }

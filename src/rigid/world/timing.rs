@@ -1,9 +1,45 @@
-//! GPU timestamps of a rigid step: per phase (compute pass), per stage, and (for profiling)
-//! per dispatch, read back by benchmarks and tools.
+//! What a rigid step runs and how long it takes: the GPU plan of passes and dispatches, the CPU
+//! twin's stage trace, and GPU timestamps per phase (compute pass), per stage and (for
+//! profiling) per dispatch, read back by benchmarks and tools.
 
 use super::*;
 
 impl RigidWorld {
+    /// The stages the CPU twin ran in the last step, in order (`None` on the GPU): the
+    /// stage sequence `tests/rigid_step.rs` holds against the GPU plan's.
+    #[doc(hidden)]
+    pub fn cpu_stage_trace(&self) -> Option<&[crate::rigid::step::RigidStage]> {
+        match &self.engine {
+            Engine::Cpu(c) => Some(&c.trace),
+            Engine::Gpu(_) => None,
+        }
+    }
+
+    /// The GPU step the next [`RigidWorld::step`] records at the current sizes: its compute
+    /// passes and dispatches in order (see [`crate::rigid::step`]); `None` on the CPU.
+    pub fn step_plan(&self) -> Option<StepPlan> {
+        match &self.engine {
+            Engine::Gpu(g) => Some(g.rigid.plan(self.step_shape())),
+            Engine::Cpu(_) => None,
+        }
+    }
+
+    /// Compute dispatches one [`RigidWorld::step`] records on the GPU, all substeps together,
+    /// counted from [`RigidWorld::step_plan`]. Above [`solver::FUSED_MAX_MANIFOLDS`] pair slots
+    /// the solver dispatches, per sweep, one indirect dispatch per colour slot
+    /// ([`RigidWorld::colour_slots`]), each sized by the colouring (an empty colour launches no
+    /// workgroup).
+    /// Describes the next step at the current sizes; `None` on the CPU.
+    pub fn dispatches_per_step(&self) -> Option<u32> {
+        self.step_plan().map(|p| p.dispatches())
+    }
+
+    /// Compute passes one [`RigidWorld::step`] records on the GPU (one per phase); `None` on
+    /// the CPU.
+    pub fn passes_per_step(&self) -> Option<u32> {
+        self.step_plan().map(|p| p.passes())
+    }
+
     /// Turns on GPU timestamps for [`RigidWorld::last_step_gpu_ms`] and
     /// [`RigidWorld::last_step_phase_ms`]; false on the CPU or when the adapter has no
     /// timestamp queries.

@@ -137,6 +137,9 @@ struct Group {
 struct Roll {
     x: Vec4,
     y: Vec4,
+    /// The step's normal impulse so far, added by the warm start while bodies may break
+    /// (`GpuManifold::rolling` z; WGSL `solve_warm_bodies`).
+    step: Vec4,
 }
 
 /// What a colour's sweep visits, in the colouring's order: a run of contact groups
@@ -217,6 +220,9 @@ pub struct VelocitySet {
     /// The joint table the joint slots index ([`VelocitySet::load_joints`]; their impulses go
     /// back with [`VelocitySet::store_joints`]).
     joints: Vec<GpuJoint>,
+    /// Bodies may break: the warm start adds up each contact's normal impulses
+    /// (`GpuRigidParams::fracture`).
+    fracture: bool,
 }
 
 impl VelocitySet {
@@ -253,7 +259,10 @@ impl VelocitySet {
         rows: &[Vec4],
         max_lanes: usize,
     ) -> Self {
-        let mut set = VelocitySet::default();
+        let mut set = VelocitySet {
+            fracture: params.fracture != 0,
+            ..VelocitySet::default()
+        };
         let world = bodies.len() as u32;
         let dynamic = |i: u32| {
             bodies
@@ -450,6 +459,7 @@ impl VelocitySet {
             if let Some(m) = manifolds.get(g.manifold[lane] as usize) {
                 roll.x[lane] = m.rolling.x;
                 roll.y[lane] = m.rolling.y;
+                roll.step[lane] = m.rolling.z;
             }
         }
         self.rolls.push(roll);
@@ -552,9 +562,12 @@ impl VelocitySet {
                 let Some(m) = manifolds.get_mut(k) else {
                     continue;
                 };
+                let r = &self.rolls[j];
                 if g.rolling[lane] > 0.0 {
-                    let r = &self.rolls[j];
                     m.rolling = Vec4::new(r.x[lane], r.y[lane], m.rolling.z, m.rolling.w);
+                }
+                if self.fracture {
+                    m.rolling.z = r.step[lane];
                 }
                 for i in 0..g.count[lane] as usize {
                     let p = &self.points[j * MP + i];
@@ -586,14 +599,21 @@ impl VelocitySet {
     }
 
     fn warm_apply_in(&mut self, ar: impl Ar, s: usize, e: usize) {
+        let fracture = self.fracture;
         let (groups, points, rolls, vel) = self.run(s, e);
-        let slots = points.chunks_exact(MP).zip(rolls.iter());
+        let slots = points.chunks_exact(MP).zip(rolls.iter_mut());
         for (g, (pts, roll)) in groups.iter().zip(slots) {
             let (mut a, mut b) = (WBody::load(vel, &g.a), WBody::load(vel, &g.b));
+            // A lane without point i adds +0, as the WGSL's loop ends at its count.
+            let mut total = Vec4::ZERO;
             for p in pts.iter().filter(|p| p.live.any()) {
                 let i = p.impulse;
                 let imp = ar.madd3(g.t2, i.z, ar.madd3(g.t1, i.y, g.n.scale(i.x)));
                 apply_impulse(ar, &mut a, &mut b, imp, p.ra, p.rb, p.live);
+                total += Vec4::select(p.live, i.x, Vec4::ZERO);
+            }
+            if fracture {
+                roll.step += total;
             }
             let rolling = g.rolling.cmpgt(Vec4::ZERO);
             if rolling.any() {

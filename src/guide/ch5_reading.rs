@@ -1,0 +1,150 @@
+//! # 5. Reading results without stalls
+//!
+//! On the GPU a step is recorded and submitted; the device runs it later, while the host goes
+//! on to the next frame. Anything the host reads from the device must wait for that work to
+//! finish and come back: the host stalls until the GPU has caught up, and the GPU then idles
+//! while the host records the next frame: the two take turns instead of working at once. The
+//! engine is built so that a frame needs none: the renderer draws from the device's
+//! buffers ([`ch3_drawing`](super::ch3_drawing)), and what the host must know comes back
+//! asynchronously, a frame or two late.
+//!
+//! ## What comes back by itself
+//!
+//! A GPU step copies its counters into a ring of small mappable buffers, mapped when the step's
+//! submission completes (every rigid step; particle steps as
+//! [`status_interval`](crate::particles::WorldConfig::status_interval) says, and every step
+//! with host spawns). The next `step`, `encode_step` or `poll_reports` call takes in every
+//! copy that has landed, without waiting, in step order, and acts on each:
+//!
+//! | world | without blocking |
+//! |---|---|
+//! | particles | [`latest_status`](crate::particles::ParticleWorld::latest_status), [`poll_reports`](crate::particles::ParticleWorld::poll_reports), [`refused_spawns`](crate::particles::ParticleWorld::refused_spawns), [`killed_by_bounds`](crate::particles::ParticleWorld::killed_by_bounds), [`contains`](crate::particles::ParticleWorld::contains) |
+//! | rigid | [`report`](crate::rigid::RigidWorld::report), [`poll_reports`](crate::rigid::RigidWorld::poll_reports), [`take_broken_joints`](crate::rigid::RigidWorld::take_broken_joints), [`take_fractures`](crate::rigid::RigidWorld::take_fractures), [`shapes`](crate::rigid::RigidWorld::shapes), [`cast_ray`](crate::rigid::RigidWorld::cast_ray) (on the host's copy) |
+//! | aggregate | nothing to report: a step has no counters the host needs |
+//!
+//! [`ParticleWorld::contains`](crate::particles::ParticleWorld::contains) needs no readback
+//! for the deaths the host can predict: it advances each handle's age with the same `f32` sums
+//! as the device, so it knows the step a lifetime runs out in. Two deaths only the step can see
+//! (a spawn refused for lack of room, a particle killed by the kill bounds) end a handle when
+//! the step's counters land, and are listed by `refused_spawns` and `killed_by_bounds` for the
+//! call that took them in. Both backends decide the same deaths; the CPU reports them at the
+//! end of the step, the GPU a frame or two later.
+//!
+//! ```
+//! use glam::Vec3;
+//! use wgphys::Backend;
+//! use wgphys::particles::{KillBounds, Particle, ParticleWorld, WorldConfig};
+//!
+//! let mut world = ParticleWorld::new(
+//!     Backend::Cpu,
+//!     WorldConfig {
+//!         kill_bounds: Some(KillBounds { min: Vec3::splat(-1.0), max: Vec3::splat(1.0) }),
+//!         ..WorldConfig::default()
+//!     },
+//! )?;
+//! let fast = world.spawn(Particle::new(Vec3::ZERO).with_velocity(Vec3::X * 100.0))?;
+//! let short = world.spawn(Particle::new(Vec3::ZERO).with_lifetime(0.04))?;
+//! let report = world.step(1.0 / 60.0)?; // joins the pool at the end of this step
+//! assert_eq!(report.killed_by_bounds, 0);
+//! let report = world.step(1.0 / 60.0)?; // `fast` leaves the box
+//! assert_eq!(report.killed_by_bounds, 1);
+//! assert_eq!(world.killed_by_bounds(), &[fast][..]);
+//! world.step(1.0 / 60.0)?;
+//! let report = world.step(1.0 / 60.0)?; // `short` has lived 0.05 s of its 0.04
+//! assert!(!world.contains(short)); // known without a readback
+//! assert!(!world.contains(fast));
+//! assert_eq!(report.status.map(|s| s.live), Some(0));
+//! # Ok::<(), wgphys::Error>(())
+//! ```
+//!
+//! On the GPU the same program learns of `fast` a frame or two later. To know every step's
+//! outcome at a point of your choosing (a test, the end of a level), wait for the device and
+//! poll: after [`ParticleWorld::wait`](crate::particles::ParticleWorld::wait) and
+//! [`poll_reports`](crate::particles::ParticleWorld::poll_reports), `contains` answers for
+//! every step taken, as the CPU's does after each step. The rigid world has no `wait` of its
+//! own: wait on its context ([`GpuContext::wait`](crate::gpu::GpuContext::wait), the context you
+//! built it with, or `world.gpu()` and its `ctx`), then
+//! [`RigidWorld::poll_reports`](crate::rigid::RigidWorld::poll_reports) returns the newest
+//! report.
+//!
+//! ```no_run
+//! use wgphys::Backend;
+//! use wgphys::gpu::GpuContext;
+//! use wgphys::rigid::{RigidConfig, RigidWorld};
+//!
+//! let ctx = GpuContext::new()?;
+//! let mut world = RigidWorld::new(Backend::Gpu(ctx.clone()), RigidConfig::default())?;
+//! for _ in 0..10 {
+//!     world.step(1.0 / 60.0)?; // each returns the newest report that has landed
+//! }
+//! ctx.wait()?; // blocks: for tests and tools, not every frame
+//! let report = world.poll_reports()?;
+//! assert_eq!(report.step, 10);
+//! # Ok::<(), wgphys::Error>(())
+//! ```
+//!
+//! ## Broken joints and fractures
+//!
+//! Events that change the world come back the same way, and each is handed out exactly once:
+//!
+//! - [`RigidWorld::take_broken_joints`](crate::rigid::RigidWorld::take_broken_joints) returns
+//!   the joints that broke since the last call. A broken joint stops acting from the step it
+//!   broke in, but stays in the world (`contains_joint` is true, `joint_feedback` gives the
+//!   step it broke at) until you remove it. A step lists up to 64 broken joints in its
+//!   counters; if one breaks more, the next call reads the joint table for the rest, which is
+//!   why it returns a `Result`.
+//! - [`RigidWorld::take_fractures`](crate::rigid::RigidWorld::take_fractures) returns the
+//!   breakable blocks that split since the last call, with the handles of their 8 pieces. The
+//!   split itself happens when the report of the step that struck the block is taken in (in
+//!   `step`, `encode_step` or `poll_reports`): on the CPU right after that step, on the GPU a
+//!   frame or two later, reading the block's state from the device first (one blocking read
+//!   per split, paid only when something breaks). See [`ch8_joints`](super::ch8_joints).
+//!
+//! ```
+//! use glam::Vec3;
+//! use wgphys::Backend;
+//! use wgphys::rigid::{Collider, Joint, RigidBody, RigidConfig, RigidWorld};
+//!
+//! let mut world = RigidWorld::new(Backend::Cpu, RigidConfig::default())?;
+//! let weight = world.add_body(
+//!     RigidBody::dynamic().position(Vec3::new(0.0, 1.0, 0.0)).mass(50.0),
+//!     &[Collider::cuboid(Vec3::splat(0.2))],
+//! )?;
+//! // Holds up to 100 N; the weight pulls with 490 N.
+//! let hook = world.add_joint(
+//!     None,
+//!     weight,
+//!     Joint::ball(Vec3::new(0.0, 1.2, 0.0)).with_breaking(100.0, f32::INFINITY),
+//! )?;
+//! let report = world.step(1.0 / 60.0)?;
+//! assert_eq!(report.joints_broken, 1);
+//! assert_eq!(world.take_broken_joints()?, vec![hook]);
+//! assert!(world.take_broken_joints()?.is_empty()); // handed out once
+//! assert_eq!(world.joint_feedback(hook)?.broken_at, Some(1));
+//! world.remove_joint(hook)?; // frees its slot
+//! # Ok::<(), wgphys::Error>(())
+//! ```
+//!
+//! ## The blocking reads, and when they are fine
+//!
+//! These submit whatever is queued, wait for the device and copy back (on the CPU they are
+//! plain copies):
+//!
+//! | world | blocking on the GPU |
+//! |---|---|
+//! | particles | [`read_snapshot`](crate::particles::ParticleWorld::read_snapshot), [`read_status`](crate::particles::ParticleWorld::read_status), [`read_counters`](crate::particles::ParticleWorld::read_counters), [`read_trails`](crate::particles::ParticleWorld::read_trails), [`read_order`](crate::particles::ParticleWorld::read_order), [`read_emitter_bounds`](crate::particles::ParticleWorld::read_emitter_bounds), [`last_step_gpu_ms`](crate::particles::ParticleWorld::last_step_gpu_ms) |
+//! | aggregate | [`read_snapshot`](crate::aggregate::AggregateWorld::read_snapshot), [`last_step_gpu_ms`](crate::aggregate::AggregateWorld::last_step_gpu_ms) |
+//! | rigid | [`body`](crate::rigid::RigidWorld::body), [`read_bodies`](crate::rigid::RigidWorld::read_bodies), [`read_report`](crate::rigid::RigidWorld::read_report), [`read_manifolds`](crate::rigid::RigidWorld::read_manifolds), [`joint`](crate::rigid::RigidWorld::joint), [`joint_feedback`](crate::rigid::RigidWorld::joint_feedback), [`joint_state`](crate::rigid::RigidWorld::joint_state), [`read_joints`](crate::rigid::RigidWorld::read_joints), `last_step_*_ms` |
+//!
+//! They are the right tool where a stall costs nothing: tests, tools and benchmarks, loading
+//! and saving, a debug overlay you turn on, and rare events (the player clicked a crate:
+//! `body(h)` once). They are the wrong tool every frame for many objects. If game logic needs
+//! the positions of many bodies on the host every frame, either read once per frame with
+//! [`read_bodies`](crate::rigid::RigidWorld::read_bodies) (one copy of every slot, indexed by
+//! [`BodyHandle::index`](crate::rigid::BodyHandle::index)) rather than `body(h)` per body, or
+//! run that world on the CPU.
+//!
+//! Two host-side conveniences use the host's copy of the bodies and so see the GPU state only
+//! as of your last read: [`cast_ray`](crate::rigid::RigidWorld::cast_ray) and the pose that
+//! [`add_force_at_point`](crate::rigid::RigidWorld::add_force_at_point) takes the lever arm
+//! from. Call `read_bodies` first when the bodies have moved far since.

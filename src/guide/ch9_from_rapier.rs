@@ -1,0 +1,205 @@
+//! # 9. Coming from rapier
+//!
+//! The rigid world's API looks like rapier's in places (builders, handles, fixed and
+//! kinematic bodies, collision groups) and differs in conventions that compile either way. The
+//! ones that bite:
+//!
+//! ## Damping is the fraction of velocity kept per second
+//!
+//! [`RigidBody::damping(linear, angular)`](crate::rigid::RigidBody::damping) takes the
+//! fraction of velocity a body keeps after one second, in (0, 1]: each substep multiplies the
+//! velocity by `d^dt`. **1.0 is no damping**, and the default is **0.99** (1% lost per
+//! second), where rapier's damping is a rate whose default 0 means none. Passing a rapier value
+//! such as 0.5 here asks for half the velocity to go every second. A rapier coefficient c
+//! (velocity scaled by 1/(1 + c·dt) each step) keeps about exp(−c) per second. The particle
+//! and aggregate worlds use the same convention
+//! ([`Particle::damping`](crate::particles::Particle::damping),
+//! [`Emitter::damping`](crate::particles::Emitter::damping), whose defaults are 1.0).
+//!
+//! ```
+//! use wgphys::rigid::RigidBody;
+//!
+//! assert_eq!(RigidBody::dynamic().linear_damping, 0.99); // not rapier's 0.0
+//! let undamped = RigidBody::dynamic().damping(1.0, 1.0); // rapier's linear_damping(0.0)
+//! let c = 0.5f32; // a rapier damping coefficient
+//! let like_rapier = RigidBody::dynamic().damping((-c).exp(), (-c).exp());
+//! # let _ = (undamped, like_rapier);
+//! ```
+//!
+//! ## Mass is per body; the position is the centre of mass
+//!
+//! A dynamic body's mass is set on the body
+//! ([`RigidBody::mass`](crate::rigid::RigidBody::mass), default 1 kg whatever its size);
+//! colliders have no density. The inertia tensor is derived from the colliders: the mass is
+//! shared among them by volume and each contributes its solid's inertia about the body's
+//! position (the parallel-axis theorem), unless you set it with
+//! [`RigidBody::inertia`](crate::rigid::RigidBody::inertia). The body's position **is** its
+//! centre of mass, and collider offsets ([`Collider::at`](crate::rigid::Collider::at)) are
+//! relative to it; nothing computes a centre of mass from the colliders, as rapier does. For a
+//! body whose mass is off its origin, place the body at the centre of mass and offset the
+//! colliders from there.
+//!
+//! ## Argument orders
+//!
+//! Two calls take the same types as their rapier look-alikes in another order, so a swap
+//! compiles:
+//!
+//! - [`Collider::capsule(radius, half_height)`](crate::rigid::Collider::capsule): radius
+//!   first; rapier's `capsule_y(half_height, radius)` has the half height first. Both mean
+//!   half the segment between the caps' centres, along the local y axis, so a capsule of radius
+//!   0.3 and half height 0.5 is 1.6 m tall.
+//! - [`rigid::Collider::material(friction, restitution)`](crate::rigid::Collider::material)
+//!   takes friction first (default 0.5 and 0), while the particle and aggregate worlds' static
+//!   [`particles::Collider::ground(restitution, friction)`](crate::particles::Collider::ground)
+//!   takes restitution first. Two different types share the name `Collider`: import the one of
+//!   the world you build.
+//!
+//! ```
+//! use glam::Vec3;
+//! use wgphys::Backend;
+//! use wgphys::rigid::{Collider, RigidBody, RigidConfig, RigidWorld};
+//!
+//! let mut world = RigidWorld::new(Backend::Cpu, RigidConfig::default())?;
+//! let ground = Collider::half_space(Vec3::Y, 0.0).material(0.9, 0.0); // friction, restitution
+//! world.add_body(RigidBody::fixed(), &[ground])?;
+//! let pill = world.add_body(
+//!     RigidBody::dynamic().position(Vec3::new(0.0, 1.0, 0.0)),
+//!     &[Collider::capsule(0.3, 0.5)], // radius, then half height: 1.6 m tall
+//! )?;
+//! for _ in 0..90 {
+//!     world.step(1.0 / 60.0)?;
+//! }
+//! assert!((world.body(pill)?.pos.y - 0.8).abs() < 0.01); // standing on its end
+//!
+//! let particle_ground = wgphys::particles::Collider::ground(0.5, 0.3); // restitution, friction
+//! assert_eq!((particle_ground.restitution, particle_ground.friction), (0.5, 0.3));
+//! # Ok::<(), wgphys::Error>(())
+//! ```
+//!
+//! Friction and restitution of a contact combine by world-wide rules,
+//! [`RigidConfig::combine_friction`](crate::rigid::RigidConfig::combine_friction) (default
+//! [`Combine::Geometric`](crate::rigid::Combine::Geometric), √(a·b)) and
+//! [`combine_restitution`](crate::rigid::RigidConfig::combine_restitution) (default
+//! [`Combine::Average`](crate::rigid::Combine::Average)); rapier picks a rule per collider and
+//! averages both by default. Closing speeds below
+//! [`restitution_cutoff`](crate::rigid::RigidConfig::restitution_cutoff) (0.25 m/s) do not
+//! bounce.
+//!
+//! ## Gravity: where it comes from
+//!
+//! - The rigid world has gravity, [`RigidConfig::gravity`](crate::rigid::RigidConfig::gravity)
+//!   (0, −9.81, 0). [`RigidBody::acceleration`](crate::rigid::RigidBody::acceleration)
+//!   **replaces** it for one body (it is not a scale: rapier's `gravity_scale(0.0)` is
+//!   `.acceleration(Vec3::ZERO)`).
+//! - The particle and aggregate worlds have none by default: add
+//!   [`ForceField::Gravity`](crate::particles::ForceField::Gravity) to the world's fields, or
+//!   give each particle its own constant acceleration.
+//! - An [`Emitter`](crate::particles::Emitter)'s particles carry their own acceleration, and
+//!   `Emitter::default()` sets it to (0, −9.81, 0); the book's firework rules do the same
+//!   ([`FireworkRule::gravity`](crate::fireworks::FireworkRule::gravity)). In a world that also
+//!   has a gravity field, those particles fall at twice g: use one source or the other.
+//!
+//! ```
+//! use glam::Vec3;
+//! use wgphys::particles::{Emitter, Particle};
+//!
+//! assert_eq!(Emitter::default().acceleration, Vec3::new(0.0, -9.81, 0.0));
+//! assert_eq!(Particle::new(Vec3::ZERO).acceleration, Vec3::ZERO);
+//! ```
+//!
+//! ## Forces last one step; there are no impulses
+//!
+//! [`add_force`](crate::rigid::RigidWorld::add_force),
+//! [`add_force_at_point`](crate::rigid::RigidWorld::add_force_at_point) and
+//! [`add_torque`](crate::rigid::RigidWorld::add_torque) act during the next step only (in every
+//! substep) and are cleared after it, where rapier keeps a force until it is reset: call them
+//! every step for a steady push. There is no impulse call: an impulse J is a force J/dt for one
+//! step, or a change of velocity with
+//! [`set_linear_velocity`](crate::rigid::RigidWorld::set_linear_velocity) (which needs the
+//! current velocity, a blocking read on the GPU). Kinematic bodies move by the velocity you
+//! set; [`set_position`](crate::rigid::RigidWorld::set_position) teleports a body, and there is
+//! no call to set its orientation after it is added.
+//!
+//! ## Handles carry a generation
+//!
+//! A [`BodyHandle`](crate::rigid::BodyHandle) (and a
+//! [`JointHandle`](crate::rigid::JointHandle)) is a slot, the slot's generation and the world
+//! it came from. Removing a body frees its slot for the next `add_body`, and the old handle is
+//! then refused with [`Error::StaleHandle`](crate::Error::StaleHandle) rather than reaching
+//! the slot's new body; a handle from another world is refused too.
+//! [`BodyHandle::index`](crate::rigid::BodyHandle::index) is the slot: the index into
+//! [`read_bodies`](crate::rigid::RigidWorld::read_bodies) and the GPU `bodies` buffer. Results
+//! that name bodies by slot rather than by handle
+//! ([`RayHit::body`](crate::rigid::ray::RayHit::body), a manifold's `body_a`, a shape's
+//! `body`) are compared with `index()`.
+//!
+//! ```
+//! use glam::Vec3;
+//! use wgphys::{Backend, Error};
+//! use wgphys::rigid::ray::Ray;
+//! use wgphys::rigid::{Collider, RigidBody, RigidConfig, RigidWorld};
+//!
+//! let mut world = RigidWorld::new(Backend::Cpu, RigidConfig::default())?;
+//! let old = world.add_body(RigidBody::fixed(), &[Collider::sphere(1.0)])?;
+//! world.remove_body(old)?;
+//! let new = world.add_body(RigidBody::fixed(), &[Collider::sphere(1.0)])?;
+//! assert_eq!(old.index(), new.index()); // the slot is reused,
+//! assert!(matches!(world.body(old), Err(Error::StaleHandle { .. }))); // the old handle is not
+//!
+//! let ray = Ray::new(Vec3::new(0.0, 5.0, 0.0), -Vec3::Y, f32::INFINITY)?;
+//! let hit = world.cast_ray(&ray).expect("the sphere is below");
+//! assert_eq!(hit.body, new.index()); // a slot, not a handle
+//! assert!((hit.t - 4.0).abs() < 1e-5);
+//! # Ok::<(), wgphys::Error>(())
+//! ```
+//!
+//! The particle world's handles ([`ParticleHandle`](crate::particles::ParticleHandle)) are ids
+//! that are never reused, and name no slot (particles move between slots). The aggregate
+//! world's [`ParticleId`](crate::aggregate::ParticleId) is a bare slot index: slots are never
+//! reused, but an id does not say which world it came from.
+//!
+//! ## Reading a body costs a readback on the GPU
+//!
+//! In rapier `bodies[handle].translation()` is a field access. Here
+//! [`RigidWorld::body(h)`](crate::rigid::RigidWorld::body) returns the body's state as a
+//! [`GpuBody`](crate::rigid::types::GpuBody) (the record the kernels use: `pos.xyz`, `orient`
+//! as (x, y, z, w), `lin_vel.xyz`, `ang_vel.xyz`, `awake`), takes `&mut self`, and on the GPU
+//! blocks until the device has finished and the record has been copied back;
+//! [`read_bodies`](crate::rigid::RigidWorld::read_bodies) does the same for every slot at
+//! once. On the CPU both are copies. Read once per frame at most, or draw from the buffers
+//! ([`ch3_drawing`](super::ch3_drawing), [`ch5_reading`](super::ch5_reading)).
+//!
+//! ```
+//! use glam::{Quat, Vec3};
+//! use wgphys::Backend;
+//! use wgphys::rigid::{Collider, RigidBody, RigidConfig, RigidWorld};
+//!
+//! let mut world = RigidWorld::new(Backend::Cpu, RigidConfig::default())?;
+//! let spinning = RigidBody::dynamic().angular_velocity(Vec3::Y);
+//! let h = world.add_body(spinning, &[Collider::cuboid(Vec3::ONE)])?;
+//! world.step(1.0 / 60.0)?;
+//! let b = world.body(h)?;
+//! let (position, rotation) = (b.pos.truncate(), Quat::from_vec4(b.orient));
+//! let (velocity, spin) = (b.lin_vel.truncate(), b.ang_vel.truncate());
+//! let inverse_mass = b.pos.w; // 1 / 1 kg
+//! assert!(position.y < 0.0 && rotation.is_normalized() && velocity.y < 0.0 && spin.y > 0.9);
+//! assert_eq!((inverse_mass, b.awake), (1.0, 1));
+//! # Ok::<(), wgphys::Error>(())
+//! ```
+//!
+//! ## Other differences
+//!
+//! - Shapes are spheres, boxes ([`Collider::cuboid`](crate::rigid::Collider::cuboid) takes the
+//!   half extents as one `Vec3`), capsules along local y, and, for fixed bodies only,
+//!   half-spaces and two-sided planes. There are no meshes, convex hulls or sensors.
+//! - There are no contact events; the contacts are in
+//!   [`read_manifolds`](crate::rigid::RigidWorld::read_manifolds) (blocking on the GPU) and in
+//!   the `manifolds` buffer.
+//! - Collision groups follow rapier's interaction groups: two colliders touch when each one's
+//!   group bits meet the other's mask bits ([`Collider::groups`](crate::rigid::Collider::groups)).
+//! - The step length is passed to every `step(dt)`; substeps, iterations and the contacts'
+//!   stiffness are in [`RigidConfig`](crate::rigid::RigidConfig), whose defaults (4 substeps,
+//!   8 relax iterations, 60 Hz contacts) are chosen for a 100-row wall of boxes to stand still
+//!   and documented field by field.
+//! - `auto_grow` is on by default: the world grows rather than refuse a body
+//!   ([`ch6_capacity`](super::ch6_capacity)).
