@@ -25,9 +25,11 @@ mod config;
 mod control;
 mod device;
 mod fracture;
+mod generators;
 mod joints;
 mod reports;
 mod timing;
+use capacity::sizes;
 use config::validate_config;
 pub use fracture::Fracture;
 use joints::JointTable;
@@ -87,6 +89,8 @@ pub struct RigidWorld {
     colour_slots_since: u64,
     /// The joints (`world/joints.rs`).
     joints: JointTable,
+    /// The force generators (`world/generators.rs`).
+    generators: generators::GeneratorTable,
     /// Breakable bodies and their splits (`world/fracture.rs`).
     fracture: fracture::Fractures,
 }
@@ -163,7 +167,7 @@ impl RigidWorld {
                             plan.cell_size,
                             0,
                             block_bins(&config, body_capacity),
-                            config.joint_capacity,
+                            (config.joint_capacity, config.generator_capacity),
                         )?,
                     )
                 })?,
@@ -176,6 +180,7 @@ impl RigidWorld {
             colour_slots: config.colour_slots,
             colour_slots_since: 0,
             joints: JointTable::new(config.joint_capacity),
+            generators: generators::GeneratorTable::new(config.generator_capacity),
             fracture: fracture::Fractures::default(),
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
@@ -345,7 +350,8 @@ impl RigidWorld {
         self.check(h).is_ok()
     }
 
-    /// Removes a body and its colliders; its slot is reused by a later `add_body`.
+    /// Removes a body, its colliders, and the joints and force generators attached to it
+    /// (their handles go stale); its slot is reused by a later `add_body`.
     ///
     /// # Errors
     /// [`Error::StaleHandle`] for a removed body or another world's handle.
@@ -360,6 +366,7 @@ impl RigidWorld {
         };
         self.bodies[i] = removed;
         self.remove_joints_of(i as u32);
+        self.remove_generators_of(i as u32);
         if let Some(b) = self.fracture.burst.get_mut(i) {
             *b = None;
         }
@@ -473,7 +480,7 @@ impl RigidWorld {
                     self.plan.cell_size,
                     self.large_capacity,
                     block_bins(&self.config, self.body_capacity),
-                    self.joints.capacity,
+                    (self.joints.capacity, self.generators.capacity),
                 )?;
                 let n = (self.bodies.len(), self.joints.slots() as usize);
                 capacity::rebuild(g, n, &self.shapes, at)?;
@@ -543,6 +550,7 @@ impl RigidWorld {
         }
         self.replan()?;
         self.upload_joint_filter();
+        self.upload_generators();
         let params = self.params(dt);
         let shape = self.step_shape();
         self.steps += 1;
@@ -564,6 +572,7 @@ impl RigidWorld {
                     spec: &spec,
                     plan: &self.plan,
                     joint_filter: &self.joints.filter,
+                    generators: (&self.generators.records, &self.generators.index),
                 };
                 let joints = &mut self.joints.table;
                 let mut report = cpu_step(c, &inputs, &mut self.bodies, &self.shapes, joints)?;
@@ -634,6 +643,7 @@ impl RigidWorld {
             explosion: self.explosion.is_some(),
             joints: self.joints.slots(),
             joint_filter: !self.joints.filter.is_empty(),
+            generators: self.generators.any(),
             fracture: self.fracture.any(),
             colour_slots: self.colour_slots,
             block_bins: if self.blocks_run() {
@@ -740,31 +750,6 @@ fn block_bins(c: &RigidConfig, bodies: u32) -> u32 {
     } else {
         0
     }
-}
-
-fn sizes(
-    bodies: u32,
-    shapes: u32,
-    pairs: u32,
-    cell_size: f32,
-    large: u32,
-    block_bins: u32,
-    joints: u32,
-) -> Result<GpuRigidSizes> {
-    let large = large.max(broad::large_capacity_hint(shapes)).min(shapes);
-    // Each joint slot has a manifold slot after the pairs'.
-    let slots = pairs.saturating_add(joints);
-    Ok(GpuRigidSizes {
-        bodies,
-        shapes,
-        pairs: slots,
-        solver_words: u64::from(slots) * u64::from(solver::solver_record_rows()),
-        joints,
-        joint_filter: super::joint::filter::size_for(joints as usize),
-        pair_scratch_words: broad::pair_scratch_words(shapes, large),
-        grid: grid_spec(cell_size, shapes)?,
-        block_bins,
-    })
 }
 
 /// Records step `step` (all substeps) into `encoder` from the cached plan for `shape`, then the

@@ -22,6 +22,7 @@ pub(crate) fn shape_of(p: &GpuRigidParams) -> StepShape {
         block_stage: false,
         joints: p.joint_count,
         joint_filter: p.joint_filter_size > 0,
+        generators: false,
         fracture: false,
     }
 }
@@ -291,6 +292,7 @@ fn pyramid_5k_shape(config: &RigidConfig, block_bins: u32) -> StepShape {
         block_stage: false,
         joints: 0,
         joint_filter: false,
+        generators: false,
         fracture: false,
     }
 }
@@ -335,14 +337,15 @@ fn the_dispatch_budget_of_a_5k_pyramid_step() {
             .filter(|s| !matches!(
                 s,
                 RigidStage::RigidForces
+                    | RigidStage::Generators
                     | RigidStage::SolvePosition
                     | RigidStage::JointSlots
                     | RigidStage::Fracture
                     | RigidStage::JointBreak
             ))
             .collect::<Vec<_>>(),
-        "the plan runs the stages in the order of RigidStage::ALL (no explosion, projection, \
-         joints or breakable bodies)"
+        "the plan runs the stages in the order of RigidStage::ALL (no explosion, generators, \
+         projection, joints or breakable bodies)"
     );
 }
 
