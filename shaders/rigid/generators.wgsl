@@ -86,6 +86,11 @@ fn generator_force(g: ForceGen, i: u32, b: Body) -> GenForce {
         let f = vec3<f32>(0.0, g.wind.y * g.point_b.w * g.wind.z * d, 0.0);
         return GenForce(f, cross(r, f));
     }
+    if (g.kind == FORCE_GEN_THRUST) {
+        let r = quat_rotate(b.orient, g.point_a.xyz);
+        let f = quat_rotate(b.orient, g.point_b.xyz);
+        return GenForce(f, cross(r, f));
+    }
     return none;
 }
 

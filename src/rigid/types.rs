@@ -489,6 +489,9 @@ pub mod force_gen_kind {
     pub const ANGLED_AERO: u32 = 5;
     /// A buoyancy point: Archimedes' force on a volume about a centre of buoyancy.
     pub const BUOYANCY: u32 = 6;
+    /// A force fixed in the body's frame at a body point (propulsion: catalogue §8,
+    /// mini-project 11.1).
+    pub const THRUST: u32 = 7;
 }
 
 gpu_struct! {
@@ -511,8 +514,9 @@ gpu_struct! {
         /// attachment, the centre of buoyancy (xyz); the spring's stiffness k (N/m) or the
         /// buoyancy's maximum depth (w, m).
         pub point_a: Vec4,
-        /// The spring's other end: b's point in b's frame or the anchor in the world (xyz); the
-        /// spring's rest length (w, m) or the buoyancy's volume (w, m³).
+        /// The spring's other end: b's point in b's frame or the anchor in the world (xyz), or
+        /// a thrust's force in the body's frame (xyz, N); the spring's rest length (w, m) or the
+        /// buoyancy's volume (w, m³).
         pub point_b: Vec4,
         /// Aerodynamic kinds: the wind, the air's velocity in the world (xyz, m/s), and the
         /// control in [−1, 1] (w). Buoyancy: the water height (x, m), the liquid's density (y,

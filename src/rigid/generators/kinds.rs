@@ -111,6 +111,17 @@ pub enum ForceGen {
         /// The liquid's density, kg/m³ (> 0; water 1000).
         density: f32,
     },
+    /// A force fixed in the body's frame, acting at a body point: propulsion (the book
+    /// hard-codes it in the flight demo; mini-project 11.1 makes it a generator), a throttle
+    /// set between steps with [`crate::rigid::RigidWorld::set_generator_thrust`].
+    Thrust {
+        /// The body.
+        body: BodyHandle,
+        /// The force, body frame, N.
+        force: Vec3,
+        /// Where it acts, body frame.
+        point: Vec3,
+    },
 }
 
 fn positive(what: &'static str, v: f32, fix: &'static str) -> Result<()> {
@@ -258,6 +269,11 @@ impl ForceGen {
         }
     }
 
+    /// A thrust of `force` (body frame) at `point` of `body`.
+    pub fn thrust(body: BodyHandle, force: Vec3, point: Vec3) -> Self {
+        Self::Thrust { body, force, point }
+    }
+
     /// The same generator with the wind `wind` (aerodynamic kinds; others unchanged).
     pub fn with_wind(mut self, w: Vec3) -> Self {
         match &mut self {
@@ -277,7 +293,8 @@ impl ForceGen {
             | Self::Aero { body, .. }
             | Self::AeroControl { body, .. }
             | Self::AngledAero { body, .. }
-            | Self::Buoyancy { body, .. } => (body, None),
+            | Self::Buoyancy { body, .. }
+            | Self::Thrust { body, .. } => (body, None),
         }
     }
 
@@ -397,6 +414,13 @@ impl ForceGen {
                 r.point_a = centre.extend(max_depth);
                 r.point_b = Vec3::ZERO.extend(volume);
                 r.wind = Vec4::new(water_height, density, g, 0.0);
+            }
+            Self::Thrust { force, point, .. } => {
+                finite3("thrust force", force)?;
+                finite3("thrust point", point)?;
+                r.kind = kind::THRUST;
+                r.point_a = point.extend(0.0);
+                r.point_b = force.extend(0.0);
             }
         }
         Ok(r)

@@ -1,5 +1,5 @@
 //! Stage `generators`: rigid force generators (catalogue §7–§8: springs, the aerodynamic
-//! tensor and its control and angled surfaces, buoyancy), evaluated every substep before
+//! tensor and its control and angled surfaces, buoyancy, thrust), evaluated every substep before
 //! `integrate_velocity` and applied to the velocities of awake dynamic bodies. WGSL twin:
 //! `shaders/rigid/generators.wgsl`, the same operations in the same order; tests:
 //! `tests/rigid_generators.rs` (closed forms, bad input) and `tests/rigid_generators_parity.rs`.
@@ -152,6 +152,11 @@ pub fn generator_force(g: &GpuForceGen, i: u32, bodies: &[GpuBody]) -> (Vec3, Ve
             }
             let d = rounding::div(top - y, 2.0 * s).min(1.0);
             let f = Vec3::new(0.0, g.wind.y * g.point_b.w * g.wind.z * d, 0.0);
+            (f, rounding::cross(r, f))
+        }
+        kind::THRUST => {
+            let r = quat_rotate(b.orient, g.point_a.xyz());
+            let f = quat_rotate(b.orient, g.point_b.xyz());
             (f, rounding::cross(r, f))
         }
         _ => (Vec3::ZERO, Vec3::ZERO),

@@ -219,6 +219,7 @@ pub fn shader_source() -> String {
         ("FORCE_GEN_AERO_CONTROL", force_gen_kind::AERO_CONTROL),
         ("FORCE_GEN_ANGLED_AERO", force_gen_kind::ANGLED_AERO),
         ("FORCE_GEN_BUOYANCY", force_gen_kind::BUOYANCY),
+        ("FORCE_GEN_THRUST", force_gen_kind::THRUST),
         ("SHAPE_SPHERE", shape_kind::SPHERE),
         ("SHAPE_BOX", shape_kind::BOX),
         ("SHAPE_CAPSULE", shape_kind::CAPSULE),

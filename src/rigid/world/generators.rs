@@ -211,10 +211,18 @@ impl RigidWorld {
         }
     }
 
+    /// Wakes the bodies `r` acts on, skipping those that never sleep (nothing to write: a
+    /// wave that moves the water under ten thousand boats every step then writes only their
+    /// generators).
     fn wake_generator_bodies(&mut self, r: &GpuForceGen) {
         for b in [r.body_a, r.body_b] {
-            if (b as usize) < self.bodies.len() {
-                self.wake_index(b as usize);
+            let i = b as usize;
+            if self
+                .bodies
+                .get(i)
+                .is_some_and(|x| x.can_sleep != 0 || x.awake == 0)
+            {
+                self.wake_index(i);
             }
         }
     }
@@ -338,6 +346,25 @@ impl RigidWorld {
         })
     }
 
+    /// Sets a thrust's force (body frame: a throttle) and wakes its body.
+    ///
+    /// # Errors
+    /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for a non-finite force or a generator
+    /// of another kind.
+    pub fn set_generator_thrust(&mut self, h: ForceGenHandle, force: Vec3) -> Result<()> {
+        crate::error::finite3("thrust force", force)?;
+        self.edit_generator(h, |g| match g {
+            ForceGen::Thrust { force: f, .. } => {
+                *f = force;
+                Ok(())
+            }
+            _ => Err(wrong_kind(
+                "set_generator_thrust",
+                "pass the handle of a ForceGen::Thrust",
+            )),
+        })
+    }
+
     /// Sets a buoyancy generator's water height (waves: a height per generator, changed
     /// between steps) and wakes its body.
     ///
@@ -380,10 +407,21 @@ impl RigidWorld {
             if fresh || t.dirty {
                 r.write(&r.force_gens, &t.records);
             } else {
+                // One write per run of edited slots (gaps of up to 4 unedited records are
+                // written along: one copy costs more than a few records).
                 t.edited.sort_unstable();
                 t.edited.dedup();
-                for &i in &t.edited {
-                    r.write_at(&r.force_gens, gen_offset(i), &[t.records[i as usize]]);
+                let mut k = 0;
+                while k < t.edited.len() {
+                    let first = t.edited[k];
+                    let mut last = first;
+                    while k + 1 < t.edited.len() && t.edited[k + 1] <= last + 5 {
+                        k += 1;
+                        last = t.edited[k];
+                    }
+                    let run = &t.records[first as usize..=last as usize];
+                    r.write_at(&r.force_gens, gen_offset(first), run);
+                    k += 1;
                 }
             }
             if fresh || rebuild {
