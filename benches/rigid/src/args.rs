@@ -135,8 +135,9 @@ pub(crate) fn parse_args() -> Res<Args> {
                 "rain" | "box_rain" => Ok(Scene::Rain),
                 "joint_grid" => Ok(Scene::JointGrid),
                 "ragdoll_rain" => Ok(Scene::RagdollRain),
+                "fleet" | "wavy_sea" => Ok(Scene::Fleet),
                 _ => Err(format!(
-                    "unknown scene {n:?} (pyramid, rain, joint_grid, ragdoll_rain)"
+                    "unknown scene {n:?} (pyramid, rain, joint_grid, ragdoll_rain, fleet)"
                 )),
             })
             .collect::<Result<_, _>>()?,
