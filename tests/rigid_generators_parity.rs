@@ -67,7 +67,7 @@ fn random_generator(rng: &mut Rng, n: u32, k: u32, h: BodyHandle) -> GpuForceGen
             rng.range(-5.0, 5.0),
         ),
     };
-    let other = if k % 7 == 0 { Some(b) } else { None };
+    let other = if k.is_multiple_of(7) { Some(b) } else { None };
     gen.to_gpu(a, other, 9.81).expect("a valid generator")
 }
 

@@ -21,7 +21,7 @@ pub struct Catamaran {
 }
 
 /// The sail's tensor in its own frame: it pushes along its normal (z) against the air's
-/// velocity across it (the book's [[0,0,0],[0,0,0],[0,0,−1]], made stronger so that the boat
+/// velocity across it (the book's `[[0,0,0],[0,0,0],[0,0,−1]]`, made stronger so that the boat
 /// sails in a breeze).
 pub fn sail_tensor() -> Mat3 {
     Mat3::from_diagonal(Vec3::new(-0.5, 0.0, -40.0))

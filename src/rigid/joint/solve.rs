@@ -597,7 +597,7 @@ fn keep_awake(params: &GpuRigidParams, jt: &GpuJoint, bodies: &[GpuBody], claims
 /// Stage `joint_break`, once per step after the substeps: each active joint's feedback (its
 /// force and torque over the last substep), the breakable ones past a threshold marked broken
 /// at this step (`feedback.z`; their indices returned in order), and the sleep coupling of
-/// joined bodies ([`keep_awake`]).
+/// joined bodies (`keep_awake`).
 pub fn break_joints(
     params: &GpuRigidParams,
     joints: &mut [GpuJoint],
