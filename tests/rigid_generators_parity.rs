@@ -348,6 +348,56 @@ fn compare(a: &[GpuBody], b: &[GpuBody], what: &str) {
             (y.awake, y.kind, y.pos.w),
             "{what}: body {i}"
         );
+        // The fields no stage computes from the motion: the same bits.
+        assert_eq!(
+            (
+                x.inv_inertia,
+                x.acc,
+                x.force,
+                x.torque,
+                x.can_sleep,
+                x.flags
+            ),
+            (
+                y.inv_inertia,
+                y.acc,
+                y.force,
+                y.torque,
+                y.can_sleep,
+                y.flags
+            ),
+            "{what}: body {i}: inertia, acceleration, accumulators, flags"
+        );
+        // The world inverse inertia R·I⁻¹·Rᵀ follows the orientation: a turn by q rad moves
+        // it by at most 2q of its largest entry; the last acceleration is acc + f/m (no user
+        // force here: exact), its w the motion average, a mean of v² + ω² (relative PARITY of
+        // the largest speed squared, twice).
+        let scale = y
+            .inv_inertia_world
+            .iter()
+            .map(|c| c.abs().max_element())
+            .fold(0.0, f32::max);
+        for k in 0..3 {
+            let d = (x.inv_inertia_world[k] - y.inv_inertia_world[k])
+                .abs()
+                .max_element();
+            assert!(
+                d <= 2.0 * PARITY * scale,
+                "{what}: body {i} inv_inertia_world differs by {d}"
+            );
+        }
+        assert_eq!(
+            x.last_acc.xyz(),
+            y.last_acc.xyz(),
+            "{what}: body {i} last_acc"
+        );
+        let motion = 2.0 * PARITY * (vmax * vmax + wmax * wmax);
+        assert!(
+            (x.last_acc.w - y.last_acc.w).abs() <= motion,
+            "{what}: body {i} motion {} vs {}",
+            x.last_acc.w,
+            y.last_acc.w
+        );
     }
 }
 

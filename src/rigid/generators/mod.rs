@@ -108,23 +108,30 @@ fn world_point(b: &GpuBody, p: Vec3) -> Vec3 {
 /// The force (world) and torque (about the centre of mass) generator `g` puts on body `i`
 /// (`bodies[i]`), reading only the positions and orientations of other bodies.
 pub fn generator_force(g: &GpuForceGen, i: u32, bodies: &[GpuBody]) -> (Vec3, Vec3) {
-    let b = &bodies[i as usize];
+    let none = (Vec3::ZERO, Vec3::ZERO);
+    let Some(b) = bodies.get(i as usize) else {
+        return none;
+    };
     match g.kind {
         kind::SPRING | kind::ANCHORED_SPRING => {
             let (own, other) = if g.kind == kind::ANCHORED_SPRING {
                 (g.point_a.xyz(), g.point_b.xyz())
-            } else if i == g.body_a {
-                let o = &bodies[g.body_b as usize];
-                (g.point_a.xyz(), world_point(o, g.point_b.xyz()))
             } else {
-                let o = &bodies[g.body_a as usize];
-                (g.point_b.xyz(), world_point(o, g.point_a.xyz()))
+                let (own, other, j) = if i == g.body_a {
+                    (g.point_a, g.point_b, g.body_b)
+                } else {
+                    (g.point_b, g.point_a, g.body_a)
+                };
+                let Some(o) = bodies.get(j as usize) else {
+                    return none;
+                };
+                (own.xyz(), world_point(o, other.xyz()))
             };
             let r = quat_rotate(b.orient, own);
             let d = (b.pos.xyz() + r) - other;
             let l = rounding::length(d);
             if l <= 0.0 {
-                return (Vec3::ZERO, Vec3::ZERO);
+                return none;
             }
             let m = rounding::div(-g.point_a.w * (l - g.point_b.w), l);
             let f = d * m;
@@ -148,7 +155,7 @@ pub fn generator_force(g: &GpuForceGen, i: u32, bodies: &[GpuBody]) -> (Vec3, Ve
             let s = g.point_a.w;
             let top = g.wind.x + s;
             if y >= top {
-                return (Vec3::ZERO, Vec3::ZERO);
+                return none;
             }
             let d = rounding::div(top - y, 2.0 * s).min(1.0);
             let f = Vec3::new(0.0, g.wind.y * g.point_b.w * g.wind.z * d, 0.0);
@@ -159,7 +166,7 @@ pub fn generator_force(g: &GpuForceGen, i: u32, bodies: &[GpuBody]) -> (Vec3, Ve
             let f = quat_rotate(b.orient, g.point_b.xyz());
             (f, rounding::cross(r, f))
         }
-        _ => (Vec3::ZERO, Vec3::ZERO),
+        _ => none,
     }
 }
 
@@ -177,7 +184,12 @@ pub fn generators(
         return;
     };
     let dt = params.dt;
-    let n = params.body_count.min(listed).min(bodies.len() as u32);
+    // A malformed index (tests may hand-build one) acts on nothing rather than panicking.
+    let n = params
+        .body_count
+        .min(listed)
+        .min(bodies.len() as u32)
+        .min((index.len() as u32).saturating_sub(2));
     for i in 0..n {
         let b = &bodies[i as usize];
         let (start, end) = (index[1 + i as usize], index[2 + i as usize]);
@@ -185,10 +197,13 @@ pub fn generators(
             continue;
         }
         let (mut f, mut t) = (Vec3::ZERO, Vec3::ZERO);
-        for k in start..end {
-            let (fk, tk) = generator_force(&gens[index[k as usize] as usize], i, bodies);
-            f += fk;
-            t += tk;
+        let listed = index.get(start as usize..end as usize).unwrap_or(&[]);
+        for &slot in listed {
+            if let Some(g) = gens.get(slot as usize) {
+                let (fk, tk) = generator_force(g, i, bodies);
+                f += fk;
+                t += tk;
+            }
         }
         let b = &mut bodies[i as usize];
         let acc = f * b.pos.w;
