@@ -422,6 +422,7 @@ fn rigid_structs_layout() {
     check(&m, &lay, GpuJoint::WGSL, rust_of::<GpuJoint>());
     use wgphys::rigid::hull::GpuHullHeader;
     check(&m, &lay, GpuHullHeader::WGSL, rust_of::<GpuHullHeader>());
+    check(&m, &lay, GpuForceGen::WGSL, rust_of::<GpuForceGen>());
 }
 
 /// Every rigid binding the host fills from a Rust slice has the Rust element size as its WGSL
@@ -458,6 +459,8 @@ fn rigid_binding_strides_match_rust_elements() {
         ("counters_read", size_of::<u32>()),
         ("joints", size_of::<GpuJoint>()),
         ("joint_filter", 4 * size_of::<u32>()),
+        ("force_gens", size_of::<GpuForceGen>()),
+        ("generator_index", size_of::<u32>()),
     ]
     .into_iter()
     .collect();

@@ -523,6 +523,7 @@ fn gpu_rigid_host_broad_phase_matches_the_cpu() {
                 block_bins: 0,
                 joints: 0,
                 joint_filter: 0,
+                generators: 0,
             },
         )
         .expect("GpuRigid");
@@ -638,6 +639,7 @@ fn a_cut_short_broad_phase_leaves_no_stale_pair_and_is_reported() {
             block_bins: 0,
             joints: 0,
             joint_filter: 0,
+            generators: 0,
         },
     )
     .expect("GpuRigid");

@@ -567,6 +567,7 @@ fn ccd_gpu_matches_cpu() {
             block_bins: 0,
             joints: 0,
             joint_filter: 0,
+            generators: 0,
         };
         let mut g = GpuRigid::new(&ctx, sizes).expect("gpu backend");
         g.write(&g.params, &[p]);

@@ -194,6 +194,7 @@ fn backend(n: u32, cap: u32, hulls: &[UVec4]) -> GpuRigid {
             block_bins: 0,
             joints: 0,
             joint_filter: 0,
+            generators: 0,
         },
     )
     .expect("gpu backend");

@@ -133,6 +133,7 @@ fn run_gpu(
         block_bins: if p.block_shift > 0 { p.block_bins } else { 0 },
         joints: 0,
         joint_filter: 0,
+        generators: 0,
     };
     let mut g = GpuRigid::new(&gpu(), sizes).expect("gpu backend");
     g.write(&g.params, &[*p]);

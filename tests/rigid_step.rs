@@ -507,14 +507,18 @@ fn the_step_plan_counts_passes_and_dispatches_from_the_stage_list() {
         "no joints"
     );
     assert!(!order.contains(&RigidStage::Fracture), "no breakable body");
-    assert_eq!(order.len(), RigidStage::ALL.len() - 5);
+    assert!(
+        !order.contains(&RigidStage::Generators),
+        "no force generator"
+    );
+    assert_eq!(order.len(), RigidStage::ALL.len() - 6);
     assert!(plan.passes() <= wgphys::rigid::step::MAX_PHASES);
 }
 
 /// One order for both backends: the CPU twin's trace of a step and the GPU plan's stage
 /// sequence (consecutive dispatches of one stage counted once) are both `step::sequence`, for a
 /// scene in which every stage has work (an explosion, a projection iteration, a joint, a
-/// breakable block), at 1 and at 4 substeps, fused and dispatched colour by colour.
+/// breakable block, a force generator), at 1 and at 4 substeps, fused and dispatched colour by colour.
 #[test]
 fn the_cpu_step_runs_the_gpu_plans_stages_in_the_same_order() {
     use wgphys::rigid::step::sequence;
@@ -547,6 +551,15 @@ fn the_cpu_step_runs_the_gpu_plans_stages_in_the_same_order() {
             .expect("breakable block");
             w.set_explosion(Some(Explosion::at(glam::Vec3::new(0.0, 0.5, 3.0))))
                 .expect("explosion");
+            // A spring from the top box to a point above it.
+            let spring = wgphys::rigid::ForceGen::anchored_spring(
+                top,
+                glam::Vec3::ZERO,
+                glam::Vec3::new(0.0, 12.0, 0.0),
+                5.0,
+                1.0,
+            );
+            w.add_force_generator(spring).expect("generator");
             w
         };
         let mut cpu = world(Backend::Cpu);

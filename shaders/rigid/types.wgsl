@@ -131,3 +131,16 @@ struct Joint {
     impulse_limit: vec4<f32>,
     feedback: vec4<f32>,
 }
+
+/// A force generator (src/rigid/types.rs GpuForceGen): 224 bytes.
+struct ForceGen {
+    kind: u32,
+    body_a: u32,
+    body_b: u32,
+    flags: u32,
+    point_a: vec4<f32>,
+    point_b: vec4<f32>,
+    wind: vec4<f32>,
+    orient: vec4<f32>,
+    tensor: array<vec4<f32>, 9>,
+}

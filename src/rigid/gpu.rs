@@ -90,6 +90,9 @@ pub struct GpuRigidSizes {
     pub joints: u32,
     /// Slots of the joint filter's table (`rigid::joint::filter`).
     pub joint_filter: u32,
+    /// Force-generator slots (`force_gens`; `generator_index` holds `bodies + 2` words and
+    /// two per generator).
+    pub generators: u32,
 }
 
 /// The compiled side of the rigid domain, shared by every [`GpuRigid`] a world makes as it
@@ -164,6 +167,10 @@ pub struct GpuRigid {
     pub joints: wgpu::Buffer,
     /// The joint filter's hash table (`rigid::joint::filter`).
     pub joint_filter: wgpu::Buffer,
+    /// The force generators ([`GpuForceGen`]), written by the host only.
+    pub force_gens: wgpu::Buffer,
+    /// Which generators act on which body (`rigid::generators::build_index`).
+    pub generator_index: wgpu::Buffer,
     grid: GpuGrid,
     /// The colouring's stable sort of pair slots by colour; its output buffer is `order`.
     colour_sort: GpuRadixSort,

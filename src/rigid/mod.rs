@@ -24,6 +24,7 @@
 //! | `colour` | greedy colouring into batches (or bins, with blocks) | `colour.rs`, `colour.wgsl`, `rigid_colour.rs` |
 //! | `solve_prepare` | anchors and effective masses | `solver/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | *substeps* × | | |
+//! | &nbsp;&nbsp;`generators` | the force generators (springs, aerodynamic surfaces, buoyancy; only while one is attached), gathered per body → velocities | `generators/`, `world/generators.rs`, `generators.wgsl`, `rigid_generators*.rs` |
 //! | &nbsp;&nbsp;`integrate_velocity` | forces (for the whole step) and gravity → velocities, the gyroscopic term, damping | `integrate.rs`, `integrate.wgsl`, `rigid_integrate.rs` |
 //! | &nbsp;&nbsp;`solve_warm_apply` × colours | the accumulated impulses (contacts and joints) | `solver/velocity/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | &nbsp;&nbsp;`solve_contact` × colours × iterations | the soft contact (biased) with friction in the cone, rolling resistance; the joints' soft rows | `solver/velocity/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
@@ -55,6 +56,7 @@ pub mod ccd;
 pub mod colour;
 pub mod forces;
 pub mod fracture;
+pub mod generators;
 pub mod gpu;
 pub mod hull;
 pub mod inertia;
@@ -73,6 +75,7 @@ pub mod types;
 mod world;
 
 pub use forces::Explosion;
+pub use generators::{ForceGen, ForceGenHandle};
 pub use joint::{Joint, JointFeedback, JointHandle, JointKind, JointState};
 pub use material::Combine;
 pub use model::{BodyHandle, BodyKind, Collider, RigidBody, RigidConfig, Shape};

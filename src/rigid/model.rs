@@ -605,7 +605,10 @@ pub struct RigidConfig {
     /// Joint slots (grown automatically when full if `auto_grow`; 0: none until the first
     /// joint). Each holds a joint of 208 bytes and a manifold slot of its own on the GPU.
     pub joint_capacity: u32,
-    /// Grow full buffers (bodies, shapes, pairs, joints) instead of refusing or reporting only.
+    /// Force-generator slots (grown automatically when full if `auto_grow`; 0: none until the
+    /// first generator). Each holds a record of 224 bytes and two index words on the GPU.
+    pub generator_capacity: u32,
+    /// Grow full buffers (bodies, shapes, pairs, joints, generators) instead of refusing or reporting only.
     pub auto_grow: bool,
     /// Gravity of bodies without their own acceleration.
     pub gravity: Vec3,
@@ -724,6 +727,7 @@ impl Default for RigidConfig {
             shape_capacity: 0,
             pair_capacity: 0,
             joint_capacity: 0,
+            generator_capacity: 0,
             auto_grow: true,
             gravity: Vec3::new(0.0, -9.81, 0.0),
             velocity_iterations: 1,

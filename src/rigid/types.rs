@@ -491,3 +491,59 @@ gpu_struct! {
         pub feedback: Vec4,
     }
 }
+
+/// Force-generator kinds (`GpuForceGen::kind`; 0 marks a removed generator's slot).
+pub mod force_gen_kind {
+    /// A spring between a point of body a and a point of body b.
+    pub const SPRING: u32 = 1;
+    /// A spring from a point of body a to an anchor fixed in the world (movable between steps).
+    pub const ANCHORED_SPRING: u32 = 2;
+    /// An aerodynamic tensor in body space.
+    pub const AERO: u32 = 3;
+    /// An aerodynamic surface whose tensor a control in [−1, 1] interpolates.
+    pub const AERO_CONTROL: u32 = 4;
+    /// An aerodynamic tensor in a surface frame turned relative to the body.
+    pub const ANGLED_AERO: u32 = 5;
+    /// A buoyancy point: Archimedes' force on a volume about a centre of buoyancy.
+    pub const BUOYANCY: u32 = 6;
+    /// A force fixed in the body's frame at a body point (propulsion: catalogue §8,
+    /// mini-project 11.1).
+    pub const THRUST: u32 = 7;
+}
+
+gpu_struct! {
+    /// One force generator as the `generators` stage reads it. 224 bytes. The host writes the
+    /// whole record (the device never writes it), so a control, the wind, an anchor or the
+    /// water height changes by an upload of this record only. See
+    /// [`crate::rigid::generators`] for each kind's fields.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct GpuForceGen as "ForceGen" {
+        /// [`force_gen_kind`].
+        pub kind: u32,
+        /// The body it acts on (a spring's first body).
+        pub body_a: u32,
+        /// A two-body spring's second body; [`NONE`] for the other kinds.
+        pub body_b: u32,
+        /// Unused (0).
+        pub flags: u32,
+        /// The point on body a in a's frame: a spring's end, an aerodynamic surface's
+        /// attachment, the centre of buoyancy (xyz); the spring's stiffness k (N/m) or the
+        /// buoyancy's maximum depth (w, m).
+        pub point_a: Vec4,
+        /// The spring's other end: b's point in b's frame or the anchor in the world (xyz), or
+        /// a thrust's force in the body's frame (xyz, N); the spring's rest length (w, m) or the
+        /// buoyancy's volume (w, m³).
+        pub point_b: Vec4,
+        /// Aerodynamic kinds: the wind, the air's velocity in the world (xyz, m/s), and the
+        /// control in [−1, 1] (w). Buoyancy: the water height (x, m), the liquid's density (y,
+        /// kg/m³) and the gravity it weighs under (z, m/s²).
+        pub wind: Vec4,
+        /// An angled surface's orientation relative to the body (a unit quaternion); the
+        /// identity for the other kinds.
+        pub orient: Vec4,
+        /// Aerodynamic tensors in the body's (or the surface's) frame, columns: the base tensor
+        /// (0..3), the control's minimum (3..6) and maximum (6..9).
+        pub tensor: [Vec4; 9],
+    }
+}

@@ -25,10 +25,12 @@ mod config;
 mod control;
 mod device;
 mod fracture;
+mod generators;
 mod hulls;
 mod joints;
 mod reports;
 mod timing;
+use capacity::sizes;
 use config::validate_config;
 pub use fracture::Fracture;
 use joints::JointTable;
@@ -90,6 +92,8 @@ pub struct RigidWorld {
     colour_slots_since: u64,
     /// The joints (`world/joints.rs`).
     joints: JointTable,
+    /// The force generators (`world/generators.rs`).
+    generators: generators::GeneratorTable,
     /// Breakable bodies and their splits (`world/fracture.rs`).
     fracture: fracture::Fractures,
 }
@@ -166,7 +170,7 @@ impl RigidWorld {
                             plan.cell_size,
                             0,
                             block_bins(&config, body_capacity),
-                            config.joint_capacity,
+                            (config.joint_capacity, config.generator_capacity),
                         )?,
                     )
                 })?,
@@ -179,6 +183,7 @@ impl RigidWorld {
             colour_slots: config.colour_slots,
             colour_slots_since: 0,
             joints: JointTable::new(config.joint_capacity),
+            generators: generators::GeneratorTable::new(config.generator_capacity),
             fracture: fracture::Fractures::default(),
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
@@ -354,7 +359,8 @@ impl RigidWorld {
         self.check(h).is_ok()
     }
 
-    /// Removes a body and its colliders; its slot is reused by a later `add_body`.
+    /// Removes a body, its colliders, and the joints and force generators attached to it
+    /// (their handles go stale); its slot is reused by a later `add_body`.
     ///
     /// # Errors
     /// [`Error::StaleHandle`] for a removed body or another world's handle.
@@ -369,6 +375,7 @@ impl RigidWorld {
         };
         self.bodies[i] = removed;
         self.remove_joints_of(i as u32);
+        self.remove_generators_of(i as u32);
         if let Some(b) = self.fracture.burst.get_mut(i) {
             *b = None;
         }
@@ -482,7 +489,7 @@ impl RigidWorld {
                     self.plan.cell_size,
                     self.large_capacity,
                     block_bins(&self.config, self.body_capacity),
-                    self.joints.capacity,
+                    (self.joints.capacity, self.generators.capacity),
                 )?;
                 let n = (self.bodies.len(), self.joints.slots() as usize);
                 capacity::rebuild(g, n, &self.shapes, at)?;
@@ -552,6 +559,7 @@ impl RigidWorld {
         }
         self.replan()?;
         self.upload_joint_filter();
+        self.upload_generators();
         let params = self.params(dt);
         let shape = self.step_shape();
         self.steps += 1;
@@ -574,6 +582,7 @@ impl RigidWorld {
                     plan: &self.plan,
                     hulls: self.hulls.words(),
                     joint_filter: &self.joints.filter,
+                    generators: (&self.generators.records, &self.generators.index),
                 };
                 let joints = &mut self.joints.table;
                 let mut report = cpu_step(c, &inputs, &mut self.bodies, &self.shapes, joints)?;
@@ -644,6 +653,7 @@ impl RigidWorld {
             explosion: self.explosion.is_some(),
             joints: self.joints.slots(),
             joint_filter: !self.joints.filter.is_empty(),
+            generators: self.generators.any(),
             fracture: self.fracture.any(),
             colour_slots: self.colour_slots,
             block_bins: if self.blocks_run() {
@@ -716,31 +726,6 @@ fn block_bins(c: &RigidConfig, bodies: u32) -> u32 {
     } else {
         0
     }
-}
-
-fn sizes(
-    bodies: u32,
-    shapes: u32,
-    pairs: u32,
-    cell_size: f32,
-    large: u32,
-    block_bins: u32,
-    joints: u32,
-) -> Result<GpuRigidSizes> {
-    let large = large.max(broad::large_capacity_hint(shapes)).min(shapes);
-    // Each joint slot has a manifold slot after the pairs'.
-    let slots = pairs.saturating_add(joints);
-    Ok(GpuRigidSizes {
-        bodies,
-        shapes,
-        pairs: slots,
-        solver_words: u64::from(slots) * u64::from(solver::solver_record_rows()),
-        joints,
-        joint_filter: super::joint::filter::size_for(joints as usize),
-        pair_scratch_words: broad::pair_scratch_words(shapes, large),
-        grid: grid_spec(cell_size, shapes)?,
-        block_bins,
-    })
 }
 
 /// Records step `step` (all substeps) into `encoder` from the cached plan for `shape`, then the

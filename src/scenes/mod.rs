@@ -264,10 +264,12 @@ pub fn fireworks_busy_tick(world: &mut ParticleWorld, per_step: u32) -> Result<(
 }
 
 pub mod aggregate;
+pub mod flight;
 pub mod joints;
 pub mod pile;
 pub mod rigid;
 pub mod rocks;
+pub mod sailing;
 pub mod soak;
 
 /// Three GPU emitters over a ground plane: a spark fountain (a cone throwing 600 sparks a

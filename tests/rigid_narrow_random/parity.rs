@@ -236,6 +236,7 @@ fn narrow_parity(seed: u64, margin: f32) {
             block_bins: 0,
             joints: 0,
             joint_filter: 0,
+            generators: 0,
         },
     )
     .expect("gpu backend");

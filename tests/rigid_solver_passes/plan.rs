@@ -23,6 +23,7 @@ pub(crate) fn shape_of(p: &GpuRigidParams) -> StepShape {
         hulls: false,
         joints: p.joint_count,
         joint_filter: p.joint_filter_size > 0,
+        generators: false,
         fracture: false,
     }
 }
@@ -293,6 +294,7 @@ fn pyramid_5k_shape(config: &RigidConfig, block_bins: u32) -> StepShape {
         hulls: false,
         joints: 0,
         joint_filter: false,
+        generators: false,
         fracture: false,
     }
 }
@@ -337,14 +339,15 @@ fn the_dispatch_budget_of_a_5k_pyramid_step() {
             .filter(|s| !matches!(
                 s,
                 RigidStage::RigidForces
+                    | RigidStage::Generators
                     | RigidStage::SolvePosition
                     | RigidStage::JointSlots
                     | RigidStage::Fracture
                     | RigidStage::JointBreak
             ))
             .collect::<Vec<_>>(),
-        "the plan runs the stages in the order of RigidStage::ALL (no explosion, projection, \
-         joints or breakable bodies)"
+        "the plan runs the stages in the order of RigidStage::ALL (no explosion, generators, \
+         projection, joints or breakable bodies)"
     );
 }
 

@@ -136,8 +136,9 @@ pub(crate) fn parse_args() -> Res<Args> {
                 "hulls" | "convex_pile" => Ok(Scene::ConvexPile),
                 "joint_grid" => Ok(Scene::JointGrid),
                 "ragdoll_rain" => Ok(Scene::RagdollRain),
+                "fleet" | "wavy_sea" => Ok(Scene::Fleet),
                 _ => Err(format!(
-                    "unknown scene {n:?} (pyramid, rain, hulls, joint_grid, ragdoll_rain)"
+                    "unknown scene {n:?} (pyramid, rain, hulls, joint_grid, ragdoll_rain, fleet)"
                 )),
             })
             .collect::<Result<_, _>>()?,

@@ -100,6 +100,7 @@ pub(crate) fn build_jointed(
         slots,
         links,
         rain,
+        fleet: None,
     })
 }
 

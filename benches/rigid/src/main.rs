@@ -32,6 +32,12 @@
 //!   rule in rapier). 300 steps by default. Stability: the largest speed, the mean height, the
 //!   worst gap of a joint, the drops after the first.
 //!
+//! - **fleet** (`--scenes fleet`, not run by default, wgphys only): `scenes::sailing::fleet`,
+//!   size catamarans 8 m apart, each with two aerodynamic surfaces (a sail in a wind, a rudder)
+//!   and four buoyancy points, on a sea whose two crossing swells move every float's water
+//!   height before every step (`Fleet::waves`: an upload of each buoyancy generator's record,
+//!   inside the timed step). No contacts. Stability: the largest speed, the mean height.
+//!
 //! The jointed scenes are built straight on the backend measured (not copied body by body) and
 //! mirrored into rapier with its impulse joints (`joints.rs`: a spherical joint with per-angle
 //! limits for a ball joint, a revolute joint for a hinge; what differs is said there).
@@ -56,6 +62,7 @@
 //! cargo run --release -p wgphys-rigid-bench -- --quick            # CI smoke run (< 2 min)
 //! cargo run --release -p wgphys-rigid-bench -- --sizes 400,2500 --scenes joint_grid
 //! cargo run --release -p wgphys-rigid-bench -- --sizes 1200 --scenes ragdoll_rain
+//! cargo run --release -p wgphys-rigid-bench -- --sizes 10000 --scenes fleet
 //! cargo run --release -p wgphys-rigid-bench -- --sizes 5000,20000 --scenes pyramid --no-cpu
 //! cargo run --release -p wgphys-rigid-bench -- --scenes hulls --sizes 5120 --no-rapier-default
 //! cargo run --release -p wgphys-rigid-bench -- --markdown target/rigid.md
@@ -86,6 +93,7 @@
 //! submission's.
 
 mod args;
+mod fleet;
 mod joints;
 mod report;
 mod run_rapier;
@@ -114,6 +122,7 @@ enum Scene {
     ConvexPile,
     JointGrid,
     RagdollRain,
+    Fleet,
 }
 
 impl Scene {
@@ -124,6 +133,7 @@ impl Scene {
             Scene::ConvexPile => "convex pile",
             Scene::JointGrid => "joint grid",
             Scene::RagdollRain => "ragdoll rain",
+            Scene::Fleet => "fleet on waves",
         }
     }
 }
@@ -145,6 +155,7 @@ fn main() -> Res<()> {
         (Scene::Rain, false) => 180,
         (Scene::ConvexPile, false) => 120,
         (Scene::RagdollRain, false) => 300,
+        (Scene::Fleet, false) => 120,
     };
     let warmup = args.warmup.unwrap_or(if args.quick { 5 } else { 10 });
     println!(
@@ -210,13 +221,14 @@ fn main() -> Res<()> {
                     run_wgphys(scene, n, None, steps, warmup, args.report_every, args.relax),
                 )?;
             }
-            if args.rapier {
+            // The fleet's force generators have no counterpart in rapier's mirror.
+            if args.rapier && scene != Scene::Fleet {
                 run(
                     "rapier3d matched",
                     run_rapier(scene, n, true, steps, warmup, args.relax),
                 )?;
             }
-            if args.rapier_default {
+            if args.rapier_default && scene != Scene::Fleet {
                 run(
                     "rapier3d default",
                     run_rapier(scene, n, false, steps, warmup, args.relax),

@@ -177,6 +177,7 @@ pub(crate) fn run_rapier(
         slots,
         links,
         mut rain,
+        ..
     } = build(scene, n, Backend::Cpu, relax)?;
     let params = rapier_params(source.config(), matched);
     let (mut rw, handles) = mirror(&mut source)?;

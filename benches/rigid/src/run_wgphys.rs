@@ -29,6 +29,8 @@ pub(crate) struct Built {
     pub(crate) slots: Vec<usize>,
     pub(crate) links: Vec<Link>,
     pub(crate) rain: Option<RagdollRain>,
+    /// The fleet, whose waves move before every step.
+    pub(crate) fleet: Option<wgphys::scenes::sailing::Fleet>,
 }
 
 /// Builds the wgphys scene: the box scenes on the CPU with `scenes::rigid`, then rebuilt body
@@ -50,6 +52,7 @@ pub(crate) fn build(scene: Scene, n: u32, backend: Backend, relax: Tuning) -> Re
             });
         }
         Scene::JointGrid | Scene::RagdollRain => return build_jointed(scene, n, backend, relax),
+        Scene::Fleet => return crate::fleet::build_fleet(n, backend, relax),
     };
     let slots: Vec<usize> = handles.iter().map(|h| h.index() as usize).collect();
     let mut config = source.config().clone();
@@ -61,6 +64,7 @@ pub(crate) fn build(scene: Scene, n: u32, backend: Backend, relax: Tuning) -> Re
         slots,
         links: Vec::new(),
         rain: None,
+        fleet: None,
     })
 }
 
@@ -171,6 +175,7 @@ pub(crate) fn run_wgphys(
         slots,
         links,
         mut rain,
+        fleet,
     } = build(scene, n, backend, relax)?;
     if relax.submit_whole {
         world.set_submit_by_phase(false);
@@ -191,6 +196,9 @@ pub(crate) fn run_wgphys(
     let mut settled = None;
     for k in 1..=steps {
         let t0 = Instant::now();
+        if let Some(f) = &fleet {
+            f.waves(&mut world, k as f32 * DT)?;
+        }
         world.step(DT)?;
         if k > warmup {
             // From the first encode to the return of `submit` (and the non-blocking poll of

@@ -57,6 +57,11 @@ pub trait RigidDemo: Sized {
     fn buffers(&self) -> RigidBuffers<'_>;
     /// Where the camera starts (and returns to on `R`).
     fn camera(&self) -> OrbitCamera;
+    /// A camera that follows the scene (asked every frame): `Some` replaces the orbit camera
+    /// the window's mouse moves, which is passed in (`None` by default: the orbit camera).
+    fn follow(&self, _orbit: &OrbitCamera) -> Option<OrbitCamera> {
+        None
+    }
     /// The look (asked every frame, so keys may toggle contacts or shadows).
     fn style(&self) -> RigidStyle {
         RigidStyle::default()
@@ -178,8 +183,9 @@ impl<D: RigidDemo> App for RigidApp<D> {
         self.demo.lines(&mut self.lines);
         self.renderer
             .set_lines(&ctx.device, &ctx.queue, &self.lines);
+        let camera = self.demo.follow(camera).unwrap_or(*camera);
         self.renderer
-            .render(ctx, encoder, target, camera, self.demo.buffers());
+            .render(ctx, encoder, target, &camera, self.demo.buffers());
     }
 
     fn key(&mut self, key: &Key, pressed: bool) -> Result<(), BoxError> {

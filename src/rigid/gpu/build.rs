@@ -168,6 +168,16 @@ impl GpuRigid {
             "rigid_joint_filter",
             16 * u64::from(sizes.joint_filter.max(1)),
         );
+        let gen_bytes = checked_bytes(
+            ctx,
+            "force generator capacity",
+            u64::from(sizes.generators.max(1)),
+            size_of::<GpuForceGen>() as u64,
+        )?;
+        let force_gens = z("rigid_force_gens", gen_bytes);
+        let index_words = u64::from(sizes.bodies) + 2 + 2 * u64::from(sizes.generators);
+        let index_bytes = checked_bytes(ctx, "force generator index", index_words, 4)?;
+        let generator_index = z("rigid_generator_index", index_bytes);
         let indirect = buffer::zeroed(
             device,
             "rigid_indirect",
@@ -202,6 +212,8 @@ impl GpuRigid {
             explosion,
             joints,
             joint_filter,
+            force_gens,
+            generator_index,
             grid,
             colour_sort,
             compiled: None,
@@ -265,6 +277,8 @@ impl GpuRigid {
                             binding::BLOCKS => &self.blocks,
                             binding::JOINTS => &self.joints,
                             binding::JOINT_FILTER => &self.joint_filter,
+                            binding::FORCE_GENS => &self.force_gens,
+                            binding::GENERATOR_INDEX => &self.generator_index,
                             _ => return None,
                         })
                     };

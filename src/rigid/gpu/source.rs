@@ -34,6 +34,8 @@ pub mod binding {
     pub const COUNTERS_READ: u32 = 23;
     pub const JOINTS: u32 = 24;
     pub const JOINT_FILTER: u32 = 25;
+    pub const FORCE_GENS: u32 = 26;
+    pub const GENERATOR_INDEX: u32 = 27;
 }
 
 const RW: &str = "storage, read_write";
@@ -60,6 +62,8 @@ pub(super) const RO: &str = "storage, read";
 /// | `blocks` | per bin of the block solver, its first and end position in `order` |
 /// | `joints` | the joint table ([`GpuJoint`]; the host writes each joint's definition, the device its impulses and feedback) |
 /// | `joint_filter` | the body pairs whose shapes do not collide because a joint joins them: a hash table of (lower body, higher body, joint, 0), empty slots (NONE, ..) (`rigid::joint` builds it) |
+/// | `force_gens` | the force generators ([`GpuForceGen`], host-written only) |
+/// | `generator_index` | which generators act on which body (`rigid::generators::build_index`: the count, each body's range, the slots body by body) |
 /// | `solver_rows`, `order_read`, `counters_read` | `solver`, `order` and `counters` again, read-only, for the kernels that only read them (the solver's sweeps read `solver_rows` and the colour ranges in `counters_read`, `solve_prepare` reads `order_read`): on Vulkan wgpu orders a dispatch after the one before with a barrier for every read-write storage buffer the two bind, and for none between read-only uses |
 pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl::new(binding::PARAMS, "params", "uniform", "RigidParams"),
@@ -107,6 +111,13 @@ pub const BINDINGS: &[BindingDecl] = &[
         "joint_filter",
         RO,
         "array<vec4<u32>>",
+    ),
+    BindingDecl::new(binding::FORCE_GENS, "force_gens", RO, "array<ForceGen>"),
+    BindingDecl::new(
+        binding::GENERATOR_INDEX,
+        "generator_index",
+        RO,
+        "array<u32>",
     ),
 ];
 
@@ -206,6 +217,13 @@ pub fn shader_source() -> String {
             "COLOUR_ROUNDS_OVER_ALL",
             crate::rigid::colour::COLOUR_ROUNDS_OVER_ALL,
         ),
+        ("FORCE_GEN_SPRING", force_gen_kind::SPRING),
+        ("FORCE_GEN_ANCHORED_SPRING", force_gen_kind::ANCHORED_SPRING),
+        ("FORCE_GEN_AERO", force_gen_kind::AERO),
+        ("FORCE_GEN_AERO_CONTROL", force_gen_kind::AERO_CONTROL),
+        ("FORCE_GEN_ANGLED_AERO", force_gen_kind::ANGLED_AERO),
+        ("FORCE_GEN_BUOYANCY", force_gen_kind::BUOYANCY),
+        ("FORCE_GEN_THRUST", force_gen_kind::THRUST),
         ("SHAPE_SPHERE", shape_kind::SPHERE),
         ("SHAPE_BOX", shape_kind::BOX),
         ("SHAPE_CAPSULE", shape_kind::CAPSULE),
@@ -245,6 +263,7 @@ pub fn shader_source() -> String {
             include_str!("../../../shaders/rigid/sleep.wgsl"),
             include_str!("../../../shaders/common/rng.wgsl"),
             include_str!("../../../shaders/rigid/forces.wgsl"),
+            include_str!("../../../shaders/rigid/generators.wgsl"),
             include_str!("../../../shaders/rigid/broad.wgsl"),
             include_str!("../../../shaders/rigid/narrow/narrow.wgsl"),
             include_str!("../../../shaders/rigid/narrow/box_box.wgsl"),

@@ -13,7 +13,7 @@ use crate::rigid::joint::solve as joint;
 use crate::rigid::solver::{self, VelocitySet};
 use crate::rigid::types::*;
 use crate::rigid::world::StepReport;
-use crate::rigid::{ccd, forces, integrate, narrow, sleep};
+use crate::rigid::{ccd, forces, generators, integrate, narrow, sleep};
 use glam::{UVec4, Vec4};
 
 /// The CPU backend's working arrays.
@@ -44,6 +44,8 @@ pub(crate) struct StepInputs<'a> {
     pub(crate) hulls: &'a [UVec4],
     /// The joint filter's table (`joint::filter::build`).
     pub(crate) joint_filter: &'a [[u32; 4]],
+    /// The force generators and their index (`generators::build_index`; empty: none).
+    pub(crate) generators: (&'a [GpuForceGen], &'a [u32]),
 }
 
 /// One CPU step: every stage of [`super::sequence`], in order, by its CPU twin.
@@ -158,6 +160,12 @@ pub(crate) fn cpu_step(
                 c.broken = joint::break_joints(params, joints, bodies, &mut c.claims);
             }
             RigidStage::Sleep => awake = sleep::sleep(params, bodies, &c.claims),
+            // The bodies hold the substep's velocities here (the last substep's relax stored
+            // them; `integrate_velocity` loads them into the solver's set after this).
+            RigidStage::Generators => {
+                let (gens, index) = inputs.generators;
+                generators::generators(params, gens, index, bodies);
+            }
             _ => {
                 if let Some(run) = &mut solve {
                     run.stage(

@@ -18,7 +18,7 @@ pub enum StepPart {
     /// Once per step, before the substeps: forces, collision detection, waking, the
     /// colouring and the solver's preparation.
     Collide,
-    /// `substeps` times: integrate, solve, integrate, sweep, relax.
+    /// `substeps` times: force generators, integrate, solve, integrate, sweep, relax.
     Substep,
     /// Once per step, after the substeps: restitution, the optional projection, sleeping.
     Finish,
@@ -55,6 +55,9 @@ pub enum RigidStage {
     Colour,
     /// Anchors, effective masses and start velocities per contact point.
     SolvePrepare,
+    /// Substep: the force generators (springs, aerodynamic surfaces, buoyancy) → velocities
+    /// (only while some generator is attached).
+    Generators,
     /// Substep: forces → velocities.
     IntegrateVelocity,
     /// Substep: applies the accumulated impulses, per colour.
@@ -83,7 +86,7 @@ pub enum RigidStage {
 
 impl RigidStage {
     /// Every stage, in execution order (the substep stages once).
-    pub const ALL: [RigidStage; 23] = [
+    pub const ALL: [RigidStage; 24] = [
         RigidStage::StepStart,
         RigidStage::RigidForces,
         RigidStage::ShapeAabbs,
@@ -96,6 +99,7 @@ impl RigidStage {
         RigidStage::WarmStart,
         RigidStage::Colour,
         RigidStage::SolvePrepare,
+        RigidStage::Generators,
         RigidStage::IntegrateVelocity,
         RigidStage::SolveWarmApply,
         RigidStage::SolveContact,
@@ -113,8 +117,8 @@ impl RigidStage {
     pub fn part(self) -> StepPart {
         use RigidStage::*;
         match self {
-            IntegrateVelocity | SolveWarmApply | SolveContact | IntegratePosition | Ccd
-            | SolveRelax => StepPart::Substep,
+            Generators | IntegrateVelocity | SolveWarmApply | SolveContact | IntegratePosition
+            | Ccd | SolveRelax => StepPart::Substep,
             SolveRestitution | SolvePosition | Fracture | JointBreak | Sleep => StepPart::Finish,
             _ => StepPart::Collide,
         }
@@ -135,6 +139,7 @@ impl RigidStage {
             RigidStage::WarmStart => "warm_start",
             RigidStage::Colour => "colour",
             RigidStage::SolvePrepare => "solve_prepare",
+            RigidStage::Generators => "generators",
             RigidStage::IntegrateVelocity => "integrate_velocity",
             RigidStage::SolveWarmApply => "solve_warm_apply",
             RigidStage::SolveContact => "solve_contact",

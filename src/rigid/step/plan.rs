@@ -79,6 +79,8 @@ pub struct StepShape {
     pub explosion: bool,
     /// Joint slots in use (adds `joint_slots` and `joint_break` when above 0).
     pub joints: u32,
+    /// Whether some force generator is attached (adds `generators` to every substep).
+    pub generators: bool,
     /// Whether some joint keeps its bodies from colliding (adds `joint_slots_filter`).
     pub joint_filter: bool,
     /// Whether some body may break (adds the `fracture` stage).
@@ -139,8 +141,8 @@ impl StepPlan {
     /// The stages the plan runs, in order, each run of consecutive dispatches of one stage
     /// counted once (a sweep's colours, the broad phase's passes, a stage's iterations): what
     /// the CPU step's trace holds for the same step, but for the stages with nothing to do on
-    /// the GPU (`rigid_forces` without an explosion, the joint stages without joints, no relax
-    /// or projection iterations).
+    /// the GPU (`rigid_forces` without an explosion, `generators` without generators, the joint
+    /// stages without joints, no relax or projection iterations).
     pub fn stage_sequence(&self) -> Vec<RigidStage> {
         let mut out: Vec<RigidStage> = Vec::new();
         for op in self.phases.iter().flat_map(|p| &p.ops) {
@@ -462,6 +464,11 @@ pub fn stage_ops(
         }
         RigidForces => {
             if shape.explosion {
+                ops.push(over(stage, shape.bodies));
+            }
+        }
+        Generators => {
+            if shape.generators {
                 ops.push(over(stage, shape.bodies));
             }
         }

@@ -48,7 +48,7 @@ impl RigidWorld {
                 self.plan.cell_size,
                 self.large_capacity,
                 block_bins(&self.config, body_capacity),
-                self.joints.capacity,
+                (self.joints.capacity, self.generators.capacity),
             )?;
             let n = (self.bodies.len(), self.joints.slots() as usize);
             rebuild(g, n, &self.shapes, at)?;
@@ -119,4 +119,31 @@ pub(super) fn rebuild(
     fresh.dispatch_timing = g.rigid.dispatch_timing;
     g.rigid = fresh;
     Ok(())
+}
+
+/// The GPU buffer sizes of a world at these capacities (joints and generators as a pair).
+pub(super) fn sizes(
+    bodies: u32,
+    shapes: u32,
+    pairs: u32,
+    cell_size: f32,
+    large: u32,
+    block_bins: u32,
+    (joints, generators): (u32, u32),
+) -> Result<GpuRigidSizes> {
+    let large = large.max(broad::large_capacity_hint(shapes)).min(shapes);
+    // Each joint slot has a manifold slot after the pairs'.
+    let slots = pairs.saturating_add(joints);
+    Ok(GpuRigidSizes {
+        bodies,
+        shapes,
+        pairs: slots,
+        solver_words: u64::from(slots) * u64::from(solver::solver_record_rows()),
+        joints,
+        joint_filter: crate::rigid::joint::filter::size_for(joints as usize),
+        pair_scratch_words: broad::pair_scratch_words(shapes, large),
+        grid: grid_spec(cell_size, shapes)?,
+        block_bins,
+        generators,
+    })
 }

@@ -48,6 +48,7 @@ pub fn sizes(bodies: u32) -> GpuRigidSizes {
         block_bins: 0,
         joints: 0,
         joint_filter: 0,
+        generators: 0,
     }
 }
 
