@@ -49,6 +49,7 @@ pub(crate) fn build(scene: Scene, n: u32, backend: Backend, relax: Tuning) -> Re
                 slots: handles.iter().map(|h| h.index() as usize).collect(),
                 links: Vec::new(),
                 rain: None,
+                fleet: None,
             });
         }
         Scene::JointGrid | Scene::RagdollRain => return build_jointed(scene, n, backend, relax),
