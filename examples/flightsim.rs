@@ -94,7 +94,7 @@ impl RigidDemo for Flight {
 
     fn new(ctx: &GpuContext, headless_frames: Option<u32>) -> Result<Self, BoxError> {
         let (mut world, plane) = build(ctx)?;
-        let body = world.body(plane.body)?;
+        let body = world.body_raw(plane.body)?;
         let mut me = Self {
             ctx: ctx.clone(),
             world,
@@ -175,7 +175,7 @@ impl RigidDemo for Flight {
         self.report = self.world.step(scenes::DT)?;
         self.steps += 1;
         // One body read back a frame, for the camera and the overlay.
-        self.body = self.world.body(self.plane.body)?;
+        self.body = self.world.body_raw(self.plane.body)?;
         if self.landed.is_none() && self.body.pos.y < 0.6 {
             self.landed = Some(self.steps);
         }
@@ -208,7 +208,7 @@ impl RigidDemo for Flight {
             self.throttle = (self.throttle + 0.1).min(1.0);
         } else if pressed && key_is(key, 'r') {
             (self.world, self.plane) = build(&self.ctx)?;
-            self.body = self.world.body(self.plane.body)?;
+            self.body = self.world.body_raw(self.plane.body)?;
             self.eye = self.wanted_eye();
             self.eye_vel = Vec3::ZERO;
             self.landed = None;

@@ -80,7 +80,7 @@ impl RigidDemo for Sailboat {
 
     fn new(ctx: &GpuContext, _headless_frames: Option<u32>) -> Result<Self, BoxError> {
         let (mut world, boat) = build(ctx)?;
-        let body = world.body(boat.body)?;
+        let body = world.body_raw(boat.body)?;
         let mut me = Self {
             ctx: ctx.clone(),
             world,
@@ -167,7 +167,7 @@ impl RigidDemo for Sailboat {
         self.world.set_generator_wind(self.boat.sail, wind)?;
         self.report = self.world.step(scenes::DT)?;
         self.steps += 1;
-        self.body = self.world.body(self.boat.body)?;
+        self.body = self.world.body_raw(self.boat.body)?;
         Ok(())
     }
 
@@ -186,7 +186,7 @@ impl RigidDemo for Sailboat {
         } else if key_is(key, 'r') {
             (self.world, self.boat) = build(&self.ctx)?;
             self.wind = Wind::new(WIND, 7);
-            self.body = self.world.body(self.boat.body)?;
+            self.body = self.world.body_raw(self.boat.body)?;
         }
         self.set_controls()
     }

@@ -51,6 +51,7 @@
 //! swept in one workgroup (`solve_*_block`, see [`solver::block`]): 5 dispatches a sweep
 //! instead of one per colour.
 
+pub mod body;
 pub mod broad;
 pub mod ccd;
 pub mod colour;
@@ -74,6 +75,7 @@ pub mod step;
 pub mod types;
 mod world;
 
+pub use body::{Body, BodySnapshot};
 pub use forces::Explosion;
 pub use generators::{ForceGen, ForceGenHandle};
 pub use joint::{Joint, JointFeedback, JointHandle, JointKind, JointState};
