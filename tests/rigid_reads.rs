@@ -360,3 +360,25 @@ fn the_cpu_answers_at_once() {
     }
     assert_eq!(w.body_reads_in_flight(), 0);
 }
+
+/// A copy recorded into an encoder that is dropped without a submit never lands and holds no
+/// slot: the next copies land as usual.
+#[test]
+fn a_dropped_encoder_frees_its_copy() {
+    let ctx = shared_gpu();
+    let (mut w, hs) = scene(Backend::Gpu(ctx.clone()));
+    w.request_bodies();
+    let mut encoder = ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    w.encode_step(DT, &mut encoder).expect("encode");
+    assert_eq!(w.body_reads_in_flight(), 1);
+    drop(encoder);
+    w.request_bodies();
+    w.step(DT).expect("step");
+    ctx.wait().expect("wait");
+    let s = w.poll_bodies().expect("the second copy");
+    assert_eq!(s.step(), 2);
+    assert_eq!(w.body_reads_in_flight(), 0, "the dropped copy's slot is free");
+    assert_eq!(s.len(), hs.len());
+}

@@ -88,6 +88,10 @@ impl BodyReads {
                 BodySnapshot::new(step, world, bodies.into(), generations),
             );
         });
+        if ring.in_flight() == 0 {
+            // Copies whose encoders were dropped unsubmitted: their slots are free again.
+            pending.clear();
+        }
     }
 
     /// Copies in flight (recorded and not yet landed).
