@@ -379,6 +379,10 @@ fn a_dropped_encoder_frees_its_copy() {
     ctx.wait().expect("wait");
     let s = w.poll_bodies().expect("the second copy");
     assert_eq!(s.step(), 2);
-    assert_eq!(w.body_reads_in_flight(), 0, "the dropped copy's slot is free");
+    assert_eq!(
+        w.body_reads_in_flight(),
+        0,
+        "the dropped copy's slot is free"
+    );
     assert_eq!(s.len(), hs.len());
 }
