@@ -82,11 +82,12 @@ impl BodyReads {
             let Some(words) = bytes.get(..n) else {
                 return;
             };
-            let bodies: Vec<GpuBody> = bytemuck::pod_collect_to_vec(words);
-            keep_newer(
-                latest,
-                BodySnapshot::new(step, world, bodies.into(), generations),
-            );
+            // One copy out of the mapped range (which need not be aligned for a cast).
+            let bodies: Arc<[GpuBody]> = words
+                .chunks_exact(std::mem::size_of::<GpuBody>())
+                .map(bytemuck::pod_read_unaligned)
+                .collect();
+            keep_newer(latest, BodySnapshot::new(step, world, bodies, generations));
         });
         if ring.in_flight() == 0 {
             // Copies whose encoders were dropped unsubmitted: their slots are free again.
