@@ -20,7 +20,7 @@
 //! |---|---|
 //! | particles | [`latest_status`](crate::particles::ParticleWorld::latest_status), [`poll_reports`](crate::particles::ParticleWorld::poll_reports), [`refused_spawns`](crate::particles::ParticleWorld::refused_spawns), [`killed_by_bounds`](crate::particles::ParticleWorld::killed_by_bounds), [`contains`](crate::particles::ParticleWorld::contains) |
 //! | rigid | [`report`](crate::rigid::RigidWorld::report), [`poll_reports`](crate::rigid::RigidWorld::poll_reports), [`body`](crate::rigid::RigidWorld::body), [`latest_bodies`](crate::rigid::RigidWorld::latest_bodies), [`poll_bodies`](crate::rigid::RigidWorld::poll_bodies), [`take_broken_joints`](crate::rigid::RigidWorld::take_broken_joints), [`take_fractures`](crate::rigid::RigidWorld::take_fractures), [`shapes`](crate::rigid::RigidWorld::shapes), [`cast_ray`](crate::rigid::RigidWorld::cast_ray) (on the host's copy) |
-//! | aggregate | nothing to report: a step has no counters the host needs |
+//! | aggregate | [`latest_snapshot`](crate::aggregate::AggregateWorld::latest_snapshot), [`poll_snapshot`](crate::aggregate::AggregateWorld::poll_snapshot) (copies of the state, when asked for; a step has no counters the host needs) |
 //!
 //! [`ParticleWorld::contains`](crate::particles::ParticleWorld::contains) needs no readback
 //! for the deaths the host can predict: it advances each handle's age with the same `f32` sums
@@ -133,6 +133,12 @@
 //! assert_eq!(bodies.iter().count(), 1);
 //! # Ok::<(), wgphys::Error>(())
 //! ```
+//!
+//! The aggregate world copies its positions and velocities the same way:
+//! [`set_snapshot_tracking(true)`](crate::aggregate::AggregateWorld::set_snapshot_tracking)
+//! or [`request_snapshot`](crate::aggregate::AggregateWorld::request_snapshot), then
+//! [`latest_snapshot`](crate::aggregate::AggregateWorld::latest_snapshot) returns the newest
+//! copy that has landed with the step it describes (the state now on the CPU).
 //!
 //! ## Broken joints and fractures
 //!
