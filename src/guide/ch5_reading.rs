@@ -18,7 +18,7 @@
 //!
 //! | world | without blocking |
 //! |---|---|
-//! | particles | [`latest_status`](crate::particles::ParticleWorld::latest_status), [`poll_reports`](crate::particles::ParticleWorld::poll_reports), [`refused_spawns`](crate::particles::ParticleWorld::refused_spawns), [`killed_by_bounds`](crate::particles::ParticleWorld::killed_by_bounds), [`contains`](crate::particles::ParticleWorld::contains) |
+//! | particles | [`latest_status`](crate::particles::ParticleWorld::latest_status), [`poll_reports`](crate::particles::ParticleWorld::poll_reports), [`latest_snapshot`](crate::particles::ParticleWorld::latest_snapshot), [`poll_snapshot`](crate::particles::ParticleWorld::poll_snapshot) (copies of the live particles, when asked for), [`refused_spawns`](crate::particles::ParticleWorld::refused_spawns), [`killed_by_bounds`](crate::particles::ParticleWorld::killed_by_bounds), [`contains`](crate::particles::ParticleWorld::contains) |
 //! | rigid | [`report`](crate::rigid::RigidWorld::report), [`poll_reports`](crate::rigid::RigidWorld::poll_reports), [`body`](crate::rigid::RigidWorld::body), [`latest_bodies`](crate::rigid::RigidWorld::latest_bodies), [`poll_bodies`](crate::rigid::RigidWorld::poll_bodies), [`take_broken_joints`](crate::rigid::RigidWorld::take_broken_joints), [`take_fractures`](crate::rigid::RigidWorld::take_fractures), [`shapes`](crate::rigid::RigidWorld::shapes), [`cast_ray`](crate::rigid::RigidWorld::cast_ray) (on the host's copy) |
 //! | aggregate | [`latest_snapshot`](crate::aggregate::AggregateWorld::latest_snapshot), [`poll_snapshot`](crate::aggregate::AggregateWorld::poll_snapshot) (copies of the state, when asked for; a step has no counters the host needs) |
 //!
@@ -134,11 +134,13 @@
 //! # Ok::<(), wgphys::Error>(())
 //! ```
 //!
-//! The aggregate world copies its positions and velocities the same way:
-//! [`set_snapshot_tracking(true)`](crate::aggregate::AggregateWorld::set_snapshot_tracking)
-//! or [`request_snapshot`](crate::aggregate::AggregateWorld::request_snapshot), then
-//! [`latest_snapshot`](crate::aggregate::AggregateWorld::latest_snapshot) returns the newest
-//! copy that has landed with the step it describes (the state now on the CPU).
+//! The particle and aggregate worlds copy their state the same way:
+//! `set_snapshot_tracking(true)` ([particles](crate::particles::ParticleWorld::set_snapshot_tracking),
+//! [aggregate](crate::aggregate::AggregateWorld::set_snapshot_tracking)) or
+//! `request_snapshot`, then `latest_snapshot` returns the newest copy that has landed with the
+//! step it describes (the state now on the CPU). A particle copy takes every slot of the
+//! capacity, since only the device knows how many are live when the copy is recorded; the
+//! host keeps the live ones.
 //!
 //! ## Broken joints and fractures
 //!
