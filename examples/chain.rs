@@ -134,7 +134,7 @@ impl ChainDemo {
 
     fn kick(&mut self) -> Result<(), BoxError> {
         if let Some(ball) = self.chain.weight {
-            let v = self.world.body(ball)?.lin_vel.xyz();
+            let v = self.world.read_body(ball)?.linear_velocity;
             self.world
                 .set_linear_velocity(ball, v + Vec3::new(0.0, 0.0, 4.0))?;
         }

@@ -24,11 +24,11 @@ mod lines;
 mod rigid;
 
 use common::{BoxError, LineVertex, OrbitCamera};
-use glam::{Quat, Vec3, Vec4Swizzles};
+use glam::Vec3;
 use lines::segment;
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo, RigidStyle};
 use wgphys::gpu::GpuContext;
-use wgphys::rigid::types::GpuBody;
+use wgphys::rigid::Body;
 use wgphys::rigid::{RigidWorld, StepReport};
 use wgphys::scenes::flight::{aircraft, Aircraft};
 use wgphys::scenes::{self, rigid::add_ground};
@@ -49,7 +49,7 @@ struct Flight {
     world: RigidWorld,
     plane: Aircraft,
     /// The aircraft's state, read back every step for the camera.
-    body: GpuBody,
+    body: Body,
     /// Keys held: pitch, roll, yaw (−1, 0, 1 each).
     held: [f32; 3],
     throttle: f32,
@@ -64,6 +64,8 @@ struct Flight {
 
 fn build(ctx: &GpuContext) -> Result<(RigidWorld, Aircraft), BoxError> {
     let mut world = RigidWorld::new(Backend::Gpu(ctx.clone()), scenes::rigid::config(4))?;
+    // Every step copies the bodies back asynchronously: `body(h)` reads the newest copy.
+    world.set_body_tracking(true);
     add_ground(&mut world)?;
     let plane = aircraft(&mut world, START, SPEED)?;
     Ok((world, plane))
@@ -72,18 +74,14 @@ fn build(ctx: &GpuContext) -> Result<(RigidWorld, Aircraft), BoxError> {
 impl Flight {
     /// Where the camera wants to be: 14 m behind the aircraft along its flight path and 4 m up.
     fn wanted_eye(&self) -> Vec3 {
-        let v = self.body.lin_vel.xyz();
+        let v = self.body.linear_velocity;
         let back = if v.length() > 1.0 {
             -v.normalize()
         } else {
-            quat(&self.body) * Vec3::X
+            self.body.rotation * Vec3::X
         };
-        self.body.pos.xyz() + 14.0 * back + Vec3::Y * 4.0
+        self.body.position + 14.0 * back + Vec3::Y * 4.0
     }
-}
-
-fn quat(b: &GpuBody) -> Quat {
-    Quat::from_xyzw(b.orient.x, b.orient.y, b.orient.z, b.orient.w)
 }
 
 impl RigidDemo for Flight {
@@ -93,7 +91,7 @@ impl RigidDemo for Flight {
     const DEFAULT_FRAMES: u32 = 240;
 
     fn new(ctx: &GpuContext, headless_frames: Option<u32>) -> Result<Self, BoxError> {
-        let (mut world, plane) = build(ctx)?;
+        let (world, plane) = build(ctx)?;
         let body = world.body(plane.body)?;
         let mut me = Self {
             ctx: ctx.clone(),
@@ -128,7 +126,7 @@ impl RigidDemo for Flight {
     }
 
     fn follow(&self, orbit: &OrbitCamera) -> Option<OrbitCamera> {
-        let target = self.body.pos.xyz();
+        let target = self.body.position;
         let d = self.eye - target;
         let distance = d.length().max(1.0);
         Some(OrbitCamera {
@@ -151,11 +149,11 @@ impl RigidDemo for Flight {
 
     fn lines(&self, out: &mut Vec<LineVertex>) {
         // The flight path's direction and the way down to the ground.
-        let p = self.body.pos.xyz();
+        let p = self.body.position;
         segment(
             out,
             p,
-            p + self.body.lin_vel.xyz() * 0.3,
+            p + self.body.linear_velocity * 0.3,
             [1.0, 0.9, 0.2, 1.0],
         );
         segment(out, p, Vec3::new(p.x, 0.02, p.z), [0.2, 0.2, 0.2, 1.0]);
@@ -174,9 +172,10 @@ impl RigidDemo for Flight {
             .set_controls(&mut self.world, pitch, roll, yaw, self.throttle)?;
         self.report = self.world.step(scenes::DT)?;
         self.steps += 1;
-        // One body read back a frame, for the camera and the overlay.
+        // The newest copy of the body (a frame or two old, never a stall), for the camera and
+        // the overlay.
         self.body = self.world.body(self.plane.body)?;
-        if self.landed.is_none() && self.body.pos.y < 0.6 {
+        if self.landed.is_none() && self.body.position.y < 0.6 {
             self.landed = Some(self.steps);
         }
         // The camera spring: x'' = ω²(wanted − x) − 2ω·x', semi-implicit.
@@ -224,8 +223,8 @@ impl RigidDemo for Flight {
         format!(
             "throttle {:.0}%, {:.1} m up, {:.1} m/s",
             100.0 * self.throttle,
-            self.body.pos.y,
-            self.body.lin_vel.xyz().length()
+            self.body.position.y,
+            self.body.linear_velocity.length()
         )
     }
 
@@ -240,9 +239,9 @@ impl RigidDemo for Flight {
         };
         format!(
             "aircraft at {:.1} m up, {:.1} m/s, flew {:.1} m along -x; {landed}",
-            self.body.pos.y,
-            self.body.lin_vel.xyz().length(),
-            START.x - self.body.pos.x
+            self.body.position.y,
+            self.body.linear_velocity.length(),
+            START.x - self.body.position.x
         )
     }
 }

@@ -144,7 +144,7 @@ impl RigidDemo for Pyramid {
         if Some(self.steps) == self.last_step {
             let top = *self.boxes.last().expect("a pyramid has boxes");
             let start = Vec3::new(0.0, self.height() - HALF, 0.0);
-            let now = self.world.body(top)?.pos.truncate();
+            let now = self.world.read_body(top)?.position;
             self.top_moved = Some((start, now));
             self.report = self.world.read_report()?;
         }

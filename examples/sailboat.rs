@@ -23,11 +23,11 @@ mod lines;
 mod rigid;
 
 use common::{BoxError, LineVertex, OrbitCamera};
-use glam::{Quat, Vec3, Vec4Swizzles};
+use glam::{Quat, Vec3};
 use lines::segment;
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo, RigidStyle};
 use wgphys::gpu::GpuContext;
-use wgphys::rigid::types::GpuBody;
+use wgphys::rigid::Body;
 use wgphys::rigid::{RigidWorld, StepReport};
 use wgphys::scenes::sailing::{add_water, catamaran, Catamaran, Wind};
 use wgphys::scenes::{self};
@@ -43,7 +43,7 @@ struct Sailboat {
     boat: Catamaran,
     wind: Wind,
     /// The boat, read back every step (for the camera and the arrow).
-    body: GpuBody,
+    body: Body,
     sail: f32,
     rudder: f32,
     steps: u32,
@@ -52,14 +52,12 @@ struct Sailboat {
 
 fn build(ctx: &GpuContext) -> Result<(RigidWorld, Catamaran), BoxError> {
     let mut world = RigidWorld::new(Backend::Gpu(ctx.clone()), scenes::rigid::config(4))?;
+    // Every step copies the bodies back asynchronously: `body(h)` reads the newest copy.
+    world.set_body_tracking(true);
     add_water(&mut world)?;
     let boat = catamaran(&mut world, Vec3::ZERO, 0.0)?;
     world.set_generator_wind(boat.sail, WIND)?;
     Ok((world, boat))
-}
-
-fn quat(b: &GpuBody) -> Quat {
-    Quat::from_xyzw(b.orient.x, b.orient.y, b.orient.z, b.orient.w)
 }
 
 impl Sailboat {
@@ -79,7 +77,7 @@ impl RigidDemo for Sailboat {
     const DEFAULT_FRAMES: u32 = 300;
 
     fn new(ctx: &GpuContext, _headless_frames: Option<u32>) -> Result<Self, BoxError> {
-        let (mut world, boat) = build(ctx)?;
+        let (world, boat) = build(ctx)?;
         let body = world.body(boat.body)?;
         let mut me = Self {
             ctx: ctx.clone(),
@@ -113,7 +111,7 @@ impl RigidDemo for Sailboat {
     fn follow(&self, orbit: &OrbitCamera) -> Option<OrbitCamera> {
         // The orbit camera the mouse moves, centred on the boat.
         Some(OrbitCamera {
-            target: self.body.pos.xyz() + Vec3::Y,
+            target: self.body.position + Vec3::Y,
             ..*orbit
         })
     }
@@ -130,7 +128,7 @@ impl RigidDemo for Sailboat {
     fn lines(&self, out: &mut Vec<LineVertex>) {
         // The wind: a red arrow 3.5 m above the boat, 0.6 m per m/s, drawn a few times side by
         // side to be seen.
-        let at = self.body.pos.xyz() + Vec3::Y * 3.5;
+        let at = self.body.position + Vec3::Y * 3.5;
         let v = self.wind.now * 0.6;
         let dir = v.normalize_or_zero();
         let side = Vec3::Y.cross(dir) * 0.5;
@@ -144,8 +142,8 @@ impl RigidDemo for Sailboat {
         }
         // The sail, a triangle from the mast to the boom's end, filled with lines, and the
         // rudder below the stern.
-        let q = quat(&self.body);
-        let p = self.body.pos.xyz();
+        let q = self.body.rotation;
+        let p = self.body.position;
         let boom = q * (Quat::from_rotation_y(self.sail) * -Vec3::X) * 1.6;
         let foot = p + q * Vec3::new(0.3, 0.45, 0.0);
         let head = p + q * Vec3::new(0.3, 3.2, 0.0);
@@ -195,7 +193,7 @@ impl RigidDemo for Sailboat {
         format!(
             "wind {:.1} m/s, boat {:.1} m/s, sail {:.1} rad, rudder {:.1} rad",
             self.wind.now.length(),
-            self.body.lin_vel.xyz().length(),
+            self.body.linear_velocity.length(),
             self.sail,
             self.rudder
         )
@@ -206,13 +204,13 @@ impl RigidDemo for Sailboat {
     }
 
     fn summary(&self) -> String {
-        let up = quat(&self.body) * Vec3::Y;
+        let up = self.body.rotation * Vec3::Y;
         format!(
             "boat at ({:.1}, {:.2}, {:.1}) m, {:.2} m/s, heeled {:.1} deg; wind {:.1} m/s",
-            self.body.pos.x,
-            self.body.pos.y,
-            self.body.pos.z,
-            self.body.lin_vel.xyz().length(),
+            self.body.position.x,
+            self.body.position.y,
+            self.body.position.z,
+            self.body.linear_velocity.length(),
             up.angle_between(Vec3::Y).to_degrees(),
             self.wind.now.length()
         )

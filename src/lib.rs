@@ -69,7 +69,7 @@ pub use wgpu;
 ///     &[RigidCollider::sphere(0.5)],
 /// )?;
 /// world.step(1.0 / 60.0)?;
-/// assert!(world.body(ball)?.pos.y < 2.0);
+/// assert!(world.body(ball)?.position.y < 2.0);
 /// # Ok::<(), wgphys::Error>(())
 /// ```
 pub mod prelude {
@@ -77,8 +77,8 @@ pub mod prelude {
     pub use crate::gpu::GpuContext;
     pub use crate::particles::{Emitter, Particle, ParticleWorld, WorldConfig};
     pub use crate::rigid::{
-        BodyHandle, BodyKind, Collider as RigidCollider, Joint, JointHandle, RigidBody,
-        RigidConfig, RigidWorld, StepReport as RigidStepReport,
+        Body, BodyHandle, BodyKind, BodySnapshot, Collider as RigidCollider, Joint, JointHandle,
+        RigidBody, RigidConfig, RigidWorld, StepReport as RigidStepReport,
     };
     pub use crate::{Backend, CpuRounding, Error, Result};
     pub use glam::{Quat, Vec3, Vec4};

@@ -198,7 +198,7 @@ fn bad_input_is_refused_and_leaves_the_world_unchanged() {
             w.wake(h),
             w.set_linear_velocity(h, Vec3::X),
             w.add_force(h, Vec3::X),
-            w.body(h).map(|_| ()),
+            w.body_raw(h).map(|_| ()),
         ] {
             assert!(
                 matches!(r, Err(Error::StaleHandle { .. })),
@@ -214,7 +214,7 @@ fn bad_input_is_refused_and_leaves_the_world_unchanged() {
         extra.index(),
         "expected the freed slot to be reused"
     );
-    match w.body(extra) {
+    match w.body_raw(extra) {
         Err(
             e @ Error::StaleHandle {
                 kind: "rigid body", ..
@@ -224,7 +224,7 @@ fn bad_input_is_refused_and_leaves_the_world_unchanged() {
         }
         other => panic!("a removed body's handle gave {other:?}"),
     }
-    assert!(w.body(fresh).is_ok());
+    assert!(w.body_raw(fresh).is_ok());
     other.step(DT).expect("the other world still steps");
 
     // Unchanged: the same bodies and shapes, and the same state after stepping both.

@@ -63,7 +63,7 @@ fn a_body_on_a_spring_to_a_fixed_point_oscillates_with_its_period() {
         let mut x = Vec::new();
         for _ in 0..300 {
             w.step(DT).expect("step");
-            x.push(w.body(b).expect("body").pos.x - 1.0);
+            x.push(w.body_raw(b).expect("body").pos.x - 1.0);
         }
         let t = period(&x, DT);
         let want = 2.0 * PI * (m / k).sqrt();
@@ -95,7 +95,7 @@ fn a_plate_under_an_aero_tensor_reaches_its_terminal_speed() {
         w.add_force_generator(ForceGen::aero(plate, tensor, Vec3::ZERO))
             .expect("aero");
         run(&mut w, 480, DT);
-        let v = w.body(plate).expect("plate").lin_vel.y;
+        let v = w.body_raw(plate).expect("plate").lin_vel.y;
         let want = -G / 2.0;
         assert!(
             (v - want).abs() <= 1e-4 * want.abs(),
@@ -110,9 +110,9 @@ fn a_plate_under_an_aero_tensor_reaches_its_terminal_speed() {
 fn measured_force(w: &mut RigidWorld, b: BodyHandle, v0: Vec3, m: f32, dt: f32) -> Vec3 {
     w.set_linear_velocity(b, v0).expect("velocity");
     w.set_angular_velocity(b, Vec3::ZERO).expect("spin");
-    let before = w.body(b).expect("body").lin_vel.xyz();
+    let before = w.body_raw(b).expect("body").lin_vel.xyz();
     w.step(dt).expect("step");
-    let after = w.body(b).expect("body").lin_vel.xyz();
+    let after = w.body_raw(b).expect("body").lin_vel.xyz();
     (after - before) * (m / dt)
 }
 
@@ -211,7 +211,7 @@ fn a_floating_box_settles_where_its_weight_equals_the_displaced_liquid() {
         w.add_force_generator(ForceGen::buoyancy(cube, Vec3::ZERO, 0.5, 1.0, 0.0))
             .expect("buoyancy");
         run(&mut w, 720, DT);
-        let y = w.body(cube).expect("cube").pos.y;
+        let y = w.body_raw(cube).expect("cube").pos.y;
         let depth = 0.5 - y;
         assert!(
             (depth - 0.4).abs() <= 0.01 * 0.4,
@@ -256,7 +256,7 @@ fn a_hull_rights_itself_with_the_period_of_its_metacentric_height() {
             let mut roll = Vec::new();
             for _ in 0..600 {
                 w.step(DT).expect("step");
-                let q = quat(&w.body(hull).expect("hull"));
+                let q = quat(&w.body_raw(hull).expect("hull"));
                 let up = q * Vec3::Y;
                 roll.push(up.z.atan2(up.y));
             }
@@ -455,7 +455,7 @@ fn generator_slots_grow_or_say_they_are_full() {
         // 40 springs pulling each body towards +x: 1 N each at 1 m.
         for k in 0..40 {
             let b = bodies[k % 4];
-            let at = w.body(b).expect("body").pos.xyz() + Vec3::X;
+            let at = w.body_raw(b).expect("body").pos.xyz() + Vec3::X;
             w.add_force_generator(ForceGen::anchored_spring(b, Vec3::ZERO, at, 1.0, 0.0))
                 .expect("spring");
             if k == 20 {
@@ -476,7 +476,7 @@ fn generator_slots_grow_or_say_they_are_full() {
         }
         for b in &bodies {
             // 10 springs of about 1 N for 0.01 s on 1 kg: 0.1 m/s, less the pull's change.
-            let v = w.body(*b).expect("body").lin_vel.x;
+            let v = w.body_raw(*b).expect("body").lin_vel.x;
             assert!(
                 (v - 0.1).abs() < 2e-3,
                 "{name}: every spring acts ({v} m/s)"

@@ -86,7 +86,7 @@ fn slope_run(
     (1..=steps)
         .map(|k| {
             w.step(DT).expect("step");
-            let body = w.body(b).expect("box");
+            let body = w.body_raw(b).expect("box");
             (
                 k as f32 * DT,
                 (pos(&body) - p0).dot(down),
@@ -222,7 +222,7 @@ fn hull_die_thrown_on_the_floor_rests_on_a_face_and_sleeps() {
             )
             .expect("die");
         run(&mut w, 360, DT);
-        let b = w.body(d).expect("die");
+        let b = w.body_raw(d).expect("die");
         let r = Mat3::from_quat(quat(&b).normalize());
         let up = [r.x_axis, r.y_axis, r.z_axis]
             .iter()
@@ -299,7 +299,7 @@ fn fast_hulls_boxes_and_capsules_do_not_pass_a_thin_wall() {
                 let mut furthest = f32::MIN;
                 for _ in 0..30 {
                     w.step(DT).expect("step");
-                    furthest = furthest.max(w.body(b).expect("bullet").pos.x);
+                    furthest = furthest.max(w.body_raw(b).expect("bullet").pos.x);
                 }
                 println!("{name} {what} ccd {ccd}: furthest x {furthest:.3}");
                 // The wall's near face is at x = 1.975 and the shapes reach at most 0.16 from
@@ -359,7 +359,7 @@ fn hull_body_mass_properties_are_the_closed_forms() {
         let b = w
             .add_body(RigidBody::dynamic().mass(m), &[collider])
             .expect("body");
-        let body = w.body(b).expect("body");
+        let body = w.body_raw(b).expect("body");
         let d = box_inertia(m, h);
         // Parallel axis: m·(|c|²·1 − c cᵀ).
         let want = Mat3::from_diagonal(d)

@@ -66,7 +66,7 @@ fn a_pendulum_on_a_ball_joint_keeps_its_period() {
             .add_body(free_body(at, 1.0), &[Collider::sphere(r)])
             .expect("bob");
         w.add_joint(None, bob, Joint::ball(pivot)).expect("joint");
-        let crossings = upward_crossings(&mut w, 560, |w| w.body(bob).expect("bob").pos.x);
+        let crossings = upward_crossings(&mut w, 560, |w| w.body_raw(bob).expect("bob").pos.x);
         let t = mean_period(&crossings);
         println!("{name}: pendulum period {t} s, closed form {want} s");
         assert!(
@@ -100,7 +100,7 @@ fn a_rod_on_a_hinge_swings_with_the_compound_pendulum_period() {
             .expect("rod");
         w.add_joint(None, rod, Joint::hinge(pivot, Vec3::Z))
             .expect("hinge");
-        let crossings = upward_crossings(&mut w, 560, |w| w.body(rod).expect("rod").pos.x);
+        let crossings = upward_crossings(&mut w, 560, |w| w.body_raw(rod).expect("rod").pos.x);
         let t = mean_period(&crossings);
         println!("{name}: compound pendulum period {t} s, closed form {want} s");
         assert!(
@@ -135,7 +135,7 @@ fn a_hinge_keeps_its_axis_under_load() {
         let (mut lean, mut rate) = (0.0f32, (f32::MAX, 0.0f32));
         for _ in 0..120 {
             w.step(DT).expect("step");
-            let b = w.body(door).expect("door");
+            let b = w.body_raw(door).expect("door");
             let up = quat(&b) * Vec3::Y;
             lean = lean.max(up.cross(Vec3::Y).length().asin());
             let wy = b.ang_vel.y;
@@ -216,7 +216,7 @@ fn a_hinge_motor_reaches_its_speed_against_a_load() {
                 w.add_torque(wheel, -Vec3::Z).expect("load");
                 w.step(DT).expect("step");
             }
-            let spin = w.body(wheel).expect("wheel").ang_vel.z;
+            let spin = w.body_raw(wheel).expect("wheel").ang_vel.z;
             match want {
                 None => {
                     println!("{name}: motor of {most} N·m: {spin} rad/s (target 3)");
@@ -255,11 +255,11 @@ fn a_slider_keeps_its_axis() {
         for _ in 0..60 {
             w.add_force(cart, Vec3::X * 4.0).expect("push");
             w.step(DT).expect("step");
-            let b = w.body(cart).expect("cart");
+            let b = w.body_raw(cart).expect("cart");
             off = off.max((pos(&b) - start).yz().length());
             turn = turn.max(2.0 * b.orient.xyz().length().asin());
         }
-        let x = w.body(cart).expect("cart").pos.x - start.x;
+        let x = w.body_raw(cart).expect("cart").pos.x - start.x;
         // Symplectic Euler over n substeps of h: x = a·h²·n(n+1)/2.
         let (n, h) = (240.0f32, DT / 4.0);
         let want = 2.0 * h * h * n * (n + 1.0) / 2.0;
@@ -335,7 +335,8 @@ fn distance_joints_hold_rods_ropes_and_springs() {
             .with_limits(0.0, 10.0)
             .with_spring(2.0, 0.0, 1.0);
         w.add_joint(None, bob, spring).expect("spring");
-        let crossings = upward_crossings(&mut w, 180, |w| 2.0 - w.body(bob).expect("bob").pos.y);
+        let crossings =
+            upward_crossings(&mut w, 180, |w| 2.0 - w.body_raw(bob).expect("bob").pos.y);
         let t = mean_period(&crossings);
         println!("{name}: spring period {t} s (want 0.5)");
         assert!(
@@ -375,7 +376,7 @@ fn a_chain_of_fifty_links_holds_twenty_times_a_links_mass() {
             }
         }
         // The chain ends at the weight's joint, one link's length above the ball's centre.
-        let end = w.body(weight).expect("weight").pos.y + 0.1;
+        let end = w.body_raw(weight).expect("weight").pos.y + 0.1;
         let length = top.y - end;
         println!("{name}: chain length {length} m (rest 5), fastest {fastest:.2e} m/s");
         assert!(

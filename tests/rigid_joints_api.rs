@@ -86,10 +86,10 @@ fn a_joint_breaks_at_its_threshold_and_is_reported_once() {
             "{name}: the feedback names the wrong step"
         );
         // Free fall with the last pull acting for one more step.
-        let v0 = w.body(bob).expect("bob").lin_vel.y;
+        let v0 = w.body_raw(bob).expect("bob").lin_vel.y;
         w.add_force(bob, -Vec3::Y * pull).expect("pull");
         w.step(DT).expect("step");
-        let v1 = w.body(bob).expect("bob").lin_vel.y;
+        let v1 = w.body_raw(bob).expect("bob").lin_vel.y;
         let want = -(G + pull) * DT;
         assert!(
             ((v1 - v0 - want) / want).abs() < 1e-3,
@@ -118,23 +118,23 @@ fn limits_motors_and_springs_change_between_steps() {
             .add_joint(None, wheel, Joint::hinge(centre, Vec3::Z))
             .expect("hinge");
         run(&mut w, 10, DT);
-        assert!(w.body(wheel).expect("wheel").ang_vel.z.abs() < 1e-6);
+        assert!(w.body_raw(wheel).expect("wheel").ang_vel.z.abs() < 1e-6);
         w.set_joint_motor(hinge, Some((2.0, 10.0)))
             .expect("motor on");
         run(&mut w, 10, DT);
-        let spin = w.body(wheel).expect("wheel").ang_vel.z;
+        let spin = w.body_raw(wheel).expect("wheel").ang_vel.z;
         assert!((spin - 2.0).abs() < 1e-4, "{name}: motor on: {spin} rad/s");
         w.set_joint_motor(hinge, Some((-1.0, 10.0)))
             .expect("motor speed");
         run(&mut w, 10, DT);
-        let spin = w.body(wheel).expect("wheel").ang_vel.z;
+        let spin = w.body_raw(wheel).expect("wheel").ang_vel.z;
         assert!(
             (spin + 1.0).abs() < 1e-4,
             "{name}: motor reversed: {spin} rad/s"
         );
         w.set_joint_motor(hinge, None).expect("motor off");
         run(&mut w, 10, DT);
-        let spin = w.body(wheel).expect("wheel").ang_vel.z;
+        let spin = w.body_raw(wheel).expect("wheel").ang_vel.z;
         assert!((spin + 1.0).abs() < 1e-4, "{name}: coasting: {spin} rad/s");
 
         // A rod spinning on a hinge meets limits set while it turns.
@@ -203,7 +203,7 @@ fn joined_bodies_collide_only_when_asked() {
         run(&mut w, 10, DT);
         let report = w.read_report().expect("report");
         assert_eq!(report.manifolds, 0, "{name}: welded bodies collided");
-        let gap = w.body(b).expect("b").pos.x - w.body(a).expect("a").pos.x;
+        let gap = w.body_raw(b).expect("b").pos.x - w.body_raw(a).expect("a").pos.x;
         assert!((gap - 0.95).abs() < 1e-4, "{name}: the weld moved: {gap}");
         w.set_joint_collide_connected(weld, true).expect("collide");
         run(&mut w, 10, DT);

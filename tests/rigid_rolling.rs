@@ -81,7 +81,7 @@ fn a_ball_rolling_on_level_ground_keeps_its_speed_and_its_height() {
         let mut last = GpuBody::default();
         for step in 0..120 {
             w.step(DT).expect("step");
-            last = w.body(h).expect("body");
+            last = w.body_raw(h).expect("body");
             // The first steps lower the ball, placed touching, onto its resting depth.
             if step >= 6 {
                 lo = lo.min(last.pos.y - r);
@@ -154,7 +154,7 @@ fn slope_run(
     for step in 1..=60 {
         w.step(DT).expect("step");
         if step == 12 || step == 60 {
-            let b = w.body(h).expect("body");
+            let b = w.body_raw(h).expect("body");
             let v = b.lin_vel.xyz().dot(down);
             // The contact point's velocity: v + ω × (−r_c·n), along the slope.
             let r_c = contact_radius(r, b.pos.xyz().dot(n));
@@ -270,7 +270,7 @@ fn rolling_resistance_stops_a_ball_after_the_model_distance() {
         // A second past the stop: the resistance holds a stopped ball still.
         let steps = ((t_stop + 1.0) / DT) as usize;
         run(&mut w, steps, DT);
-        let b = w.body(h).expect("body");
+        let b = w.body_raw(h).expect("body");
         let d = b.pos.x;
         println!(
             "{name}: stopped after {d:.4} m (model {want:.4} m), v = {}",
@@ -303,7 +303,7 @@ fn a_ball_without_rolling_resistance_does_not_stop() {
         )
         .expect("ball");
     run(&mut w, 600, DT);
-    let v = w.body(h).expect("body").lin_vel.x;
+    let v = w.body_raw(h).expect("body").lin_vel.x;
     assert!((v - v0).abs() <= 0.01 * v0, "v = {v} after 10 s");
 }
 
@@ -333,12 +333,12 @@ fn spin_run(backend: Backend, wb: Vec3, seconds: f32, substeps: u32) -> (f64, f6
         )
         .expect("box");
     let energy = |b: &GpuBody| spin_momentum(b).dot(b.ang_vel.xyz().as_dvec3());
-    let start = w.body(h).expect("body");
+    let start = w.body_raw(h).expect("body");
     let (l0, e0) = (spin_momentum(&start), energy(&start));
     let (mut dl, mut de, mut dv) = (0.0f64, 0.0f64, 0.0f64);
     for _ in 0..(seconds / DT).round() as usize {
         w.step(DT).expect("step");
-        let b = w.body(h).expect("body");
+        let b = w.body_raw(h).expect("body");
         let l: DVec3 = spin_momentum(&b);
         dl = dl.max((l.length() / l0.length() - 1.0).abs());
         de = de.max((energy(&b) / e0 - 1.0).abs());

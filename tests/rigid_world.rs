@@ -238,7 +238,7 @@ fn slope_run(theta: f32, mu: f32, seconds: f32) -> Vec<(f32, f32, f32)> {
     (1..=steps)
         .map(|k| {
             w.step(DT).expect("step");
-            let body = w.body(b).expect("box");
+            let body = w.body_raw(b).expect("box");
             (
                 k as f32 * DT,
                 (pos(&body) - p0).dot(down),
@@ -736,8 +736,8 @@ fn bullet_stops_at_a_thin_wall_only_with_ccd() {
             .add_body(shot(0.5, false), &[Collider::sphere(r)])
             .expect("bullet");
         run(&mut w, 4, DT);
-        let a = w.body(with).expect("ccd bullet");
-        let b = w.body(without).expect("bullet");
+        let a = w.body_raw(with).expect("ccd bullet");
+        let b = w.body_raw(without).expect("bullet");
         println!(
             "{name}: with CCD x = {:.5} (vx {:.3}), without x = {:.3}",
             a.pos.x, a.lin_vel.x, b.pos.x

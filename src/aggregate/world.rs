@@ -16,6 +16,7 @@ use crate::particles::{Particle, RenderBuffers};
 use glam::{Vec3, Vec4};
 
 mod links;
+mod reads;
 use links::too_many_colours;
 
 enum Engine {
@@ -69,6 +70,10 @@ pub struct AggregateWorld {
     last_dispatches: u32,
     /// Seconds stepped (turbulence fields drift with it).
     time: f64,
+    /// Steps taken.
+    steps: u64,
+    /// The snapshot ring (`world/reads.rs`).
+    reads: reads::SnapshotReads,
 }
 
 impl AggregateWorld {
@@ -133,6 +138,8 @@ impl AggregateWorld {
         let config_capacity = config.capacity;
         let mut me = Self {
             time: 0.0,
+            steps: 0,
+            reads: reads::SnapshotReads::new(),
             fields,
             colliders,
             grid_spec,
@@ -555,6 +562,7 @@ impl AggregateWorld {
             }
         }
         self.cpu_stages = sequence;
+        self.steps += 1;
         Ok(())
     }
 
@@ -602,6 +610,9 @@ impl AggregateWorld {
         if let Engine::Gpu(g) = &mut self.engine {
             g.set_shared_acceleration(self.own_accelerations == 0);
             self.last_dispatches = g.encode(encoder, &params, collide)?;
+            self.steps += 1;
+            self.reads.record(g, encoder, self.steps, self.n);
+            self.reads.poll(&g.ctx.device);
         }
         Ok(())
     }

@@ -153,8 +153,8 @@
 //! for _ in 0..60 {
 //!     world.step(1.0 / 60.0)?;
 //! }
-//! let b = world.body(ball)?; // position, orientation, velocities, awake
-//! assert!((b.pos.y - 0.25).abs() < 0.01); // resting on the ground
+//! let b = world.body(ball)?; // position, rotation, velocities, mass, awake
+//! assert!((b.position.y - 0.25).abs() < 0.01); // resting on the ground
 //! # Ok::<(), wgphys::Error>(())
 //! ```
 //!

@@ -18,9 +18,9 @@
 //!
 //! | world | without blocking |
 //! |---|---|
-//! | particles | [`latest_status`](crate::particles::ParticleWorld::latest_status), [`poll_reports`](crate::particles::ParticleWorld::poll_reports), [`refused_spawns`](crate::particles::ParticleWorld::refused_spawns), [`killed_by_bounds`](crate::particles::ParticleWorld::killed_by_bounds), [`contains`](crate::particles::ParticleWorld::contains) |
-//! | rigid | [`report`](crate::rigid::RigidWorld::report), [`poll_reports`](crate::rigid::RigidWorld::poll_reports), [`take_broken_joints`](crate::rigid::RigidWorld::take_broken_joints), [`take_fractures`](crate::rigid::RigidWorld::take_fractures), [`shapes`](crate::rigid::RigidWorld::shapes), [`cast_ray`](crate::rigid::RigidWorld::cast_ray) (on the host's copy) |
-//! | aggregate | nothing to report: a step has no counters the host needs |
+//! | particles | [`latest_status`](crate::particles::ParticleWorld::latest_status), [`poll_reports`](crate::particles::ParticleWorld::poll_reports), [`latest_snapshot`](crate::particles::ParticleWorld::latest_snapshot), [`poll_snapshot`](crate::particles::ParticleWorld::poll_snapshot) (copies of the live particles, when asked for), [`refused_spawns`](crate::particles::ParticleWorld::refused_spawns), [`killed_by_bounds`](crate::particles::ParticleWorld::killed_by_bounds), [`contains`](crate::particles::ParticleWorld::contains) |
+//! | rigid | [`report`](crate::rigid::RigidWorld::report), [`poll_reports`](crate::rigid::RigidWorld::poll_reports), [`body`](crate::rigid::RigidWorld::body), [`latest_bodies`](crate::rigid::RigidWorld::latest_bodies), [`poll_bodies`](crate::rigid::RigidWorld::poll_bodies), [`take_broken_joints`](crate::rigid::RigidWorld::take_broken_joints), [`take_fractures`](crate::rigid::RigidWorld::take_fractures), [`shapes`](crate::rigid::RigidWorld::shapes), [`cast_ray`](crate::rigid::RigidWorld::cast_ray) (on the host's copy) |
+//! | aggregate | [`latest_snapshot`](crate::aggregate::AggregateWorld::latest_snapshot), [`poll_snapshot`](crate::aggregate::AggregateWorld::poll_snapshot) (copies of the state, when asked for; a step has no counters the host needs) |
 //!
 //! [`ParticleWorld::contains`](crate::particles::ParticleWorld::contains) needs no readback
 //! for the deaths the host can predict: it advances each handle's age with the same `f32` sums
@@ -83,6 +83,65 @@
 //! # Ok::<(), wgphys::Error>(())
 //! ```
 //!
+//! ## Bodies, a frame or two late
+//!
+//! The bodies come back the same way when asked for: with
+//! [`set_body_tracking(true)`](crate::rigid::RigidWorld::set_body_tracking) every step, and
+//! after [`request_bodies`](crate::rigid::RigidWorld::request_bodies) the next one, records a
+//! copy of the bodies buffer after its passes, into the encoder that holds the step (the
+//! world's own, or yours with `encode_step`), into a ring of mappable buffers mapped when that
+//! encoder is submitted. No step waits for a copy: when every buffer of the ring is still in
+//! flight the ring grows by one. [`latest_bodies`](crate::rigid::RigidWorld::latest_bodies)
+//! returns the newest copy that has landed as a [`BodySnapshot`](crate::rigid::BodySnapshot):
+//! the step it describes ([`step`](crate::rigid::BodySnapshot::step), a frame or two behind
+//! [`steps`](crate::rigid::RigidWorld::steps)), each body typed as a
+//! [`Body`](crate::rigid::Body) by handle ([`get`](crate::rigid::BodySnapshot::get)) and the
+//! live bodies in slot order ([`iter`](crate::rigid::BodySnapshot::iter)).
+//! [`body(h)`](crate::rigid::RigidWorld::body) reads one body from it, with `&self`.
+//!
+//! A snapshot knows which body each slot held when its copy was taken: a body removed before
+//! the copy is not in it, and a body added later in the same slot is not reported under the
+//! old handle. On the CPU backend the same calls answer with the state now, at the current
+//! step, without being asked.
+//!
+//! ```
+//! use glam::Vec3;
+//! use wgphys::Backend;
+//! use wgphys::rigid::{BodyKind, Collider, RigidBody, RigidConfig, RigidWorld};
+//!
+//! let mut world = RigidWorld::new(Backend::Cpu, RigidConfig::default())?; // or the GPU
+//! world.set_body_tracking(true); // a copy of the bodies at every step (GPU)
+//! let ball = world.add_body(
+//!     RigidBody::dynamic().position(Vec3::new(0.0, 5.0, 0.0)).mass(2.0),
+//!     &[Collider::sphere(0.5)],
+//! )?;
+//! let crate_ = world.add_body(RigidBody::fixed(), &[Collider::cuboid(Vec3::ONE)])?;
+//! for _ in 0..30 {
+//!     world.step(1.0 / 60.0)?; // never waits for a copy
+//!     let Some(bodies) = world.latest_bodies() else {
+//!         continue; // the GPU's first copies are still in flight
+//!     };
+//!     assert!(bodies.step() <= world.steps());
+//!     let b = bodies.get(ball).expect("the ball was live when the copy was taken");
+//!     assert_eq!((b.kind, b.mass, b.awake), (BodyKind::Dynamic, 2.0, true));
+//! }
+//! assert_eq!(world.body(crate_)?.mass, 0.0); // a fixed body's infinite mass reads 0
+//! world.remove_body(crate_)?;
+//! world.step(1.0 / 60.0)?;
+//! let bodies = world.latest_bodies().expect("the CPU answers at once");
+//! assert!(bodies.get(crate_).is_none()); // removed before this copy
+//! assert_eq!(bodies.iter().count(), 1);
+//! # Ok::<(), wgphys::Error>(())
+//! ```
+//!
+//! The particle and aggregate worlds copy their state the same way:
+//! `set_snapshot_tracking(true)` ([particles](crate::particles::ParticleWorld::set_snapshot_tracking),
+//! [aggregate](crate::aggregate::AggregateWorld::set_snapshot_tracking)) or
+//! `request_snapshot`, then `latest_snapshot` returns the newest copy that has landed with the
+//! step it describes (the state now on the CPU). A particle copy takes every slot of the
+//! capacity, since only the device knows how many are live when the copy is recorded; the
+//! host keeps the live ones.
+//!
 //! ## Broken joints and fractures
 //!
 //! Events that change the world come back the same way, and each is handed out exactly once:
@@ -134,17 +193,19 @@
 //! |---|---|
 //! | particles | [`read_snapshot`](crate::particles::ParticleWorld::read_snapshot), [`read_status`](crate::particles::ParticleWorld::read_status), [`read_counters`](crate::particles::ParticleWorld::read_counters), [`read_trails`](crate::particles::ParticleWorld::read_trails), [`read_order`](crate::particles::ParticleWorld::read_order), [`read_emitter_bounds`](crate::particles::ParticleWorld::read_emitter_bounds), [`last_step_gpu_ms`](crate::particles::ParticleWorld::last_step_gpu_ms) |
 //! | aggregate | [`read_snapshot`](crate::aggregate::AggregateWorld::read_snapshot), [`last_step_gpu_ms`](crate::aggregate::AggregateWorld::last_step_gpu_ms) |
-//! | rigid | [`body`](crate::rigid::RigidWorld::body), [`read_bodies`](crate::rigid::RigidWorld::read_bodies), [`read_report`](crate::rigid::RigidWorld::read_report), [`read_manifolds`](crate::rigid::RigidWorld::read_manifolds), [`joint`](crate::rigid::RigidWorld::joint), [`joint_feedback`](crate::rigid::RigidWorld::joint_feedback), [`joint_state`](crate::rigid::RigidWorld::joint_state), [`read_joints`](crate::rigid::RigidWorld::read_joints), `last_step_*_ms` |
+//! | rigid | [`read_body`](crate::rigid::RigidWorld::read_body), [`read_snapshot`](crate::rigid::RigidWorld::read_snapshot), [`body_raw`](crate::rigid::RigidWorld::body_raw), [`read_bodies`](crate::rigid::RigidWorld::read_bodies), [`read_report`](crate::rigid::RigidWorld::read_report), [`read_manifolds`](crate::rigid::RigidWorld::read_manifolds), [`joint`](crate::rigid::RigidWorld::joint), [`joint_feedback`](crate::rigid::RigidWorld::joint_feedback), [`joint_state`](crate::rigid::RigidWorld::joint_state), [`read_joints`](crate::rigid::RigidWorld::read_joints), `last_step_*_ms` |
 //!
 //! They are the right tool where a stall costs nothing: tests, tools and benchmarks, loading
 //! and saving, a debug overlay you turn on, and rare events (the player clicked a crate:
-//! `body(h)` once). They are the wrong tool every frame for many objects. If game logic needs
-//! the positions of many bodies on the host every frame, either read once per frame with
-//! [`read_bodies`](crate::rigid::RigidWorld::read_bodies) (one copy of every slot, indexed by
-//! [`BodyHandle::index`](crate::rigid::BodyHandle::index)) rather than `body(h)` per body, or
-//! run that world on the CPU.
+//! `read_body(h)` once). They are the wrong tool every frame for many objects: if game logic
+//! needs the bodies on the host every frame, track them (above) and read
+//! [`latest_bodies`](crate::rigid::RigidWorld::latest_bodies), or run that world on the CPU.
+//! [`read_bodies`](crate::rigid::RigidWorld::read_bodies) is the raw form: every slot's
+//! [`GpuBody`](crate::rigid::types::GpuBody) in slot order, removed slots as zeroed static
+//! bodies; [`read_snapshot`](crate::rigid::RigidWorld::read_snapshot) is the typed one, which
+//! leaves them out. Either also becomes the world's newest copy, so `body(h)` answers from it.
 //!
 //! Two host-side conveniences use the host's copy of the bodies and so see the GPU state only
-//! as of your last read: [`cast_ray`](crate::rigid::RigidWorld::cast_ray) and the pose that
+//! as of your last blocking read: [`cast_ray`](crate::rigid::RigidWorld::cast_ray) and the pose that
 //! [`add_force_at_point`](crate::rigid::RigidWorld::add_force_at_point) takes the lever arm
 //! from. Call `read_bodies` first when the bodies have moved far since.

@@ -284,7 +284,7 @@
 //! assert_eq!(splits[0].body, block);
 //! assert_eq!(splits[0].pieces.len(), 8);
 //! assert!(!world.contains(block));
-//! let mass: f32 = splits[0].pieces.iter().map(|&p| 1.0 / world.body(p).unwrap().pos.w).sum();
-//! assert!((mass - 500.0).abs() < 0.1); // pos.w is the inverse mass
+//! let mass: f32 = splits[0].pieces.iter().map(|&p| world.body(p).unwrap().mass).sum();
+//! assert!((mass - 500.0).abs() < 0.1);
 //! # Ok::<(), wgphys::Error>(())
 //! ```

@@ -69,7 +69,7 @@
 //! for _ in 0..90 {
 //!     world.step(1.0 / 60.0)?;
 //! }
-//! assert!((world.body(pill)?.pos.y - 0.8).abs() < 0.01); // standing on its end
+//! assert!((world.body(pill)?.position.y - 0.8).abs() < 0.01); // standing on its end
 //!
 //! let particle_ground = wgphys::particles::Collider::ground(0.5, 0.3); // restitution, friction
 //! assert_eq!((particle_ground.restitution, particle_ground.friction), (0.5, 0.3));
@@ -158,16 +158,20 @@
 //! world's [`ParticleId`](crate::aggregate::ParticleId) is a bare slot index: slots are never
 //! reused, but an id does not say which world it came from.
 //!
-//! ## Reading a body costs a readback on the GPU
+//! ## Reading a body: a frame late on the GPU, or a blocking read
 //!
 //! In rapier `bodies[handle].translation()` is a field access. Here
-//! [`RigidWorld::body(h)`](crate::rigid::RigidWorld::body) returns the body's state as a
-//! [`GpuBody`](crate::rigid::types::GpuBody) (the record the kernels use: `pos.xyz`, `orient`
-//! as (x, y, z, w), `lin_vel.xyz`, `ang_vel.xyz`, `awake`), takes `&mut self`, and on the GPU
-//! blocks until the device has finished and the record has been copied back;
-//! [`read_bodies`](crate::rigid::RigidWorld::read_bodies) does the same for every slot at
-//! once. On the CPU both are copies. Read once per frame at most, or draw from the buffers
-//! ([`ch3_drawing`](super::ch3_drawing), [`ch5_reading`](super::ch5_reading)).
+//! [`RigidWorld::body(h)`](crate::rigid::RigidWorld::body) returns a typed
+//! [`Body`](crate::rigid::Body) (`position`, `rotation` as a `Quat`, `linear_velocity`,
+//! `angular_velocity`, `mass`, `kind`, `awake` as a `bool`) without blocking: on the CPU it is
+//! the state now, on the GPU the newest copy the host has, which with
+//! [`set_body_tracking`](crate::rigid::RigidWorld::set_body_tracking) on is a frame or two
+//! old. [`read_body`](crate::rigid::RigidWorld::read_body) blocks until the device has
+//! finished and gives the state now; [`body_raw`](crate::rigid::RigidWorld::body_raw) and
+//! [`read_bodies`](crate::rigid::RigidWorld::read_bodies) give the raw
+//! [`GpuBody`](crate::rigid::types::GpuBody) records the kernels use. On the CPU all are
+//! copies. See [`ch5_reading`](super::ch5_reading), or draw from the buffers
+//! ([`ch3_drawing`](super::ch3_drawing)).
 //!
 //! ```
 //! use glam::{Quat, Vec3};
@@ -178,12 +182,13 @@
 //! let spinning = RigidBody::dynamic().angular_velocity(Vec3::Y);
 //! let h = world.add_body(spinning, &[Collider::cuboid(Vec3::ONE)])?;
 //! world.step(1.0 / 60.0)?;
-//! let b = world.body(h)?;
-//! let (position, rotation) = (b.pos.truncate(), Quat::from_vec4(b.orient));
-//! let (velocity, spin) = (b.lin_vel.truncate(), b.ang_vel.truncate());
-//! let inverse_mass = b.pos.w; // 1 / 1 kg
+//! let b = world.body(h)?; // rapier's body.translation(), rotation(), linvel(), angvel()
+//! let (position, rotation) = (b.position, b.rotation);
+//! let (velocity, spin) = (b.linear_velocity, b.angular_velocity);
 //! assert!(position.y < 0.0 && rotation.is_normalized() && velocity.y < 0.0 && spin.y > 0.9);
-//! assert_eq!((inverse_mass, b.awake), (1.0, 1));
+//! assert_eq!((b.mass, b.awake), (1.0, true)); // a fixed body's mass reads 0, as in rapier
+//! let raw = world.body_raw(h)?; // the GPU record: pos.w the inverse mass, orient a Vec4
+//! assert_eq!(Quat::from_vec4(raw.orient), rotation);
 //! # Ok::<(), wgphys::Error>(())
 //! ```
 //!

@@ -25,6 +25,7 @@ mod depth;
 mod emitters;
 mod handles;
 mod read;
+mod reads;
 mod status;
 mod view;
 use std::cmp::Reverse;
@@ -97,6 +98,8 @@ pub struct ParticleWorld {
     payloads: Vec<GpuPayload>,
     engine: Engine,
     step: u64,
+    /// The snapshot ring (`world/reads.rs`).
+    reads: reads::SnapshotReads,
     world_tag: u32,
     spawns: Vec<GpuSpawnRecord>,
     removals: Vec<u32>,
@@ -208,6 +211,7 @@ impl ParticleWorld {
             payloads,
             engine,
             step: 0,
+            reads: reads::SnapshotReads::new(),
             world_tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             spawns: Vec::new(),
             removals: Vec::new(),
@@ -571,7 +575,9 @@ impl ParticleWorld {
                     deaths_room,
                 };
                 g.encode(&mut enc, &frame);
+                self.reads.record(g, &mut enc, self.step + 1, self.capacity);
                 g.ctx.queue.submit([enc.finish()]);
+                self.reads.poll(&g.ctx.device);
                 None
             }
         };
@@ -657,6 +663,8 @@ impl ParticleWorld {
                 deaths_room,
             };
             g.encode(encoder, &frame);
+            self.reads.record(g, encoder, self.step + 1, self.capacity);
+            self.reads.poll(&g.ctx.device);
         }
         self.finish_step(dt);
         let grew_to = self.maybe_grow()?;

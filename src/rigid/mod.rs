@@ -39,8 +39,8 @@
 //!
 //! The step itself is `step/` (the stage list, the GPU plan, the CPU driver; `rigid_step.rs`),
 //! the GPU host `gpu/`, the world `world/` (`rigid_world.rs`, `rigid_bad_input.rs`,
-//! `rigid_reports.rs`); the block solver's sweeps are `solver/block.rs` and
-//! `solver/block.wgsl`.
+//! `rigid_reports.rs`; its typed reads of the bodies, [`body`] and `world/reads.rs`, in
+//! `rigid_reads.rs`); the block solver's sweeps are `solver/block.rs` and `solver/block.wgsl`.
 //!
 //! Contacts are found at the step's start poses; inside the substeps each point's overlap
 //! follows the bodies from anchors fixed in each body, so the contacts stay valid while the
@@ -51,6 +51,7 @@
 //! swept in one workgroup (`solve_*_block`, see [`solver::block`]): 5 dispatches a sweep
 //! instead of one per colour.
 
+pub mod body;
 pub mod broad;
 pub mod ccd;
 pub mod colour;
@@ -74,6 +75,7 @@ pub mod step;
 pub mod types;
 mod world;
 
+pub use body::{Body, BodySnapshot};
 pub use forces::Explosion;
 pub use generators::{ForceGen, ForceGenHandle};
 pub use joint::{Joint, JointFeedback, JointHandle, JointKind, JointState};

@@ -28,6 +28,7 @@ mod fracture;
 mod generators;
 mod hulls;
 mod joints;
+mod reads;
 mod reports;
 mod timing;
 use capacity::sizes;
@@ -96,6 +97,8 @@ pub struct RigidWorld {
     generators: generators::GeneratorTable,
     /// Breakable bodies and their splits (`world/fracture.rs`).
     fracture: fracture::Fractures,
+    /// The body ring and the newest bodies read (`world/reads.rs`).
+    reads: reads::BodyReads,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -185,6 +188,7 @@ impl RigidWorld {
             joints: JointTable::new(config.joint_capacity),
             generators: generators::GeneratorTable::new(config.generator_capacity),
             fracture: fracture::Fractures::default(),
+            reads: reads::BodyReads::new(),
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             engine,
@@ -571,6 +575,9 @@ impl RigidWorld {
             }
             None => GpuExplosion::default(),
         };
+        // Which body each slot holds as the step's copy of the bodies is recorded (GPU).
+        let gpu = matches!(self.engine, Engine::Gpu(_));
+        let slots = (gpu && self.reads.wanted()).then(|| self.slot_generations());
         let landed = match &mut self.engine {
             Engine::Cpu(c) => {
                 let spec = grid_spec(self.plan.cell_size, self.shape_capacity)?;
@@ -595,20 +602,24 @@ impl RigidWorld {
             }
             Engine::Gpu(g) => {
                 let step = self.steps;
-                match encoder {
-                    Some(encoder) => {
-                        gpu_encode(g, &params, &explosion, shape, encoder, step, false)?
-                    }
-                    None => {
-                        let mut encoder = g.rigid.ctx.device.create_command_encoder(
-                            &wgpu::CommandEncoderDescriptor {
-                                label: Some("wgphys:rigid_step"),
-                            },
-                        );
-                        gpu_encode(g, &params, &explosion, shape, &mut encoder, step, true)?;
-                        g.rigid.ctx.queue.submit([encoder.finish()]);
-                    }
+                let mut own = None;
+                let submits = encoder.is_none();
+                let encoder = match encoder {
+                    Some(encoder) => encoder,
+                    None => own.insert(g.rigid.ctx.device.create_command_encoder(
+                        &wgpu::CommandEncoderDescriptor {
+                            label: Some("wgphys:rigid_step"),
+                        },
+                    )),
+                };
+                gpu_encode(g, &params, &explosion, shape, encoder, step, submits)?;
+                if let Some(slots) = slots {
+                    self.reads.record(&g.rigid, encoder, step, slots);
                 }
+                if let Some(encoder) = own {
+                    g.rigid.ctx.queue.submit([encoder.finish()]);
+                }
+                self.reads.poll(&g.rigid.ctx.device, self.tag);
                 // The sleep stage clears the accumulators on the device; mirror that.
                 for &i in &self.forced {
                     if let Some(b) = self.bodies.get_mut(i) {

@@ -118,7 +118,7 @@ impl RigidWorld {
             generation: self.generations[i],
             world: self.tag,
         };
-        let body = self.body(h)?;
+        let body = self.body_raw(h)?;
         let Some(&shape) = self.body_shapes[i].first() else {
             return Ok(());
         };

@@ -145,7 +145,7 @@ impl RigidWorld {
                     generation: w.generations[i],
                     world: w.tag,
                 };
-                w.body(h)?;
+                w.body_raw(h)?;
             }
             let body = &w.bodies[i];
             Ok((body.pos.xyz(), body.orient))

@@ -90,33 +90,6 @@ impl RigidWorld {
         Ok(self.report)
     }
 
-    /// Reads every body slot (blocking on the GPU), in slot order; see [`BodyHandle::index`].
-    ///
-    /// # Errors
-    /// GPU readback errors.
-    pub fn read_bodies(&mut self) -> Result<Vec<GpuBody>> {
-        if let Engine::Gpu(g) = &self.engine {
-            self.bodies = g.rigid.read(&g.rigid.bodies, self.bodies.len())?;
-        }
-        Ok(self.bodies.clone())
-    }
-
-    /// A body's state: position, orientation (x, y, z, w), velocities and whether it is awake
-    /// (blocking on the GPU).
-    ///
-    /// # Errors
-    /// [`Error::StaleHandle`]; GPU readback errors.
-    pub fn body(&mut self, h: BodyHandle) -> Result<GpuBody> {
-        let i = self.check(h)?;
-        if let Engine::Gpu(g) = &self.engine {
-            let all: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, i + 1)?;
-            if let Some(b) = all.get(i) {
-                self.bodies[i] = *b;
-            }
-        }
-        Ok(self.bodies[i])
-    }
-
     /// The shape table, in slot order (kind 0 marks a free slot).
     pub fn shapes(&self) -> &[GpuShape] {
         &self.shapes

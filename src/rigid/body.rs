@@ -1,0 +1,175 @@
+//! Typed views of the bodies a world reads back: [`Body`], one body's state in the terms of
+//! [`super::RigidBody`] (a `Quat`, a mass, a kind, `awake` as a `bool`), and [`BodySnapshot`],
+//! every live body as of one step, whether it came back through the asynchronous body ring
+//! ([`super::RigidWorld::latest_bodies`]) or from a blocking read
+//! ([`super::RigidWorld::read_snapshot`]).
+//!
+//! A snapshot keeps the generation of each slot it copied, so a handle answers only for the
+//! body it named when the copy was taken: a slot freed before the copy reads as `None`, and a
+//! body added later in a reused slot is not reported under the old handle (nor the old body
+//! under the new one).
+
+use super::model::{BodyHandle, BodyKind};
+use super::types::{body_kind, GpuBody};
+use glam::{Quat, Vec3};
+use std::sync::Arc;
+
+/// One body's state, read back: the typed form of [`GpuBody`].
+///
+/// `#[non_exhaustive]`: read its fields; build one with [`Body::from_gpu`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Body {
+    /// The body this describes.
+    pub handle: BodyHandle,
+    /// How it moves.
+    pub kind: BodyKind,
+    /// Centre of mass in the world (m).
+    pub position: Vec3,
+    /// Orientation (the engine keeps it unit length).
+    pub rotation: Quat,
+    /// Linear velocity of the centre of mass (m/s).
+    pub linear_velocity: Vec3,
+    /// Angular velocity in world space (rad/s).
+    pub angular_velocity: Vec3,
+    /// Mass (kg). Static and kinematic bodies have an infinite mass and read 0 here, as in
+    /// rapier's `RigidBody::mass`; [`Body::inverse_mass`] is 0 for them too.
+    pub mass: f32,
+    /// Inverse mass (1/kg), as the solver uses it: 0 for static and kinematic bodies.
+    pub inverse_mass: f32,
+    /// Fraction of the linear velocity kept per second, in (0, 1] (1: no damping), as
+    /// [`super::RigidBody::linear_damping`].
+    pub linear_damping: f32,
+    /// Fraction of the angular velocity kept per second, in (0, 1].
+    pub angular_damping: f32,
+    /// The body's constant acceleration (the world's gravity unless the body set its own).
+    pub acceleration: Vec3,
+    /// Whether it is awake (static bodies never are).
+    pub awake: bool,
+    /// Whether it may fall asleep.
+    pub can_sleep: bool,
+    /// Whether continuous collision is on for it.
+    pub ccd: bool,
+}
+
+impl Body {
+    /// The typed view of `raw`, the record of `handle`'s slot (from
+    /// [`super::RigidWorld::read_bodies`] at [`BodyHandle::index`], for example). Nothing checks
+    /// that the record is that body's: a [`BodySnapshot`] does.
+    pub fn from_gpu(handle: BodyHandle, raw: &GpuBody) -> Self {
+        let inverse_mass = raw.pos.w;
+        Self {
+            handle,
+            kind: match raw.kind {
+                body_kind::DYNAMIC => BodyKind::Dynamic,
+                body_kind::KINEMATIC => BodyKind::Kinematic,
+                _ => BodyKind::Static,
+            },
+            position: raw.pos.truncate(),
+            rotation: Quat::from_vec4(raw.orient),
+            linear_velocity: raw.lin_vel.truncate(),
+            angular_velocity: raw.ang_vel.truncate(),
+            mass: if inverse_mass > 0.0 {
+                1.0 / inverse_mass
+            } else {
+                0.0
+            },
+            inverse_mass,
+            linear_damping: raw.lin_vel.w,
+            angular_damping: raw.ang_vel.w,
+            acceleration: raw.acc.truncate(),
+            awake: raw.awake != 0,
+            can_sleep: raw.can_sleep != 0,
+            ccd: raw.flags & 1 != 0,
+        }
+    }
+
+    /// The velocity of the world point `point` carried by the body: v + ω × (p − c).
+    pub fn velocity_at_point(&self, point: Vec3) -> Vec3 {
+        self.linear_velocity + self.angular_velocity.cross(point - self.position)
+    }
+
+    /// Whether forces and contacts move it.
+    pub fn is_dynamic(&self) -> bool {
+        self.kind == BodyKind::Dynamic
+    }
+}
+
+/// Every live body of a world as of the end of one step (see the module docs). Cheap to
+/// clone: the records are shared.
+#[derive(Clone, Debug)]
+pub struct BodySnapshot {
+    step: u64,
+    world: u32,
+    bodies: Arc<[GpuBody]>,
+    /// Each slot's generation when the copy was taken; `None` for a free slot.
+    generations: Arc<[Option<u32>]>,
+}
+
+impl BodySnapshot {
+    /// A snapshot of `bodies` (slot order) after step `step` of world `world`, whose slots held
+    /// the bodies of `generations` (`None`: free).
+    pub(crate) fn new(
+        step: u64,
+        world: u32,
+        bodies: Arc<[GpuBody]>,
+        generations: Arc<[Option<u32>]>,
+    ) -> Self {
+        Self {
+            step,
+            world,
+            bodies,
+            generations,
+        }
+    }
+
+    /// The step whose end this describes (0: before the first step).
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// The body `h` names as of [`BodySnapshot::step`]; `None` when `h` is another world's, or
+    /// its slot held no body or another body (one removed, or added since) when the copy was
+    /// taken.
+    pub fn get(&self, h: BodyHandle) -> Option<Body> {
+        let i = h.index as usize;
+        if h.world != self.world || self.generations.get(i).copied().flatten() != Some(h.generation)
+        {
+            return None;
+        }
+        self.bodies.get(i).map(|raw| Body::from_gpu(h, raw))
+    }
+
+    /// The live bodies, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = Body> + '_ {
+        self.generations
+            .iter()
+            .zip(self.bodies.iter())
+            .enumerate()
+            .filter_map(|(i, (g, raw))| {
+                let generation = (*g)?;
+                let handle = BodyHandle {
+                    index: i as u32,
+                    generation,
+                    world: self.world,
+                };
+                Some(Body::from_gpu(handle, raw))
+            })
+    }
+
+    /// Live bodies in the snapshot.
+    pub fn len(&self) -> usize {
+        self.generations.iter().filter(|g| g.is_some()).count()
+    }
+
+    /// Whether it holds no live body.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The raw records of every slot, live or free, in slot order (as
+    /// [`super::RigidWorld::read_bodies`] returns them).
+    pub fn raw(&self) -> &[GpuBody] {
+        &self.bodies
+    }
+}
