@@ -105,7 +105,7 @@ pub struct RigidProgram {
     classes: Vec<LayoutClass>,
     /// Entry point -> index into `classes`.
     class_of: HashMap<&'static str, usize>,
-    pipelines: std::sync::Mutex<HashMap<&'static str, wgpu::ComputePipeline>>,
+    pipelines: std::sync::Mutex<HashMap<(&'static str, u8), wgpu::ComputePipeline>>,
 }
 
 /// The group-0 layout shared by the kernels that use exactly these bindings.
@@ -122,7 +122,8 @@ pub struct GpuRigid {
     pub ctx: GpuContext,
     sizes: GpuRigidSizes,
     program: std::sync::Arc<RigidProgram>,
-    pipelines: HashMap<&'static str, wgpu::ComputePipeline>,
+    /// By entry point and variant (`program::Variant`).
+    pipelines: HashMap<(&'static str, u8), wgpu::ComputePipeline>,
     /// Group 0 per layout class, twice: [0] binds `manifolds` / `manifolds_prev` as named, [1]
     /// swapped, so the warm-start source of a step is the previous step's output without a copy.
     bind0: Vec<[wgpu::BindGroup; 2]>,

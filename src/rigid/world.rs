@@ -675,7 +675,19 @@ impl RigidWorld {
             block_stage: self.blocks_run()
                 && matches!(&self.engine, Engine::Gpu(g) if g.block_staging),
             hulls: self.hulls.any(),
+            ccd_convex: self.hulls.any() || self.ccd_convex_bodies(),
         }
+    }
+
+    /// Whether a CCD body has a box or a capsule (see [`StepShape::ccd_convex`]).
+    fn ccd_convex_bodies(&self) -> bool {
+        self.shapes.iter().any(|s| {
+            (s.kind == shape_kind::BOX || s.kind == shape_kind::CAPSULE)
+                && self
+                    .bodies
+                    .get(s.body as usize)
+                    .is_some_and(|b| b.flags & super::ccd::CCD_FLAG != 0)
+        })
     }
 
     /// Runs `f` inside the device's error scopes on the GPU ([`crate::gpu::GpuContext::guard`]),

@@ -569,20 +569,30 @@ fn solve_skips(stage: u32, s: u32) -> bool {
     return stage == SOLVE_STAGE_RESTITUTION && solve_restitution_of(s) <= 0.0;
 }
 
+/// Whether the velocity sweeps carry the joint rows: set false (a pipeline-overridable constant)
+/// for worlds without joints, whose kernels are then as small as before joints existed; on a
+/// software adapter the joint rows' code alone slowed every sweep of the 5k wall by half
+/// (solve_relax 46 → 74 ms a step on lavapipe, 2026-11-29). Twin: none (the CPU twin's order
+/// is the same either way; a slot with no points and no joint is skipped on both paths).
+override SOLVE_JOINTS: bool = true;
+
 /// A velocity stage's work on the bodies `a` and `b` of the contact at position s (whose header
 /// is `h`), wherever they were loaded from (the bodies buffer here, a block's workgroup copy in
 /// solve_block.wgsl).
 fn solve_velocity_bodies(stage: u32, s: u32, h: SolveHead, a: ptr<function, SolveBody>, b: ptr<function, SolveBody>) {
-    // A joint's slot (joint.wgsl) has no points; its record's header says so.
+    // A joint's slot (joint.wgsl) has no points; its record's header says so. Without joints
+    // the pipeline is compiled with SOLVE_JOINTS false, so the joint rows' code is not in it.
     if (h.count == 0u) {
-        let j = manifolds[h.k].joint;
-        if (j == 0u || j > params.joint_count) {
-            return;
-        }
-        if (stage == SOLVE_STAGE_WARM) {
-            joint_warm_bodies(j - 1u, a, b);
-        } else if (stage != SOLVE_STAGE_RESTITUTION) {
-            joint_solve_bodies(j - 1u, stage == SOLVE_STAGE_CONTACT, a, b);
+        if (SOLVE_JOINTS) {
+            let j = manifolds[h.k].joint;
+            if (j == 0u || j > params.joint_count) {
+                return;
+            }
+            if (stage == SOLVE_STAGE_WARM) {
+                joint_warm_bodies(j - 1u, a, b);
+            } else if (stage != SOLVE_STAGE_RESTITUTION) {
+                joint_solve_bodies(j - 1u, stage == SOLVE_STAGE_CONTACT, a, b);
+            }
         }
         return;
     }

@@ -1,6 +1,7 @@
 //! Driving a [`GpuRigid`] by hand: its accessors, recording passes, the colour sort, the grid
 //! and the indirect copy, queued writes and blocking reads.
 
+use super::program::Variant;
 use super::*;
 
 impl GpuRigid {
@@ -33,14 +34,16 @@ impl GpuRigid {
         let mut entries: Vec<&'static str> = self.program.class_of.keys().copied().collect();
         entries.sort_unstable();
         for entry in entries {
-            self.pipeline(entry);
+            self.pipeline(entry, 0);
+            self.pipeline(entry, Variant::ALL);
         }
     }
 
-    pub(super) fn pipeline(&mut self, entry: &'static str) {
-        if !self.pipelines.contains_key(entry) {
-            let p = self.program.pipeline(&self.ctx.device, entry);
-            self.pipelines.insert(entry, p);
+    /// Compiles `entry`'s pipeline in `variant` (`program::Variant`) unless it is compiled.
+    pub(super) fn pipeline(&mut self, entry: &'static str, variant: u8) {
+        if !self.pipelines.contains_key(&(entry, variant)) {
+            let p = self.program.pipeline(&self.ctx.device, entry, variant);
+            self.pipelines.insert((entry, variant), p);
         }
     }
 
@@ -48,11 +51,12 @@ impl GpuRigid {
     /// pass.
     pub fn record(&mut self, encoder: &mut wgpu::CommandEncoder, passes: &[Pass]) {
         self.uploads.record(encoder);
+        // Passes recorded one by one (tests and tools) carry every optional part.
         for p in passes {
-            self.pipeline(p.entry);
+            self.pipeline(p.entry, Variant::ALL);
         }
         for p in passes {
-            let Some(pipeline) = self.pipelines.get(p.entry) else {
+            let Some(pipeline) = self.pipelines.get(&(p.entry, Variant::ALL)) else {
                 continue;
             };
             let label = format!("wgphys:pass:{}", p.entry);

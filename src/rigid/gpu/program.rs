@@ -106,27 +106,64 @@ impl RigidProgram {
         self.class_of.get(entry).copied().unwrap_or(0)
     }
 
+    /// The pipeline of `entry` in `variant` (its [`Variant`] bits set the WGSL overrides),
+    /// compiled on first use.
     pub(super) fn pipeline(
         &self,
         device: &wgpu::Device,
         entry: &'static str,
+        variant: u8,
     ) -> wgpu::ComputePipeline {
         let mut map = match self.pipelines.lock() {
             Ok(m) => m,
             Err(poisoned) => poisoned.into_inner(),
         };
         let class = self.class(entry);
-        map.entry(entry)
+        let on = |bit: u8| if variant & bit != 0 { 1.0 } else { 0.0 };
+        let constants = [
+            ("SOLVE_JOINTS", on(Variant::JOINTS)),
+            ("CCD_CONVEX", on(Variant::CCD_CONVEX)),
+        ];
+        map.entry((entry, variant))
             .or_insert_with(|| {
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(&format!("wgphys:pipeline:{entry}")),
                     layout: self.classes.get(class).map(|c| &c.pipeline_layout),
                     module: &self.module,
                     entry_point: Some(entry),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
                     cache: None,
                 })
             })
             .clone()
+    }
+}
+
+/// The bits of a pipeline variant: which optional code the rigid kernels are compiled with
+/// (pipeline-overridable constants, so a world without joints or convex sweeps runs kernels
+/// without their code; the results are the same bits either way when the feature is unused).
+pub(crate) struct Variant;
+
+impl Variant {
+    /// The velocity sweeps' joint rows (WGSL `SOLVE_JOINTS`).
+    pub(crate) const JOINTS: u8 = 1;
+    /// The ccd stage's conservative advancement (WGSL `CCD_CONVEX`).
+    pub(crate) const CCD_CONVEX: u8 = 2;
+    /// Every optional part.
+    pub(crate) const ALL: u8 = Self::JOINTS | Self::CCD_CONVEX;
+
+    /// The variant a step of `shape` needs.
+    pub(crate) fn of(shape: &crate::rigid::step::StepShape) -> u8 {
+        let mut v = 0;
+        if shape.joints > 0 {
+            v |= Self::JOINTS;
+        }
+        if shape.ccd_convex {
+            v |= Self::CCD_CONVEX;
+        }
+        v
     }
 }

@@ -325,6 +325,8 @@ impl GpuRigid {
     }
 
     fn compile(&mut self, plan: &StepPlan) -> CompiledStep {
+        // Without joints or convex sweeps the kernels are compiled without their code.
+        let variant = super::program::Variant::of(&plan.shape);
         let mut entries: Vec<&'static str> = Vec::new();
         let mut pipelines = Vec::new();
         let phases: Vec<CompiledPhase> = plan
@@ -350,8 +352,8 @@ impl GpuRigid {
                             let pipeline = match entries.iter().position(|e| *e == entry) {
                                 Some(i) => i,
                                 None => {
-                                    self.pipeline(entry);
-                                    if let Some(p) = self.pipelines.get(entry) {
+                                    self.pipeline(entry, variant);
+                                    if let Some(p) = self.pipelines.get(&(entry, variant)) {
                                         pipelines.push(p.clone());
                                     }
                                     entries.push(entry);

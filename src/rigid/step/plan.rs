@@ -95,6 +95,9 @@ pub struct StepShape {
     /// Whether the world has convex hulls: the narrow stage then adds the `narrow_hull`
     /// dispatch, which gives hull pairs their contacts (`shaders/rigid/narrow/hull_pairs.wgsl`).
     pub hulls: bool,
+    /// Whether the ccd stage may sweep by conservative advancement: the world has hulls, or a
+    /// CCD body with a box or a capsule (else its kernel is compiled without that code).
+    pub ccd_convex: bool,
 }
 
 /// The most compute passes (phases) a step records: `rigid_broad`, `rigid_collide`,

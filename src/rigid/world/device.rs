@@ -8,7 +8,9 @@ impl RigidWorld {
     /// needs them (the first explosion, the first colour count above the last, ...), and on a
     /// software adapter one compile can take up to a second: a game calls this while loading.
     /// It also checks every kernel against the device's limits at once, so a device too small
-    /// for a kernel a later step would need is an error here. Nothing to do on the CPU.
+    /// for a kernel a later step would need is an error here. The velocity sweeps come in two
+    /// variants, with the joint rows and without (for worlds without joints): both are
+    /// compiled. Nothing to do on the CPU.
     ///
     /// # Errors
     /// [`Error::Gpu`] naming the failure when the device refuses a kernel.
