@@ -75,6 +75,9 @@ pub struct RigidWorld {
     /// The hulls the shapes name (`world/hulls.rs`).
     hulls: hulls::WorldHulls,
     free_shapes: Vec<u32>,
+    /// Shapes that are boxes or capsules of CCD bodies (see [`StepShape::ccd_convex`]), kept by
+    /// `add_body` and `remove_body`: a body's CCD flag is set only when it is made.
+    ccd_convex_shapes: u32,
     plan: BroadPlan,
     plan_dirty: bool,
     steps: u64,
@@ -200,6 +203,7 @@ impl RigidWorld {
             shapes: Vec::new(),
             hulls: hulls::WorldHulls::default(),
             free_shapes: Vec::new(),
+            ccd_convex_shapes: 0,
             plan,
             plan_dirty: true,
             forced: Vec::new(),
@@ -315,6 +319,7 @@ impl RigidWorld {
             self.fracture.burst.resize(slot + 1, None);
         }
         self.fracture.burst[slot] = burst;
+        self.ccd_convex_shapes += self.ccd_convex_count(&record, &shape_ids);
         if index as usize == self.bodies.len() {
             self.bodies.push(record);
             self.generations.push(0);
@@ -370,6 +375,8 @@ impl RigidWorld {
     /// [`Error::StaleHandle`] for a removed body or another world's handle.
     pub fn remove_body(&mut self, h: BodyHandle) -> Result<()> {
         let i = self.check(h)?;
+        let gone = self.ccd_convex_count(&self.bodies[i], &self.body_shapes[i]);
+        self.ccd_convex_shapes = self.ccd_convex_shapes.saturating_sub(gone);
         self.alive[i] = false;
         self.free_bodies.push(i as u32);
         let removed = GpuBody {
@@ -675,19 +682,20 @@ impl RigidWorld {
             block_stage: self.blocks_run()
                 && matches!(&self.engine, Engine::Gpu(g) if g.block_staging),
             hulls: self.hulls.any(),
-            ccd_convex: self.hulls.any() || self.ccd_convex_bodies(),
+            ccd_convex: self.hulls.any() || self.ccd_convex_shapes > 0,
         }
     }
 
-    /// Whether a CCD body has a box or a capsule (see [`StepShape::ccd_convex`]).
-    fn ccd_convex_bodies(&self) -> bool {
-        self.shapes.iter().any(|s| {
-            (s.kind == shape_kind::BOX || s.kind == shape_kind::CAPSULE)
-                && self
-                    .bodies
-                    .get(s.body as usize)
-                    .is_some_and(|b| b.flags & super::ccd::CCD_FLAG != 0)
-        })
+    /// The shapes among `ids` that are boxes or capsules, if `body` has the CCD flag (see
+    /// [`StepShape::ccd_convex`]).
+    fn ccd_convex_count(&self, body: &GpuBody, ids: &[u32]) -> u32 {
+        if body.flags & super::ccd::CCD_FLAG == 0 {
+            return 0;
+        }
+        ids.iter()
+            .filter_map(|&id| self.shapes.get(id as usize))
+            .filter(|s| s.kind == shape_kind::BOX || s.kind == shape_kind::CAPSULE)
+            .count() as u32
     }
 
     /// Runs `f` inside the device's error scopes on the GPU ([`crate::gpu::GpuContext::guard`]),
