@@ -154,6 +154,16 @@ pub enum Error {
         /// The device's value.
         have: u32,
     },
+    /// A saved world (`wgphys::save`, the `serde` feature) that cannot be loaded: truncated,
+    /// corrupt, from a newer version, for another kind of world, or holding a value a world
+    /// refuses.
+    #[error("cannot load the saved world: at `{field}`, {reason}")]
+    Load {
+        /// The field, as a path into the saved state (`bodies[3].pos`), or `header`.
+        field: String,
+        /// What is wrong and what to do.
+        reason: String,
+    },
 }
 
 /// Shorthand for results in this crate.

@@ -48,6 +48,8 @@ pub mod particles;
 pub mod rigid;
 pub mod rng;
 pub mod rounding;
+#[cfg(feature = "serde")]
+pub mod save;
 pub mod scenes;
 pub mod shaders;
 
