@@ -10,6 +10,7 @@ use crate::rng::hash_u32;
 use glam::{Vec3, Vec4, Vec4Swizzles};
 
 /// A three-phase explosion. Forces are in newtons; times in seconds from detonation.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Explosion {
     /// Where it goes off.

@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 
 /// A struck breakable body, as `fracture_record` lists it: the point struck and the contact's
 /// normal, both in the body's frame, and the contact's impulse over the step.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FractureEvent {
     /// The body's slot.

@@ -13,6 +13,7 @@
 use std::f32::consts::SQRT_2;
 
 /// A rule that combines two material values into one.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Combine {
     /// `min(a, b)`. Flat: `f(0.1, 0.1) = f(0.1, 1)`.

@@ -575,10 +575,12 @@ fn derived_inertia(colliders: &[Collider], mass: f32) -> Result<Mat3> {
 
 /// A body in a [`super::RigidWorld`]: its slot and the generation of that slot, so a handle of
 /// a removed body is refused rather than reaching the slot's next owner.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BodyHandle {
     pub(crate) index: u32,
     pub(crate) generation: u32,
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) world: u32,
 }
 
@@ -590,6 +592,7 @@ impl BodyHandle {
 }
 
 /// Configuration of a [`super::RigidWorld`].
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, PartialEq)]
 pub struct RigidConfig {
     /// Body slots (grown automatically when full if `auto_grow`).

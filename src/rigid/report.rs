@@ -7,6 +7,7 @@ use super::types::counter;
 /// What a step did, from the counters. On the GPU these are read back asynchronously, so a
 /// report describes a step a frame or two old ([`StepReport::step`] says which); the CPU's
 /// describe the step just taken.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StepReport {
     /// The step (1-based) these counts describe; 0 before the first report arrives.

@@ -145,6 +145,7 @@ pub mod counter {
 gpu_struct! {
     /// A rigid body. 240 bytes.
     #[repr(C)]
+    #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
     pub struct GpuBody as "Body" {
         /// Position of the centre of mass (xyz); inverse mass (w), 0 for static and kinematic.
@@ -185,6 +186,7 @@ gpu_struct! {
 gpu_struct! {
     /// One collision primitive attached to a body. 80 bytes.
     #[repr(C)]
+    #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
     pub struct GpuShape as "Shape" {
         /// [`shape_kind`]; 0 marks a removed shape.
@@ -210,6 +212,7 @@ gpu_struct! {
 gpu_struct! {
     /// One manifold: the contacts between one pair of shapes, in the pair's slot. 240 bytes.
     #[repr(C)]
+    #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
     pub struct GpuManifold as "Manifold" {
         /// First body ([`NONE`] for the world).
@@ -447,6 +450,7 @@ gpu_struct! {
     /// bodies (a joint's arm follows the body). The accumulated impulses are warm-started from
     /// step to step. See [`crate::rigid::joint`].
     #[repr(C)]
+    #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
     pub struct GpuJoint as "Joint" {
         /// First body ([`NONE`]: the world).
@@ -517,6 +521,7 @@ gpu_struct! {
     /// water height changes by an upload of this record only. See
     /// [`crate::rigid::generators`] for each kind's fields.
     #[repr(C)]
+    #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
     pub struct GpuForceGen as "ForceGen" {
         /// [`force_gen_kind`].

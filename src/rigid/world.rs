@@ -30,6 +30,8 @@ mod hulls;
 mod joints;
 mod reads;
 mod reports;
+#[cfg(feature = "serde")]
+mod save;
 mod timing;
 use capacity::sizes;
 use config::validate_config;
@@ -491,17 +493,9 @@ impl RigidWorld {
         self.large_capacity = large_capacity.max(plan.large.len() as u32);
         self.plan = plan;
         self.plan_dirty = false;
+        let at = self.current_sizes()?;
         if let Engine::Gpu(g) = &mut self.engine {
             if cell_changed {
-                let at = sizes(
-                    self.body_capacity,
-                    self.shape_capacity,
-                    self.pair_capacity,
-                    self.plan.cell_size,
-                    self.large_capacity,
-                    block_bins(&self.config, self.body_capacity),
-                    (self.joints.capacity, self.generators.capacity),
-                )?;
                 let n = (self.bodies.len(), self.joints.slots() as usize);
                 capacity::rebuild(g, n, &self.shapes, at)?;
                 self.joints.filter_dirty = true;

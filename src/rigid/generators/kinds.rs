@@ -15,6 +15,7 @@ use glam::{Mat3, Quat, Vec3, Vec4};
 /// point relative to the air (the point's velocity minus the wind), so a tensor with negative
 /// diagonal drags. The book adds the wind to the body's velocity instead (catalogue §20,
 /// erratum 12): with its sign a wind pushes a body upwind.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ForceGen {
     /// A spring between a point of body `a` and a point of body `b`: each end is pulled
@@ -295,6 +296,20 @@ impl ForceGen {
             | Self::AngledAero { body, .. }
             | Self::Buoyancy { body, .. }
             | Self::Thrust { body, .. } => (body, None),
+        }
+    }
+
+    /// The bodies it acts on, to rewrite (a loaded world gives its handles its own tag).
+    #[cfg(feature = "serde")]
+    pub(crate) fn bodies_mut(&mut self) -> [Option<&mut BodyHandle>; 2] {
+        match self {
+            Self::Spring { a, b, .. } => [Some(a), Some(b)],
+            Self::AnchoredSpring { body, .. }
+            | Self::Aero { body, .. }
+            | Self::AeroControl { body, .. }
+            | Self::AngledAero { body, .. }
+            | Self::Buoyancy { body, .. }
+            | Self::Thrust { body, .. } => [Some(body), None],
         }
     }
 

@@ -32,10 +32,12 @@ use glam::{Mat3, Vec3, Vec4Swizzles};
 
 /// A force generator in a [`crate::rigid::RigidWorld`]: its slot and the generation of that
 /// slot, so a handle of a removed generator (or of one removed with its body) is refused.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ForceGenHandle {
     pub(crate) index: u32,
     pub(crate) generation: u32,
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) world: u32,
 }
 

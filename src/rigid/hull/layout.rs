@@ -326,6 +326,13 @@ impl HullStore {
         s
     }
 
+    /// A store holding `words` as saved (`crate::save`); the loader checks each hull shape's
+    /// header index against their count.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_words(words: Vec<UVec4>) -> Self {
+        Self { words }
+    }
+
     /// The words, to upload.
     pub fn words(&self) -> &[UVec4] {
         &self.words

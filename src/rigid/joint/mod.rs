@@ -519,10 +519,12 @@ impl Joint {
 
 /// A joint in a [`crate::rigid::RigidWorld`]: its slot and that slot's generation, so the
 /// handle of a removed joint is refused rather than reaching the slot's next owner.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct JointHandle {
     pub(crate) index: u32,
     pub(crate) generation: u32,
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) world: u32,
 }
 

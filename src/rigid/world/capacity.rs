@@ -32,6 +32,19 @@ impl RigidWorld {
         self.regrow(body_capacity, shape_capacity, pair_capacity)
     }
 
+    /// The GPU buffer sizes of the world's capacities, plan and tables as they are now.
+    pub(super) fn current_sizes(&self) -> Result<GpuRigidSizes> {
+        sizes(
+            self.body_capacity,
+            self.shape_capacity,
+            self.pair_capacity,
+            self.plan.cell_size,
+            self.large_capacity,
+            block_bins(&self.config, self.body_capacity),
+            (self.joints.capacity, self.generators.capacity),
+        )
+    }
+
     /// Rebuilds the GPU buffers at new sizes, carrying the state over by device-side copies
     /// (see [`rebuild`]).
     pub(super) fn regrow(

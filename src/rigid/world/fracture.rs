@@ -10,6 +10,7 @@ use super::*;
 use crate::rigid::fracture::{self, FractureEvent, MIN_PIECE_HALF};
 
 /// A split block: the removed body, its pieces, where it was struck and how hard.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fracture {
     /// The block (removed).
@@ -34,11 +35,11 @@ pub(super) struct Fractures {
     /// Per body slot: the burst speed of a breakable body (`None`: not breakable).
     pub(super) burst: Vec<Option<f32>>,
     /// Events from the steps, with the step that found them, waiting to be split.
-    pending: Vec<(u64, FractureEvent)>,
+    pub(super) pending: Vec<(u64, FractureEvent)>,
     /// Some step struck more blocks than its counters list: the bodies are searched for the rest.
-    scan: bool,
+    pub(super) scan: bool,
     /// Splits not yet handed out.
-    done: Vec<Fracture>,
+    pub(super) done: Vec<Fracture>,
 }
 
 impl Fractures {

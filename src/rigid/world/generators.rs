@@ -17,20 +17,20 @@ pub(super) struct GeneratorTable {
     /// The records in slot order (kind 0: a free slot).
     pub(super) records: Vec<GpuForceGen>,
     /// What each live slot was made from (its handles, for reading back).
-    described: Vec<Option<ForceGen>>,
-    generations: Vec<u32>,
-    free: Vec<u32>,
+    pub(super) described: Vec<Option<ForceGen>>,
+    pub(super) generations: Vec<u32>,
+    pub(super) free: Vec<u32>,
     /// Slots on the device.
     pub(super) capacity: u32,
     /// The per-body index ([`build_index`]) as of the last upload.
     pub(super) index: Vec<u32>,
     /// The set changed: rebuild and write the index (and every record) before the next step.
-    dirty: bool,
+    pub(super) dirty: bool,
     /// Records edited since the last upload.
-    edited: Vec<u32>,
+    pub(super) edited: Vec<u32>,
     /// The device buffer the records were last written to (a rebuilt backend has new, empty
     /// buffers, which get everything again).
-    uploaded_to: Option<wgpu::Buffer>,
+    pub(super) uploaded_to: Option<wgpu::Buffer>,
 }
 
 impl GeneratorTable {

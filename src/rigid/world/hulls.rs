@@ -13,13 +13,15 @@ use std::sync::Arc;
 /// The hulls of a world (see the module docs).
 #[derive(Default)]
 pub(super) struct WorldHulls {
-    store: HullStore,
+    pub(super) store: HullStore,
     /// Header word of each stored hull, by the address of its `Arc`'s hull (kept alive in
     /// `kept`, so an address is never reused while the world holds it).
-    at: HashMap<usize, u32>,
-    kept: Vec<Arc<Hull>>,
+    pub(super) at: HashMap<usize, u32>,
+    pub(super) kept: Vec<Arc<Hull>>,
     /// Words already written to the GPU.
-    uploaded: usize,
+    pub(super) uploaded: usize,
+    /// The store came from a saved world: it holds hulls no `Arc` in `kept` names.
+    pub(super) loaded: bool,
 }
 
 impl WorldHulls {
@@ -30,7 +32,7 @@ impl WorldHulls {
 
     /// Whether any hull was stored (the narrow stage then runs `narrow_hull` on the GPU).
     pub(super) fn any(&self) -> bool {
-        !self.kept.is_empty()
+        !self.kept.is_empty() || self.loaded
     }
 
     fn key(hull: &Arc<Hull>) -> usize {

@@ -11,9 +11,9 @@ pub(super) struct JointTable {
     /// The records in slot order (on the GPU the definition is the host's; the impulses and
     /// feedback are what the host last wrote or read).
     pub(super) table: Vec<GpuJoint>,
-    generations: Vec<u32>,
-    alive: Vec<bool>,
-    free: Vec<u32>,
+    pub(super) generations: Vec<u32>,
+    pub(super) alive: Vec<bool>,
+    pub(super) free: Vec<u32>,
     /// Slots on the device (grown with `auto_grow`).
     pub(super) capacity: u32,
     /// The filter's table (`joint::filter`), rebuilt when the joints change.
@@ -21,12 +21,12 @@ pub(super) struct JointTable {
     /// The filter changed since it was last written to the device.
     pub(super) filter_dirty: bool,
     /// Joints that broke and were not yet handed out by `take_broken_joints`.
-    broken: Vec<JointHandle>,
+    pub(super) broken: Vec<JointHandle>,
     /// Per slot: its break was reported (each is handed out once).
-    reported: Vec<bool>,
+    pub(super) reported: Vec<bool>,
     /// Some step broke more joints than its counters list: the next `take_broken_joints`
     /// reads the joint table for the rest.
-    scan: bool,
+    pub(super) scan: bool,
 }
 
 impl JointTable {
@@ -86,7 +86,7 @@ impl JointTable {
         }
     }
 
-    fn rebuild_filter(&mut self) {
+    pub(super) fn rebuild_filter(&mut self) {
         self.filter = filter::build(&self.table, &self.alive);
         self.filter_dirty = true;
     }
@@ -493,7 +493,7 @@ impl RigidWorld {
 
     /// Reads the device's impulses and feedback into the host table (the definitions are the
     /// host's already).
-    fn sync_joints(&mut self) -> Result<()> {
+    pub(super) fn sync_joints(&mut self) -> Result<()> {
         if let Engine::Gpu(g) = &self.engine {
             let n = self.joints.table.len();
             let device: Vec<GpuJoint> = g.rigid.read(&g.rigid.joints, n)?;
