@@ -23,6 +23,8 @@
 //! 8. [`ch8_joints`]: joints and fracture: kinds, placement, stiffness and stretch, breaking,
 //!    the collision filter.
 //! 9. [`ch9_from_rapier`]: the conventions a rapier user trips over.
+//! 10. [`ch10_saving`]: saving and loading worlds (the `serde` feature): what a save holds, the
+//!     two formats, handles after a load, bad files.
 //!
 //! Conventions used throughout: SI units (metres, seconds, kilograms, newtons), y up (every
 //! default gravity is (0, −9.81, 0)), `glam` vectors, quaternions stored as (x, y, z, w), and
@@ -30,6 +32,7 @@
 //! and how to fix it and leaves the world as it was (the exceptions are named where they
 //! matter).
 
+pub mod ch10_saving;
 pub mod ch1_worlds;
 pub mod ch2_backends;
 pub mod ch3_drawing;
