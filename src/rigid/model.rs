@@ -312,7 +312,19 @@ impl Collider {
     }
 }
 
-fn unit_quat(what: &'static str, q: Quat) -> Result<Vec4> {
+/// A damping: the fraction of velocity kept per second, in (0, 1].
+pub(crate) fn check_damping(what: &'static str, d: f32) -> Result<()> {
+    if !(d > 0.0 && d <= 1.0) {
+        return Err(Error::InvalidInput {
+            what,
+            value: format!("{d}"),
+            fix: "pass the fraction of velocity kept per second, in (0, 1]",
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn unit_quat(what: &'static str, q: Quat) -> Result<Vec4> {
     let v = from_quat(q);
     if !v.is_finite() || v.length_squared() < 1e-12 {
         return Err(Error::InvalidInput {
@@ -468,18 +480,8 @@ impl RigidBody {
         finite3("body linear velocity", self.linear_velocity)?;
         finite3("body angular velocity", self.angular_velocity)?;
         let q = unit_quat("body rotation", self.rotation)?;
-        for (what, d) in [
-            ("body linear damping", self.linear_damping),
-            ("body angular damping", self.angular_damping),
-        ] {
-            if !(d > 0.0 && d <= 1.0) {
-                return Err(Error::InvalidInput {
-                    what,
-                    value: format!("{d}"),
-                    fix: "pass the fraction of velocity kept per second, in (0, 1]",
-                });
-            }
-        }
+        check_damping("body linear damping", self.linear_damping)?;
+        check_damping("body angular damping", self.angular_damping)?;
         let acc = self.acceleration.unwrap_or(gravity);
         finite3("body acceleration", acc)?;
         if let Some((impulse, burst)) = self.breaking {

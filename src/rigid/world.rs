@@ -32,6 +32,7 @@ mod reads;
 mod reports;
 #[cfg(feature = "serde")]
 mod save;
+mod setters;
 mod timing;
 use capacity::sizes;
 use config::validate_config;
@@ -104,6 +105,8 @@ pub struct RigidWorld {
     fracture: fracture::Fractures,
     /// The body ring and the newest bodies read (`world/reads.rs`).
     reads: reads::BodyReads,
+    /// Impulses for the next step (`world/setters.rs`).
+    impulses: Vec<setters::Impulse>,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -194,6 +197,7 @@ impl RigidWorld {
             generators: generators::GeneratorTable::new(config.generator_capacity),
             fracture: fracture::Fractures::default(),
             reads: reads::BodyReads::new(),
+            impulses: Vec::new(),
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             engine,
@@ -562,6 +566,7 @@ impl RigidWorld {
         if !(dt > 0.0 && dt.is_finite()) {
             return Err(Error::InvalidTimeStep(dt));
         }
+        self.impulses_to_forces(dt);
         self.replan()?;
         self.upload_joint_filter();
         self.upload_generators();

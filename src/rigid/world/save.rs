@@ -31,6 +31,7 @@ struct RigidState {
     alive: Vec<bool>,
     free_bodies: Vec<u32>,
     forced: Vec<u32>,
+    impulses: Vec<(u32, u32, Vec3, Vec3)>,
     body_shapes: Vec<Vec<u32>>,
     shapes: Vec<GpuShape>,
     free_shapes: Vec<u32>,
@@ -186,6 +187,7 @@ impl RigidWorld {
             alive: self.alive.clone(),
             free_bodies: self.free_bodies.clone(),
             forced: self.forced.iter().map(|&i| i as u32).collect(),
+            impulses: self.impulses.clone(),
             body_shapes: self.body_shapes.clone(),
             shapes: self.shapes.clone(),
             free_shapes: self.free_shapes.clone(),
@@ -230,6 +232,7 @@ impl RigidWorld {
         self.alive = s.alive;
         self.free_bodies = s.free_bodies;
         self.forced = s.forced.iter().map(|&i| i as usize).collect();
+        self.impulses = s.impulses;
         self.body_shapes = s.body_shapes;
         self.shapes = s.shapes;
         self.free_shapes = s.free_shapes;
@@ -394,6 +397,10 @@ impl RigidState {
             for (i, &v) in list.iter().enumerate() {
                 check::index(field, i, v, len, what)?;
             }
+        }
+        for (i, (slot, _, j, l)) in self.impulses.iter().enumerate() {
+            check::index("impulses", i, *slot, n, "bodies")?;
+            check::finite("impulses", i, &[j.x, j.y, j.z, l.x, l.y, l.z])?;
         }
         for (i, ids) in self.body_shapes.iter().enumerate() {
             for &id in ids {
