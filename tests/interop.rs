@@ -286,3 +286,40 @@ fn a_destroyed_device_gives_errors_not_panics() {
     );
     check("rigid read", guard(&mut || rigid.read_bodies().map(|_| ())));
 }
+
+/// A renderer learns when the rigid world's buffers are replaced from `buffers_generation`:
+/// growing past the body capacity (auto-grow) makes new buffers and a new generation; steps and
+/// edits that fit keep both.
+#[test]
+fn the_rigid_buffers_generation_marks_replaced_buffers() {
+    use wgphys::rigid::{Collider, RigidBody, RigidConfig, RigidWorld};
+    let cfg = RigidConfig {
+        body_capacity: 4,
+        auto_grow: true,
+        ..RigidConfig::default()
+    };
+    let mut w = RigidWorld::new(Backend::Gpu(common::shared_gpu()), cfg).expect("world");
+    let ball = |x: f32| RigidBody::dynamic().position(Vec3::new(x, 1.0, 0.0));
+    for i in 0..4 {
+        w.add_body(ball(i as f32), &[Collider::sphere(0.3)])
+            .unwrap();
+    }
+    w.step(1.0 / 60.0).unwrap();
+    let g0 = w.buffers_generation();
+    let bodies0 = w.gpu().unwrap().bodies.clone();
+    w.step(1.0 / 60.0).unwrap();
+    assert_eq!(
+        w.buffers_generation(),
+        g0,
+        "a step that fits keeps the buffers"
+    );
+    assert!(w.gpu().unwrap().bodies == bodies0);
+    w.add_body(ball(9.0), &[Collider::sphere(0.3)]).unwrap();
+    assert!(
+        w.buffers_generation() > g0,
+        "growing makes a new generation"
+    );
+    assert!(w.gpu().unwrap().bodies != bodies0, "and new buffers");
+    let cpu = RigidWorld::new(Backend::Cpu, RigidConfig::default()).unwrap();
+    assert_eq!(cpu.buffers_generation(), 0);
+}

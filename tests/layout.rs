@@ -425,6 +425,39 @@ fn rigid_structs_layout() {
     check(&m, &lay, GpuForceGen::WGSL, rust_of::<GpuForceGen>());
 }
 
+/// The WGSL a renderer includes (`wgphys::rigid::wgsl::structs`, with the hull accessors over
+/// a `hulls` binding) validates on its own with a vertex shader that reads bodies and shapes,
+/// and lays the buffers' structs out as their Rust mirrors.
+#[test]
+fn rigid_render_structs_layout() {
+    use wgphys::rigid::types::*;
+    let src = format!(
+        "{}@group(0) @binding(0) var<storage, read> bodies: array<Body>;\n\
+         @group(0) @binding(1) var<storage, read> shapes: array<Shape>;\n\
+         @group(0) @binding(2) var<storage, read> hulls: array<vec4<u32>>;\n{}\n\
+         @vertex fn vs(@builtin(instance_index) i: u32) -> @builtin(position) vec4<f32> {{\n\
+             let s = shapes[i];\n\
+             let b = bodies[s.body];\n\
+             return vec4<f32>(b.pos.xyz + quat_rotate(b.orient, s.offset_pos.xyz), 1.0);\n\
+         }}\n",
+        wgphys::rigid::wgsl::structs(),
+        wgphys::rigid::wgsl::hull_accessors()
+    );
+    let m = naga::front::wgsl::parse_str(&src)
+        .unwrap_or_else(|e| panic!("render WGSL does not parse:\n{}", e.emit_to_string(&src)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&m)
+    .unwrap_or_else(|e| panic!("render WGSL does not validate: {e:?}"));
+    let lay = layouter(&m);
+    check(&m, &lay, GpuBody::WGSL, rust_of::<GpuBody>());
+    check(&m, &lay, GpuShape::WGSL, rust_of::<GpuShape>());
+    check(&m, &lay, GpuManifold::WGSL, rust_of::<GpuManifold>());
+    check(&m, &lay, GpuJoint::WGSL, rust_of::<GpuJoint>());
+}
+
 /// Every rigid binding the host fills from a Rust slice has the Rust element size as its WGSL
 /// element stride, and the uniform block has the Rust struct size.
 #[test]

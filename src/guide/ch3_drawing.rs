@@ -104,9 +104,12 @@
 //! assert_eq!(std::mem::size_of::<GpuShape>(), 80); // the `shapes` stride
 //! ```
 //!
-//! The WGSL side mirrors the two structs field for field (`shaders/rigid/types.wgsl` in the
-//! crate's sources; the field docs of [`GpuBody`](crate::rigid::types::GpuBody) and
-//! [`GpuShape`](crate::rigid::types::GpuShape) say what each holds):
+//! The WGSL side mirrors the two structs field for field. Do not copy them: put
+//! [`wgphys::rigid::wgsl::structs()`](crate::rigid::wgsl::structs) in front of your shader
+//! source (the engine's own constants, structs and quaternion helpers, the source its kernels
+//! are compiled from; [`hull_accessors`](crate::rigid::wgsl::hull_accessors) adds the hull
+//! store's, to draw convex hulls). The field docs of [`GpuBody`](crate::rigid::types::GpuBody)
+//! and [`GpuShape`](crate::rigid::types::GpuShape) say what each holds; in short:
 //!
 //! ```wgsl
 //! struct Body {
@@ -166,8 +169,10 @@
 //! step reports in [`StepReport::grew_to`](crate::particles::StepReport::grew_to)), a rigid
 //! world when its bodies, shapes, pairs or joints grow (pairs grow from the step reports with
 //! `auto_grow`, at any step). A bind group made over the old buffers keeps them alive and
-//! draws stale data. Key your bind group on the buffers and make it again when they differ
-//! (`wgpu::Buffer` compares by identity), as the examples do:
+//! draws stale data. Make the bind group again when
+//! [`RigidWorld::buffers_generation`](crate::rigid::RigidWorld::buffers_generation) changes, or
+//! key it on the buffers themselves (`wgpu::Buffer` compares by identity), which works for
+//! every world, as the examples do:
 //!
 //! [`ParticleWorld::grow`]: crate::particles::ParticleWorld::grow
 //!

@@ -26,6 +26,7 @@ mod source;
 
 use super::step::RigidStage;
 use record::CompiledStep;
+pub(crate) use source::wgsl_constants;
 pub use source::{binding, kernel_needs, shader_source, storage_buffers_per_stage, BINDINGS};
 use source::{entry_bindings, COLOUR_KEY_BITS, RO};
 

@@ -73,6 +73,7 @@ pub mod sleep;
 pub mod solver;
 pub mod step;
 pub mod types;
+pub mod wgsl;
 mod world;
 
 pub use body::{Body, BodySnapshot};

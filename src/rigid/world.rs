@@ -50,6 +50,8 @@ struct GpuEngine {
     submit_by_phase: bool,
     /// [`RigidWorld::set_block_staging`].
     block_staging: bool,
+    /// [`RigidWorld::buffers_generation`].
+    generation: u64,
 }
 
 enum Engine {
@@ -188,6 +190,7 @@ impl RigidWorld {
                 status: StatusRing::new("rigid_status"),
                 submit_by_phase: ctx.submits_overlap(),
                 block_staging: false,
+                generation: 0,
             })),
         };
         Ok(Self {

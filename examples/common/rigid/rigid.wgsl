@@ -399,7 +399,7 @@ fn vs_joint(@builtin(vertex_index) vi: u32, @builtin(instance_index) j: u32) -> 
         return out;
     }
     let jt = joints[j];
-    if (jt.kind == 0u || jt.body_a == jt.body_b || (jt.flags & JOINT_DISABLED) != 0u
+    if (jt.kind == 0u || jt.body_a == jt.body_b || (jt.flags & JOINT_FLAG_DISABLED) != 0u
         || bitcast<u32>(jt.feedback.z) != 0u) {
         return out;
     }
@@ -421,7 +421,7 @@ fn vs_joint(@builtin(vertex_index) vi: u32, @builtin(instance_index) j: u32) -> 
         out.colour = select(
             vec4<f32>(1.0, 0.1, 0.1, 1.0),
             vec4<f32>(0.55, 0.8, 1.0, 1.0),
-            jt.kind == JOINT_DISTANCE,
+            jt.kind == JOINT_KIND_DISTANCE,
         );
     }
     out.clip = g.view_proj * vec4<f32>(world, 1.0);

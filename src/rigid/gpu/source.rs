@@ -165,9 +165,10 @@ pub(super) fn entry_bindings() -> Result<&'static [(String, Vec<u32>)]> {
     Ok(FOUND.get_or_init(|| found))
 }
 
-/// The composed WGSL module of the rigid domain.
-pub fn shader_source() -> String {
-    let consts = [
+/// The constants the rigid domain's WGSL reads (emitted into its prelude, and in front of the
+/// structs a renderer includes: `crate::rigid::wgsl::structs`).
+pub(crate) fn wgsl_constants() -> Vec<(&'static str, u32)> {
+    vec![
         ("RIGID_WG", RIGID_WG),
         ("NONE", NONE),
         ("MAX_POINTS", MAX_POINTS),
@@ -250,8 +251,12 @@ pub fn shader_source() -> String {
         ("BODY_DYNAMIC", body_kind::DYNAMIC),
         ("BODY_STATIC", body_kind::STATIC),
         ("BODY_KINEMATIC", body_kind::KINEMATIC),
-    ];
-    let mut pre = prelude(&consts, BINDINGS);
+    ]
+}
+
+/// The composed WGSL module of the rigid domain.
+pub fn shader_source() -> String {
+    let mut pre = prelude(&wgsl_constants(), BINDINGS);
     pre.push_str(PASS_DECL);
     compose(
         &pre,

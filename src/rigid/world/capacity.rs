@@ -131,6 +131,7 @@ pub(super) fn rebuild(
     fresh.timing = g.rigid.timing.take();
     fresh.dispatch_timing = g.rigid.dispatch_timing;
     g.rigid = fresh;
+    g.generation += 1;
     Ok(())
 }
 

@@ -4,6 +4,18 @@
 use super::*;
 
 impl RigidWorld {
+    /// How many times the world's GPU buffers were replaced: a growth of its capacities (by
+    /// `auto_grow`, [`RigidWorld::grow_pairs`], a grid cell that changed size) or a load makes
+    /// new buffers (the bodies, shapes and every other [`RigidWorld::gpu`] buffer), and a
+    /// renderer holding a bind group of the old ones rebuilds it when this changes. 0 on the
+    /// CPU.
+    pub fn buffers_generation(&self) -> u64 {
+        match &self.engine {
+            Engine::Gpu(g) => g.generation,
+            Engine::Cpu(_) => 0,
+        }
+    }
+
     /// Compiles every rigid kernel now. Kernels are otherwise compiled the first time a step
     /// needs them (the first explosion, the first colour count above the last, ...), and on a
     /// software adapter one compile can take up to a second: a game calls this while loading.

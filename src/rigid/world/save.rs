@@ -297,6 +297,7 @@ impl RigidWorld {
             Engine::Cpu(c) => c.manifolds = warm.manifolds,
             Engine::Gpu(g) => {
                 g.rigid = g.rigid.resized(at)?;
+                g.generation += 1;
                 let r = &mut g.rigid;
                 r.write(&r.bodies, &self.bodies);
                 r.write(&r.shapes, &self.shapes);
