@@ -511,14 +511,18 @@ fn the_step_plan_counts_passes_and_dispatches_from_the_stage_list() {
         !order.contains(&RigidStage::Generators),
         "no force generator"
     );
-    assert_eq!(order.len(), RigidStage::ALL.len() - 6);
+    assert!(
+        !order.contains(&RigidStage::ContactEvents),
+        "contact events are off by default"
+    );
+    assert_eq!(order.len(), RigidStage::ALL.len() - 7);
     assert!(plan.passes() <= wgphys::rigid::step::MAX_PHASES);
 }
 
 /// One order for both backends: the CPU twin's trace of a step and the GPU plan's stage
 /// sequence (consecutive dispatches of one stage counted once) are both `step::sequence`, for a
 /// scene in which every stage has work (an explosion, a projection iteration, a joint, a
-/// breakable block, a force generator), at 1 and at 4 substeps, fused and dispatched colour by colour.
+/// breakable block, a force generator, contact events), at 1 and at 4 substeps, fused and dispatched colour by colour.
 #[test]
 fn the_cpu_step_runs_the_gpu_plans_stages_in_the_same_order() {
     use wgphys::rigid::step::sequence;
@@ -560,6 +564,7 @@ fn the_cpu_step_runs_the_gpu_plans_stages_in_the_same_order() {
                 1.0,
             );
             w.add_force_generator(spring).expect("generator");
+            w.set_contact_events(true);
             w
         };
         let mut cpu = world(Backend::Cpu);

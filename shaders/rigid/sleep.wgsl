@@ -20,6 +20,7 @@ fn step_start(@builtin(global_invocation_id) gid: vec3<u32>) {
         atomicStore(&counters[COUNTER_ROUNDS], 0u);
         atomicStore(&counters[COUNTER_JOINTS_BROKEN], 0u);
         atomicStore(&counters[COUNTER_FRACTURES], 0u);
+        atomicStore(&counters[COUNTER_CONTACT_EVENT_COUNT], 0u);
     }
 }
 

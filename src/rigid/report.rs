@@ -58,6 +58,9 @@ pub struct StepReport {
     /// Breakable bodies the step struck past their breaking impulse (split by the world;
     /// `RigidWorld::take_fractures` hands each split out once).
     pub fractures: u32,
+    /// Contact events (`RigidWorld::take_contact_events`) the step found but could not list:
+    /// the GPU lists at most `counter::CONTACT_EVENTS_MAX` a step. Always 0 on the CPU.
+    pub contact_events_missed: u32,
 }
 
 impl StepReport {
@@ -78,6 +81,16 @@ impl StepReport {
                  crowded grid cell, or a large shape over thousands of small ones)"
                     .to_string(),
             );
+        }
+        if self.contact_events_missed > 0 {
+            return Some(format!(
+                "{} contact events were found but not listed (a GPU step lists at most {}): take \
+                 them every step with RigidWorld::take_contact_events and expect bursts of \
+                 contacts (a pile landing) to exceed it, or read contacts with \
+                 RigidWorld::contacts",
+                self.contact_events_missed,
+                counter::CONTACT_EVENTS_MAX
+            ));
         }
         (self.unsolved > 0).then(|| {
             format!(
@@ -114,5 +127,7 @@ pub(crate) fn report_from_counters(step: u64, c: &[u32]) -> StepReport {
         broad_truncated: at(counter::BROAD_TRUNCATED) != 0,
         joints_broken: at(counter::JOINTS_BROKEN),
         fractures: at(counter::FRACTURES),
+        contact_events_missed: at(counter::CONTACT_EVENT_COUNT)
+            .saturating_sub(counter::CONTACT_EVENTS_MAX as u32),
     }
 }

@@ -135,9 +135,22 @@ pub mod counter {
     pub const FRACTURE_EVENTS_MAX: usize = 16;
     /// Words per fracture event.
     pub const FRACTURE_EVENT_WORDS: usize = 8;
+    /// Contact events the `contact_events` stage found this step (while contact events are
+    /// on: `RigidWorld::set_contact_events`); the first [`CONTACT_EVENTS_MAX`] are listed from
+    /// [`CONTACT_EVENTS`], the count says how many more there were.
+    pub const CONTACT_EVENT_COUNT: usize =
+        FRACTURE_EVENTS + FRACTURE_EVENTS_MAX * FRACTURE_EVENT_WORDS;
+    /// First of [`CONTACT_EVENTS_MAX`] events of two words: the lower and the higher shape slot
+    /// of the pair, the higher with [`CONTACT_STOPPED`] set when the contact stopped (in no
+    /// particular order).
+    pub const CONTACT_EVENTS: usize = CONTACT_EVENT_COUNT + 1;
+    /// Contact events a step lists in the counters.
+    pub const CONTACT_EVENTS_MAX: usize = 256;
+    /// The bit of an event's second word that marks a contact that stopped.
+    pub const CONTACT_STOPPED: u32 = 1 << 31;
     /// Words in the counters buffer.
-    pub const LEN: usize = 512;
-    const _: () = assert!(FRACTURE_EVENTS + FRACTURE_EVENTS_MAX * FRACTURE_EVENT_WORDS <= LEN);
+    pub const LEN: usize = 1024;
+    const _: () = assert!(CONTACT_EVENTS + 2 * CONTACT_EVENTS_MAX <= LEN);
     const _: () = assert!(TAIL < PAIR_GROUPS && PAIR_GROUPS + 3 <= INDIRECT);
     const _: () = assert!(PAIR_GROUPS + 3 <= STAGED_BINS && UNSTAGED_BINS < INDIRECT);
 }

@@ -24,6 +24,7 @@ mod capacity;
 mod config;
 mod control;
 mod device;
+mod events;
 mod fracture;
 mod generators;
 mod hulls;
@@ -109,6 +110,8 @@ pub struct RigidWorld {
     reads: reads::BodyReads,
     /// Impulses for the next step (`world/setters.rs`).
     impulses: Vec<setters::Impulse>,
+    /// Contact events (`world/events.rs`).
+    events: events::ContactEvents,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -201,6 +204,7 @@ impl RigidWorld {
             fracture: fracture::Fractures::default(),
             reads: reads::BodyReads::new(),
             impulses: Vec::new(),
+            events: events::ContactEvents::default(),
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             engine,
@@ -599,6 +603,7 @@ impl RigidWorld {
                     hulls: self.hulls.words(),
                     joint_filter: &self.joints.filter,
                     generators: (&self.generators.records, &self.generators.index),
+                    events: self.events.on,
                 };
                 let joints = &mut self.joints.table;
                 let mut report = cpu_step(c, &inputs, &mut self.bodies, &self.shapes, joints)?;
@@ -607,6 +612,8 @@ impl RigidWorld {
                 self.joints.note_broken(&broken, self.tag);
                 self.fracture
                     .note_events(self.steps, std::mem::take(&mut c.fractures));
+                let events = std::mem::take(&mut c.events);
+                self.events.note(self.steps, events.into_iter());
                 vec![report]
             }
             Engine::Gpu(g) => {
@@ -685,6 +692,7 @@ impl RigidWorld {
                 && matches!(&self.engine, Engine::Gpu(g) if g.block_staging),
             hulls: self.hulls.any(),
             ccd_convex: self.hulls.any() || self.ccd_convex_shapes > 0,
+            events: self.events.on,
         }
     }
 

@@ -21,6 +21,7 @@ pub(crate) fn shape_of(p: &GpuRigidParams) -> StepShape {
         block_bins: if p.block_shift > 0 { p.block_bins } else { 0 },
         block_stage: false,
         ccd_convex: false,
+        events: false,
         hulls: false,
         joints: p.joint_count,
         joint_filter: p.joint_filter_size > 0,
@@ -293,6 +294,7 @@ fn pyramid_5k_shape(config: &RigidConfig, block_bins: u32) -> StepShape {
         block_bins,
         block_stage: false,
         ccd_convex: false,
+        events: false,
         hulls: false,
         joints: 0,
         joint_filter: false,
@@ -346,10 +348,11 @@ fn the_dispatch_budget_of_a_5k_pyramid_step() {
                     | RigidStage::JointSlots
                     | RigidStage::Fracture
                     | RigidStage::JointBreak
+                    | RigidStage::ContactEvents
             ))
             .collect::<Vec<_>>(),
         "the plan runs the stages in the order of RigidStage::ALL (no explosion, generators, \
-         projection, joints or breakable bodies)"
+         projection, joints, breakable bodies or contact events)"
     );
 }
 

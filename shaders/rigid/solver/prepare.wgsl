@@ -27,17 +27,7 @@ fn warm_start(@builtin(global_invocation_id) gid: vec3<u32>) {
             min(atomicLoad(&counters[SOLVE_COUNTER_PREV_PAIRS]), params.pair_capacity),
             arrayLength(&manifolds_prev),
         );
-        var lo = 0u;
-        var hi = prev_count;
-        while (lo < hi) {
-            let mid = (lo + hi) / 2u;
-            let q = manifolds_prev[mid];
-            if (solve_key_less(min(q.shape_a, q.shape_b), max(q.shape_a, q.shape_b), key0, key1)) {
-                lo = mid + 1u;
-            } else {
-                hi = mid;
-            }
-        }
+        let lo = solve_prev_lower_bound(key0, key1, prev_count);
         if (lo < prev_count) {
             p = manifolds_prev[lo];
             found = min(p.shape_a, p.shape_b) == key0 && max(p.shape_a, p.shape_b) == key1

@@ -304,6 +304,23 @@ fn solve_key_less(a0: u32, a1: u32, b0: u32, b1: u32) -> bool {
     return a0 < b0 || (a0 == b0 && a1 < b1);
 }
 
+/// The first of the last step's first `n` manifolds (sorted by shape pair) whose pair is not
+/// below (key0, key1): `n` when there is none.
+fn solve_prev_lower_bound(key0: u32, key1: u32, n: u32) -> u32 {
+    var lo = 0u;
+    var hi = n;
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        let q = manifolds_prev[mid];
+        if (solve_key_less(min(q.shape_a, q.shape_b), max(q.shape_a, q.shape_b), key0, key1)) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Per-manifold solver bodies, shared by the per-colour and the fused entry points.
 

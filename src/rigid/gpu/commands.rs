@@ -148,9 +148,10 @@ impl GpuRigid {
     }
 
     /// Makes this backend (just built by [`resized`](Self::resized)) carry on from `old`: the
-    /// first `bodies` body records and the counters are copied on the device at the head of
-    /// this backend's next recording, after everything `old` still had queued, and so are the
-    /// first `joints` joints (their impulses and feedback are the device's). Nothing is read
+    /// first `bodies` body records, the counters and the last step's manifolds are copied on
+    /// the device at the head of this backend's next recording, after everything `old` still
+    /// had queued, and so are the first `joints` joints (their impulses and feedback are the
+    /// device's). Nothing is read
     /// back, so steps recorded into an encoder not yet submitted keep their effect. The hull
     /// store comes along whole (its buffer as large as `old`'s).
     ///
@@ -164,6 +165,17 @@ impl GpuRigid {
         self.uploads.copy(&old.bodies, &self.bodies, body_bytes);
         self.uploads
             .copy(&old.counters, &self.counters, 4 * counter::LEN as u64);
+        // The last step's manifolds, the next step's warm start and contact events (a slot
+        // names shapes and bodies, which keep their slots; the slots only grow).
+        let slots = old.sizes.pairs.min(self.sizes.pairs) as u64;
+        let manifold_bytes = slots * size_of::<GpuManifold>() as u64;
+        if manifold_bytes > 0 {
+            self.uploads.copy(
+                old.current_manifolds(),
+                self.current_manifolds(),
+                manifold_bytes,
+            );
+        }
         let joint_bytes = (joints.min(old.sizes.joints as usize) * size_of::<GpuJoint>()) as u64;
         if joint_bytes > 0 {
             self.uploads.copy(&old.joints, &self.joints, joint_bytes);

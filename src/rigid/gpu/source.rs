@@ -200,6 +200,13 @@ pub(crate) fn wgsl_constants() -> Vec<(&'static str, u32)> {
         ("COUNTER_FRACTURE_EVENTS", counter::FRACTURE_EVENTS as u32),
         ("FRACTURE_EVENTS_MAX", counter::FRACTURE_EVENTS_MAX as u32),
         ("FRACTURE_EVENT_WORDS", counter::FRACTURE_EVENT_WORDS as u32),
+        (
+            "COUNTER_CONTACT_EVENT_COUNT",
+            counter::CONTACT_EVENT_COUNT as u32,
+        ),
+        ("COUNTER_CONTACT_EVENTS", counter::CONTACT_EVENTS as u32),
+        ("CONTACT_EVENTS_MAX", counter::CONTACT_EVENTS_MAX as u32),
+        ("CONTACT_STOPPED", counter::CONTACT_STOPPED),
         ("JOINT_SLOT_COUNT", JOINT_SLOT_COUNT),
         ("JOINT_KIND_BALL", joint_kind::BALL),
         ("JOINT_KIND_HINGE", joint_kind::HINGE),
@@ -285,6 +292,7 @@ pub fn shader_source() -> String {
             include_str!("../../../shaders/rigid/solver/block.wgsl"),
             include_str!("../../../shaders/rigid/joint.wgsl"),
             include_str!("../../../shaders/rigid/fracture.wgsl"),
+            include_str!("../../../shaders/rigid/events.wgsl"),
             include_str!("../../../shaders/rigid/ccd.wgsl"),
         ],
     )

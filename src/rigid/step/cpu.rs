@@ -32,6 +32,8 @@ pub(crate) struct CpuRigid {
     pub(crate) broken: Vec<u32>,
     /// The blocks the last step struck, in body order.
     pub(crate) fractures: Vec<crate::rigid::fracture::FractureEvent>,
+    /// The contact events of the last step (`crate::rigid::events`), as the GPU words them.
+    pub(crate) events: Vec<[u32; 2]>,
 }
 
 /// What one CPU step reads besides the world's arrays.
@@ -46,6 +48,8 @@ pub(crate) struct StepInputs<'a> {
     pub(crate) joint_filter: &'a [[u32; 4]],
     /// The force generators and their index (`generators::build_index`; empty: none).
     pub(crate) generators: (&'a [GpuForceGen], &'a [u32]),
+    /// Whether contact events are on.
+    pub(crate) events: bool,
 }
 
 /// One CPU step: every stage of [`super::sequence`], in order, by its CPU twin.
@@ -66,6 +70,7 @@ pub(crate) fn cpu_step(
     c.trace.clear();
     c.broken.clear();
     c.fractures.clear();
+    c.events.clear();
     let mut grid = None;
     let mut wanted = 0;
     let mut batches = None;
@@ -134,6 +139,11 @@ pub(crate) fn cpu_step(
                 }
             }
             RigidStage::WarmStart => solver::warm_start(params, &mut c.manifolds, &c.prev),
+            RigidStage::ContactEvents => {
+                if inputs.events {
+                    crate::rigid::events::contact_events(&c.manifolds, &c.prev, &mut c.events);
+                }
+            }
             RigidStage::Colour => batches = Some(Batches::colour(params, bodies, &mut c.manifolds)),
             RigidStage::SolvePrepare => {
                 c.rows.clear();

@@ -51,6 +51,9 @@ pub enum RigidStage {
     WakeApply,
     /// Last step's accumulated impulses, matched by feature.
     WarmStart,
+    /// The shape pairs whose contact started or stopped this step (only while contact events
+    /// are on): `contact_events`, `contact_events_stopped`.
+    ContactEvents,
     /// Greedy colouring into independent batches.
     Colour,
     /// Anchors, effective masses and start velocities per contact point.
@@ -86,7 +89,7 @@ pub enum RigidStage {
 
 impl RigidStage {
     /// Every stage, in execution order (the substep stages once).
-    pub const ALL: [RigidStage; 24] = [
+    pub const ALL: [RigidStage; 25] = [
         RigidStage::StepStart,
         RigidStage::RigidForces,
         RigidStage::ShapeAabbs,
@@ -97,6 +100,7 @@ impl RigidStage {
         RigidStage::WakeMark,
         RigidStage::WakeApply,
         RigidStage::WarmStart,
+        RigidStage::ContactEvents,
         RigidStage::Colour,
         RigidStage::SolvePrepare,
         RigidStage::Generators,
@@ -137,6 +141,7 @@ impl RigidStage {
             RigidStage::WakeMark => "wake_mark",
             RigidStage::WakeApply => "wake_apply",
             RigidStage::WarmStart => "warm_start",
+            RigidStage::ContactEvents => "contact_events",
             RigidStage::Colour => "colour",
             RigidStage::SolvePrepare => "solve_prepare",
             RigidStage::Generators => "generators",

@@ -98,6 +98,8 @@ pub struct StepShape {
     /// Whether the ccd stage may sweep by conservative advancement: the world has hulls, or a
     /// CCD body with a box or a capsule (else its kernel is compiled without that code).
     pub ccd_convex: bool,
+    /// Whether contact events are on (the `contact_events` stage runs).
+    pub events: bool,
 }
 
 /// The most compute passes (phases) a step records: `rigid_broad`, `rigid_collide`,
@@ -494,6 +496,13 @@ pub fn stage_ops(
             }
         }
         WakeMark | WarmStart => ops.push(per_pair_stage(stage)),
+        ContactEvents => {
+            if shape.events {
+                for entry in ["contact_events", "contact_events_stopped"] {
+                    ops.push(per_pair(stage, entry, shape.pair_capacity, 0));
+                }
+            }
+        }
         JointSlots => {
             if shape.joints > 0 {
                 if shape.joint_filter {

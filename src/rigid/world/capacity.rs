@@ -113,10 +113,11 @@ impl RigidWorld {
 }
 
 /// Rebuilds the GPU backend at `at` sizes, carrying over the first `n.0` bodies, the first
-/// `n.1` joints and the counters by device-side copies recorded at the head of the next step (no readback, so steps recorded
-/// into a caller's encoder that is not submitted yet keep their effect), and writing `shapes`.
-/// The counters describe the last step (its report, the previous pair count); the manifolds
-/// and their warm-start impulses start afresh at the new size. Timing stays as it was.
+/// `n.1` joints, the counters and the last step's manifolds by device-side copies recorded at
+/// the head of the next step (no readback, so steps recorded into a caller's encoder that is
+/// not submitted yet keep their effect), and writing `shapes`. The counters describe the last
+/// step (its report, its manifold count), so the next step warm-starts and finds its contact
+/// events as it would have in the old buffers. Timing stays as it was.
 pub(super) fn rebuild(
     g: &mut GpuEngine,
     n: (usize, usize),
@@ -126,8 +127,6 @@ pub(super) fn rebuild(
     let mut fresh = g.rigid.resized(at)?;
     fresh.carry_from(&mut g.rigid, n.0, n.1)?;
     fresh.write(&fresh.shapes, shapes);
-    let prev_pairs = 4 * solver::COUNTER_PREV_PAIRS as u64;
-    fresh.write_at(&fresh.counters, prev_pairs, &[0u32]);
     fresh.timing = g.rigid.timing.take();
     fresh.dispatch_timing = g.rigid.dispatch_timing;
     g.rigid = fresh;

@@ -27,6 +27,7 @@ impl RigidWorld {
         let mut landed = Vec::new();
         let joints = &mut self.joints;
         let fracture = &mut self.fracture;
+        let events = &mut self.events;
         let tag = self.tag;
         g.status.poll(&g.rigid.ctx.device, |step, _, words| {
             let counters: &[u32] = bytemuck::cast_slice(words);
@@ -34,6 +35,7 @@ impl RigidWorld {
             // Each step's copy lands once, so each broken joint is noted once.
             joints.note_counters(counters, tag);
             fracture.note_counters(step, counters);
+            events.note_counters(step, counters);
         });
         Some(landed)
     }

@@ -32,6 +32,8 @@ struct RigidState {
     free_bodies: Vec<u32>,
     forced: Vec<u32>,
     impulses: Vec<(u32, u32, Vec3, Vec3)>,
+    contact_events: bool,
+    contact_events_pending: Vec<(u64, [u32; 2])>,
     body_shapes: Vec<Vec<u32>>,
     shapes: Vec<GpuShape>,
     free_shapes: Vec<u32>,
@@ -130,18 +132,6 @@ impl RigidWorld {
         Ok(w)
     }
 
-    /// The handle of the live body in `slot` (a loaded world's handles have their saved slots
-    /// and generations: this is the handle for [`BodyHandle::index`] of a saved one); `None`
-    /// for a free or unused slot.
-    pub fn body_handle_at(&self, slot: u32) -> Option<BodyHandle> {
-        let i = slot as usize;
-        (self.alive.get(i) == Some(&true)).then(|| BodyHandle {
-            index: slot,
-            generation: self.generations[i],
-            world: self.tag,
-        })
-    }
-
     fn state(&mut self) -> Result<RigidState> {
         let mut warm = Warm {
             manifolds: Vec::new(),
@@ -188,6 +178,8 @@ impl RigidWorld {
             free_bodies: self.free_bodies.clone(),
             forced: self.forced.iter().map(|&i| i as u32).collect(),
             impulses: self.impulses.clone(),
+            contact_events: self.events.on,
+            contact_events_pending: self.events.pending.clone(),
             body_shapes: self.body_shapes.clone(),
             shapes: self.shapes.clone(),
             free_shapes: self.free_shapes.clone(),
@@ -233,6 +225,8 @@ impl RigidWorld {
         self.free_bodies = s.free_bodies;
         self.forced = s.forced.iter().map(|&i| i as usize).collect();
         self.impulses = s.impulses;
+        self.events.on = s.contact_events;
+        self.events.pending = s.contact_events_pending;
         self.body_shapes = s.body_shapes;
         self.shapes = s.shapes;
         self.free_shapes = s.free_shapes;
