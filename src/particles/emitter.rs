@@ -179,6 +179,14 @@ pub struct EmitterHandle {
     pub(crate) world: u32,
 }
 
+impl EmitterHandle {
+    /// The emitter's id in its world (ids are never reused within a world, and a loaded world
+    /// keeps them: [`super::ParticleWorld::emitter_handle`]).
+    pub fn id(self) -> u32 {
+        self.id
+    }
+}
+
 /// Emitter shape codes shared with the WGSL.
 pub mod shape_code {
     #![allow(missing_docs)]

@@ -21,6 +21,7 @@ pub struct ViewSort {
 /// The view uniform of `depth_keys`. 32 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct GpuView {
     /// Camera position (xyz).
     pub eye: Vec4,
