@@ -218,6 +218,14 @@ fn ids(w: &ParticleWorld) -> Vec<u32> {
     w.particle_handles().iter().map(|h| h.id()).collect()
 }
 
+/// The boxes of the scene's emitters (ids 0 and 1) that are in the world.
+fn emitter_boxes(w: &ParticleWorld) -> Vec<Option<(Vec3, Vec3)>> {
+    (0..2)
+        .filter_map(|id| w.emitter_handle(id))
+        .map(|h| w.read_emitter_bounds(h).expect("emitter bounds"))
+        .collect()
+}
+
 /// Runs `s` on `backend`: saves after `before` steps, loads, steps both `after` more times and
 /// holds them bit-equal. Returns the live count at the save (to show the scene ran).
 fn continues_bit_identically(backend: impl Fn() -> Backend, s: &Scene) -> usize {
@@ -236,6 +244,11 @@ fn continues_bit_identically(backend: impl Fn() -> Backend, s: &Scene) -> usize 
     );
     assert_eq!(ids(&a), ids(&b), "the live handles' ids");
     assert_eq!(b.steps(), a.steps());
+    assert_eq!(
+        emitter_boxes(&a),
+        emitter_boxes(&b),
+        "emitter boxes after the load"
+    );
     for k in 1..=s.after {
         tick(&mut a, s);
         tick(&mut b, s);
@@ -262,6 +275,11 @@ fn continues_bit_identically(backend: impl Fn() -> Backend, s: &Scene) -> usize 
             "{what}: back-to-front order"
         );
         assert_eq!(ids(&a), ids(&b), "{what}: live handles");
+        assert_eq!(
+            emitter_boxes(&a),
+            emitter_boxes(&b),
+            "{what}: emitter boxes"
+        );
     }
     assert_eq!(
         a.save(SaveFormat::Binary).expect("save"),

@@ -165,6 +165,7 @@ impl Default for Emitter {
 
 /// When a sub-emitter fires (see [`super::ParticleWorld::set_sub_emitter`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum SubTrigger {
     /// When the particle dies (of age, the kill bounds; not when removed).
     Death,

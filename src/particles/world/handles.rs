@@ -111,6 +111,20 @@ impl ParticleWorld {
         }
     }
 
+    /// Sets the box outside which particles die ([`super::WorldConfig::kill_bounds`]) from the
+    /// next step on; `None` turns it off.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for a corner that is not finite; nothing changes then.
+    pub fn set_kill_bounds(&mut self, bounds: Option<crate::particles::KillBounds>) -> Result<()> {
+        if let Some(k) = bounds {
+            crate::error::finite3("kill_bounds.min", k.min)?;
+            crate::error::finite3("kill_bounds.max", k.max)?;
+        }
+        self.config.kill_bounds = bounds;
+        Ok(())
+    }
+
     /// Handle deaths a step's status copy must make room for: every outstanding handle when
     /// kill bounds are on (any of them may be in the pool and cross them), else none.
     pub(super) fn deaths_room(&self) -> u32 {

@@ -284,6 +284,27 @@ impl ParticleWorld {
         let size: Vec<f32> = ps.iter().map(|p| p.size).collect();
         let trails: Vec<Vec4> = ps.iter().flat_map(|p| p.trail.iter().copied()).collect();
         let counters = state.counters;
+        // A GPU world's emitter boxes as the last step published them (the CPU twin computes
+        // them when read; minimum and maximum are exact, so this is the device's result).
+        let bounds: Vec<Vec4> = if slots.is_empty() || !self.is_gpu() {
+            Vec::new()
+        } else {
+            let probe = CpuState {
+                pos: pos.clone(),
+                life: life.clone(),
+                counters: GpuCounters {
+                    live: live as u32,
+                    ..GpuCounters::default()
+                },
+                ..CpuState::default()
+            };
+            (0..MAX_EMITTERS as usize)
+                .flat_map(|slot| {
+                    let (lo, hi) = crate::particles::cpu::emitter_bounds(&probe, slot);
+                    [lo, hi]
+                })
+                .collect()
+        };
         match &mut self.engine {
             Engine::Cpu(s) => {
                 // `check` held the particles to the capacity the arrays were made for.
@@ -343,6 +364,7 @@ impl ParticleWorld {
                     // The next step's indirect arguments, as the last lifecycle step left them.
                     write(&b.args_step, bytemuck::cast_slice(&counters.step_args));
                     write(&b.draw_args, bytemuck::cast_slice(&counters.draw_args));
+                    write(&b.emitter_bounds, bytemuck::cast_slice(&bounds));
                     Ok(())
                 })?;
             }
