@@ -191,19 +191,44 @@ fn tick(w: &mut ParticleWorld, s: &Scene) {
     }
 }
 
-/// Every bit of a snapshot, field after field.
-fn bits(s: &Snapshot) -> Vec<u32> {
-    let mut out: Vec<u32> = Vec::new();
-    for v in [&s.pos, &s.vel, &s.acc, &s.colour] {
-        out.extend(v.iter().flat_map(|x| x.to_array().map(f32::to_bits)));
+/// Each field of a snapshot as bits, with its name and its words per particle.
+fn fields(s: &Snapshot) -> [(&'static str, usize, Vec<u32>); 6] {
+    let v4 = |v: &[Vec4]| -> Vec<u32> {
+        v.iter()
+            .flat_map(|x| x.to_array().map(f32::to_bits))
+            .collect()
+    };
+    [
+        ("pos", 4, v4(&s.pos)),
+        ("vel", 4, v4(&s.vel)),
+        ("acc", 4, v4(&s.acc)),
+        ("colour", 4, v4(&s.colour)),
+        (
+            "life (age, lifetime, kind, id)",
+            4,
+            s.life
+                .iter()
+                .flat_map(|l| [l.age.to_bits(), l.lifetime.to_bits(), l.kind, l.id])
+                .collect(),
+        ),
+        ("size", 1, s.size.iter().map(|x| x.to_bits()).collect()),
+    ]
+}
+
+/// Every particle field bit for bit, naming the first slot and field that differ.
+fn assert_same_bits(what: &str, a: &Snapshot, b: &Snapshot) {
+    assert_eq!(a.len(), b.len(), "{what}: live particles");
+    for ((name, width, x), (_, _, y)) in fields(a).into_iter().zip(fields(b)) {
+        if let Some(j) = x.iter().zip(&y).position(|(p, q)| p != q) {
+            panic!(
+                "{what}: slot {} {name}[{}]: {:#010x} vs {:#010x}",
+                j / width,
+                j % width,
+                x[j],
+                y[j]
+            );
+        }
     }
-    out.extend(
-        s.life
-            .iter()
-            .flat_map(|l| [l.age.to_bits(), l.lifetime.to_bits(), l.kind, l.id]),
-    );
-    out.extend(s.size.iter().map(|x| x.to_bits()));
-    out
 }
 
 fn trail_bits(w: &ParticleWorld) -> Vec<u32> {
@@ -258,10 +283,10 @@ fn continues_bit_identically(backend: impl Fn() -> Backend, s: &Scene) -> usize 
             // On the GPU the status in a report is whichever read has landed (timing).
             assert_eq!(ra, rb, "{what}: step reports");
         }
-        assert_eq!(
-            bits(&a.read_snapshot().expect("snapshot")),
-            bits(&b.read_snapshot().expect("snapshot")),
-            "{what}: every particle field, bit for bit"
+        assert_same_bits(
+            &what,
+            &a.read_snapshot().expect("snapshot"),
+            &b.read_snapshot().expect("snapshot"),
         );
         assert_eq!(trail_bits(&a), trail_bits(&b), "{what}: trails");
         assert_eq!(
@@ -515,7 +540,8 @@ fn newer_version_names_header_version() {
 }
 
 /// Values edited into a text save are refused naming their field: a NaN in a particle's
-/// position, a capacity below the live particles.
+/// position, a capacity below the live particles, trails of the wrong length, a firework type
+/// beyond the rule table.
 #[test]
 fn edited_values_name_their_field() {
     let mut w = small_world();
@@ -532,6 +558,20 @@ fn edited_values_name_their_field() {
     assert_ne!(small, text, "the capacity is in the text");
     let (field, reason) = load_error(small.as_bytes());
     assert_eq!(field, "particles", "{reason}");
+
+    // Trails of another length than the configuration's.
+    let longer = text.replacen("trail_length: 2,", "trail_length: 3,", 1);
+    assert_ne!(longer, text, "the trail length is in the text");
+    let (field, reason) = load_error(longer.as_bytes());
+    assert_eq!(field, "particles[0].trail", "{reason}");
+
+    // A firework type beyond the rule table (the book's nine).
+    let kind = at + text[at..].find("kind: ").expect("a kind") + "kind: ".len();
+    let end = kind + text[kind..].find(',').expect("the kind's end");
+    let beyond = format!("{}200{}", &text[..kind], &text[end..]);
+    let (field, reason) = load_error(beyond.as_bytes());
+    assert_eq!(field, "particles[0].life.kind", "{reason}");
+    assert!(reason.contains("firework type 200"), "{reason}");
 }
 
 /// Random byte flips never panic: each damaged file is an error, or (a flip into a value the
@@ -564,5 +604,6 @@ fn random_byte_flips_never_panic() {
             Err(other) => panic!("flip {i}: not a load error: {other}"),
         }
     }
+    eprintln!("[measure] byte flips: {refused} refused, {loaded} loaded and stepped");
     assert!(refused > 1000, "{refused} refused, {loaded} loaded");
 }

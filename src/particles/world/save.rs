@@ -135,7 +135,31 @@ impl ParticleWorld {
     /// A GPU world first waits for the device and takes in every status read that has landed
     /// (adding to [`ParticleWorld::refused_spawns`] and [`ParticleWorld::killed_by_bounds`], as
     /// [`ParticleWorld::poll_reports`] does without clearing them), then reads the live
-    /// particles back (blocking). The depth collider is not saved (set it again after loading).
+    /// particles back (blocking); save between steps, with every encoder holding
+    /// [`ParticleWorld::encode_step`] calls submitted. The depth collider is not saved (set it
+    /// again after loading).
+    ///
+    /// ```
+    /// use wgphys::glam::Vec3;
+    /// use wgphys::particles::{Particle, ParticleWorld, WorldConfig};
+    /// use wgphys::save::SaveFormat;
+    /// use wgphys::Backend;
+    /// let config = WorldConfig { capacity: 64, ..WorldConfig::default() };
+    /// let mut world = ParticleWorld::new(Backend::Cpu, config)?;
+    /// let ball = world.spawn(Particle::new(Vec3::Y).with_velocity(Vec3::X))?;
+    /// world.step(1.0 / 60.0)?;
+    /// let bytes = world.save(SaveFormat::Binary)?;
+    /// let mut copy = ParticleWorld::load(Backend::Cpu, &bytes)?;
+    /// // The copy is a new world: the ball's handle there comes from its id.
+    /// assert!(!copy.contains(ball));
+    /// let ball_copy = copy.particle_handle(ball.id()).expect("the ball is alive in the copy");
+    /// world.remove(ball)?;
+    /// copy.remove(ball_copy)?;
+    /// world.step(1.0 / 60.0)?;
+    /// copy.step(1.0 / 60.0)?;
+    /// assert_eq!(world.save(SaveFormat::Binary)?, copy.save(SaveFormat::Binary)?);
+    /// # Ok::<(), wgphys::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::Gpu`] if the device fails; [`Error::InvalidInput`] if the state cannot be
