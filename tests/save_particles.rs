@@ -252,14 +252,15 @@ fn emitter_boxes(w: &ParticleWorld) -> Vec<Option<(Vec3, Vec3)>> {
 }
 
 /// Runs `s` on `backend`: saves after `before` steps, loads, steps both `after` more times and
-/// holds them bit-equal. Returns the live count at the save (to show the scene ran).
-fn continues_bit_identically(backend: impl Fn() -> Backend, s: &Scene) -> usize {
+/// holds them bit-equal. Returns the live count and the capacity at the save (to show what the
+/// scene did).
+fn continues_bit_identically(backend: impl Fn() -> Backend, s: &Scene) -> (usize, u32) {
     let mut a = build(backend(), s);
     for _ in 0..s.before {
         tick(&mut a, s);
         a.step(DT).expect("step");
     }
-    let live = a.read_snapshot().expect("snapshot").len();
+    let live = (a.read_snapshot().expect("snapshot").len(), a.capacity());
     let saved = a.save(SaveFormat::Binary).expect("save");
     let mut b = ParticleWorld::load(backend(), &saved).expect("load");
     assert_eq!(
@@ -366,11 +367,21 @@ fn gpu() -> Option<GpuContext> {
 #[test]
 fn gpu_world_continues_bit_identically_after_load() {
     let Some(ctx) = gpu() else { return };
-    let live = continues_bit_identically(|| Backend::Gpu(ctx.clone()), &FULL);
+    let (live, _) = continues_bit_identically(|| Backend::Gpu(ctx.clone()), &FULL);
     assert!(
         live >= 10,
         "only {live} particles at the save: the scene did not run"
     );
+    // A pool that fills and grows (auto_grow) before and after the save.
+    let growing = Scene {
+        capacity: 16,
+        auto_grow: true,
+        before: 20,
+        after: 20,
+        ..FULL
+    };
+    let (_, capacity) = continues_bit_identically(|| Backend::Gpu(ctx.clone()), &growing);
+    assert!(capacity > 16, "the pool did not grow before the save");
 }
 
 /// The fireworks show's GPU/CPU bounds, as `tests/particles_parity_end_to_end.rs` argues them
