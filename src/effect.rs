@@ -68,8 +68,9 @@ fn at(place: String) -> impl Fn(Error) -> Error {
 }
 
 impl EffectDesc {
-    /// Checks every emitter, field and collider; the first bad one is an
-    /// [`Error::InvalidInput`] naming the field, its place (`emitters[1]: ...`) and the fix.
+    /// Checks every emitter, field, collider, sub-emitter link and world setting; the first bad
+    /// one is an [`Error::InvalidInput`] naming the field, its place (`emitters[1]: ...`,
+    /// `sub_emitters[0]: ...`) and the fix.
     ///
     /// # Errors
     /// [`Error::InvalidInput`].

@@ -131,14 +131,18 @@ struct SavedEmitter {
 
 impl ParticleWorld {
     /// The world's state as bytes in `format` ([`SaveFormat::Binary`]: compact;
-    /// [`SaveFormat::Text`]: RON to read or diff), for [`ParticleWorld::load`].
+    /// [`SaveFormat::Text`]: RON to read or diff), for [`ParticleWorld::load`]: everything the
+    /// next step reads that earlier steps and calls wrote (the configuration as it is now, the
+    /// live particles with their trails, the pool counters, queued spawns and removals, the host
+    /// handles and their expiry, the launch counter, the emitters with their clocks and
+    /// sub-emitters, the world clock and step, the view sort's camera).
     ///
     /// A GPU world first waits for the device and takes in every status read that has landed
     /// (adding to [`ParticleWorld::refused_spawns`] and [`ParticleWorld::killed_by_bounds`], as
     /// [`ParticleWorld::poll_reports`] does without clearing them), then reads the live
     /// particles back (blocking); save between steps, with every encoder holding
-    /// [`ParticleWorld::encode_step`] calls submitted. The depth collider is not saved (set it
-    /// again after loading).
+    /// [`ParticleWorld::encode_step`] calls submitted. Not saved: the depth collider (set it
+    /// again after loading), GPU timing and snapshot tracking.
     ///
     /// ```
     /// use wgphys::glam::Vec3;
