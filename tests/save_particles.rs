@@ -349,6 +349,31 @@ proptest! {
     }
 }
 
+/// The full scene on the CPU, saved after the parent emitter was removed (its slot retired,
+/// holding its life curves for the particles still alive) and with a grown pool.
+#[test]
+fn cpu_world_with_a_retired_emitter_continues_bit_identically() {
+    let s = Scene {
+        capacity: 16,
+        auto_grow: true,
+        before: 25,
+        after: 20,
+        ..FULL
+    };
+    let (live, capacity) = continues_bit_identically(|| Backend::Cpu, &s);
+    assert!(
+        live >= 10 && capacity > 16,
+        "{live} live, capacity {capacity}"
+    );
+    let mut w = build(Backend::Cpu, &s);
+    for _ in 0..s.before {
+        tick(&mut w, &s);
+        w.step(DT).expect("step");
+    }
+    let text = String::from_utf8(w.save(SaveFormat::Text).expect("text")).expect("utf-8");
+    assert!(text.contains("Retired("), "the save holds the retired slot");
+}
+
 /// A GPU context, or `None` (the GPU tests say so and skip) on a machine without an adapter.
 fn gpu() -> Option<GpuContext> {
     match GpuContext::new() {
