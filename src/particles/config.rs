@@ -7,6 +7,7 @@ use crate::particles::fireworks::FireworkRules;
 
 /// How a world is built.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WorldConfig {
     /// Particles the pool holds (growable with [`super::ParticleWorld::grow`]).
     pub capacity: u32,

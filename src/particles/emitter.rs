@@ -165,6 +165,7 @@ impl Default for Emitter {
 
 /// When a sub-emitter fires (see [`super::ParticleWorld::set_sub_emitter`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum SubTrigger {
     /// When the particle dies (of age, the kill bounds; not when removed).
     Death,
@@ -177,6 +178,14 @@ pub enum SubTrigger {
 pub struct EmitterHandle {
     pub(crate) id: u32,
     pub(crate) world: u32,
+}
+
+impl EmitterHandle {
+    /// The emitter's id in its world (ids are never reused within a world, and a loaded world
+    /// keeps them: [`super::ParticleWorld::emitter_handle`]).
+    pub fn id(self) -> u32 {
+        self.id
+    }
 }
 
 /// Emitter shape codes shared with the WGSL.

@@ -24,6 +24,7 @@ pub const GRAVITY: Vec3 = Vec3::new(0.0, -9.81, 0.0);
 
 /// A rule: how a firework of one type is made and what it bursts into.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FireworkRule {
     /// Fuse range in seconds (age drawn uniformly).
     pub age: (f32, f32),
@@ -43,6 +44,7 @@ pub struct FireworkRule {
 
 /// The rule table (type `t` is `rules[t - 1]`).
 #[derive(Clone, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FireworkRules {
     /// The rules.
     pub rules: Vec<FireworkRule>,

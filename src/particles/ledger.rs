@@ -30,6 +30,20 @@ impl SpawnLedger {
         }
     }
 
+    /// The entries waiting, oldest first: (step, ids in queue order).
+    #[cfg(feature = "serde")]
+    pub(crate) fn entries(&self) -> impl Iterator<Item = &(u64, Vec<u32>)> {
+        self.waiting.iter()
+    }
+
+    /// A ledger holding `entries` (oldest first), as [`SpawnLedger::entries`] listed them.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_entries(entries: Vec<(u64, Vec<u32>)>) -> Self {
+        Self {
+            waiting: entries.into(),
+        }
+    }
+
     /// Spawns waiting for their counters.
     pub(crate) fn waiting(&self) -> usize {
         self.waiting.iter().map(|(_, ids)| ids.len()).sum()

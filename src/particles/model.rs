@@ -188,6 +188,7 @@ impl ParticleHandle {
 
 /// An axis-aligned box outside which particles die.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct KillBounds {
     /// Lower corner.
     pub min: Vec3,

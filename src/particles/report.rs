@@ -5,6 +5,7 @@ use super::types::GpuCounters;
 
 /// What the pool looked like after a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Status {
     /// The step (1-based count of steps taken) this status describes.
     pub step: u64,

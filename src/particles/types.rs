@@ -44,6 +44,7 @@ gpu_struct! {
     /// Per-particle bookkeeping. 16 bytes.
     #[repr(C)]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
     pub struct GpuLife as "Life" {
         /// Seconds since spawn.
         pub age: f32,
@@ -153,6 +154,7 @@ gpu_struct! {
     /// A particle waiting to be appended. 96 bytes.
     #[repr(C)]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
     pub struct GpuSpawnRecord as "SpawnRecord" {
         /// Position (xyz), w = 1.
         pub pos: Vec4,
@@ -175,6 +177,7 @@ gpu_struct! {
     /// Pool counters. 112 bytes.
     #[repr(C)]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+    #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
     pub struct GpuCounters as "Counters" {
         /// Live particles, packed in [0, live).
         pub live: u32,
@@ -265,6 +268,7 @@ gpu_struct! {
     /// between keys and held before the first key and after the last.
     #[repr(C)]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
     pub struct GpuCurves as "Curves" {
         /// Colour keys (linear RGBA).
         pub colour: [Vec4; MAX_CURVE_KEYS as usize],

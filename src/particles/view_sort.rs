@@ -11,6 +11,7 @@ use glam::{Vec3, Vec4};
 /// Where the camera is and where it looks: the live particles are ordered by view depth
 /// `(p − eye) · forward`, farthest first.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ViewSort {
     /// The camera's position, metres.
     pub eye: Vec3,
@@ -21,6 +22,7 @@ pub struct ViewSort {
 /// The view uniform of `depth_keys`. 32 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct GpuView {
     /// Camera position (xyz).
     pub eye: Vec4,

@@ -26,6 +26,8 @@ mod emitters;
 mod handles;
 mod read;
 mod reads;
+#[cfg(feature = "serde")]
+mod save;
 mod status;
 mod view;
 use std::cmp::Reverse;

@@ -235,6 +235,18 @@ impl ParticleWorld {
         Ok(())
     }
 
+    /// The handle of the emitter with this id ([`EmitterHandle::id`]), or `None` when no such
+    /// emitter is in the world (how a loaded world's emitters are found again).
+    pub fn emitter_handle(&self, id: u32) -> Option<EmitterHandle> {
+        self.emitters
+            .iter()
+            .any(|s| matches!(s, EmitterSlot::Used(e) if e.id == id))
+            .then_some(EmitterHandle {
+                id,
+                world: self.world_tag,
+            })
+    }
+
     /// Whether an emitter handle is valid here.
     pub fn contains_emitter(&self, handle: EmitterHandle) -> bool {
         self.emitter_slot_index(handle).is_ok()
@@ -324,7 +336,7 @@ impl ParticleWorld {
         Ok((fields_at(&table, time), n as u32))
     }
 
-    fn upload_emitters(&mut self) {
+    pub(super) fn upload_emitters(&mut self) {
         self.emitter_table.clear();
         self.curve_table.clear();
         let slot_of = |id: u32| {

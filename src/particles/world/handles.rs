@@ -17,6 +17,30 @@ impl ParticleWorld {
         handle.world == self.world_tag && self.outstanding.contains(&handle.id)
     }
 
+    /// The handle of the live host particle with this id ([`ParticleHandle::id`]), or `None`
+    /// when no such particle is alive here. A game that keeps its particles' ids across a save
+    /// and a load (`ParticleWorld::save`, `ParticleWorld::load`, the `serde` feature) gets the
+    /// loaded world's handles this way (a loaded world is a new world: the old world's handles
+    /// are refused by it).
+    pub fn particle_handle(&self, id: u32) -> Option<ParticleHandle> {
+        self.outstanding.contains(&id).then_some(ParticleHandle {
+            id,
+            world: self.world_tag,
+        })
+    }
+
+    /// The handles of the live host particles, by ascending id.
+    pub fn particle_handles(&self) -> Vec<ParticleHandle> {
+        let mut ids: Vec<u32> = self.outstanding.iter().copied().collect();
+        ids.sort_unstable();
+        ids.into_iter()
+            .map(|id| ParticleHandle {
+                id,
+                world: self.world_tag,
+            })
+            .collect()
+    }
+
     /// The host handles found refused for lack of room during the last `step`, `encode_step`
     /// or [`ParticleWorld::poll_reports`] call (see [`ParticleWorld::spawn`]).
     pub fn refused_spawns(&self) -> &[ParticleHandle] {
@@ -50,6 +74,12 @@ impl ParticleWorld {
     pub fn poll_reports(&mut self) {
         self.refused.clear();
         self.killed.clear();
+        self.take_in_reports();
+    }
+
+    /// [`ParticleWorld::poll_reports`] without clearing the lists first: what lands is added to
+    /// them.
+    pub(super) fn take_in_reports(&mut self) {
         let landed = match &mut self.engine {
             Engine::Gpu(g) => g.poll_status(),
             Engine::Cpu(_) => Vec::new(),
@@ -79,6 +109,20 @@ impl ParticleWorld {
                 self.killed.push(ParticleHandle { id, world: tag });
             }
         }
+    }
+
+    /// Sets the box outside which particles die ([`super::WorldConfig::kill_bounds`]) from the
+    /// next step on; `None` turns it off.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for a corner that is not finite; nothing changes then.
+    pub fn set_kill_bounds(&mut self, bounds: Option<crate::particles::KillBounds>) -> Result<()> {
+        if let Some(k) = bounds {
+            crate::error::finite3("kill_bounds.min", k.min)?;
+            crate::error::finite3("kill_bounds.max", k.max)?;
+        }
+        self.config.kill_bounds = bounds;
+        Ok(())
     }
 
     /// Handle deaths a step's status copy must make room for: every outstanding handle when
