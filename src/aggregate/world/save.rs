@@ -331,6 +331,32 @@ impl AggregateWorld {
     /// A world whose state is no longer finite (a blown-up simulation) saves, but does not
     /// load.
     ///
+    /// ```
+    /// use wgphys::aggregate::{AggregateConfig, AggregateWorld, Link};
+    /// use wgphys::glam::Vec3;
+    /// use wgphys::particles::Particle;
+    /// use wgphys::save::SaveFormat;
+    /// use wgphys::Backend;
+    /// let mut world = AggregateWorld::new(Backend::Cpu, AggregateConfig::default())?;
+    /// let p = world.add_particle(Particle::new(Vec3::ZERO))?;
+    /// let rope = world.add_link(Link::AnchoredCable {
+    ///     particle: p,
+    ///     anchor: Vec3::Y,
+    ///     max_length: 2.0,
+    ///     restitution: 0.2,
+    /// })?;
+    /// world.step(1.0 / 60.0)?;
+    /// let bytes = world.save(SaveFormat::Binary)?;
+    /// let mut copy = AggregateWorld::load(Backend::Cpu, &bytes)?;
+    /// // Handles of the saved world name the same things in the copy.
+    /// copy.remove_link(rope)?;
+    /// world.remove_link(rope)?;
+    /// world.step(1.0 / 60.0)?;
+    /// copy.step(1.0 / 60.0)?;
+    /// assert_eq!(world.read_snapshot()?, copy.read_snapshot()?);
+    /// # Ok::<(), wgphys::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Gpu`] when the readback fails.
     pub fn save(&mut self, format: SaveFormat) -> Result<Vec<u8>> {
