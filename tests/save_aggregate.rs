@@ -611,6 +611,49 @@ fn a_link_index_out_of_range_is_refused_naming_the_field() {
     );
 }
 
+/// A particle in 65 links needs 65 colours: the API refuses the 65th link, and so does a load.
+#[test]
+fn links_no_step_could_colour_are_refused_naming_the_link() {
+    let mut w = AggregateWorld::new(
+        Backend::Cpu,
+        AggregateConfig {
+            capacity: 80,
+            ..Default::default()
+        },
+    )
+    .expect("world");
+    let ids = w
+        .add_particles(&vec![Particle::new(Vec3::ZERO); 67])
+        .expect("particles");
+    for &b in &ids[1..65] {
+        w.add_link(Link::Cable {
+            a: ids[0],
+            b,
+            max_length: 1.0,
+            restitution: 0.0,
+        })
+        .expect("one of 64 colours");
+    }
+    w.add_link(Link::Cable {
+        a: ids[65],
+        b: ids[66],
+        max_length: 1.0,
+        restitution: 0.0,
+    })
+    .expect("a link apart");
+    let t = text(&mut w);
+    AggregateWorld::load(Backend::Cpu, t.as_bytes()).expect("64 colours load");
+    let bad = t.replacen("a: (65)", "a: (0)", 1);
+    assert_ne!(bad, t);
+    assert_eq!(
+        load_field(
+            "65 colours",
+            AggregateWorld::load(Backend::Cpu, bad.as_bytes())
+        ),
+        "links[64]"
+    );
+}
+
 #[test]
 fn lengths_that_disagree_are_refused_naming_the_field() {
     let mut w = small();

@@ -297,6 +297,24 @@ impl AggregateState {
             }
             l.to_gpu().map_err(|e| refused(format!("links[{i}]"), e))?;
         }
+        // The greedy colouring every step's tables are built with (`rebuild_tables`): a set of
+        // links no step could colour is refused at the first link that needs a colour too many.
+        let mut used = vec![0u64; n];
+        for (i, l) in self.links.iter().enumerate() {
+            let Some((a, b)) = l.map(|l| l.particles()) else {
+                continue;
+            };
+            let (a, b) = (a.0 as usize, b.map(|b| b.0 as usize));
+            let mask = used[a] | b.map_or(0, |b| used[b]);
+            let c = (!mask).trailing_zeros();
+            if c >= MAX_COLOURS {
+                return Err(refused(format!("links[{i}]"), too_many_colours()));
+            }
+            used[a] |= 1 << c;
+            if let Some(b) = b {
+                used[b] |= 1 << c;
+            }
+        }
         if self.colour_masks.len() > n {
             return Err(load_error(
                 "colour_masks",
@@ -470,9 +488,9 @@ impl AggregateWorld {
             .iter()
             .map(|l| l.map(Link::to_gpu).transpose())
             .collect::<Result<_>>()?;
-        // Colours the links now (refusing a set no step could colour), then keeps the tables
-        // stale as after an edit: the next step rebuilds and uploads them, as the saved world's
-        // would, and until then `add_link` sees the saved colours.
+        // Builds the tables (the colouring was checked), then keeps them stale as after an
+        // edit: the next step rebuilds and uploads them, as the saved world's would, and until
+        // then `add_link` sees the saved colours.
         w.rebuild_tables().map_err(|e| refused("links".into(), e))?;
         w.colour_masks = state.colour_masks;
         w.dirty = true;
