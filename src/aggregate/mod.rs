@@ -21,6 +21,10 @@
 //! and a scatter (`near_keys`, `near_gather`, `near_cells`, `near_scatter`; see
 //! `shaders/aggregate/order.wgsl` and `near_list.wgsl`). The order only moves where the values
 //! are read from: the CPU twin computes the same bits in particle order.
+//!
+//! With the `serde` feature, `AggregateWorld::save` and `AggregateWorld::load` write and
+//! read a world's whole state (`wgphys::save`); a loaded world continues bit for bit on the
+//! backend that saved it.
 
 pub mod cpu;
 pub mod gpu;

@@ -10,6 +10,7 @@ use glam::{Vec3, Vec4};
 
 /// A particle of an aggregate world; its index never changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ParticleId(pub(crate) u32);
 
 impl ParticleId {
@@ -21,14 +22,17 @@ impl ParticleId {
 
 /// A force generator, for [`crate::aggregate::AggregateWorld::add_generator`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct GeneratorId(pub(crate) u32);
 
 /// A link, for [`crate::aggregate::AggregateWorld::add_link`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LinkId(pub(crate) u32);
 
 /// Force generators (book §5–6, with the catalogue's corrected forms).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ForceGenerator {
     /// Hooke spring between two particles: f_a = −k(|d| − l₀)·d̂ with d = p_a − p_b (it pushes
     /// when compressed; the book's `abs` is an erratum).
@@ -325,6 +329,7 @@ impl ForceGenerator {
 
 /// Hard constraints between two particles or a particle and a fixed point (book §7.4).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Link {
     /// Never longer than `max_length`; bounces back with `restitution` when taut.
     Cable {
@@ -487,6 +492,7 @@ pub const NEAR_SPAN: u32 = 8;
 
 /// Particle–particle collisions on the uniform grid.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Collisions {
     /// Grid cell size, m; at least twice the largest radius (0 picks exactly that).
     pub cell_size: f32,
@@ -523,6 +529,7 @@ impl Default for Collisions {
 
 /// How velocities and positions are advanced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Integrator {
     /// The book's order: p += v·dt with the old velocity, then v += a·dt.
     Book,
@@ -534,6 +541,7 @@ pub enum Integrator {
 
 /// How the CPU backend orders link resolution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ResolveOrder {
     /// Coloured batches, exactly as the GPU runs them.
     #[default]
@@ -544,6 +552,7 @@ pub enum ResolveOrder {
 
 /// How an aggregate world is built.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct AggregateConfig {
     /// Particle slots.
     pub capacity: u32,

@@ -17,6 +17,8 @@ use glam::{Vec3, Vec4};
 
 mod links;
 mod reads;
+#[cfg(feature = "serde")]
+mod save;
 use links::too_many_colours;
 
 enum Engine {
