@@ -27,7 +27,6 @@ use std::cell::Cell;
 /// How the CPU twin rounds its arithmetic.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum CpuRounding {
     /// Every operation rounded as written, left to right (how Mesa's software adapters run the
     /// WGSL too). The default.

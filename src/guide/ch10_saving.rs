@@ -64,10 +64,17 @@
 //!
 //! A handle names a slot, its generation and the world that issued it. A loaded world is
 //! another world: the saved world's handles are not its handles (they are refused as stale, as
-//! another world's are). The slots and generations are kept, so
-//! `RigidWorld::body_handle_at` with a saved handle's
-//! [`index`](crate::rigid::BodyHandle::index) gives the loaded body's handle. Serialising a
-//! handle (with the feature) writes its slot and generation only.
+//! another world's are). The slots, ids and generations are kept, so each world finds the
+//! loaded handle of a saved one: [`RigidWorld::body_handle_at`](crate::rigid::RigidWorld::body_handle_at)
+//! with the saved handle's [`index`](crate::rigid::BodyHandle::index),
+//! [`ParticleWorld::particle_handle`](crate::particles::ParticleWorld::particle_handle) and
+//! [`emitter_handle`](crate::particles::ParticleWorld::emitter_handle) with a saved id. The
+//! aggregate world's ids are plain slots and stay valid in the loaded world. Serialising a
+//! rigid handle (with the feature) writes its slot and generation only.
+//!
+//! The GPU worlds save between steps: submit the encoders that hold `encode_step` calls before
+//! calling `save`. Not saved: a particle world's depth collider (a texture of your renderer:
+//! set it again after loading), timing, and the body-tracking and snapshot settings.
 //!
 //! ## Bad files
 //!
