@@ -311,3 +311,99 @@ fn bad_input_changes_nothing() {
         "the removed body's impulse reached its slot's next body"
     );
 }
+
+/// A kinematic box told a target each step ends each step at it: the position to rounding (a
+/// subtraction, a division by dt and a multiply-add back of numbers near 3 m: a few ulp,
+/// 1e-5 m), the orientation to the first-order error of the quaternion update, θ − 2·atan(θ/2)
+/// ≈ θ³/12 for a turn θ a step (bound: θ³/6 + 1e-6 rad of rounding); given no target after
+/// that, it stands exactly at the last one with no velocity.
+#[test]
+fn a_kinematic_body_follows_its_targets() {
+    for (name, backend) in backends() {
+        let mut w = space(backend);
+        let k = w
+            .add_body(
+                RigidBody::kinematic().position(Vec3::new(1.0, 2.0, 0.0)),
+                &[Collider::cuboid(Vec3::splat(0.5))],
+            )
+            .unwrap();
+        let turn = 0.05f32;
+        let mut last = (Vec3::ZERO, Quat::IDENTITY);
+        for s in 1..=30 {
+            let t = s as f32 * DT;
+            let p = Vec3::new(1.0 + t, 2.0 + 0.5 * t, -t);
+            let q = Quat::from_rotation_y(turn * s as f32);
+            w.set_kinematic_target(k, p, q).unwrap();
+            w.step(DT).unwrap();
+            let b = read(&mut w, k);
+            assert!(
+                (b.position - p).length() <= 1e-5,
+                "{name} step {s}: {} vs {p}",
+                b.position
+            );
+            // The angle of the relative rotation from its vector part (acos of a dot product
+            // near 1 loses the small angles f32 can hold).
+            let err = 2.0 * (q.inverse() * b.rotation).xyz().length().min(1.0).asin();
+            assert!(
+                err <= turn.powi(3) / 6.0 + 1e-6,
+                "{name} step {s}: {err} rad"
+            );
+            last = (p, q);
+        }
+        w.step(DT).unwrap();
+        w.step(DT).unwrap();
+        let b = read(&mut w, k);
+        assert_eq!(b.position, last.0, "{name}: it stands at its last target");
+        assert_eq!(
+            (b.linear_velocity, b.angular_velocity),
+            (Vec3::ZERO, Vec3::ZERO)
+        );
+        // Only kinematic bodies take targets.
+        let d = w
+            .add_body(free_body(Vec3::ZERO, 1.0), &[Collider::sphere(0.5)])
+            .unwrap();
+        assert!(matches!(
+            w.set_kinematic_target(d, Vec3::ONE, Quat::IDENTITY),
+            Err(Error::InvalidInput { .. })
+        ));
+    }
+}
+
+/// A lift: a kinematic platform driven up at 1 m/s by its targets carries a box resting on it;
+/// after 1 s the box still rests on the platform (its bottom within the contact margin of the
+/// platform's top: a resting soft contact sinks millimetres) and has risen with it.
+#[test]
+fn a_kinematic_lift_carries_a_box() {
+    for (name, backend) in backends() {
+        let mut w = RigidWorld::new(backend, config(8)).expect("world");
+        let lift = w
+            .add_body(
+                RigidBody::kinematic(),
+                &[Collider::cuboid(Vec3::new(2.0, 0.1, 2.0))],
+            )
+            .unwrap();
+        let cube = w
+            .add_body(
+                RigidBody::dynamic().position(Vec3::new(0.0, 0.6, 0.0)),
+                &[Collider::cuboid(Vec3::splat(0.5))],
+            )
+            .unwrap();
+        run(&mut w, 30, DT);
+        for s in 1..=60 {
+            w.set_kinematic_target(lift, Vec3::new(0.0, s as f32 * DT, 0.0), Quat::IDENTITY)
+                .unwrap();
+            w.step(DT).unwrap();
+        }
+        let top = read(&mut w, lift).position.y + 0.1;
+        let bottom = read(&mut w, cube).position.y - 0.5;
+        let margin = w.config().contact_margin;
+        assert!(
+            (top - 1.1).abs() <= 1e-4,
+            "{name}: the lift's top rose to {top}, not 1.1"
+        );
+        assert!(
+            (bottom - top).abs() <= margin,
+            "{name}: the box's bottom {bottom} against {top}"
+        );
+    }
+}

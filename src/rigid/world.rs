@@ -29,6 +29,7 @@ mod fracture;
 mod generators;
 mod hulls;
 mod joints;
+mod kinematic;
 mod reads;
 mod reports;
 #[cfg(feature = "serde")]
@@ -112,6 +113,8 @@ pub struct RigidWorld {
     impulses: Vec<setters::Impulse>,
     /// Contact events (`world/events.rs`).
     events: events::ContactEvents,
+    /// Kinematic targets (`world/kinematic.rs`).
+    kinematic: kinematic::KinematicTargets,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -205,6 +208,7 @@ impl RigidWorld {
             reads: reads::BodyReads::new(),
             impulses: Vec::new(),
             events: events::ContactEvents::default(),
+            kinematic: kinematic::KinematicTargets::default(),
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             engine,
@@ -574,6 +578,7 @@ impl RigidWorld {
             return Err(Error::InvalidTimeStep(dt));
         }
         self.impulses_to_forces(dt);
+        self.kinematic_to_velocities(dt);
         self.replan()?;
         self.upload_joint_filter();
         self.upload_generators();
@@ -663,37 +668,6 @@ impl RigidWorld {
     /// Manifold slots: the pair slots and one per joint slot.
     fn slot_capacity(&self) -> u32 {
         self.pair_capacity.saturating_add(self.joints.capacity)
-    }
-
-    /// What the GPU step's plan depends on, at the current sizes.
-    fn step_shape(&self) -> StepShape {
-        let c = &self.config;
-        StepShape {
-            bodies: self.bodies.len() as u32,
-            shapes: self.shapes.len() as u32,
-            large: self.plan.large.len() as u32,
-            pair_capacity: self.slot_capacity(),
-            substeps: c.substeps,
-            velocity_iterations: c.velocity_iterations,
-            relax_iterations: c.relax_iterations,
-            position_iterations: c.position_iterations,
-            explosion: self.explosion.is_some(),
-            joints: self.joints.slots(),
-            joint_filter: !self.joints.filter.is_empty(),
-            generators: self.generators.any(),
-            fracture: self.fracture.any(),
-            colour_slots: self.colour_slots,
-            block_bins: if self.blocks_run() {
-                block_bins(c, self.body_capacity)
-            } else {
-                0
-            },
-            block_stage: self.blocks_run()
-                && matches!(&self.engine, Engine::Gpu(g) if g.block_staging),
-            hulls: self.hulls.any(),
-            ccd_convex: self.hulls.any() || self.ccd_convex_shapes > 0,
-            events: self.events.on,
-        }
     }
 
     /// The shapes among `ids` that are boxes or capsules, if `body` has the CCD flag (see

@@ -77,4 +77,35 @@ impl RigidWorld {
             g.block_staging = on;
         }
     }
+
+    /// What the GPU step's plan depends on, at the current sizes.
+    pub(super) fn step_shape(&self) -> StepShape {
+        let c = &self.config;
+        StepShape {
+            bodies: self.bodies.len() as u32,
+            shapes: self.shapes.len() as u32,
+            large: self.plan.large.len() as u32,
+            pair_capacity: self.slot_capacity(),
+            substeps: c.substeps,
+            velocity_iterations: c.velocity_iterations,
+            relax_iterations: c.relax_iterations,
+            position_iterations: c.position_iterations,
+            explosion: self.explosion.is_some(),
+            joints: self.joints.slots(),
+            joint_filter: !self.joints.filter.is_empty(),
+            generators: self.generators.any(),
+            fracture: self.fracture.any(),
+            colour_slots: self.colour_slots,
+            block_bins: if self.blocks_run() {
+                block_bins(c, self.body_capacity)
+            } else {
+                0
+            },
+            block_stage: self.blocks_run()
+                && matches!(&self.engine, Engine::Gpu(g) if g.block_staging),
+            hulls: self.hulls.any(),
+            ccd_convex: self.hulls.any() || self.ccd_convex_shapes > 0,
+            events: self.events.on,
+        }
+    }
 }

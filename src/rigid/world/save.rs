@@ -33,6 +33,8 @@ struct RigidState {
     forced: Vec<u32>,
     impulses: Vec<(u32, u32, Vec3, Vec3)>,
     contact_events: bool,
+    kinematic_queued: Vec<(u32, u32, Vec3, Vec4)>,
+    kinematic_moving: Vec<(u32, u32, Vec3, Vec4)>,
     contact_events_pending: Vec<(u64, [u32; 2])>,
     body_shapes: Vec<Vec<u32>>,
     shapes: Vec<GpuShape>,
@@ -179,6 +181,8 @@ impl RigidWorld {
             forced: self.forced.iter().map(|&i| i as u32).collect(),
             impulses: self.impulses.clone(),
             contact_events: self.events.on,
+            kinematic_queued: self.kinematic.queued.clone(),
+            kinematic_moving: self.kinematic.moving.clone(),
             contact_events_pending: self.events.pending.clone(),
             body_shapes: self.body_shapes.clone(),
             shapes: self.shapes.clone(),
@@ -226,6 +230,8 @@ impl RigidWorld {
         self.forced = s.forced.iter().map(|&i| i as usize).collect();
         self.impulses = s.impulses;
         self.events.on = s.contact_events;
+        self.kinematic.queued = s.kinematic_queued;
+        self.kinematic.moving = s.kinematic_moving;
         self.events.pending = s.contact_events_pending;
         self.body_shapes = s.body_shapes;
         self.shapes = s.shapes;
@@ -396,6 +402,16 @@ impl RigidState {
         for (i, (slot, _, j, l)) in self.impulses.iter().enumerate() {
             check::index("impulses", i, *slot, n, "bodies")?;
             check::finite("impulses", i, &[j.x, j.y, j.z, l.x, l.y, l.z])?;
+        }
+        for (field, list) in [
+            ("kinematic_queued", &self.kinematic_queued),
+            ("kinematic_moving", &self.kinematic_moving),
+        ] {
+            for (i, (slot, _, p, q)) in list.iter().enumerate() {
+                check::index(field, i, *slot, n, "bodies")?;
+                check::finite(field, i, &[p.x, p.y, p.z])?;
+                check::finite4(field, i, &[*q])?;
+            }
         }
         for (i, ids) in self.body_shapes.iter().enumerate() {
             for &id in ids {
