@@ -764,3 +764,83 @@ fn bullet_stops_at_a_thin_wall_only_with_ccd() {
         );
     }
 }
+
+/// Mass from density: ρ times the colliders' volume (a 1 × 0.5 × 2 m box of wood, a water
+/// ball, the two together), the inertia from that mass as for a mass set by hand; the later of
+/// `mass` and `density` wins; a density that is not positive or has no solid to fill is
+/// refused.
+#[test]
+fn mass_from_density() {
+    use wgphys::rigid::{Collider, RigidBody, RigidConfig, RigidWorld};
+    let mut w = RigidWorld::new(wgphys::Backend::Cpu, RigidConfig::default()).unwrap();
+    let half = glam::Vec3::new(0.5, 0.25, 1.0);
+    let plank = w
+        .add_body(
+            RigidBody::dynamic().density(600.0),
+            &[Collider::cuboid(half)],
+        )
+        .unwrap();
+    // 8·0.5·0.25·1 = 1 m³ exactly, so 600 kg exactly.
+    assert_eq!(w.body(plank).unwrap().mass, 600.0);
+    let b = w.read_bodies().unwrap()[plank.index() as usize];
+    // I_x = m(b² + c²)/3 with b, c the other half extents; the inverse to a few roundings.
+    let ix = 600.0 * (half.y * half.y + half.z * half.z) / 3.0;
+    assert!(
+        (b.inv_inertia[0].x * ix - 1.0).abs() < 1e-5,
+        "{}",
+        b.inv_inertia[0].x
+    );
+    let r = 0.5f32;
+    let ball = w
+        .add_body(
+            RigidBody::dynamic()
+                .position(glam::Vec3::X * 3.0)
+                .density(1000.0),
+            &[Collider::sphere(r)],
+        )
+        .unwrap();
+    let want = 1000.0 * 4.0 / 3.0 * std::f32::consts::PI * r * r * r;
+    // A product of five rounded factors: 5 × 6e-8 relative.
+    let got = w.body(ball).unwrap().mass;
+    assert!((got - want).abs() <= 5e-7 * want, "{got} kg, not {want}");
+    let both = w
+        .add_body(
+            RigidBody::dynamic()
+                .position(glam::Vec3::X * 6.0)
+                .density(1000.0),
+            &[
+                Collider::sphere(r),
+                Collider::cuboid(half).at(glam::Vec3::Y * 2.0, glam::Quat::IDENTITY),
+            ],
+        )
+        .unwrap();
+    let m = w.body(both).unwrap().mass;
+    assert!((m - (want + 1000.0)).abs() <= 1e-6 * m, "{m}");
+    // The later setter wins.
+    let a = RigidBody::dynamic().density(1000.0).mass(2.0);
+    assert_eq!((a.mass, a.density), (2.0, None));
+    let h = w
+        .add_body(a.position(glam::Vec3::Z * 9.0), &[Collider::sphere(r)])
+        .unwrap();
+    assert_eq!(w.body(h).unwrap().mass, 2.0);
+    for bad in [0.0, -1.0, f32::NAN] {
+        let e = w.add_body(RigidBody::dynamic().density(bad), &[Collider::sphere(r)]);
+        assert!(
+            matches!(
+                e,
+                Err(wgphys::Error::InvalidInput {
+                    what: "body density",
+                    ..
+                })
+            ),
+            "{e:?}"
+        );
+    }
+    let before = w.len();
+    let e = w.add_body(
+        RigidBody::dynamic().density(1000.0),
+        &[Collider::half_space(glam::Vec3::Y, 0.0)],
+    );
+    assert!(e.is_err(), "a half-space has no volume to fill");
+    assert_eq!(w.len(), before, "refused bodies are not added");
+}

@@ -29,8 +29,11 @@
 //! ## Mass is per body; the position is the centre of mass
 //!
 //! A dynamic body's mass is set on the body
-//! ([`RigidBody::mass`](crate::rigid::RigidBody::mass), default 1 kg whatever its size);
-//! colliders have no density. The inertia tensor is derived from the colliders: the mass is
+//! ([`RigidBody::mass`](crate::rigid::RigidBody::mass), default 1 kg whatever its size), or
+//! from a density over all its colliders
+//! ([`RigidBody::density`](crate::rigid::RigidBody::density): ρ times their volume, rapier's
+//! default way with its density on each collider); colliders have no density of their own. The
+//! inertia tensor is derived from the colliders: the mass is
 //! shared among them by volume and each contributes its solid's inertia about the body's
 //! position (the parallel-axis theorem), unless you set it with
 //! [`RigidBody::inertia`](crate::rigid::RigidBody::inertia). The body's position **is** its

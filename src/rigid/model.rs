@@ -369,6 +369,9 @@ pub struct RigidBody {
     /// Fracture: the breaking impulse (N·s) and the burst speed (m/s) of a breakable box (see
     /// [`RigidBody::breakable`]); `None`: the body does not break.
     pub breaking: Option<(f32, f32)>,
+    /// Density (kg/m³): when set, the mass is the density times the colliders' volume (see
+    /// [`RigidBody::density`]) and `mass` is ignored.
+    pub density: Option<f32>,
 }
 
 impl RigidBody {
@@ -388,6 +391,7 @@ impl RigidBody {
             ccd: false,
             asleep: false,
             breaking: None,
+            density: None,
         }
     }
     /// A dynamic body of mass 1 at the origin.
@@ -422,9 +426,18 @@ impl RigidBody {
         self.angular_velocity = w;
         self
     }
-    /// Sets the mass.
+    /// Sets the mass (and forgets a density set before).
     pub fn mass(mut self, m: f32) -> Self {
         self.mass = m;
+        self.density = None;
+        self
+    }
+    /// Gives the body the mass of its colliders filled at `density` kg/m³ (water 1000, wood
+    /// about 600, steel 7850): the density times the sum of their volumes, shared among them
+    /// by volume for the inertia, as a mass set with [`RigidBody::mass`] is. Without it a body
+    /// weighs its `mass` (1 kg by default) whatever its size.
+    pub fn density(mut self, density: f32) -> Self {
+        self.density = Some(density);
         self
     }
     /// Sets the body-space inertia tensor explicitly.
@@ -504,12 +517,31 @@ impl RigidBody {
         }
         let (inv_mass, inv_inertia) = match self.kind {
             BodyKind::Dynamic => {
-                positive("body mass", self.mass)?;
+                let mass = match self.density {
+                    Some(d) => {
+                        positive("body density", d)?;
+                        for c in colliders {
+                            c.shape.validate()?;
+                        }
+                        let volume: f32 = colliders.iter().map(|c| c.shape.volume()).sum();
+                        if volume <= 0.0 {
+                            return Err(Error::InvalidInput {
+                                what: "body density",
+                                value: format!("{d} kg/m³ over no solid collider"),
+                                fix: "give the body a sphere, box, capsule or convex hull \
+                                      collider, or set its mass with .mass(..)",
+                            });
+                        }
+                        d * volume
+                    }
+                    None => self.mass,
+                };
+                positive("body mass", mass)?;
                 let inertia = match self.inertia {
                     Some(i) => i,
-                    None => derived_inertia(colliders, self.mass)?,
+                    None => derived_inertia(colliders, mass)?,
                 };
-                (1.0 / self.mass, super::inertia::inverse_inertia(inertia)?)
+                (1.0 / mass, super::inertia::inverse_inertia(inertia)?)
             }
             BodyKind::Static | BodyKind::Kinematic => (0.0, Mat3::ZERO),
         };
