@@ -85,4 +85,4 @@ pub use generators::{ForceGen, ForceGenHandle};
 pub use joint::{Joint, JointFeedback, JointHandle, JointKind, JointState};
 pub use material::Combine;
 pub use model::{BodyHandle, BodyKind, Collider, RigidBody, RigidConfig, Shape};
-pub use world::{Fracture, RigidWorld, StepReport};
+pub use world::{Fracture, QueryFilter, QueryHit, RigidWorld, StepReport};

@@ -30,6 +30,7 @@ mod generators;
 mod hulls;
 mod joints;
 mod kinematic;
+mod queries;
 mod reads;
 mod reports;
 #[cfg(feature = "serde")]
@@ -40,6 +41,7 @@ use capacity::sizes;
 use config::validate_config;
 pub use fracture::Fracture;
 use joints::JointTable;
+pub use queries::{QueryFilter, QueryHit};
 
 static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
 
