@@ -33,7 +33,9 @@ fn ccd_is_ccd_body(b: Body) -> bool {
 }
 
 fn ccd_filter_pass(a: Shape, b: Shape) -> bool {
-    return (a.group & b.mask) != 0u && (b.group & a.mask) != 0u;
+    // A sensor stops no sweep.
+    return (a.group & b.mask) != 0u && (b.group & a.mask) != 0u
+        && a.material.w == 0.0 && b.material.w == 0.0;
 }
 
 /// Ray (o, unit d) against the sphere of centre c and radius r; inside gives t = 0, normal −d.

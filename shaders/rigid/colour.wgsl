@@ -55,6 +55,10 @@ fn colour_sync() {
 /// from the bodies once per step by `colour_reset`, so that a colouring round and a solver
 /// sweep find them with the body ids.
 fn colour_dynamic_bits(m: Manifold) -> u32 {
+    if ((m.dynamic & MANIFOLD_SENSOR) != 0u) {
+        // A sensor's pair moves no body (narrow.wgsl set the bit).
+        return MANIFOLD_SENSOR;
+    }
     return select(0u, SOLVE_DYNAMIC_A, solve_is_dynamic(m.body_a))
         | select(0u, SOLVE_DYNAMIC_B, solve_is_dynamic(m.body_b));
 }

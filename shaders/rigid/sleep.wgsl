@@ -46,7 +46,9 @@ fn wake_mark(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let m = manifolds[k];
-    if (m.count == 0u || m.body_a == NONE || m.body_b == NONE) {
+    // A sensor's overlap wakes no one (narrow.wgsl marks it).
+    if (m.count == 0u || m.body_a == NONE || m.body_b == NONE
+        || (m.dynamic & MANIFOLD_SENSOR) != 0u) {
         return;
     }
     if (bodies[m.body_a].awake != 0u && sleeping_dynamic(m.body_b) && presses(m.body_a)) {

@@ -89,7 +89,8 @@ fn is_ccd_body(b: &GpuBody) -> bool {
 
 /// Two shapes collide when each one's group meets the other's mask.
 fn filter_pass(a: &GpuShape, b: &GpuShape) -> bool {
-    (a.group & b.mask) != 0 && (b.group & a.mask) != 0
+    // A sensor stops no sweep.
+    (a.group & b.mask) != 0 && (b.group & a.mask) != 0 && a.material.w == 0.0 && b.material.w == 0.0
 }
 
 /// Time of impact of a sphere of `radius` moving in a straight line from `start` to `end`

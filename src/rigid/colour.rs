@@ -105,6 +105,11 @@ impl Colouring {
 /// ids instead of each body's kind and awake flag.
 pub fn mark_dynamic(bodies: &[GpuBody], manifolds: &mut [GpuManifold]) {
     for m in manifolds.iter_mut() {
+        if m.dynamic & MANIFOLD_SENSOR != 0 {
+            // A sensor's pair moves no body (the narrow phase set the bit).
+            m.dynamic = MANIFOLD_SENSOR;
+            continue;
+        }
         m.dynamic = if is_dynamic(bodies, m.body_a) {
             MANIFOLD_DYNAMIC_A
         } else {
@@ -127,7 +132,9 @@ pub fn is_contact(m: &GpuManifold) -> bool {
 pub(crate) fn needs_solve(bodies: &[GpuBody], m: &GpuManifold) -> bool {
     let awake_dynamic =
         |i: u32| is_dynamic(bodies, i) && bodies.get(i as usize).is_some_and(|b| b.awake != 0);
-    m.count > 0 && (awake_dynamic(m.body_a) || awake_dynamic(m.body_b))
+    m.count > 0
+        && m.dynamic & MANIFOLD_SENSOR == 0
+        && (awake_dynamic(m.body_a) || awake_dynamic(m.body_b))
 }
 
 /// Order-independent claim priority of manifold k: a bijection on 31 bits of k + 1, so it is

@@ -60,6 +60,9 @@ pub struct ContactEvent {
         Option<crate::rigid::BodyHandle>,
         Option<crate::rigid::BodyHandle>,
     ),
+    /// Whether either shape is a sensor (`Collider::sensor`): the overlap began or ended, and
+    /// nothing pushed.
+    pub sensor: bool,
 }
 
 /// One point of a [`Contact`].
@@ -92,4 +95,6 @@ pub struct Contact {
     pub points: Vec<ContactPoint>,
     /// Whether the shapes touch (a point at or past contact), as the events count it.
     pub touching: bool,
+    /// Whether either shape is a sensor (no impulse was applied).
+    pub sensor: bool,
 }

@@ -21,7 +21,7 @@
 //! | `joint_slots` (`joint_slots_filter` / `joint_slots`) | a manifold slot per joint after the contacts; contacts between bodies a joint keeps apart emptied | `joint/`, `joint.wgsl`, `rigid_joints*.rs` |
 //! | `wake_mark` / `wake_apply` | wake sleepers that awake bodies press on | `sleep.rs`, `sleep.wgsl`, `rigid_sleep.rs` |
 //! | `warm_start` | last step's impulses, matched by feature | `solver/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
-//! | `contact_events` (`contact_events` / `contact_events_stopped`) | the shape pairs whose contact started or stopped (only while contact events are on) | `events.rs`, `world/events.rs`, `events.wgsl`, `rigid_events.rs` |
+//! | `contact_events` (`contact_events` / `contact_events_stopped`) | the shape pairs whose contact started or stopped, sensors' overlaps among them (only while contact events are on) | `events.rs`, `world/events.rs`, `events.wgsl`, `rigid_events.rs` |
 //! | `colour` | greedy colouring into batches (or bins, with blocks) | `colour.rs`, `colour.wgsl`, `rigid_colour.rs` |
 //! | `solve_prepare` | anchors and effective masses | `solver/`, `solver/solver.wgsl`, `rigid_solver*.rs` |
 //! | *substeps* × | | |

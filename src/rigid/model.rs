@@ -171,6 +171,8 @@ pub struct Collider {
     pub group: u32,
     /// Mask bits.
     pub mask: u32,
+    /// A sensor reports overlaps (contact events, contact reads) and pushes nothing.
+    pub sensor: bool,
 }
 
 impl Collider {
@@ -185,7 +187,16 @@ impl Collider {
             rolling_resistance: 0.0,
             group: u32::MAX,
             mask: u32::MAX,
+            sensor: false,
         }
+    }
+    /// Makes the collider a sensor (or not): its contacts are found and reported
+    /// ([`crate::rigid::RigidWorld::take_contact_events`], [`crate::rigid::RigidWorld::contacts`])
+    /// but never solved, so bodies pass through it; it wakes no sleeping body and stops no
+    /// continuous-collision sweep. A trigger volume is a sensor on a fixed body.
+    pub fn sensor(mut self, yes: bool) -> Self {
+        self.sensor = yes;
+        self
     }
     /// A sphere.
     pub fn sphere(radius: f32) -> Self {
@@ -306,7 +317,7 @@ impl Collider {
                 self.friction,
                 self.restitution,
                 self.rolling_resistance,
-                0.0,
+                if self.sensor { 1.0 } else { 0.0 },
             ),
         })
     }

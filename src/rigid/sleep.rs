@@ -45,7 +45,9 @@ pub fn wake_mark(
         .iter()
         .take(pair_count.min(params.pair_capacity) as usize)
     {
-        if m.count == 0 || m.body_a == NONE || m.body_b == NONE {
+        // A sensor's overlap wakes no one (the narrow phase marks it).
+        if m.count == 0 || m.body_a == NONE || m.body_b == NONE || m.dynamic & MANIFOLD_SENSOR != 0
+        {
             continue;
         }
         let (a, b) = (&bodies[m.body_a as usize], &bodies[m.body_b as usize]);

@@ -217,7 +217,8 @@ gpu_struct! {
         /// Dimensions, per [`shape_kind`].
         pub dims: Vec4,
         /// Friction (x), restitution (y), rolling resistance (z: the coefficient, a length per
-        /// unit radius, see `Collider::rolling_resistance`); w unused.
+        /// unit radius, see `Collider::rolling_resistance`); w: 1 for a sensor
+        /// (`Collider::sensor`), else 0.
         pub material: Vec4,
     }
 }
@@ -275,6 +276,10 @@ gpu_struct! {
 pub const MANIFOLD_DYNAMIC_A: u32 = 1;
 /// [`GpuManifold::dynamic`] bit: the solver moves `body_b`.
 pub const MANIFOLD_DYNAMIC_B: u32 = 2;
+/// [`GpuManifold::dynamic`] bit, set by the narrow phase: a shape of the pair is a sensor
+/// ([`GpuShape::material`] w ≠ 0), so the manifold reports an overlap (contact events, contact
+/// reads) and nothing solves it, wakes with it or stops a sweep at it.
+pub const MANIFOLD_SENSOR: u32 = 4;
 
 gpu_struct! {
     /// Per-step uniform block of the rigid world. 176 bytes.

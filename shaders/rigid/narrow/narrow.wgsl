@@ -630,6 +630,8 @@ fn collide_shapes(a: u32, b: u32) -> Manifold {
     m.shape_b = ib;
     m.body_a = sa.body;
     m.body_b = sb.body;
+    // A sensor's pair is found and reported, never solved (colour.wgsl, solver.wgsl).
+    m.dynamic = select(0u, MANIFOLD_SENSOR, sa.material.w != 0.0 || sb.material.w != 0.0);
     let friction = combine(params.combine_friction, sa.material.x, sb.material.x);
     let round_a = nc_round_radius(sa);
     let round_b = nc_round_radius(sb);

@@ -254,7 +254,7 @@ fn solve_store(i: u32, s: SolveBody) {
 /// bits, which the colouring's `colour_reset` wrote for every slot this step; colour.rs
 /// `needs_solve`).
 fn solve_needs(m: Manifold) -> bool {
-    return m.count > 0u && m.dynamic != 0u;
+    return m.count > 0u && (m.dynamic & (SOLVE_DYNAMIC_A | SOLVE_DYNAMIC_B)) != 0u;
 }
 
 /// The book's contact basis; t2 is n × t1 written out (see solver.rs contact_basis).

@@ -207,6 +207,7 @@ pub(crate) fn wgsl_constants() -> Vec<(&'static str, u32)> {
         ("COUNTER_CONTACT_EVENTS", counter::CONTACT_EVENTS as u32),
         ("CONTACT_EVENTS_MAX", counter::CONTACT_EVENTS_MAX as u32),
         ("CONTACT_STOPPED", counter::CONTACT_STOPPED),
+        ("MANIFOLD_SENSOR", MANIFOLD_SENSOR),
         ("JOINT_SLOT_COUNT", JOINT_SLOT_COUNT),
         ("JOINT_KIND_BALL", joint_kind::BALL),
         ("JOINT_KIND_HINGE", joint_kind::HINGE),

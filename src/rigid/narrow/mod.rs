@@ -79,7 +79,9 @@ use glam::{Mat3, UVec4, Vec3, Vec4, Vec4Swizzles};
 
 use super::material::combine;
 use super::math::{quat_mul, quat_rotate, quat_rotate_inv, quat_to_mat3};
-use super::types::{shape_kind, GpuBody, GpuManifold, GpuRigidParams, GpuShape, NONE};
+use super::types::{
+    shape_kind, GpuBody, GpuManifold, GpuRigidParams, GpuShape, MANIFOLD_SENSOR, NONE,
+};
 
 mod box_box;
 mod capsule;
@@ -194,6 +196,9 @@ pub fn collide_shapes(
     m.shape_b = ib;
     m.body_a = sa.body;
     m.body_b = sb.body;
+    if sa.material.w != 0.0 || sb.material.w != 0.0 {
+        m.dynamic = MANIFOLD_SENSOR;
+    }
     let friction = combine(params.combine_friction, sa.material.x, sb.material.x);
     let (round_a, round_b) = (round_radius(sa), round_radius(sb));
     m.material = Vec4::new(

@@ -55,9 +55,10 @@ impl RigidWorld {
     }
 
     /// The contacts that started or stopped since the last call, in step order (within a step:
-    /// started first, then by shape pair). A contact starts at the step its two shapes first
-    /// touch (a point of their manifold at or past contact) and stops at the first step they
-    /// no longer do. On the GPU a step's events arrive with its report, a frame or two after
+    /// started first, then by shape pair). A contact starts at the first step whose collision
+    /// detection finds its two shapes touching (a point of their manifold at or past contact;
+    /// the detection runs at the step's start, on the poses the step before left) and stops at
+    /// the first that finds them apart. On the GPU a step's events arrive with its report, a frame or two after
     /// it ran (poll with [`RigidWorld::poll_reports`]); a step that found more than the GPU
     /// lists says how many in `StepReport::contact_events_missed`. On the CPU they are here
     /// as soon as the step returns.
@@ -72,9 +73,17 @@ impl RigidWorld {
                     started: b & counter::CONTACT_STOPPED == 0,
                     shapes: (a, b_slot),
                     bodies: (self.shape_owner(a), self.shape_owner(b_slot)),
+                    sensor: self.is_sensor(a) || self.is_sensor(b_slot),
                 }
             })
             .collect()
+    }
+
+    /// Whether shape slot `s` is a sensor.
+    fn is_sensor(&self, s: u32) -> bool {
+        self.shapes
+            .get(s as usize)
+            .is_some_and(|x| x.material.w != 0.0)
     }
 
     /// The live body that owns shape slot `s`.
@@ -134,6 +143,7 @@ impl RigidWorld {
                         })
                         .collect(),
                     touching: touching(m),
+                    sensor: m.dynamic & MANIFOLD_SENSOR != 0,
                 }
             })
             .collect())
