@@ -59,8 +59,8 @@ pub struct RenderBuffers<'a> {
     pub colours: &'a wgpu::Buffer,
     /// `array<f32>`: radius in metres (sprite half-extent). Same usage; `Float32`, stride 4.
     pub sizes: &'a wgpu::Buffer,
-    /// `array<vec4<f32>>`: velocity in m/s (xyz), damping (w). Same usage as `positions`
-    /// (`Float32x4`, stride 16). For sprites stretched along their motion, lengthen the quad's
+    /// `array<vec4<f32>>`: velocity in m/s (xyz), damping (w: the fraction of velocity kept per
+    /// second). Same usage as `positions` (`Float32x4`, stride 16). For sprites stretched along their motion, lengthen the quad's
     /// axis along the screen-space velocity by `|v|·k` (motion blur for sparks, streaks for
     /// rain) in your vertex shader. `None` for worlds that are not particle worlds.
     pub velocities: Option<&'a wgpu::Buffer>,

@@ -175,6 +175,7 @@ pub struct Collider {
 
 impl Collider {
     /// A collider of `shape` at the body's centre, friction 0.5, restitution 0.
+    #[must_use]
     pub fn new(shape: Shape) -> Self {
         Self {
             shape,
@@ -188,14 +189,20 @@ impl Collider {
         }
     }
     /// A sphere.
+    #[must_use]
     pub fn sphere(radius: f32) -> Self {
         Self::new(Shape::Sphere { radius })
     }
     /// A box with the given half extents.
+    #[must_use]
     pub fn cuboid(half_extents: Vec3) -> Self {
         Self::new(Shape::Cuboid { half_extents })
     }
-    /// A capsule along local y.
+    /// A capsule along local y: `radius` first, then `half_height` (half the segment between the
+    /// caps' centres, so the capsule is `2·(half_height + radius)` tall). Rapier's
+    /// `ColliderBuilder::capsule_y(half_height, radius)` takes them the other way round: port
+    /// `capsule_y(h, r)` as `capsule(r, h)`.
+    #[must_use]
     pub fn capsule(radius: f32, half_height: f32) -> Self {
         Self::new(Shape::Capsule {
             radius,
@@ -203,31 +210,38 @@ impl Collider {
         })
     }
     /// A half-space (solid below the plane p·normal = offset).
+    #[must_use]
     pub fn half_space(normal: Vec3, offset: f32) -> Self {
         Self::new(Shape::HalfSpace { normal, offset })
     }
     /// A two-sided plane.
+    #[must_use]
     pub fn plane(normal: Vec3, offset: f32) -> Self {
         Self::new(Shape::Plane { normal, offset })
     }
     /// Places the collider in the body's frame.
+    #[must_use]
     pub fn at(mut self, offset: Vec3, rotation: Quat) -> Self {
         self.offset = offset;
         self.rotation = rotation;
         self
     }
-    /// Sets friction and restitution.
+    /// Sets Coulomb `friction` (>= 0) and `restitution` (in [0, 1]), in that order: friction
+    /// first, restitution second, as everywhere in the API (and in rapier).
+    #[must_use]
     pub fn material(mut self, friction: f32, restitution: f32) -> Self {
         self.friction = friction;
         self.restitution = restitution;
         self
     }
     /// Sets the rolling resistance (see [`Collider::rolling_resistance`], the field).
+    #[must_use]
     pub fn rolling_resistance(mut self, coefficient: f32) -> Self {
         self.rolling_resistance = coefficient;
         self
     }
     /// Sets the collision group and mask bits.
+    #[must_use]
     pub fn groups(mut self, group: u32, mask: u32) -> Self {
         self.group = group;
         self.mask = mask;
@@ -237,6 +251,7 @@ impl Collider {
     /// Moves the collider so that its solid's centre of mass sits at the body's origin (the
     /// body's position is its centre of mass): the offset becomes `−rotation·centre`. Only a
     /// hull's centre can lie off its collider's origin; other shapes are left alone.
+    #[must_use]
     pub fn centred(mut self) -> Self {
         if let Shape::ConvexHull { hull } = &self.shape {
             self.offset = -(self.rotation * hull.centre());
@@ -354,9 +369,11 @@ pub struct RigidBody {
     pub mass: f32,
     /// Inertia tensor in body space; `None` derives it from the colliders and the mass.
     pub inertia: Option<Mat3>,
-    /// Fraction of linear velocity kept per second, in (0, 1].
+    /// Linear damping: the fraction of linear velocity kept per second, in (0, 1] (1 = none;
+    /// default 0.99). Not a rate: rapier's linear damping c corresponds to about e^(−c).
     pub linear_damping: f32,
-    /// Fraction of angular velocity kept per second, in (0, 1].
+    /// Angular damping: the fraction of angular velocity kept per second, in (0, 1] (1 = none;
+    /// default 0.99). Not a rate: rapier's angular damping c corresponds to about e^(−c).
     pub angular_damping: f32,
     /// Constant acceleration; `None` uses the world's gravity.
     pub acceleration: Option<Vec3>,
@@ -391,64 +408,79 @@ impl RigidBody {
         }
     }
     /// A dynamic body of mass 1 at the origin.
+    #[must_use]
     pub fn dynamic() -> Self {
         Self::of(BodyKind::Dynamic)
     }
     /// A static body.
+    #[must_use]
     pub fn fixed() -> Self {
         Self::of(BodyKind::Static)
     }
     /// A kinematic body.
+    #[must_use]
     pub fn kinematic() -> Self {
         Self::of(BodyKind::Kinematic)
     }
     /// Sets the position.
+    #[must_use]
     pub fn position(mut self, p: Vec3) -> Self {
         self.position = p;
         self
     }
     /// Sets the orientation.
+    #[must_use]
     pub fn rotation(mut self, q: Quat) -> Self {
         self.rotation = q;
         self
     }
     /// Sets the linear velocity.
+    #[must_use]
     pub fn velocity(mut self, v: Vec3) -> Self {
         self.linear_velocity = v;
         self
     }
     /// Sets the angular velocity.
+    #[must_use]
     pub fn angular_velocity(mut self, w: Vec3) -> Self {
         self.angular_velocity = w;
         self
     }
     /// Sets the mass.
+    #[must_use]
     pub fn mass(mut self, m: f32) -> Self {
         self.mass = m;
         self
     }
     /// Sets the body-space inertia tensor explicitly.
+    #[must_use]
     pub fn inertia(mut self, i: Mat3) -> Self {
         self.inertia = Some(i);
         self
     }
-    /// Sets linear and angular damping (fraction kept per second).
+    /// Sets linear and angular damping: the fraction of velocity kept per second, each in
+    /// (0, 1] (1 = none; the default is 0.99). Not a rate: rapier's linear damping c corresponds to about e^(−c), so rapier's
+    /// `linear_damping(0.5)` is `damping(0.5f32.exp().recip(), ..)` here.
+    #[must_use]
     pub fn damping(mut self, linear: f32, angular: f32) -> Self {
         self.linear_damping = linear;
         self.angular_damping = angular;
         self
     }
     /// Sets a constant acceleration instead of the world's gravity.
+    #[must_use]
     pub fn acceleration(mut self, a: Vec3) -> Self {
         self.acceleration = Some(a);
         self
     }
     /// Allows or forbids sleeping.
+    #[must_use]
     pub fn can_sleep(mut self, yes: bool) -> Self {
         self.can_sleep = yes;
         self
     }
     /// Turns continuous collision on (for fast small bodies: see `rigid::ccd`).
+    #[must_use]
     pub fn ccd(mut self, yes: bool) -> Self {
         self.ccd = yes;
         self
@@ -458,12 +490,14 @@ impl RigidBody {
     /// `burst` m/s (the book's demo: 10) and break again under the same impulse while their
     /// smallest half size is at least [`super::fracture::MIN_PIECE_HALF`]. The body must be
     /// dynamic with one box collider at its centre.
+    #[must_use]
     pub fn breakable(mut self, impulse: f32, burst: f32) -> Self {
         self.breaking = Some((impulse, burst));
         self
     }
 
     /// Starts the body asleep.
+    #[must_use]
     pub fn asleep(mut self, yes: bool) -> Self {
         self.asleep = yes;
         self
@@ -717,6 +751,7 @@ impl RigidConfig {
     /// another at a few microseconds each, where a colour dispatch costs about 6 µs in all. On
     /// lavapipe, whose dispatches are what cost, the 20k and 100k walls and the box rain step
     /// 12–30% faster with it (BENCHMARKS.md, "Block solver" and 2026-11-26, `ce68020`).
+    #[must_use]
     pub fn with_blocks(mut self) -> Self {
         self.block_cells = 16;
         self.block_sweeps = 3;

@@ -60,11 +60,13 @@ fn parse() -> Res<Args> {
                 a.cloth = 20;
                 a.runs = 1;
             }
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "unknown flag {other}: --bodies N, --particles N, --cloth N, --steps N, --runs N, \
                      --no-gpu, --no-cpu, --quick"
             )
-            .into()),
+                .into())
+            }
         }
     }
     Ok(a)
