@@ -211,7 +211,8 @@ impl AggregateWorld {
 
     /// Adds a particle (its `size` is its collision radius; `lifetime` must be `None`: an
     /// aggregate particle lives until removed). Its [`Particle::damping`] is the fraction of
-    /// velocity kept per second, in [0, 1] (1 = none, the default; rapier's linear damping c corresponds to about e^(−c)).
+    /// velocity kept per second, in [0, 1] (1 = none, the default; rapier's linear damping c
+    /// corresponds to about e^(−c)).
     ///
     /// # Errors
     /// [`Error::InvalidInput`] naming the bad field; [`Error::Full`] when every slot is taken.

@@ -65,7 +65,8 @@ impl Particle {
         self.acceleration = a;
         self
     }
-    /// Sets the damping: the fraction of velocity kept per second, in [0, 1] (1 = none; rapier's linear damping c corresponds to about e^(−c)).
+    /// Sets the damping: the fraction of velocity kept per second, in [0, 1] (1 = none;
+    /// rapier's linear damping c corresponds to about e^(−c)).
     #[must_use]
     pub fn with_damping(mut self, d: f32) -> Self {
         self.damping = d;

@@ -459,8 +459,9 @@ impl RigidBody {
         self
     }
     /// Sets linear and angular damping: the fraction of velocity kept per second, each in
-    /// (0, 1] (1 = none; the default is 0.99). Not a rate: rapier's linear damping c corresponds to about e^(−c), so rapier's
-    /// `linear_damping(0.5)` is `damping(0.5f32.exp().recip(), ..)` here.
+    /// (0, 1] (1 = none; the default is 0.99). Not a rate: rapier's linear damping c
+    /// corresponds to about e^(−c), so rapier's `linear_damping(0.5)` is
+    /// `damping((-0.5f32).exp(), ..)` here.
     #[must_use]
     pub fn damping(mut self, linear: f32, angular: f32) -> Self {
         self.linear_damping = linear;
