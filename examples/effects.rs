@@ -100,7 +100,7 @@ fn sparks_world(ctx: &GpuContext) -> Result<(ParticleWorld, EmitterHandle), BoxE
             capacity: 1 << 14,
             status_interval: 30,
             auto_grow: true,
-            colliders: vec![Collider::ground(0.35, 0.3)],
+            colliders: vec![Collider::ground(0.3, 0.35)],
             // Curl-noise turbulence nudges the sparks, drifting up.
             fields: vec![ForceField::Turbulence {
                 scale: 0.8,
@@ -143,7 +143,7 @@ fn smoke_world(ctx: &GpuContext) -> Result<ParticleWorld, BoxError> {
             capacity: 1024,
             status_interval: 30,
             auto_grow: true,
-            colliders: vec![Collider::ground(0.0, 0.5)],
+            colliders: vec![Collider::ground(0.5, 0.0)],
             fields: vec![ForceField::Turbulence {
                 scale: 0.8,
                 strength: 1.5,

@@ -88,8 +88,16 @@ pub struct Collider {
 }
 
 impl Collider {
-    /// The ground plane y = 0, solid below.
-    pub fn ground(restitution: f32, friction: f32) -> Self {
+    /// The ground plane y = 0, solid below, with Coulomb `friction` (>= 0) and coefficient of
+    /// `restitution` (in [0, 1]), in that order: friction first, restitution second, like the
+    /// rigid [`crate::rigid::Collider::material`] and rapier's `ColliderBuilder`.
+    ///
+    /// ```
+    /// let ground = wgphys::particles::Collider::ground(0.3, 0.5); // friction, restitution
+    /// assert_eq!((ground.friction, ground.restitution), (0.3, 0.5));
+    /// ```
+    #[must_use]
+    pub fn ground(friction: f32, restitution: f32) -> Self {
         Self {
             shape: ColliderShape::HalfSpace {
                 normal: Vec3::Y,

@@ -139,6 +139,7 @@ impl EffectDesc {
     /// gives them, its kill bounds and trail length. Build the world the effect goes into from
     /// it when the effect has trails (they are sized when a world is built), then
     /// [`EffectDesc::apply`] the effect.
+    #[must_use]
     pub fn world_config(&self, base: WorldConfig) -> WorldConfig {
         WorldConfig {
             fields: self.fields.clone(),

@@ -3,7 +3,11 @@
 use thiserror::Error;
 
 /// Everything that can go wrong in wgphys, as a value.
+///
+/// Non-exhaustive: later versions may add variants, so a `match` on it outside the crate needs
+/// a wildcard arm.
 #[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Error {
     /// No GPU adapter was found.
     #[error(

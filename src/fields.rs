@@ -142,6 +142,7 @@ impl ForceField {
     /// The field given in a frame at `position` turned by `rotation`, in world coordinates:
     /// points (centres) are moved and turned, directions (gravity, wind, the vortex axis, the
     /// turbulence scroll) turned; drag and the turbulence lattice do not depend on the frame.
+    #[must_use]
     pub fn in_frame(self, position: Vec3, rotation: glam::Quat) -> ForceField {
         let point = |p: Vec3| position + rotation * p;
         match self {

@@ -28,7 +28,7 @@ fn config(grid: bool) -> AggregateConfig {
     AggregateConfig {
         capacity: 16,
         fields: vec![ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0))],
-        colliders: vec![Collider::ground(0.3, 0.5)],
+        colliders: vec![Collider::ground(0.5, 0.3)],
         collisions: grid.then(|| Collisions {
             cell_size: CELL,
             table_size: 64,
@@ -519,7 +519,7 @@ fn colliders_beyond_the_table_are_refused_and_a_full_table_works() {
             other => panic!("{name}: {too_many} colliders gave {:?}", other.map(|_| ())),
         }
         let mut colliders = vec![far; MAX_COLLIDERS as usize - 1];
-        colliders.push(Collider::ground(0.0, 0.5));
+        colliders.push(Collider::ground(0.5, 0.0));
         let mut w = AggregateWorld::new(
             backend(),
             AggregateConfig {

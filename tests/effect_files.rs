@@ -58,7 +58,7 @@ fn sample() -> EffectDesc {
             },
             ForceField::Drag { k1: 0.1, k2: 0.0 },
         ],
-        colliders: vec![Collider::ground(0.3, 0.2)],
+        colliders: vec![Collider::ground(0.2, 0.3)],
         sub_emitters: vec![SubEmitterLink {
             parent: 0,
             trigger: SubTrigger::Death,
@@ -242,7 +242,7 @@ fn an_effect_wires_what_the_api_wires() {
     };
     let d = EffectDesc {
         emitters: vec![parent.clone(), child.clone()],
-        colliders: vec![Collider::ground(0.4, 0.2)],
+        colliders: vec![Collider::ground(0.2, 0.4)],
         sub_emitters: vec![
             SubEmitterLink {
                 parent: 0,
@@ -271,7 +271,7 @@ fn an_effect_wires_what_the_api_wires() {
     let mut b = ParticleWorld::new(
         Backend::Cpu,
         WorldConfig {
-            colliders: vec![Collider::ground(0.4, 0.2)],
+            colliders: vec![Collider::ground(0.2, 0.4)],
             trail_length: 3,
             ..base
         },

@@ -25,7 +25,7 @@ fn config() -> WorldConfig {
             ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0)),
             ForceField::Drag { k1: 0.05, k2: 0.01 },
         ],
-        colliders: vec![Collider::ground(0.5, 0.3)],
+        colliders: vec![Collider::ground(0.3, 0.5)],
         ..WorldConfig::default()
     }
 }
@@ -362,7 +362,7 @@ fn unknown_firework_types_are_rejected() {
 
 #[test]
 fn bad_colliders_are_rejected_and_the_old_ones_stay() {
-    let ground = Collider::ground(0.5, 0.3);
+    let ground = Collider::ground(0.3, 0.5);
     let cases = [
         (
             "zero normal",
@@ -658,7 +658,7 @@ fn tables_beyond_their_uniform_size_are_rejected() {
     // particle dropped from 1 m comes to rest on the ground (restitution 0), on both backends.
     for (name, backend) in backends() {
         let mut colliders = vec![far; MAX_COLLIDERS as usize - 1];
-        colliders.push(Collider::ground(0.0, 0.5));
+        colliders.push(Collider::ground(0.5, 0.0));
         let mut w = ParticleWorld::new(
             backend,
             WorldConfig {

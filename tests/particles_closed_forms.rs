@@ -230,12 +230,12 @@ fn damping_follows_v0_times_d_to_the_t() {
 /// Gravity on a dropped particle, as the book's particles carry it.
 const G: f32 = 9.81;
 
-/// Drops a ball of radius `r` from `h` metres above contact onto `Collider::ground(e, 0)` and
+/// Drops a ball of radius `r` from `h` metres above contact onto `Collider::ground(0, e)` and
 /// returns the apex of the first rebound above contact.
 fn first_rebound_apex(backend: Backend, h: f32, e: f32, r: f32, dt: f32) -> f32 {
     let cfg = WorldConfig {
         capacity: 4,
-        colliders: vec![Collider::ground(e, 0.0)],
+        colliders: vec![Collider::ground(0.0, e)],
         ..WorldConfig::default()
     };
     let mut w = world(
@@ -309,13 +309,13 @@ fn resting_particle_stays_put_for_ten_seconds() {
     let cases = [
         (
             "ground, own acceleration",
-            Collider::ground(0.5, 0.3),
+            Collider::ground(0.3, 0.5),
             Vec3::Y,
             false,
         ),
         (
             "ground, gravity field",
-            Collider::ground(0.5, 0.3),
+            Collider::ground(0.3, 0.5),
             Vec3::Y,
             true,
         ),

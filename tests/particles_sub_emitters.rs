@@ -134,7 +134,7 @@ fn death_children_appear_around_their_parents() {
 #[test]
 fn impact_children_match_the_cpu_twin() {
     let run = |backend: Backend| -> Vec<(u32, u32)> {
-        let mut w = world(backend, vec![Collider::ground(0.5, 0.2)]);
+        let mut w = world(backend, vec![Collider::ground(0.2, 0.5)]);
         let rain = w
             .add_emitter(Emitter {
                 rate: 120.0,

@@ -58,7 +58,7 @@ fn scene(backend: Backend, seed: u64, count: u32, collisions: bool) -> (Aggregat
                 scroll: Vec3::new(0.3, 0.0, 0.1),
             },
         ],
-        colliders: vec![Collider::ground(0.3, 0.5)],
+        colliders: vec![Collider::ground(0.5, 0.3)],
         collisions: collisions.then_some(Collisions {
             iterations: 3,
             ..Default::default()

@@ -81,7 +81,7 @@ fn build(backend: Backend, s: &Scene) -> ParticleWorld {
         seed: s.seed,
         fields,
         colliders: vec![
-            Collider::ground(0.5, 0.3),
+            Collider::ground(0.3, 0.5),
             Collider {
                 shape: ColliderShape::Sphere {
                     centre: Vec3::new(0.5, 0.4, 0.0),

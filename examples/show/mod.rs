@@ -163,7 +163,7 @@ impl Show {
                 status_interval: 30,
                 auto_grow: true,
                 trail_length: TRAIL,
-                colliders: vec![Collider::ground(0.3, 0.4)],
+                colliders: vec![Collider::ground(0.4, 0.3)],
                 ..WorldConfig::default()
             },
         )?;
@@ -200,7 +200,7 @@ impl Show {
                 seed: 12,
                 status_interval: 30,
                 auto_grow: true,
-                colliders: vec![Collider::ground(0.0, 0.8)],
+                colliders: vec![Collider::ground(0.8, 0.0)],
                 fields: vec![
                     ForceField::Wind {
                         velocity: Vec3::new(1.2, 0.0, -0.3),

@@ -15,7 +15,7 @@ use glam::{IVec3, Vec3, Vec4, Vec4Swizzles};
 pub struct AggState {
     /// Position (xyz), w = 1 alive / 0 removed.
     pub pos: Vec<Vec4>,
-    /// Velocity (xyz), damping (w).
+    /// Velocity (xyz), damping (w: the fraction of velocity kept per second, 1 = none).
     pub vel: Vec<Vec4>,
     /// Acceleration (xyz), inverse mass (w).
     pub acc: Vec<Vec4>,

@@ -106,7 +106,8 @@ pub enum ForceGenerator {
         anchor: Vec3,
         /// Stiffness k, 1/s².
         stiffness: f32,
-        /// Damping d, 1/s.
+        /// Damping d, 1/s: a spring's damping coefficient (a rate), not the fraction of
+        /// velocity kept per second of [`Particle::damping`](crate::particles::Particle::damping).
         damping: f32,
     },
     /// The improved damped spring (articles 002-12): f = −(m_red/Δt²)·C_k·x − (m_red/Δt)·C_d·v
@@ -120,7 +121,9 @@ pub enum ForceGenerator {
         rest_length: f32,
         /// C_k in [0, 1] (1 closes the gap in one step).
         stiffness: f32,
-        /// C_d in [0, 1].
+        /// C_d in [0, 1]: the spring's damping along its length (1 removes the relative velocity
+        /// in one step), not the fraction of velocity kept per second of
+        /// [`Particle::damping`](crate::particles::Particle::damping).
         damping: f32,
     },
     /// The improved damped spring to a movable anchor (m_red = the particle's mass).
@@ -133,7 +136,9 @@ pub enum ForceGenerator {
         rest_length: f32,
         /// C_k in [0, 1].
         stiffness: f32,
-        /// C_d in [0, 1].
+        /// C_d in [0, 1]: the spring's damping along its length (1 removes the relative velocity
+        /// in one step), not the fraction of velocity kept per second of
+        /// [`Particle::damping`](crate::particles::Particle::damping).
         damping: f32,
     },
     /// Gravity on one particle: f = m·g.

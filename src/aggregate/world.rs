@@ -31,7 +31,7 @@ enum Engine {
 pub struct AggSnapshot {
     /// Position (xyz), w = 1 alive / 0 removed.
     pub pos: Vec<Vec4>,
-    /// Velocity (xyz), damping (w).
+    /// Velocity (xyz), damping (w: the fraction of velocity kept per second, 1 = none).
     pub vel: Vec<Vec4>,
 }
 
@@ -210,7 +210,9 @@ impl AggregateWorld {
     }
 
     /// Adds a particle (its `size` is its collision radius; `lifetime` must be `None`: an
-    /// aggregate particle lives until removed).
+    /// aggregate particle lives until removed). Its [`Particle::damping`] is the fraction of
+    /// velocity kept per second, in [0, 1] (1 = none, the default; rapier's linear damping c
+    /// corresponds to about e^(−c)).
     ///
     /// # Errors
     /// [`Error::InvalidInput`] naming the bad field; [`Error::Full`] when every slot is taken.

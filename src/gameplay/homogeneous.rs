@@ -137,6 +137,7 @@ pub struct QuadraticCurve {
 
 impl QuadraticCurve {
     /// The polynomial curve `(x(t), y(t))` with `W = 1`.
+    #[must_use]
     pub fn polynomial(x: [f64; 3], y: [f64; 3]) -> Self {
         QuadraticCurve {
             x,

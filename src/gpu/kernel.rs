@@ -22,6 +22,7 @@ pub struct Kernel {
 
 impl Kernel {
     /// Compiles `entry` of `module` with a layout derived from the bindings the entry uses.
+    #[must_use]
     pub fn new(device: &wgpu::Device, module: &wgpu::ShaderModule, entry: &'static str) -> Self {
         Self::specialised(device, module, entry, "", &[])
     }
@@ -79,6 +80,7 @@ impl Kernel {
 
     /// The same compiled pipeline without a bind group, for a second set of buffers (a
     /// ping-pong pair): one compilation serves both.
+    #[must_use]
     pub fn sibling(&self) -> Self {
         Self {
             name: self.name,

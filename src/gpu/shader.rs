@@ -225,6 +225,7 @@ impl KernelNeeds {
     }
 
     /// The larger of each need.
+    #[must_use]
     pub fn max(&self, o: &Self) -> Self {
         Self {
             storage_buffers: self.storage_buffers.max(o.storage_buffers),

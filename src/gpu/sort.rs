@@ -67,6 +67,7 @@ impl SortShape {
 
     /// [`SortShape::CPU`] on a CPU adapter (lavapipe, llvmpipe, WARP), else
     /// [`SortShape::GPU`].
+    #[must_use]
     pub fn for_adapter(ctx: &GpuContext) -> Self {
         if ctx.info.device_type == wgpu::DeviceType::Cpu {
             Self::CPU

@@ -47,6 +47,7 @@ pub struct StatusRing {
 
 impl StatusRing {
     /// An empty ring; its buffers are labelled `wgphys:buffer:<label>`.
+    #[must_use]
     pub fn new(label: &'static str) -> Self {
         Self {
             label,

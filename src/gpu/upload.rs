@@ -96,6 +96,7 @@ impl std::fmt::Debug for StepUploads {
 
 impl StepUploads {
     /// An empty queue whose upload buffers carry `label`.
+    #[must_use]
     pub fn new(ctx: &GpuContext, label: &'static str) -> Self {
         Self {
             ctx: ctx.clone(),

@@ -54,7 +54,7 @@
 //!     WorldConfig {
 //!         capacity: 1024,
 //!         fields: vec![ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0))],
-//!         colliders: vec![Collider::ground(0.5, 0.3)], // restitution, then friction
+//!         colliders: vec![Collider::ground(0.3, 0.5)], // friction, then restitution
 //!         ..WorldConfig::default()
 //!     },
 //! )?;

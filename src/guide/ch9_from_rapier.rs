@@ -44,18 +44,21 @@
 //!
 //! ## Argument orders
 //!
-//! Two calls take the same types as their rapier look-alikes in another order, so a swap
+//! Every (friction, restitution) pair in the API takes friction first and restitution second,
+//! as rapier does:
+//! [`rigid::Collider::material(friction, restitution)`](crate::rigid::Collider::material)
+//! (default 0.5 and 0) and the particle and aggregate worlds' static
+//! [`particles::Collider::ground(friction, restitution)`](crate::particles::Collider::ground).
+//! Two different types share the name `Collider`: import the one of the world you build.
+//!
+//! One call takes the same types as its rapier look-alike in another order, so a swap
 //! compiles:
 //!
 //! - [`Collider::capsule(radius, half_height)`](crate::rigid::Collider::capsule): radius
-//!   first; rapier's `capsule_y(half_height, radius)` has the half height first. Both mean
-//!   half the segment between the caps' centres, along the local y axis, so a capsule of radius
-//!   0.3 and half height 0.5 is 1.6 m tall.
-//! - [`rigid::Collider::material(friction, restitution)`](crate::rigid::Collider::material)
-//!   takes friction first (default 0.5 and 0), while the particle and aggregate worlds' static
-//!   [`particles::Collider::ground(restitution, friction)`](crate::particles::Collider::ground)
-//!   takes restitution first. Two different types share the name `Collider`: import the one of
-//!   the world you build.
+//!   first; rapier's `ColliderBuilder::capsule_y(half_height, radius)` has the half height
+//!   first. Both mean half the segment between the caps' centres, along the local y axis, so a
+//!   capsule of radius 0.3 and half height 0.5 is 1.6 m tall. Port `capsule_y(h, r)` as
+//!   `capsule(r, h)`.
 //!
 //! ```
 //! use glam::Vec3;
@@ -74,8 +77,8 @@
 //! }
 //! assert!((world.body(pill)?.position.y - 0.8).abs() < 0.01); // standing on its end
 //!
-//! let particle_ground = wgphys::particles::Collider::ground(0.5, 0.3); // restitution, friction
-//! assert_eq!((particle_ground.restitution, particle_ground.friction), (0.5, 0.3));
+//! let particle_ground = wgphys::particles::Collider::ground(0.3, 0.5); // friction, restitution
+//! assert_eq!((particle_ground.friction, particle_ground.restitution), (0.3, 0.5));
 //! # Ok::<(), wgphys::Error>(())
 //! ```
 //!

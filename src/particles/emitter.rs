@@ -112,7 +112,8 @@ pub struct Emitter {
     pub colour: (Vec4, Vec4),
     /// Inverse mass range, 1/kg (0 is immovable).
     pub inverse_mass: (f32, f32),
-    /// Fraction of velocity kept per second, in [0, 1].
+    /// Damping of every particle: the fraction of velocity kept per second, in [0, 1] (1 = none,
+    /// the default; rapier's linear damping c corresponds to about e^(−c)).
     pub damping: f32,
     /// Constant acceleration of every particle (usually gravity), m/s².
     pub acceleration: Vec3,

@@ -72,6 +72,7 @@ fn rule(
 
 impl FireworkRules {
     /// The book's nine types (catalogue §3.2; types 4–9 from the book's source).
+    #[must_use]
     pub fn book() -> Self {
         Self {
             rules: vec![

@@ -56,7 +56,7 @@ use types::GpuLife;
 pub struct Snapshot {
     /// Position (xyz), w = 1.
     pub pos: Vec<Vec4>,
-    /// Velocity (xyz), damping (w).
+    /// Velocity (xyz), damping (w: the fraction of velocity kept per second, 1 = none).
     pub vel: Vec<Vec4>,
     /// Acceleration (xyz), inverse mass (w).
     pub acc: Vec<Vec4>,

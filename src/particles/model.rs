@@ -25,7 +25,8 @@ pub struct Particle {
     pub velocity: Vec3,
     /// Constant acceleration (usually gravity), m/s².
     pub acceleration: Vec3,
-    /// Fraction of velocity kept per second, in [0, 1]; 1 is no damping (v *= dᵗ).
+    /// Damping: the fraction of velocity kept per second, in [0, 1] (v *= dᵗ); 1 is no damping,
+    /// the default. Not a rate: rapier's linear damping c corresponds to about e^(−c).
     pub damping: f32,
     /// 1/mass in 1/kg; 0 makes the particle immovable.
     pub inverse_mass: f32,
@@ -39,6 +40,7 @@ pub struct Particle {
 
 impl Particle {
     /// A 1 kg particle at rest at `position`, no damping, white, 5 cm radius, immortal.
+    #[must_use]
     pub fn new(position: Vec3) -> Self {
         Self {
             position,
@@ -63,7 +65,8 @@ impl Particle {
         self.acceleration = a;
         self
     }
-    /// Sets the fraction of velocity kept per second.
+    /// Sets the damping: the fraction of velocity kept per second, in [0, 1] (1 = none;
+    /// rapier's linear damping c corresponds to about e^(−c)).
     #[must_use]
     pub fn with_damping(mut self, d: f32) -> Self {
         self.damping = d;

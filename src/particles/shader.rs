@@ -115,6 +115,7 @@ pub struct ScratchLayout {
 
 impl ScratchLayout {
     /// The layout for a pool of `capacity` particles.
+    #[must_use]
     pub fn new(capacity: u32) -> Self {
         let n = u64::from(capacity);
         let block_base = n;

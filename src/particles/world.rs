@@ -59,10 +59,11 @@ pub struct RenderBuffers<'a> {
     pub colours: &'a wgpu::Buffer,
     /// `array<f32>`: radius in metres (sprite half-extent). Same usage; `Float32`, stride 4.
     pub sizes: &'a wgpu::Buffer,
-    /// `array<vec4<f32>>`: velocity in m/s (xyz), damping (w). Same usage as `positions`
-    /// (`Float32x4`, stride 16). For sprites stretched along their motion, lengthen the quad's
-    /// axis along the screen-space velocity by `|v|·k` (motion blur for sparks, streaks for
-    /// rain) in your vertex shader. `None` for worlds that are not particle worlds.
+    /// `array<vec4<f32>>`: velocity in m/s (xyz), damping (w: the fraction of velocity kept per
+    /// second). Same usage as `positions` (`Float32x4`, stride 16). For sprites stretched along
+    /// their motion, lengthen the quad's axis along the screen-space velocity by `|v|·k`
+    /// (motion blur for sparks, streaks for rain) in your vertex shader. `None` for worlds that
+    /// are not particle worlds.
     pub velocities: Option<&'a wgpu::Buffer>,
     /// `DrawIndirectArgs` { vertex_count: 6, instance_count: live, first_vertex: 0,
     /// first_instance: 0 }. Usage: STORAGE | INDIRECT | COPY_SRC | COPY_DST.

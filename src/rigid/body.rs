@@ -37,10 +37,12 @@ pub struct Body {
     pub mass: f32,
     /// Inverse mass (1/kg), as the solver uses it: 0 for static and kinematic bodies.
     pub inverse_mass: f32,
-    /// Fraction of the linear velocity kept per second, in (0, 1] (1: no damping), as
+    /// Linear damping: the fraction of the linear velocity kept per second, in (0, 1] (1 = none;
+    /// rapier's linear damping c corresponds to about e^(−c)), as
     /// [`super::RigidBody::linear_damping`].
     pub linear_damping: f32,
-    /// Fraction of the angular velocity kept per second, in (0, 1].
+    /// Angular damping: the fraction of the angular velocity kept per second, in (0, 1]
+    /// (1 = none; rapier's angular damping c corresponds to about e^(−c)).
     pub angular_damping: f32,
     /// The body's constant acceleration (the world's gravity unless the body set its own).
     pub acceleration: Vec3,
@@ -56,6 +58,7 @@ impl Body {
     /// The typed view of `raw`, the record of `handle`'s slot (from
     /// [`super::RigidWorld::read_bodies`] at [`BodyHandle::index`], for example). Nothing checks
     /// that the record is that body's: a [`BodySnapshot`] does.
+    #[must_use]
     pub fn from_gpu(handle: BodyHandle, raw: &GpuBody) -> Self {
         let inverse_mass = raw.pos.w;
         Self {

@@ -48,6 +48,7 @@ pub struct Explosion {
 
 impl Explosion {
     /// An explosion at `at` scaled for bodies of about 1 kg to 100 kg and a scene of some 10 m.
+    #[must_use]
     pub fn at(at: Vec3) -> Self {
         Self {
             detonation: at,

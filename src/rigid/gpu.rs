@@ -54,6 +54,7 @@ pub struct Pass {
 
 impl Pass {
     /// A pass with a fixed workgroup count and colour record 0.
+    #[must_use]
     pub fn direct(entry: &'static str, workgroups: u32) -> Self {
         Self {
             entry,
@@ -63,6 +64,7 @@ impl Pass {
     }
 
     /// A pass over `threads` items at [`RIGID_WG`] threads per workgroup.
+    #[must_use]
     pub fn over(entry: &'static str, threads: u32) -> Self {
         Self::direct(entry, threads.div_ceil(RIGID_WG))
     }

@@ -56,6 +56,7 @@ pub mod body;
 pub mod broad;
 pub mod ccd;
 pub mod colour;
+mod config;
 pub mod events;
 pub mod forces;
 pub mod fracture;

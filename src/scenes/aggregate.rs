@@ -145,7 +145,7 @@ pub fn platform(backend: Backend) -> Result<Platform> {
         AggregateConfig {
             capacity: 16,
             fields: vec![ForceField::Gravity(GRAVITY)],
-            colliders: vec![Collider::ground(0.0, 0.5)],
+            colliders: vec![Collider::ground(0.5, 0.0)],
             ..Default::default()
         },
     )?;
@@ -216,7 +216,7 @@ pub struct Blob {
 /// # Errors
 /// Propagates world errors.
 pub fn blob(backend: Backend) -> Result<Blob> {
-    let mut colliders = vec![Collider::ground(0.0, 0.8)];
+    let mut colliders = vec![Collider::ground(0.8, 0.0)];
     for i in 0..10 {
         let x = i as f32 * 4.0 - 18.0;
         let y = 1.0 + 1.5 * ((i as f32) * 0.9).sin().abs();
@@ -307,7 +307,7 @@ pub fn sand(backend: Backend, capacity: u32, radius: f32) -> Result<AggregateWor
             capacity,
             fields: vec![ForceField::Gravity(GRAVITY)],
             colliders: vec![
-                Collider::ground(0.1, 0.6),
+                Collider::ground(0.6, 0.1),
                 wall(Vec3::X, -half),
                 wall(-Vec3::X, -half),
                 wall(Vec3::Z, -half),

@@ -27,6 +27,7 @@ pub fn show_launches(step: u64) -> Vec<u32> {
 }
 
 /// A world for the fireworks show: the book's nine rules, no colliders.
+#[must_use]
 pub fn fireworks_config(capacity: u32, seed: u32) -> WorldConfig {
     WorldConfig {
         capacity,
@@ -48,6 +49,7 @@ pub fn fireworks_tick(world: &mut ParticleWorld) -> Result<()> {
 
 /// A fountain: gravity, light drag, a ground plane with restitution 0.5 and a sphere in the
 /// spray; particles live 4 s.
+#[must_use]
 pub fn fountain_config(capacity: u32, seed: u32) -> WorldConfig {
     WorldConfig {
         capacity,
@@ -60,7 +62,7 @@ pub fn fountain_config(capacity: u32, seed: u32) -> WorldConfig {
             },
         ],
         colliders: vec![
-            Collider::ground(0.5, 0.3),
+            Collider::ground(0.3, 0.5),
             Collider {
                 shape: ColliderShape::Sphere {
                     centre: Vec3::new(1.5, 1.0, 0.0),
@@ -117,6 +119,7 @@ impl Shot {
     pub const ALL: [Shot; 4] = [Shot::Pistol, Shot::Artillery, Shot::Fireball, Shot::Laser];
 
     /// The shot as a particle fired from (0, 1.5, 0), living at most 5 s.
+    #[must_use]
     pub fn particle(self) -> Particle {
         let (mass, v, a, d, colour) = match self {
             Shot::Pistol => (
@@ -160,6 +163,7 @@ impl Shot {
 }
 
 /// The ballistics range: shots die below the ground or beyond z = 200 m (the book's rule).
+#[must_use]
 pub fn ballistics_config(seed: u32) -> WorldConfig {
     WorldConfig {
         capacity: 1024,
@@ -174,6 +178,7 @@ pub fn ballistics_config(seed: u32) -> WorldConfig {
 
 /// The benchmark cloud: gravity, drag, wind and an attractor over a ground plane, a sphere and a
 /// tilted box; `n` immortal particles scattered in a 40 m box above the ground.
+#[must_use]
 pub fn cloud_config(n: u32, seed: u32) -> WorldConfig {
     WorldConfig {
         capacity: n.max(1),
@@ -196,7 +201,7 @@ pub fn cloud_config(n: u32, seed: u32) -> WorldConfig {
             },
         ],
         colliders: vec![
-            Collider::ground(0.4, 0.5),
+            Collider::ground(0.5, 0.4),
             Collider {
                 shape: ColliderShape::Sphere {
                     centre: Vec3::new(-5.0, 2.0, 0.0),
@@ -286,7 +291,7 @@ pub fn emitter_scene(backend: crate::Backend, capacity: u32, seed: u32) -> Resul
         WorldConfig {
             capacity,
             seed,
-            colliders: vec![Collider::ground(0.4, 0.2)],
+            colliders: vec![Collider::ground(0.2, 0.4)],
             ..WorldConfig::default()
         },
     )?;

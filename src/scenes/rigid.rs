@@ -12,6 +12,7 @@ use glam::{Quat, Vec3};
 pub const FRICTION: f32 = 0.9;
 
 /// A configuration for `bodies` bodies with the scenes' defaults.
+#[must_use]
 pub fn config(bodies: u32) -> RigidConfig {
     RigidConfig {
         body_capacity: bodies.max(16),

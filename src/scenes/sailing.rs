@@ -117,6 +117,7 @@ pub struct Wind {
 
 impl Wind {
     /// A wind blowing `now`, changing with seed `seed`.
+    #[must_use]
     pub fn new(now: Vec3, seed: u64) -> Self {
         Self {
             now,

@@ -338,7 +338,7 @@ fn grains_rest_on_a_sphere_and_a_box() {
                 capacity: 4,
                 fields: gravity(),
                 colliders: vec![
-                    Collider::ground(0.0, 0.5),
+                    Collider::ground(0.5, 0.0),
                     solid(ColliderShape::Sphere { centre, radius }),
                     solid(ColliderShape::Box {
                         centre: box_centre,

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 struct ParticlesState {
     /// Position (xyz); w = 1 alive, 0 removed.
     pos: Vec<Vec4>,
-    /// Velocity (xyz), damping (w).
+    /// Velocity (xyz), damping (w: the fraction of velocity kept per second, 1 = none).
     vel: Vec<Vec4>,
     /// Own acceleration (xyz), inverse mass (w), as the host keeps it.
     acc: Vec<Vec4>,

@@ -67,7 +67,7 @@ struct SavedWorld {
 struct SavedParticle {
     /// xyz in metres, w = 1.
     position: Vec4,
-    /// xyz in m/s, w: damping.
+    /// xyz in m/s, w: damping (the fraction of velocity kept per second, 1 = none).
     velocity: Vec4,
     /// xyz in m/s², w: inverse mass.
     acceleration: Vec4,

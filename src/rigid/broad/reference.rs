@@ -134,6 +134,7 @@ pub struct AabbTree {
 
 impl AabbTree {
     /// An empty tree.
+    #[must_use]
     pub fn new() -> Self {
         Self {
             root: NIL,
@@ -143,6 +144,7 @@ impl AabbTree {
 
     /// A tree of every live shape of `input` (its AABB from `shape_xf`), inserted in index
     /// order.
+    #[must_use]
     pub fn from_input(input: &BroadInput) -> Self {
         let mut tree = Self::new();
         for i in 0..input.shape_count {

@@ -183,6 +183,7 @@ pub(crate) fn check_orientation(q: Quat) -> Result<Vec4> {
 impl ForceGen {
     /// A spring between `point_a` of body `a` and `point_b` of body `b` (points in each
     /// body's frame).
+    #[must_use]
     pub fn spring(
         a: BodyHandle,
         point_a: Vec3,
@@ -202,6 +203,7 @@ impl ForceGen {
     }
 
     /// A spring from `point` of `body` (its frame) to `anchor` (the world).
+    #[must_use]
     pub fn anchored_spring(
         body: BodyHandle,
         point: Vec3,
@@ -219,6 +221,7 @@ impl ForceGen {
     }
 
     /// An aerodynamic tensor at `point` of `body`, in still air.
+    #[must_use]
     pub fn aero(body: BodyHandle, tensor: Mat3, point: Vec3) -> Self {
         Self::Aero {
             body,
@@ -229,6 +232,7 @@ impl ForceGen {
     }
 
     /// A control surface at `point` of `body`, in still air, its control at 0.
+    #[must_use]
     pub fn aero_control(body: BodyHandle, min: Mat3, base: Mat3, max: Mat3, point: Vec3) -> Self {
         Self::AeroControl {
             body,
@@ -242,6 +246,7 @@ impl ForceGen {
     }
 
     /// A surface turned by `orientation` relative to `body`, at `point`, in still air.
+    #[must_use]
     pub fn angled_aero(body: BodyHandle, tensor: Mat3, orientation: Quat, point: Vec3) -> Self {
         Self::AngledAero {
             body,
@@ -253,6 +258,7 @@ impl ForceGen {
     }
 
     /// A buoyancy point of `body` in water (density 1000 kg/m³).
+    #[must_use]
     pub fn buoyancy(
         body: BodyHandle,
         centre: Vec3,
@@ -271,11 +277,13 @@ impl ForceGen {
     }
 
     /// A thrust of `force` (body frame) at `point` of `body`.
+    #[must_use]
     pub fn thrust(body: BodyHandle, force: Vec3, point: Vec3) -> Self {
         Self::Thrust { body, force, point }
     }
 
     /// The same generator with the wind `wind` (aerodynamic kinds; others unchanged).
+    #[must_use]
     pub fn with_wind(mut self, w: Vec3) -> Self {
         match &mut self {
             Self::Aero { wind, .. }

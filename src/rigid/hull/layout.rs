@@ -317,6 +317,7 @@ fn pack4(values: impl Iterator<Item = u32>, out: &mut Vec<UVec4>) {
 
 impl HullStore {
     /// A store holding the unit cube alone.
+    #[must_use]
     pub fn new() -> Self {
         let mut s = HullStore { words: Vec::new() };
         // The unit cube is a valid hull by construction (Hull::cuboid checks it like any other).

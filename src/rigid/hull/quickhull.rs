@@ -56,6 +56,7 @@ impl HullOptions {
     /// Reduce a hull that has more than `max_vertices` vertices (or breaks a face limit) to at
     /// most `max_vertices` (capped at [`MAX_HULL_VERTICES`]; at least 4) by keeping the most
     /// extreme points first (see the module docs) instead of returning an error.
+    #[must_use]
     pub fn simplify_to(mut self, max_vertices: u32) -> Self {
         self.max_vertices = Some(max_vertices);
         self

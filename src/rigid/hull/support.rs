@@ -138,6 +138,7 @@ pub struct ConvexShape {
 
 impl ConvexShape {
     /// A sphere of radius `r` centred at `frame.pos`.
+    #[must_use]
     pub fn sphere(frame: Frame, r: f32) -> Self {
         Self {
             kind: core::POINT,
@@ -148,6 +149,7 @@ impl ConvexShape {
     }
 
     /// A capsule: the segment ±`half_length` along local y, radius `r` (the engine's capsule).
+    #[must_use]
     pub fn capsule(frame: Frame, half_length: f32, r: f32) -> Self {
         Self {
             kind: core::SEGMENT,
@@ -158,6 +160,7 @@ impl ConvexShape {
     }
 
     /// A box of half extents `half`.
+    #[must_use]
     pub fn cuboid(frame: Frame, half: Vec3) -> Self {
         Self {
             kind: core::BOX,
@@ -168,6 +171,7 @@ impl ConvexShape {
     }
 
     /// The hull `hull` (from a [`crate::rigid::hull::HullStore`]).
+    #[must_use]
     pub fn hull(frame: Frame, hull: HullRef) -> Self {
         Self {
             kind: core::HULL,

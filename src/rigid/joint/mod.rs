@@ -136,33 +136,39 @@ impl Joint {
 
     /// A ball and socket at world point `anchor`; its x axis (the cone's and the twist's) is
     /// the world's x until [`Joint::with_axis`].
+    #[must_use]
     pub fn ball(anchor: Vec3) -> Self {
         Self::new(JointKind::Ball, anchor, anchor, Vec3::X)
     }
 
     /// A hinge at world point `anchor` turning about world direction `axis`.
+    #[must_use]
     pub fn hinge(anchor: Vec3, axis: Vec3) -> Self {
         Self::new(JointKind::Hinge, anchor, anchor, axis)
     }
 
     /// A weld holding the bodies as they are, about world point `anchor`.
+    #[must_use]
     pub fn fixed(anchor: Vec3) -> Self {
         Self::new(JointKind::Fixed, anchor, anchor, Vec3::X)
     }
 
     /// A slider through world point `anchor` along world direction `axis`.
+    #[must_use]
     pub fn slider(anchor: Vec3, axis: Vec3) -> Self {
         Self::new(JointKind::Slider, anchor, anchor, axis)
     }
 
     /// A rod between world points `anchor_a` (on a) and `anchor_b` (on b): the distance between
     /// them stays what it is when the joint is added.
+    #[must_use]
     pub fn distance(anchor_a: Vec3, anchor_b: Vec3) -> Self {
         Self::new(JointKind::Distance, anchor_a, anchor_b, Vec3::X)
     }
 
     /// A rope between world points `anchor_a` and `anchor_b`: they stay at most `length`
     /// apart, and may come closer.
+    #[must_use]
     pub fn rope(anchor_a: Vec3, anchor_b: Vec3, length: f32) -> Self {
         Self::new(JointKind::Distance, anchor_a, anchor_b, Vec3::X).with_limits(0.0, length)
     }
@@ -193,6 +199,7 @@ impl Joint {
 
     /// Turns a world-placed joint's frame so its x axis is world direction `axis` (a ball's
     /// cone and twist axis; the axis of a hinge or slider).
+    #[must_use]
     pub fn with_axis(mut self, axis: Vec3) -> Self {
         if let Placement::World { rotation, .. } = &mut self.placement {
             *rotation = x_to(axis);
@@ -203,6 +210,7 @@ impl Joint {
     /// A world-placed joint moved by a rigid transform: turned by `rotation` about the origin,
     /// then moved by `at` (a joint in a model's own coordinates put where the model is placed).
     /// A joint placed in its bodies' frames is left as it is.
+    #[must_use]
     pub fn transformed(mut self, at: Vec3, rotation: Quat) -> Self {
         if let Placement::World {
             anchor_a,
@@ -221,6 +229,7 @@ impl Joint {
 
     /// Limits: a hinge's angle (radians), a slider's position (metres from where the frames
     /// coincide), a distance joint's least and greatest length.
+    #[must_use]
     pub fn with_limits(mut self, lower: f32, upper: f32) -> Self {
         self.limits = Some((lower, upper));
         self
@@ -228,6 +237,7 @@ impl Joint {
 
     /// A ball joint's cone: the angle between the frames' x axes stays at most `half_angle`
     /// (radians, in (0, π]).
+    #[must_use]
     pub fn with_cone(mut self, half_angle: f32) -> Self {
         self.cone = Some(half_angle);
         self
@@ -235,6 +245,7 @@ impl Joint {
 
     /// A ball joint's twist about its x axis between `lower` and `upper` (radians, in
     /// [−π, π]).
+    #[must_use]
     pub fn with_twist(mut self, lower: f32, upper: f32) -> Self {
         self.twist = Some((lower, upper));
         self
@@ -244,6 +255,7 @@ impl Joint {
     /// a torque (force) of at most `max_torque`, so a limb's swing dies away while a stronger
     /// pull still moves it (a ragdoll's joints). On a ball joint, about every axis; on a hinge,
     /// slider or distance joint it is the motor at speed 0.
+    #[must_use]
     pub fn with_friction(mut self, max_torque: f32) -> Self {
         self.motor = Some((0.0, max_torque));
         self
@@ -251,6 +263,7 @@ impl Joint {
 
     /// A motor driving a hinge's, slider's or distance joint's coordinate at `speed` (rad/s or
     /// m/s) with at most `max_force` (N·m or N). Speed 0 with a small force is joint friction.
+    #[must_use]
     pub fn with_motor(mut self, speed: f32, max_force: f32) -> Self {
         self.motor = Some((speed, max_force));
         self
@@ -258,6 +271,7 @@ impl Joint {
 
     /// A spring pulling a hinge's, slider's or distance joint's coordinate to `target` (an
     /// angle, a position or a rest length) at `hertz` with `damping_ratio`.
+    #[must_use]
     pub fn with_spring(mut self, hertz: f32, damping_ratio: f32, target: f32) -> Self {
         self.spring = Some((hertz, damping_ratio, target));
         self
@@ -265,6 +279,7 @@ impl Joint {
 
     /// The joint's own stiffness instead of the world's (`RigidConfig::joint_hertz`,
     /// `joint_damping_ratio`).
+    #[must_use]
     pub fn with_softness(mut self, hertz: f32, damping_ratio: f32) -> Self {
         self.softness = Some((hertz, damping_ratio));
         self
@@ -272,6 +287,7 @@ impl Joint {
 
     /// Breaks the joint when the force it applies exceeds `force` (N) or its torque exceeds
     /// `torque` (N·m); pass `f32::INFINITY` for a threshold that never breaks.
+    #[must_use]
     pub fn with_breaking(mut self, force: f32, torque: f32) -> Self {
         self.breaking = Some((force, torque));
         self
@@ -279,6 +295,7 @@ impl Joint {
 
     /// Whether the two bodies' shapes collide with each other (off by default: joined bodies
     /// usually overlap at the joint).
+    #[must_use]
     pub fn collide_connected(mut self, collide: bool) -> Self {
         self.collide = collide;
         self
@@ -550,6 +567,7 @@ pub struct JointFeedback {
 
 impl JointFeedback {
     /// The feedback a joint record holds.
+    #[must_use]
     pub fn of(jt: &GpuJoint) -> Self {
         let step = jt.feedback.z.to_bits();
         Self {
@@ -577,6 +595,7 @@ impl JointState {
     /// The state of joint `jt` with bodies at poses `a` and `b` ((centre, orientation); the
     /// world's for no body). Limits of hinges and sliders count as linear or angular error when
     /// passed.
+    #[must_use]
     pub fn of(jt: &GpuJoint, a: (Vec3, Vec4), b: (Vec3, Vec4)) -> Self {
         let inv = |q: Vec4| Vec4::new(-q.x, -q.y, -q.z, q.w);
         let ra = quat_rotate(a.1, jt.anchor_a.truncate());
