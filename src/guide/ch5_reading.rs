@@ -184,6 +184,48 @@
 //! # Ok::<(), wgphys::Error>(())
 //! ```
 //!
+//! ## Contact events and queries
+//!
+//! [`set_contact_events(true)`](crate::rigid::RigidWorld::set_contact_events) adds the
+//! `contact_events` stage: each step lists the pairs of shapes whose contact started or stopped
+//! (sensors' overlaps among them) in its counters, so they come back with the report, without
+//! a stall, and [`take_contact_events`](crate::rigid::RigidWorld::take_contact_events) hands
+//! each out once with the bodies' handles. A GPU step lists 256; a step with more (a pile
+//! landing) says how many it could not list in `StepReport::contact_events_missed`.
+//! Scene queries ([`cast_ray_filtered`](crate::rigid::RigidWorld::cast_ray_filtered),
+//! `cast_ray_all`, `intersect_point`, `intersect_aabb`) never block: they read the newest
+//! bodies the host has, which with body tracking on is the copy that landed a frame or two ago.
+//!
+//! ```
+//! use glam::Vec3;
+//! use wgphys::Backend;
+//! use wgphys::rigid::{Collider, RigidBody, RigidConfig, RigidWorld};
+//!
+//! let mut world = RigidWorld::new(Backend::Cpu, RigidConfig::default())?;
+//! world.add_body(RigidBody::fixed(), &[Collider::half_space(Vec3::Y, 0.0)])?;
+//! // A trigger volume above the ground, and a ball dropped through it.
+//! let trigger = world.add_body(
+//!     RigidBody::fixed().position(Vec3::new(0.0, 2.0, 0.0)),
+//!     &[Collider::cuboid(Vec3::splat(0.5)).sensor(true)],
+//! )?;
+//! world.add_body(
+//!     RigidBody::dynamic().position(Vec3::new(0.0, 4.0, 0.0)),
+//!     &[Collider::sphere(0.25)],
+//! )?;
+//! world.set_contact_events(true);
+//! let mut entered = None;
+//! for _ in 0..120 {
+//!     world.step(1.0 / 60.0)?;
+//!     for e in world.take_contact_events() {
+//!         if e.sensor && e.started && e.bodies.0 == Some(trigger) {
+//!             entered.get_or_insert(e.step);
+//!         }
+//!     }
+//! }
+//! assert!(entered.is_some(), "the ball passed through the trigger");
+//! # Ok::<(), wgphys::Error>(())
+//! ```
+//!
 //! ## The blocking reads, and when they are fine
 //!
 //! These submit whatever is queued, wait for the device and copy back (on the CPU they are

@@ -113,18 +113,25 @@
 //! assert_eq!(Particle::new(Vec3::ZERO).acceleration, Vec3::ZERO);
 //! ```
 //!
-//! ## Forces last one step; there are no impulses
+//! ## Forces last one step; impulses act over the next step
 //!
 //! [`add_force`](crate::rigid::RigidWorld::add_force),
 //! [`add_force_at_point`](crate::rigid::RigidWorld::add_force_at_point) and
 //! [`add_torque`](crate::rigid::RigidWorld::add_torque) act during the next step only (in every
 //! substep) and are cleared after it, where rapier keeps a force until it is reset: call them
-//! every step for a steady push. There is no impulse call: an impulse J is a force J/dt for one
-//! step, or a change of velocity with
-//! [`set_linear_velocity`](crate::rigid::RigidWorld::set_linear_velocity) (which needs the
-//! current velocity, a blocking read on the GPU). Kinematic bodies move by the velocity you
-//! set; [`set_position`](crate::rigid::RigidWorld::set_position) teleports a body, and there is
-//! no call to set its orientation after it is added.
+//! every step for a steady push.
+//! [`apply_impulse`](crate::rigid::RigidWorld::apply_impulse) (and `apply_torque_impulse`,
+//! `apply_impulse_at_point`) changes the momentum by exactly J, but over the next step (as a
+//! force J/dt) rather than at once as rapier does: the body's velocity on the GPU is the
+//! device's, so the host cannot add to it. A body's pose and properties change between steps
+//! with [`set_position`](crate::rigid::RigidWorld::set_position),
+//! [`set_rotation`](crate::rigid::RigidWorld::set_rotation),
+//! [`set_damping`](crate::rigid::RigidWorld::set_damping),
+//! [`set_gravity_scale`](crate::rigid::RigidWorld::set_gravity_scale),
+//! [`set_ccd`](crate::rigid::RigidWorld::set_ccd) and
+//! [`set_can_sleep`](crate::rigid::RigidWorld::set_can_sleep); a kinematic body follows
+//! [`set_kinematic_target`](crate::rigid::RigidWorld::set_kinematic_target) (rapier's
+//! `set_next_kinematic_position`) or the velocity you set.
 //!
 //! ## Handles carry a generation
 //!
@@ -201,11 +208,17 @@
 //! ## Other differences
 //!
 //! - Shapes are spheres, boxes ([`Collider::cuboid`](crate::rigid::Collider::cuboid) takes the
-//!   half extents as one `Vec3`), capsules along local y, and, for fixed bodies only,
-//!   half-spaces and two-sided planes. There are no meshes, convex hulls or sensors.
-//! - There are no contact events; the contacts are in
-//!   [`read_manifolds`](crate::rigid::RigidWorld::read_manifolds) (blocking on the GPU) and in
-//!   the `manifolds` buffer.
+//!   half extents as one `Vec3`), capsules along local y, convex hulls, and, for fixed bodies
+//!   only, half-spaces and two-sided planes. There are no triangle meshes or heightfields yet.
+//!   [`Collider::sensor`](crate::rigid::Collider::sensor) makes a sensor.
+//! - Contact events are off until
+//!   [`set_contact_events`](crate::rigid::RigidWorld::set_contact_events) turns them on (they
+//!   cost a stage); they come with the step's report, a frame late on the GPU
+//!   ([`ch5_reading`](super::ch5_reading)). Contacts with their impulses are read with
+//!   [`contacts`](crate::rigid::RigidWorld::contacts) (blocking on the GPU).
+//! - Scene queries take a [`QueryFilter`](crate::rigid::QueryFilter) and read the newest bodies
+//!   the host has; on the GPU turn on body tracking so that is a frame old, not the last
+//!   blocking read.
 //! - Collision groups follow rapier's interaction groups: two colliders touch when each one's
 //!   group bits meet the other's mask bits ([`Collider::groups`](crate::rigid::Collider::groups)).
 //! - The step length is passed to every `step(dt)`; substeps, iterations and the contacts'
