@@ -11,9 +11,9 @@ use crate::rigid::types::{shape_kind, GpuBody, GpuShape};
 use crate::rounding as fm;
 use glam::{Vec3, Vec4, Vec4Swizzles};
 
-/// Most shape slots of a rigid world a particle world collides with: every particle visits
-/// every slot (O(particles × shapes) per step), which is only affordable for a few hundred
-/// shapes.
+/// Most shape slots of a rigid world a particle world collides with: every particle tests
+/// every slot's bounding sphere (O(particles × shapes) per step; on the GPU from tiles of 64
+/// in workgroup memory), which is only affordable for a few hundred shapes.
 pub const MAX_RIGID_SHAPES: u32 = 1024;
 
 fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
@@ -86,6 +86,47 @@ pub fn rigid_shape_collider(s: &GpuShape, bodies: &[GpuBody], p: Vec3) -> GpuCol
     c
 }
 
+/// Shape `s`'s bounding sphere (twin of `rigid_shape_bound`): its centre (xyz) and radius (w:
+/// the sphere's radius; the box's half extents' length; the capsule's radius + half segment),
+/// or w = −1 for a shape that collides with nothing here, −2 for a half-space or plane (always
+/// in reach).
+pub fn rigid_shape_bound(s: &GpuShape, bodies: &[GpuBody]) -> Vec4 {
+    let Some(b) = bodies.get(s.body as usize) else {
+        return Vec4::new(0.0, 0.0, 0.0, -1.0);
+    };
+    if s.kind == 0 || s.kind > shape_kind::PLANE {
+        return Vec4::new(0.0, 0.0, 0.0, -1.0);
+    }
+    if s.kind >= shape_kind::HALF_SPACE {
+        return Vec4::new(0.0, 0.0, 0.0, -2.0);
+    }
+    let mut centre = b.pos.xyz();
+    if s.offset_pos.xyz() != Vec3::ZERO {
+        centre += quat_rotate(b.orient, s.offset_pos.xyz());
+    }
+    let bound = match s.kind {
+        shape_kind::BOX => fm::length(s.dims.xyz()),
+        shape_kind::CAPSULE => s.dims.x + s.dims.y,
+        _ => s.dims.x,
+    };
+    centre.extend(bound)
+}
+
+/// Whether a shape of bounding sphere `b` ([`rigid_shape_bound`]) may touch a sphere of radius
+/// `r` at `p` within `slop` (twin of `rigid_bound_near`): true for every shape
+/// [`collider_in_reach`] accepts, so skipping the others leaves the same bits. Within the
+/// bounding sphere + r + slop, with [`crate::colliders::REACH_SLACK`] on the squared distance:
+/// for a sphere or a box `collider_in_reach`'s own test; a capsule's collider, the sphere about
+/// the point of the segment nearest `p`, is within the segment's half length of the centre.
+pub fn rigid_bound_near(b: Vec4, p: Vec3, r: f32, slop: f32) -> bool {
+    if b.w == -2.0 {
+        return true;
+    }
+    let d = p - b.xyz();
+    let ext = b.w + r + slop;
+    b.w >= 0.0 && fm::dot(d, d) <= ext * ext * crate::colliders::REACH_SLACK
+}
+
 /// Stage `rigid_contacts`: every live particle against the first `params.rigid_shape_count`
 /// shape slots of `shapes`, on the bodies of `bodies` (twin of `rigid_contacts` in rigid.wgsl).
 pub fn rigid_contacts(
@@ -97,6 +138,11 @@ pub fn rigid_contacts(
     let dt = params.dt;
     let slop = params.contact_slop;
     let shapes = &shapes[..(params.rigid_shape_count as usize).min(shapes.len())];
+    // The GPU's tiles of bounding spheres, all at once (they do not depend on the particle).
+    let bounds: Vec<Vec4> = shapes
+        .iter()
+        .map(|shape| rigid_shape_bound(shape, bodies))
+        .collect();
     for i in 0..s.counters.live as usize {
         let av = s.acc[i];
         let inv_mass = av.w;
@@ -107,16 +153,16 @@ pub fn rigid_contacts(
         let mut p = s.pos[i].xyz();
         let mut v = s.vel[i].xyz();
         let near = |c: &GpuCollider, p: Vec3| c.kind != 0 && collider_in_reach(c, p, r, slop);
-        if !shapes
-            .iter()
-            .any(|shape| near(&rigid_shape_collider(shape, bodies, p), p))
-        {
+        if !bounds.iter().any(|&b| rigid_bound_near(b, p, r, slop)) {
             continue;
         }
         let eslot = s.life[i].kind >> KIND_CURVES_SHIFT;
         let acc_total = av.xyz() + super::cpu::field_acceleration(params, p, v, inv_mass, eslot);
         let mut touched = false;
-        for shape in shapes {
+        for (shape, &bound) in shapes.iter().zip(&bounds) {
+            if !rigid_bound_near(bound, p, r, slop) {
+                continue;
+            }
             let c = rigid_shape_collider(shape, bodies, p);
             if !near(&c, p) {
                 continue;

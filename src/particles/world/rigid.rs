@@ -50,9 +50,12 @@ impl ParticleWorld {
     /// runs, so step the rigid world first in the same queue to collide with its new poses.
     /// On the CPU it reads the rigid world's host tables.
     ///
-    /// Cost: every particle near any shape visits every shape slot twice (once to ask whether
-    /// any is in reach, once to collide), so O(particles × shapes) per step; at most
-    /// [`MAX_RIGID_SHAPES`] slots.
+    /// Cost: every particle tests every shape slot's bounding sphere (on the GPU from tiles of
+    /// 64 shapes in workgroup memory), and a workgroup with a particle near a shape tests them
+    /// all again to collide: O(particles × shapes) per step, at most [`MAX_RIGID_SHAPES`]
+    /// slots. On lavapipe (2 cores) 100k sparks against 100 moving boxes take about 225 ms a
+    /// step against 5 ms without the rigid world (BENCHMARKS.md): a spatial lookup is the next
+    /// step for larger scenes.
     ///
     /// Differences from a static collider: the contact with a rigid shape comes after the
     /// static colliders and the depth collider, it does not count as a hit for a sub-emitter's
