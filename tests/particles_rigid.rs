@@ -547,3 +547,61 @@ fn spheres_capsules_and_planes_on_both_backends() {
     assert!(diverged <= g.len() / 50, "{diverged} sparks diverged");
     eprintln!("spheres, capsules, planes: {diverged} diverged, {on_shapes} on the shapes");
 }
+
+/// A rigid world that grows (its buffers replaced: `buffers_generation` changes) between two
+/// particle steps: the step binds the new buffers, and sparks land on a box added with the
+/// growth, on both backends.
+#[test]
+fn a_grown_rigid_world_is_bound_again() {
+    for backend in [Backend::Cpu, Backend::Gpu(shared_gpu())] {
+        let config = RigidConfig {
+            body_capacity: 2,
+            auto_grow: true,
+            ..RigidConfig::default()
+        };
+        let mut r = RigidWorld::new(backend.clone(), config).unwrap();
+        let body = |x: f32| RigidBody::fixed().position(Vec3::new(x, CENTRE.y, 0.0));
+        let cuboid = || [rigid::Collider::cuboid(HALF).material(FRICTION, RESTITUTION)];
+        r.add_body(body(-2.0), &cuboid()).unwrap();
+        let mut w = particles(backend.clone(), Vec::new());
+        let drop = |w: &mut ParticleWorld, x: f32| {
+            for k in 0..10 {
+                let at = Vec3::new(x - 0.3 + 0.06 * k as f32, 1.5, 0.0);
+                w.spawn(Particle::new(at).with_acceleration(G).with_size(SPARK))
+                    .unwrap();
+            }
+        };
+        drop(&mut w, -2.0);
+        for _ in 0..60 {
+            r.step(DT).unwrap();
+            w.step_with_rigid(DT, &r).unwrap();
+        }
+        let before = r.buffers_generation();
+        for x in [2.0, 6.0, 10.0, 14.0] {
+            r.add_body(body(x), &cuboid()).unwrap();
+        }
+        r.step(DT).unwrap();
+        if w.is_gpu() {
+            assert!(
+                r.buffers_generation() > before,
+                "the rigid world grew its buffers"
+            );
+        }
+        drop(&mut w, 2.0);
+        for _ in 0..60 {
+            r.step(DT).unwrap();
+            w.step_with_rigid(DT, &r).unwrap();
+        }
+        let s = w.read_snapshot().unwrap();
+        assert_eq!(s.len(), 20);
+        let top = CENTRE.y + HALF.y + SPARK;
+        for i in 0..s.len() {
+            assert!(
+                (s.pos[i].y - top).abs() < 1e-3,
+                "{}: spark {i} at {} not on a box",
+                if w.is_gpu() { "gpu" } else { "cpu" },
+                s.pos[i]
+            );
+        }
+    }
+}
