@@ -48,7 +48,7 @@ impl ParticleWorld {
     /// `shapes` buffers (bound again when they are replaced, see
     /// [`RigidWorld::buffers_generation`]) and reads the poses the device holds when the step
     /// runs, so step the rigid world first in the same queue to collide with its new poses.
-    /// On the CPU it reads the rigid world's host tables.
+    /// On the CPU it copies the rigid world's host tables at the start of the step.
     ///
     /// Cost: every particle tests every shape slot's bounding sphere (on the GPU from tiles of
     /// 64 shapes in workgroup memory), and a workgroup with a particle near a shape tests them
