@@ -274,6 +274,9 @@ fn binding_strides_match_rust_elements() {
         ("trails", size_of::<Vec4>()),
         ("depth", size_of::<wgphys::particles::depth::GpuDepth>()),
         ("emitter_bounds_out", size_of::<Vec4>()),
+        // Stage `rigid_contacts` binds the rigid world's own buffers.
+        ("rigid_bodies", size_of::<wgphys::rigid::types::GpuBody>()),
+        ("rigid_shapes", size_of::<wgphys::rigid::types::GpuShape>()),
     ]
     .into_iter()
     .collect();

@@ -52,6 +52,7 @@ fn both_particle_backends_run_the_stage_list_in_order() {
         trails: true,
         view_sort: true,
         bounds: true,
+        rigid: true,
     };
     assert_eq!(full.sequence(), ParticleStage::ALL.to_vec());
     let mut g = particle_world(Backend::Gpu(common::shared_gpu()), true);

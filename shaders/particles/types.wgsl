@@ -30,7 +30,7 @@ struct Params {
     emitted: u32,
     emitter_count: u32,
     trail_length: u32,
-    _pad0: u32,
+    rigid_shape_count: u32,
     kill_min: vec4<f32>,
     kill_max: vec4<f32>,
     fields: array<Field, MAX_FIELDS>,

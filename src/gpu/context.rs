@@ -69,6 +69,13 @@ pub fn skip_indirect_validation(desc: &mut wgpu::InstanceDescriptor) {
 }
 
 impl GpuContext {
+    /// Whether `other` is this context or a clone of it (so the same device). wgpu's own
+    /// comparison of devices reads ids that two instances may both hand out, so the context's
+    /// own shared state decides.
+    pub(crate) fn same_as(&self, other: &GpuContext) -> bool {
+        Arc::ptr_eq(&self.loss, &other.loss) && self.device == other.device
+    }
+
     /// Creates a headless device on the adapter wgpu's environment variables pick, requesting the
     /// adapter's own limits rather than the defaults so large particle buffers fit.
     ///

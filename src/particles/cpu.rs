@@ -116,7 +116,13 @@ pub struct StepInputs<'a> {
 
 /// The fields acting on a particle of emitter slot `eslot` − 1 (0: not an emitter's): every
 /// global field and that emitter's local ones, summed in table order.
-fn field_acceleration(params: &GpuParams, p: Vec3, v: Vec3, inv_mass: f32, eslot: u32) -> Vec3 {
+pub(crate) fn field_acceleration(
+    params: &GpuParams,
+    p: Vec3,
+    v: Vec3,
+    inv_mass: f32,
+    eslot: u32,
+) -> Vec3 {
     let mut a = Vec3::ZERO;
     for fld in &params.fields[..params.field_count as usize] {
         let tag = fld.kind >> FIELD_EMITTER_SHIFT;

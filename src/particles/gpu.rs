@@ -24,6 +24,7 @@ pub use status::Landed;
 
 mod effects;
 mod integrate;
+mod rigid;
 mod status;
 
 use integrate::{Features, IntegrateKernels};
@@ -111,6 +112,8 @@ pub struct GpuParticles {
     fireworks: bool,
     /// Whether the world has had an emitter (`Frame::bounds` on some step).
     emitters_seen: bool,
+    /// Stage `rigid_contacts`, once a step has had a rigid world (`rigid.rs`).
+    rigid: Option<rigid::RigidContacts>,
 }
 
 /// What one step hands to the GPU.
@@ -229,6 +232,7 @@ impl GpuParticles {
             depth_on: false,
             fireworks: !rules.is_empty(),
             emitters_seen: false,
+            rigid: None,
         };
         me.bind_all();
         Ok(me)
@@ -290,6 +294,7 @@ impl GpuParticles {
 
     fn bind_all(&mut self) {
         use binding::*;
+        self.rebind_rigid();
         let b = &self.bufs;
         let d = &self.ctx.device;
         let k = &mut self.kernels;
@@ -303,6 +308,7 @@ impl GpuParticles {
         for kernel in self.integrate.compiled_mut() {
             kernel.bind_resources(d, integrate::resources(b, &self.depth, &self.depth_view));
         }
+
         k.scan_reduce.bind(
             d,
             &[
@@ -576,6 +582,11 @@ impl GpuParticles {
                 ran.push(stage);
                 match stage {
                     Integrate => integrate.dispatch_in(&mut pass, particles),
+                    RigidContacts => {
+                        if let Some(r) = &self.rigid {
+                            r.kernel.dispatch_in(&mut pass, particles)
+                        }
+                    }
                     ScanReduce => k.scan_reduce.dispatch_in(&mut pass, blocks),
                     ScanBlocks => k.scan_blocks.dispatch_in(&mut pass, Dispatch::Direct(1)),
                     Emit => k.emit.dispatch_in(&mut pass, blocks),

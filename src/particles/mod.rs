@@ -32,6 +32,7 @@ pub mod gpu;
 mod ledger;
 mod model;
 mod report;
+pub mod rigid;
 pub mod shader;
 pub mod step;
 pub mod trails;

@@ -32,6 +32,8 @@ pub mod binding {
     pub const DEPTH_TEX: u32 = 22;
     pub const DEPTH: u32 = 23;
     pub const TRAILS: u32 = 24;
+    pub const RIGID_BODIES: u32 = 25;
+    pub const RIGID_SHAPES: u32 = 26;
 }
 
 const RW: &str = "storage, read_write";
@@ -92,6 +94,18 @@ pub const BINDINGS: &[BindingDecl] = &[
     BindingDecl::new(binding::DEPTH_TEX, "depth_tex", "", "texture_2d<f32>"),
     BindingDecl::new(binding::DEPTH, "depth", "uniform", "DepthParams"),
     BindingDecl::new(binding::TRAILS, "trails", RW, "array<vec4<f32>>"),
+    BindingDecl::new(
+        binding::RIGID_BODIES,
+        "rigid_bodies",
+        "storage, read",
+        "array<RigidBody>",
+    ),
+    BindingDecl::new(
+        binding::RIGID_SHAPES,
+        "rigid_shapes",
+        "storage, read",
+        "array<RigidShape>",
+    ),
     BindingDecl::new(
         binding::PAYLOADS,
         "payloads",
@@ -180,7 +194,7 @@ pub fn shader_source() -> String {
     // WGSL resolves module-scope names in any order, so the prelude may name structs declared
     // later in types.wgsl.
     compose(
-        &(prelude(&consts, BINDINGS) + &crate::colliders::reach_slack_source()),
+        &(prelude(&consts, BINDINGS) + &crate::colliders::reach_slack_source() + &rigid_structs()),
         &[
             include_str!("../../shaders/particles/types.wgsl"),
             include_str!("../../shaders/common/rng.wgsl"),
@@ -194,6 +208,25 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/particles/bounds.wgsl"),
             include_str!("../../shaders/particles/depth.wgsl"),
             include_str!("../../shaders/particles/trails.wgsl"),
+            include_str!("../../shaders/particles/rigid.wgsl"),
         ],
     )
+}
+
+/// The rigid world's `Body` and `Shape` structs, cut from its own WGSL and renamed `RigidBody`
+/// and `RigidShape` (the particle module has a `Body` of its own), for stage `rigid_contacts`,
+/// which binds the rigid world's buffers: one declaration of each layout, so they cannot drift.
+fn rigid_structs() -> String {
+    let source = include_str!("../../shaders/rigid/types.wgsl");
+    let cut = |name: &str, renamed: &str| -> String {
+        let head = format!("struct {name} {{");
+        let Some(start) = source.find(&head) else {
+            return String::new();
+        };
+        let end = source[start..]
+            .find("\n}")
+            .map_or(source.len(), |e| start + e + 2);
+        format!("struct {renamed} {{{}\n", &source[start + head.len()..end])
+    };
+    cut("Body", "RigidBody") + &cut("Shape", "RigidShape")
 }

@@ -10,6 +10,10 @@ pub enum ParticleStage {
     /// Forces, integration, colliders, depth collider, ageing, life curves, death and payload
     /// flags (one fused kernel).
     Integrate,
+    /// Contacts with a rigid world's shapes (spheres, boxes, capsules, half-spaces, planes)
+    /// at their bodies' poses, with the surface velocity of a moving body
+    /// ([`crate::particles::ParticleWorld::step_with_rigid`]).
+    RigidContacts,
     /// Per-block totals of deaths and payload children.
     ScanReduce,
     /// Exclusive scan of the block totals; plans how many spawns fit.
@@ -40,8 +44,9 @@ pub enum ParticleStage {
 
 impl ParticleStage {
     /// Every stage, in execution order.
-    pub const ALL: [ParticleStage; 14] = [
+    pub const ALL: [ParticleStage; 15] = [
         ParticleStage::Integrate,
+        ParticleStage::RigidContacts,
         ParticleStage::ScanReduce,
         ParticleStage::ScanBlocks,
         ParticleStage::Emit,
@@ -62,6 +67,7 @@ impl ParticleStage {
     pub fn name(self) -> &'static str {
         match self {
             ParticleStage::Integrate => "integrate",
+            ParticleStage::RigidContacts => "rigid_contacts",
             ParticleStage::ScanReduce => "scan_reduce",
             ParticleStage::ScanBlocks => "scan_blocks",
             ParticleStage::Emit => "emit",
@@ -105,6 +111,8 @@ pub struct ParticleStep {
     pub view_sort: bool,
     /// The world has emitter slots, whose boxes are reduced after the step.
     pub bounds: bool,
+    /// The step collides the particles with a rigid world's shapes.
+    pub rigid: bool,
 }
 
 impl ParticleStep {
@@ -120,6 +128,7 @@ impl ParticleStep {
         use ParticleStage::*;
         match stage {
             Integrate => true,
+            RigidContacts => self.rigid,
             ScanReduce | ScanBlocks | Emit | Compact | Append => self.lifecycle,
             SpawnEmitted => self.lifecycle && self.emitted,
             TrailCompact | TrailAppend => self.lifecycle && self.trails,

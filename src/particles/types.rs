@@ -92,8 +92,9 @@ gpu_struct! {
         pub emitter_count: u32,
         /// Positions each particle's trail keeps (0: no trails).
         pub trail_length: u32,
-        /// Padding.
-        pub _pad: u32,
+        /// Shape slots of the rigid world the step collides with (stage `rigid_contacts`; 0
+        /// without one).
+        pub rigid_shape_count: u32,
         /// Lower corner of the kill box.
         pub kill_min: Vec4,
         /// Upper corner of the kill box.

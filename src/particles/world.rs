@@ -26,6 +26,7 @@ mod emitters;
 mod handles;
 mod read;
 mod reads;
+mod rigid;
 #[cfg(feature = "serde")]
 mod save;
 mod status;
@@ -144,6 +145,8 @@ pub struct ParticleWorld {
     next_emitter: u32,
     /// The stages the CPU twin's last step ran.
     cpu_stages: Vec<super::step::ParticleStage>,
+    /// The rigid world of the step being run (`step_with_rigid`), for its length only.
+    rigid: Option<rigid::RigidInput>,
 }
 
 const LAUNCH_ID: u32 = super::ledger::NO_HANDLE;
@@ -243,6 +246,7 @@ impl ParticleWorld {
             },
             next_emitter: 0,
             cpu_stages: Vec::new(),
+            rigid: None,
             queued_launches: 0,
         };
         // The integrate kernel's variant for the world as configured, compiled now rather than
@@ -607,6 +611,7 @@ impl ParticleWorld {
                 &self.curve_table,
                 self.depth_cpu.as_ref().map(|(d, image)| (d, image)),
                 (&mut self.trails_cpu, self.config.trail_length),
+                self.rigid.as_ref().and_then(rigid::RigidInput::host),
             );
             deaths = std::mem::take(&mut s.deaths);
             deaths.sort_unstable();
@@ -716,7 +721,7 @@ impl ParticleWorld {
             emitted,
             emitter_count: self.emitter_table.len() as u32,
             trail_length: self.config.trail_length,
-            _pad: 0,
+            rigid_shape_count: self.rigid_shape_count(),
             emit_first,
         };
         let interval = u64::from(self.config.status_interval);
@@ -790,5 +795,6 @@ fn stages_of(
         trails: config.trail_length > 0,
         view_sort,
         bounds: !emitters.is_empty(),
+        rigid: params.rigid_shape_count > 0,
     }
 }

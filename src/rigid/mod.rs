@@ -86,4 +86,5 @@ pub use generators::{ForceGen, ForceGenHandle};
 pub use joint::{Joint, JointFeedback, JointHandle, JointKind, JointState};
 pub use material::Combine;
 pub use model::{BodyHandle, BodyKind, Collider, RigidBody, RigidConfig, Shape};
+pub(crate) use world::ParticleTables;
 pub use world::{Fracture, QueryFilter, QueryHit, RigidWorld, StepReport};

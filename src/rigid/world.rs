@@ -24,6 +24,7 @@ mod capacity;
 mod config;
 mod control;
 mod device;
+pub(crate) use device::ParticleTables;
 mod events;
 mod fracture;
 mod generators;

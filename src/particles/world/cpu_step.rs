@@ -25,6 +25,10 @@ pub(super) fn run_cpu_step(
         &crate::particles::depth::DepthImage,
     )>,
     (trails, k): (&mut [glam::Vec4], u32),
+    rigid: Option<(
+        &[crate::rigid::types::GpuBody],
+        &[crate::rigid::types::GpuShape],
+    )>,
 ) -> Vec<ParticleStage> {
     use crate::particles::trails::{trail_append, trail_compact, trail_push};
     let k = k as usize;
@@ -44,6 +48,11 @@ pub(super) fn run_cpu_step(
         use ParticleStage::*;
         match stage {
             Integrate => cpu::integrate(s, &inp),
+            RigidContacts => {
+                if let Some((bodies, shapes)) = rigid {
+                    crate::particles::rigid::rigid_contacts(s, params, bodies, shapes);
+                }
+            }
             ScanReduce => cpu::scan_reduce(s),
             ScanBlocks => cpu::scan_blocks(s, params),
             Emit => cpu::emit(s, &inp),

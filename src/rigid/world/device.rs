@@ -109,3 +109,38 @@ impl RigidWorld {
         }
     }
 }
+
+/// What a particle world steps against (`ParticleWorld::step_with_rigid`): the GPU's `bodies`
+/// and `shapes` buffers and the shape slots in use, or on the CPU the host tables.
+pub(crate) enum ParticleTables<'a> {
+    /// The GPU's buffers, their context and the shape slots in use.
+    Gpu {
+        ctx: &'a crate::gpu::GpuContext,
+        bodies: &'a wgpu::Buffer,
+        shapes: &'a wgpu::Buffer,
+        shape_count: usize,
+    },
+    /// The CPU twin's bodies and shapes.
+    Cpu {
+        bodies: &'a [GpuBody],
+        shapes: &'a [GpuShape],
+    },
+}
+
+impl RigidWorld {
+    /// The tables a particle world collides with (see [`ParticleTables`]).
+    pub(crate) fn particle_tables(&self) -> ParticleTables<'_> {
+        match &self.engine {
+            Engine::Gpu(g) => ParticleTables::Gpu {
+                ctx: &g.rigid.ctx,
+                bodies: &g.rigid.bodies,
+                shapes: &g.rigid.shapes,
+                shape_count: self.shapes.len(),
+            },
+            Engine::Cpu(_) => ParticleTables::Cpu {
+                bodies: &self.bodies,
+                shapes: &self.shapes,
+            },
+        }
+    }
+}
