@@ -605,3 +605,32 @@ fn a_grown_rigid_world_is_bound_again() {
         }
     }
 }
+
+/// A sensor (`rigid::Collider::sensor`) pushes no particle: a shower onto a sensor box body is
+/// bit for bit the shower onto nothing, on both backends (the shape is skipped before any
+/// arithmetic).
+#[test]
+fn sparks_pass_through_a_sensor() {
+    for backend in [Backend::Cpu, Backend::Gpu(shared_gpu())] {
+        let mut r = RigidWorld::new(backend.clone(), RigidConfig::default()).expect("rigid world");
+        r.add_body(
+            RigidBody::fixed().position(CENTRE).rotation(rotation()),
+            &[rigid::Collider::cuboid(HALF).sensor(true)],
+        )
+        .expect("sensor box");
+        let mut through = particles(backend.clone(), Vec::new());
+        let mut alone = particles(backend, Vec::new());
+        shower(&mut through, 200, 11, Vec3::ZERO);
+        shower(&mut alone, 200, 11, Vec3::ZERO);
+        for _ in 0..60 {
+            through.step_with_rigid(DT, &r).expect("step with rigid");
+            alone.step(DT).expect("step");
+        }
+        let (a, b) = (
+            through.read_snapshot().unwrap(),
+            alone.read_snapshot().unwrap(),
+        );
+        assert_eq!(a.pos, b.pos);
+        assert_eq!(a.vel, b.vel);
+    }
+}

@@ -28,7 +28,8 @@ fn rigid_quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
 fn rigid_shape_collider(s: RigidShape, p: vec3<f32>) -> Collider {
     var c = Collider(0u, s.material.y, s.material.x, 0u, vec4<f32>(0.0), vec4<f32>(0.0),
         vec4<f32>(0.0, 0.0, 0.0, 1.0));
-    if (s.kind == 0u || s.kind > 5u || s.body >= arrayLength(&rigid_bodies)) {
+    // A sensor (material w) pushes nothing, particles included.
+    if (s.kind == 0u || s.kind > 5u || s.body >= arrayLength(&rigid_bodies) || s.material.w != 0.0) {
         return c;
     }
     // Only the fields read are loaded (a software adapter copies a whole struct otherwise).
@@ -83,7 +84,8 @@ fn rigid_shape_collider(s: RigidShape, p: vec3<f32>) -> Collider {
 fn rigid_shape_bound(si: u32) -> vec4<f32> {
     let kind = rigid_shapes[si].kind;
     let body = rigid_shapes[si].body;
-    if (kind == 0u || kind > 5u || body >= arrayLength(&rigid_bodies)) {
+    if (kind == 0u || kind > 5u || body >= arrayLength(&rigid_bodies)
+        || rigid_shapes[si].material.w != 0.0) {
         return vec4<f32>(0.0, 0.0, 0.0, -1.0);
     }
     if (kind >= 4u) {

@@ -41,7 +41,8 @@ pub fn rigid_shape_collider(s: &GpuShape, bodies: &[GpuBody], p: Vec3) -> GpuCol
     let Some(b) = bodies.get(s.body as usize) else {
         return c;
     };
-    if s.kind == 0 || s.kind > shape_kind::PLANE {
+    // A sensor (material w) pushes nothing, particles included.
+    if s.kind == 0 || s.kind > shape_kind::PLANE || s.material.w != 0.0 {
         return c;
     }
     let mut centre = b.pos.xyz();
@@ -94,7 +95,7 @@ pub fn rigid_shape_bound(s: &GpuShape, bodies: &[GpuBody]) -> Vec4 {
     let Some(b) = bodies.get(s.body as usize) else {
         return Vec4::new(0.0, 0.0, 0.0, -1.0);
     };
-    if s.kind == 0 || s.kind > shape_kind::PLANE {
+    if s.kind == 0 || s.kind > shape_kind::PLANE || s.material.w != 0.0 {
         return Vec4::new(0.0, 0.0, 0.0, -1.0);
     }
     if s.kind >= shape_kind::HALF_SPACE {
