@@ -107,6 +107,21 @@ impl RigidWorld {
         })
     }
 
+    /// The last step's manifolds (the next step's warm start), and on the GPU its counters
+    /// (empty on the CPU); blocking on the GPU.
+    pub(super) fn last_manifolds(&self) -> Result<(Vec<GpuManifold>, Vec<u32>)> {
+        match &self.engine {
+            Engine::Cpu(c) => Ok((c.manifolds.clone(), Vec::new())),
+            Engine::Gpu(g) => {
+                let r = &g.rigid;
+                let counters: Vec<u32> = r.read(&r.counters, counter::LEN)?;
+                let n = (counters[solver::COUNTER_PREV_PAIRS] as usize)
+                    .min(self.slot_capacity() as usize);
+                Ok((r.read(r.current_manifolds(), n)?, counters))
+            }
+        }
+    }
+
     /// The contacts of the last step: every pair of shapes with contact points (within the
     /// contact margin), with the impulses the solver applied. Blocking on the GPU (it reads the
     /// manifolds back).
@@ -114,16 +129,7 @@ impl RigidWorld {
     /// # Errors
     /// GPU readback errors.
     pub fn contacts(&mut self) -> Result<Vec<Contact>> {
-        let manifolds: Vec<GpuManifold> = match &self.engine {
-            Engine::Cpu(c) => c.manifolds.clone(),
-            Engine::Gpu(g) => {
-                let r = &g.rigid;
-                let counters: Vec<u32> = r.read(&r.counters, counter::LEN)?;
-                let n = (counters[solver::COUNTER_PREV_PAIRS] as usize)
-                    .min(self.slot_capacity() as usize);
-                r.read(r.current_manifolds(), n)?
-            }
-        };
+        let (manifolds, _) = self.last_manifolds()?;
         Ok(manifolds
             .iter()
             .filter(|m| m.joint == 0 && m.count > 0)

@@ -73,10 +73,8 @@ impl RigidWorld {
             }
             let i = m.0 as usize;
             self.write_field(i, offset_of!(GpuBody, pos), m.2);
+            // A kinematic body's inverse inertia is zero in any orientation: only the pose moves.
             self.write_field(i, offset_of!(GpuBody, orient), m.3);
-            let world =
-                crate::rigid::integrate::world_inverse_inertia(m.3, &self.bodies[i].inv_inertia);
-            self.write_field(i, offset_of!(GpuBody, inv_inertia_world), world);
             if !queued.iter().any(|q| q.0 == m.0) {
                 self.write_field(i, offset_of!(GpuBody, lin_vel), Vec3::ZERO);
                 self.write_field(i, offset_of!(GpuBody, ang_vel), Vec3::ZERO);

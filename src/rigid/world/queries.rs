@@ -63,13 +63,15 @@ pub struct QueryHit {
 }
 
 impl RigidWorld {
-    /// The bodies queries read (see the module docs).
-    fn query_bodies(&self) -> std::borrow::Cow<'_, [GpuBody]> {
-        match (&self.engine, self.latest_bodies()) {
-            (Engine::Gpu(_), Some(s)) if s.raw().len() == self.bodies.len() => {
-                std::borrow::Cow::Owned(s.raw().to_vec())
-            }
-            _ => std::borrow::Cow::Borrowed(&self.bodies),
+    /// On the GPU, the newest copy of the bodies that landed when it holds every slot (queries
+    /// read it; else, and on the CPU, the host's table: see the module docs). An `Arc` of the
+    /// copy, not the bodies themselves.
+    fn query_snapshot(&self) -> Option<crate::rigid::BodySnapshot> {
+        match &self.engine {
+            Engine::Gpu(_) => self
+                .latest_bodies()
+                .filter(|s| s.raw().len() == self.bodies.len()),
+            Engine::Cpu(_) => None,
         }
     }
 
@@ -110,7 +112,8 @@ impl RigidWorld {
     /// # Errors
     /// [`Error::InvalidInput`] for a filter that sees nothing (a zero group or mask).
     pub fn cast_ray_all(&self, ray: &Ray, filter: &QueryFilter) -> Result<Vec<QueryHit>> {
-        let bodies = self.query_bodies();
+        let snapshot = self.query_snapshot();
+        let bodies = snapshot.as_ref().map_or(&self.bodies[..], |s| s.raw());
         let mut hits: Vec<QueryHit> = self
             .query_shapes(filter)?
             .into_iter()
@@ -146,7 +149,8 @@ impl RigidWorld {
         crate::error::finite3("query point", point)?;
         // A ray from the point reports a distance of 0 exactly when it starts inside.
         let ray = Ray::new(point, Vec3::Y, f32::MIN_POSITIVE)?;
-        let bodies = self.query_bodies();
+        let snapshot = self.query_snapshot();
+        let bodies = snapshot.as_ref().map_or(&self.bodies[..], |s| s.raw());
         Ok(self
             .query_shapes(filter)?
             .into_iter()
@@ -187,7 +191,8 @@ impl RigidWorld {
                 fix: "give min at or below max on every axis",
             });
         }
-        let bodies = self.query_bodies();
+        let snapshot = self.query_snapshot();
+        let bodies = snapshot.as_ref().map_or(&self.bodies[..], |s| s.raw());
         let params = GpuRigidParams {
             body_count: bodies.len() as u32,
             shape_count: self.shapes.len() as u32,
@@ -196,7 +201,7 @@ impl RigidWorld {
         let n = self.shapes.len();
         let mut pos = vec![Vec4::ZERO; n];
         let mut xf = vec![Vec4::ZERO; 3 * n];
-        broad::shape_aabbs(&params, &bodies, &self.shapes, &[], &mut pos, &mut xf);
+        broad::shape_aabbs(&params, bodies, &self.shapes, &[], &mut pos, &mut xf);
         Ok(self
             .query_shapes(filter)?
             .into_iter()

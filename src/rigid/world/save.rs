@@ -135,10 +135,6 @@ impl RigidWorld {
     }
 
     fn state(&mut self) -> Result<RigidState> {
-        let mut warm = Warm {
-            manifolds: Vec::new(),
-            counters: Vec::new(),
-        };
         if matches!(self.engine, Engine::Gpu(_)) {
             // The reports in flight land first (a broken joint, a fracture, growth), then the
             // device's state is read.
@@ -147,16 +143,11 @@ impl RigidWorld {
             self.read_bodies()?;
             self.sync_joints()?;
         }
-        match &self.engine {
-            Engine::Cpu(c) => warm.manifolds = c.manifolds.clone(),
-            Engine::Gpu(g) => {
-                let r = &g.rigid;
-                warm.counters = r.read(&r.counters, counter::LEN)?;
-                let n = (warm.counters[solver::COUNTER_PREV_PAIRS] as usize)
-                    .min(self.slot_capacity() as usize);
-                warm.manifolds = r.read(r.current_manifolds(), n)?;
-            }
-        }
+        let (manifolds, counters) = self.last_manifolds()?;
+        let warm = Warm {
+            manifolds,
+            counters,
+        };
         let j = &self.joints;
         let g = &self.generators;
         let f = &self.fracture;
@@ -330,7 +321,7 @@ impl RigidState {
         let ns = self.shapes.len();
         let cap = &self.capacity;
         let at_least = |field: &str, capacity: u32, len: usize, what: &str| {
-            if (capacity as usize) < len || capacity == 0 && field == "capacity.bodies" {
+            if (capacity as usize) < len {
                 Err(load_error(
                     field,
                     format!("{capacity} slots for {len} {what}: the file is corrupt"),
@@ -340,6 +331,12 @@ impl RigidState {
             }
         };
         at_least("capacity.bodies", cap.bodies, n, "bodies")?;
+        if cap.bodies == 0 {
+            return Err(load_error(
+                "capacity.bodies",
+                "0 body slots: the file is corrupt",
+            ));
+        }
         at_least("capacity.shapes", cap.shapes, ns, "shapes")?;
         at_least(
             "capacity.joints",
