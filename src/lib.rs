@@ -35,22 +35,29 @@
 
 pub mod aggregate;
 pub mod backend;
+#[doc(hidden)]
 pub mod colliders;
 pub mod effect;
 pub mod error;
+#[doc(hidden)]
 pub mod fields;
 pub mod gameplay;
 pub mod gpu;
+#[doc(hidden)]
 pub mod grid;
 pub mod guide;
+#[doc(hidden)]
 pub mod noise;
 pub mod particles;
 pub mod rigid;
+#[doc(hidden)]
 pub mod rng;
+#[doc(hidden)]
 pub mod rounding;
 #[cfg(feature = "serde")]
 pub mod save;
 pub mod scenes;
+#[doc(hidden)]
 pub mod shaders;
 
 pub use backend::Backend;

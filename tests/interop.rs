@@ -306,20 +306,26 @@ fn the_rigid_buffers_generation_marks_replaced_buffers() {
     }
     w.step(1.0 / 60.0).unwrap();
     let g0 = w.buffers_generation();
-    let bodies0 = w.gpu().unwrap().bodies.clone();
+    let bodies0 = w.render_buffers().unwrap().bodies.clone();
+    assert_eq!(w.render_buffers().unwrap().generation, g0);
+    assert_eq!(w.render_buffers().unwrap().shape_slots, 4);
     w.step(1.0 / 60.0).unwrap();
     assert_eq!(
         w.buffers_generation(),
         g0,
         "a step that fits keeps the buffers"
     );
-    assert!(w.gpu().unwrap().bodies == bodies0);
+    assert!(*w.render_buffers().unwrap().bodies == bodies0);
     w.add_body(ball(9.0), &[Collider::sphere(0.3)]).unwrap();
     assert!(
         w.buffers_generation() > g0,
         "growing makes a new generation"
     );
-    assert!(w.gpu().unwrap().bodies != bodies0, "and new buffers");
+    let grown = w.render_buffers().unwrap();
+    assert_eq!(grown.generation, w.buffers_generation());
+    assert!(*grown.bodies != bodies0, "and new buffers");
+    assert_eq!(grown.shape_slots, 5);
     let cpu = RigidWorld::new(Backend::Cpu, RigidConfig::default()).unwrap();
     assert_eq!(cpu.buffers_generation(), 0);
+    assert!(cpu.render_buffers().is_none());
 }

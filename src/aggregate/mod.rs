@@ -26,11 +26,14 @@
 //! read a world's whole state (`wgphys::save`); a loaded world continues bit for bit on the
 //! backend that saved it.
 
+#[doc(hidden)]
 pub mod cpu;
+#[doc(hidden)]
 pub mod gpu;
 mod model;
 mod near;
 mod shader;
+#[doc(hidden)]
 pub mod step;
 pub mod types;
 mod world;

@@ -83,14 +83,14 @@
 //! `positions`, `colours`, `sizes` and `draw_args` only: every slot in use is an instance, and a
 //! removed particle has radius 0, so it draws as nothing.
 //!
-//! ## Rigid bodies: [`RigidWorld::gpu`](crate::rigid::RigidWorld::gpu), `bodies` and `shapes`
+//! ## Rigid bodies: [`RigidWorld::render_buffers`](crate::rigid::RigidWorld::render_buffers), `bodies` and `shapes`
 //!
-//! [`RigidWorld::gpu`](crate::rigid::RigidWorld::gpu) returns the world's
-//! [`GpuRigid`](crate::rigid::gpu::GpuRigid) (`None` on the CPU). Two of its buffers are for
-//! drawing: [`bodies`](crate::rigid::gpu::GpuRigid::bodies), an
+//! [`RigidWorld::render_buffers`](crate::rigid::RigidWorld::render_buffers) returns the world's
+//! [`RigidRenderBuffers`](crate::rigid::RigidRenderBuffers) (`None` on the CPU). Two of its
+//! buffers are for drawing: [`bodies`](crate::rigid::RigidRenderBuffers::bodies), an
 //! `array<Body>` of [`GpuBody`](crate::rigid::types::GpuBody) indexed by
 //! [`BodyHandle::index`](crate::rigid::BodyHandle::index), and
-//! [`shapes`](crate::rigid::gpu::GpuRigid::shapes), an `array<Shape>` of
+//! [`shapes`](crate::rigid::RigidRenderBuffers::shapes), an `array<Shape>` of
 //! [`GpuShape`](crate::rigid::types::GpuShape) indexed by shape slot. Their usage is STORAGE,
 //! COPY_SRC and COPY_DST (not VERTEX): bind them as read-only storage in the vertex stage, draw
 //! a unit mesh per shape kind with one instance per shape slot, and place each vertex from the
@@ -169,10 +169,10 @@
 //! step reports in [`StepReport::grew_to`](crate::particles::StepReport::grew_to)), a rigid
 //! world when its bodies, shapes, pairs or joints grow (pairs grow from the step reports with
 //! `auto_grow`, at any step). A bind group made over the old buffers keeps them alive and
-//! draws stale data. Make the bind group again when
-//! [`RigidWorld::buffers_generation`](crate::rigid::RigidWorld::buffers_generation) changes, or
-//! key it on the buffers themselves (`wgpu::Buffer` compares by identity), which works for
-//! every world, as the examples do:
+//! draws stale data. [`RigidWorld::render_buffers`](crate::rigid::RigidWorld::render_buffers)
+//! hands out the rigid world's buffers with the generation they belong to: make the bind group
+//! again when it changes (or key it on the buffers themselves, `wgpu::Buffer` compares by
+//! identity, which works for every world):
 //!
 //! [`ParticleWorld::grow`]: crate::particles::ParticleWorld::grow
 //!
@@ -182,7 +182,7 @@
 //! /// The bind group over a rigid world's `bodies` and `shapes`, made again when they change.
 //! #[derive(Default)]
 //! struct BodyBinding {
-//!     bound: Option<([wgpu::Buffer; 2], wgpu::BindGroup)>,
+//!     bound: Option<(u64, wgpu::BindGroup)>,
 //! }
 //!
 //! impl BodyBinding {
@@ -192,18 +192,17 @@
 //!         layout: &wgpu::BindGroupLayout,
 //!         world: &RigidWorld,
 //!     ) -> Option<&wgpu::BindGroup> {
-//!         let gpu = world.gpu()?;
-//!         let key = [gpu.bodies.clone(), gpu.shapes.clone()];
-//!         if self.bound.as_ref().is_none_or(|(old, _)| *old != key) {
+//!         let bufs = world.render_buffers()?;
+//!         if self.bound.as_ref().is_none_or(|(seen, _)| *seen != bufs.generation) {
 //!             let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
 //!                 label: Some("bodies and shapes"),
 //!                 layout,
 //!                 entries: &[
-//!                     wgpu::BindGroupEntry { binding: 0, resource: gpu.bodies.as_entire_binding() },
-//!                     wgpu::BindGroupEntry { binding: 1, resource: gpu.shapes.as_entire_binding() },
+//!                     wgpu::BindGroupEntry { binding: 0, resource: bufs.bodies.as_entire_binding() },
+//!                     wgpu::BindGroupEntry { binding: 1, resource: bufs.shapes.as_entire_binding() },
 //!                 ],
 //!             });
-//!             self.bound = Some((key, group));
+//!             self.bound = Some((bufs.generation, group));
 //!         }
 //!         self.bound.as_ref().map(|(_, group)| group)
 //!     }
@@ -211,6 +210,7 @@
 //!
 //! /// One instance per shape slot in use; the vertex shader skips free slots.
 //! fn draw_boxes(pass: &mut wgpu::RenderPass<'_>, world: &RigidWorld, cube_indices: u32) {
-//!     pass.draw_indexed(0..cube_indices, 0, 0..world.shapes().len() as u32);
+//!     let slots = world.render_buffers().map_or(0, |b| b.shape_slots);
+//!     pass.draw_indexed(0..cube_indices, 0, 0..slots);
 //! }
 //! ```

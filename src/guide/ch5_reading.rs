@@ -61,9 +61,8 @@
 //! outcome at a point of your choosing (a test, the end of a level), wait for the device and
 //! poll: after [`ParticleWorld::wait`](crate::particles::ParticleWorld::wait) and
 //! [`poll_reports`](crate::particles::ParticleWorld::poll_reports), `contains` answers for
-//! every step taken, as the CPU's does after each step. The rigid world has no `wait` of its
-//! own: wait on its context ([`GpuContext::wait`](crate::gpu::GpuContext::wait), the context you
-//! built it with, or `world.gpu()` and its `ctx`), then
+//! every step taken, as the CPU's does after each step. The rigid world's
+//! [`RigidWorld::wait`](crate::rigid::RigidWorld::wait) does the same: after it,
 //! [`RigidWorld::poll_reports`](crate::rigid::RigidWorld::poll_reports) returns the newest
 //! report.
 //!

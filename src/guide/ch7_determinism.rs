@@ -32,7 +32,7 @@
 //! [`crate::rigid`]), run in the same order: both backends walk one stage list
 //! ([`ParticleStep::sequence`](crate::particles::ParticleStep::sequence),
 //! [`AggStep::sequence`](crate::aggregate::AggStep::sequence),
-//! [`rigid::step::sequence`](crate::rigid::step::sequence)), and the tests hold the stages each
+//! `rigid::step::sequence`), and the tests hold the stages each
 //! backend ran to it (`last_stages`, `cpu_stage_trace`, `step_plan`). The twin is the
 //! reference the GPU is tested against, and a complete backend of its own.
 //!
@@ -52,7 +52,7 @@
 //! [`AggregateConfig::cpu_rounding`](crate::aggregate::AggregateConfig::cpu_rounding),
 //! [`RigidConfig::cpu_rounding`](crate::rigid::RigidConfig::cpu_rounding); the particle and
 //! aggregate worlds also have `set_cpu_rounding`), or around direct calls of a twin's stage
-//! functions with [`with_cpu_rounding`](crate::rounding::with_cpu_rounding). The GPU backend
+//! functions with `wgphys::rounding::with_cpu_rounding`. The GPU backend
 //! ignores it. In the rigid world it covers the integrators and the contact solver; the narrow
 //! phase, continuous collision and the gyroscopic solve round as written in both modes. Use it
 //! to check that something you rely on (a test's tolerance, a puzzle that must be solvable)

@@ -244,7 +244,7 @@
 //! plus a burst of `burst` m/s away from the struck point, less the pieces' mean burst, so the
 //! pieces together keep the block's mass and linear momentum; they keep its orientation, spin,
 //! damping, acceleration, material and collision groups. Pieces whose smallest half size is at
-//! least 5 cm ([`MIN_PIECE_HALF`](crate::rigid::fracture::MIN_PIECE_HALF)) break again under
+//! least 5 cm (`rigid::fracture::MIN_PIECE_HALF`) break again under
 //! the same impulse.
 //!
 //! The block is removed (its handle goes stale) and the pieces are ordinary bodies.

@@ -24,19 +24,28 @@
 //! fireworks, kill bounds, spawns or removals): then a step is one dispatch.
 
 mod config;
+#[doc(hidden)]
 pub mod cpu;
+#[doc(hidden)]
 pub mod depth;
+#[doc(hidden)]
 pub mod emitter;
 pub mod fireworks;
+#[doc(hidden)]
 pub mod gpu;
 mod ledger;
 mod model;
 mod report;
+#[doc(hidden)]
 pub mod rigid;
+#[doc(hidden)]
 pub mod shader;
+#[doc(hidden)]
 pub mod step;
+#[doc(hidden)]
 pub mod trails;
 pub mod types;
+#[doc(hidden)]
 pub mod view_sort;
 mod world;
 

@@ -52,28 +52,48 @@
 //! swept in one workgroup (`solve_*_block`, see [`solver::block`]): 5 dispatches a sweep
 //! instead of one per colour.
 
+#[doc(hidden)]
 pub mod body;
+#[doc(hidden)]
 pub mod broad;
+#[doc(hidden)]
 pub mod ccd;
+#[doc(hidden)]
 pub mod colour;
 mod config;
+#[doc(hidden)]
 pub mod events;
+#[doc(hidden)]
 pub mod forces;
+#[doc(hidden)]
 pub mod fracture;
+#[doc(hidden)]
 pub mod generators;
+#[doc(hidden)]
 pub mod gpu;
+#[doc(hidden)]
 pub mod hull;
+#[doc(hidden)]
 pub mod inertia;
+#[doc(hidden)]
 pub mod integrate;
+#[doc(hidden)]
 pub mod joint;
+#[doc(hidden)]
 pub mod material;
+#[doc(hidden)]
 pub mod math;
 mod model;
+#[doc(hidden)]
 pub mod narrow;
+#[doc(hidden)]
 pub mod ray;
 mod report;
+#[doc(hidden)]
 pub mod sleep;
+#[doc(hidden)]
 pub mod solver;
+#[doc(hidden)]
 pub mod step;
 pub mod types;
 pub mod wgsl;
@@ -82,9 +102,12 @@ mod world;
 pub use body::{Body, BodySnapshot};
 pub use events::{Contact, ContactEvent, ContactPoint};
 pub use forces::Explosion;
+pub use fracture::{FractureEvent, Piece};
 pub use generators::{ForceGen, ForceGenHandle};
+pub use hull::{Hull, HullOptions, MassProperties};
 pub use joint::{Joint, JointFeedback, JointHandle, JointKind, JointState};
 pub use material::Combine;
 pub use model::{BodyHandle, BodyKind, Collider, RigidBody, RigidConfig, Shape};
+pub use ray::{Ray, RayHit};
 pub(crate) use world::ParticleTables;
-pub use world::{Fracture, QueryFilter, QueryHit, RigidWorld, StepReport};
+pub use world::{Fracture, QueryFilter, QueryHit, RigidRenderBuffers, RigidWorld, StepReport};

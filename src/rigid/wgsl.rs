@@ -1,6 +1,6 @@
 //! The engine's WGSL for renderers: what a shader includes to read the rigid world's buffers
-//! (bind [`GpuRigid::bodies`](crate::rigid::gpu::GpuRigid::bodies) and
-//! [`shapes`](crate::rigid::gpu::GpuRigid::shapes) as storage and draw each shape slot), the
+//! (bind [`RigidRenderBuffers::bodies`](crate::rigid::RigidRenderBuffers::bodies) and
+//! [`shapes`](crate::rigid::RigidRenderBuffers::shapes) as storage and draw each shape slot), the
 //! same source the engine's kernels are compiled from, so it cannot drift from the buffers'
 //! layout.
 //!
@@ -41,7 +41,7 @@ pub fn structs() -> String {
 /// The accessors of the hull store (a convex hull shape's vertices, faces and planes:
 /// `crate::rigid::hull::layout`), to draw hulls. They read a global
 /// `hulls: array<vec4<u32>>`, which your source declares (bound to
-/// [`GpuRigid::hulls`](crate::rigid::gpu::GpuRigid::hulls)) between [`structs`] and these.
+/// [`RigidRenderBuffers::hulls`](crate::rigid::RigidRenderBuffers::hulls)) between [`structs`] and these.
 pub fn hull_accessors() -> &'static str {
     include_str!("../../shaders/rigid/hull/hull.wgsl")
 }

@@ -33,6 +33,7 @@ mod joints;
 mod kinematic;
 mod queries;
 mod reads;
+mod render;
 mod reports;
 #[cfg(feature = "serde")]
 mod save;
@@ -43,6 +44,7 @@ use config::validate_config;
 pub use fracture::Fracture;
 use joints::JointTable;
 pub use queries::{QueryFilter, QueryHit};
+pub use render::RigidRenderBuffers;
 
 static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
 
@@ -711,8 +713,9 @@ impl RigidWorld {
         Ok(())
     }
 
-    /// The GPU backend, for binding its buffers in a renderer (`bodies`, `shapes`) or recording
-    /// into your own encoder; `None` on the CPU.
+    /// The GPU backend with its writers (engine internals, tests and tools); a renderer binds
+    /// [`RigidWorld::render_buffers`] instead. `None` on the CPU.
+    #[doc(hidden)]
     pub fn gpu(&self) -> Option<&GpuRigid> {
         match &self.engine {
             Engine::Gpu(g) => Some(&g.rigid),

@@ -38,7 +38,7 @@ mod shader;
 pub use renderer::{RigidBuffers, RigidRenderer, RigidStyle};
 
 /// A rigid-body scene the shared app runs, in a window or headless. The scene owns its world
-/// (or a bare [`GpuRigid`](wgphys::rigid::gpu::GpuRigid)); the app draws what [`RigidDemo::buffers`] names.
+/// (or only its buffers); the app draws what [`RigidDemo::buffers`] names.
 pub trait RigidDemo: Sized {
     /// Short name: window title, default PNG name, usage text.
     const NAME: &'static str;

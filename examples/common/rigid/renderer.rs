@@ -4,7 +4,6 @@
 
 use glam::{Mat4, Vec3, Vec4};
 use wgphys::gpu::GpuContext;
-use wgphys::rigid::gpu::GpuRigid;
 use wgphys::rigid::types::{GpuJoint, GpuManifold, GpuShape};
 use wgphys::rigid::RigidWorld;
 use wgpu::util::DeviceExt;
@@ -34,46 +33,41 @@ struct RigidGlobals {
 /// What [`RigidRenderer::render`] draws: the engine's buffers, bound as they are.
 #[derive(Clone, Copy, Debug)]
 pub struct RigidBuffers<'a> {
-    /// `array<Body>` ([`GpuRigid::bodies`]).
+    /// `array<Body>` ([`wgphys::rigid::RigidRenderBuffers::bodies`]).
     pub bodies: &'a wgpu::Buffer,
-    /// `array<Shape>` ([`GpuRigid::shapes`]).
+    /// `array<Shape>` ([`wgphys::rigid::RigidRenderBuffers::shapes`]).
     pub shapes: &'a wgpu::Buffer,
     /// Shape slots to draw (from slot 0): the slots in use, or the capacity. Empty slots
     /// (kind 0) cost a little vertex work and draw nothing.
     pub shape_slots: u32,
-    /// The manifolds and the counters ([`GpuRigid::manifolds`], [`GpuRigid::counters`]), for
+    /// The manifolds and the counters (`RigidRenderBuffers::manifolds` and `counters`), for
     /// the contact overlay ([`RigidStyle::contacts`]).
     pub contacts: Option<(&'a wgpu::Buffer, &'a wgpu::Buffer)>,
-    /// The hull store ([`GpuRigid::hulls`]): hull slots are drawn from it (`None`: no hull draw,
+    /// The hull store (`RigidRenderBuffers::hulls`): hull slots are drawn from it (`None`: no hull draw,
     /// as for a world without hulls).
     pub hulls: Option<&'a wgpu::Buffer>,
-    /// The joints ([`GpuRigid::joints`]) and the slots to draw, for the joint overlay
+    /// The joints (`RigidRenderBuffers::joints`) and the slots to draw, for the joint overlay
     /// ([`RigidStyle::joints`]).
     pub joints: Option<(&'a wgpu::Buffer, u32)>,
 }
 
 impl<'a> RigidBuffers<'a> {
-    /// Every slot of a [`GpuRigid`], contacts and joints included.
-    pub fn of(gpu: &'a GpuRigid) -> Self {
-        Self {
-            bodies: &gpu.bodies,
-            shapes: &gpu.shapes,
-            shape_slots: gpu.sizes().shapes,
-            contacts: Some((&gpu.manifolds, &gpu.counters)),
-            hulls: (gpu.hull_words() > 0).then_some(&gpu.hulls),
-            joints: Some((&gpu.joints, gpu.sizes().joints)),
-        }
-    }
-
-    /// The shape slots in use of a world on the GPU backend, contacts and joints included.
+    /// The shape slots in use of a world on the GPU backend, contacts and joints included
+    /// ([`RigidWorld::render_buffers`]).
     ///
     /// # Panics
     /// If `world` runs on the CPU backend (the demos run on the GPU).
     pub fn of_world(world: &'a RigidWorld) -> Self {
-        let gpu = world.gpu().expect("the demo runs on the GPU backend");
+        let b = world
+            .render_buffers()
+            .expect("the demo runs on the GPU backend");
         Self {
-            shape_slots: world.shapes().len() as u32,
-            ..Self::of(gpu)
+            bodies: b.bodies,
+            shapes: b.shapes,
+            shape_slots: b.shape_slots,
+            contacts: Some((b.manifolds, b.counters)),
+            hulls: b.hulls,
+            joints: Some((b.joints, b.joint_slots)),
         }
     }
 }

@@ -4,6 +4,19 @@
 use super::*;
 
 impl RigidWorld {
+    /// Blocks until the device has finished every step submitted so far (GPU; returns at once
+    /// on the CPU), as [`crate::particles::ParticleWorld::wait`] does; then
+    /// [`poll_reports`](Self::poll_reports) returns the report of the last step.
+    ///
+    /// # Errors
+    /// [`Error::Gpu`] when the device is lost.
+    pub fn wait(&self) -> Result<()> {
+        match &self.engine {
+            Engine::Gpu(g) => g.rigid.ctx.wait(),
+            Engine::Cpu(_) => Ok(()),
+        }
+    }
+
     /// How many times the world's GPU buffers were replaced: a growth of its capacities (by
     /// `auto_grow`, [`RigidWorld::grow_pairs`], a grid cell that changed size) or a load makes
     /// new buffers (the bodies, shapes and every other [`RigidWorld::gpu`] buffer), and a
