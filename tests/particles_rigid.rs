@@ -452,7 +452,7 @@ fn spheres_capsules_and_planes_on_both_backends() {
                 rigid::Collider::sphere(r_sphere)
                     .at(Vec3::new(-1.0, 0.0, 0.0), Quat::IDENTITY)
                     .material(0.3, 0.5),
-                rigid::Collider::capsule(r_caps, half_seg)
+                rigid::Collider::capsule_y(half_seg, r_caps)
                     .at(Vec3::new(1.0, 0.0, 0.0), caps_rot)
                     .material(0.6, 0.1),
             ],

@@ -57,8 +57,11 @@ fn bad_input_is_refused_and_leaves_the_world_unchanged() {
         ("negative radius", Collider::sphere(-1.0)),
         ("NaN radius", Collider::sphere(nan)),
         ("infinite radius", Collider::sphere(f32::INFINITY)),
-        ("zero capsule radius", Collider::capsule(0.0, 0.5)),
-        ("negative capsule half height", Collider::capsule(0.2, -0.5)),
+        ("zero capsule radius", Collider::capsule_y(0.5, 0.0)),
+        (
+            "negative capsule half height",
+            Collider::capsule_y(-0.5, 0.2),
+        ),
         (
             "zero collider quaternion",
             ok_box().at(Vec3::ZERO, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)),

@@ -265,7 +265,7 @@ fn fast_hulls_boxes_and_capsules_do_not_pass_a_thin_wall() {
     let shapes = [
         ("rock", rock),
         ("box", Collider::cuboid(Vec3::splat(0.1))),
-        ("capsule", Collider::capsule(0.08, 0.1)),
+        ("capsule", Collider::capsule_y(0.1, 0.08)),
     ];
     for (name, backend) in backends() {
         for (what, collider) in &shapes {

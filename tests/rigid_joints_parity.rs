@@ -33,7 +33,7 @@ fn parity_scene(backend: Backend, rounding: CpuRounding) -> (RigidWorld, BodyHan
         let link = w
             .add_body(
                 free_body(c, 0.2).rotation(tilt),
-                &[Collider::capsule(0.02, 0.03)],
+                &[Collider::capsule_y(0.03, 0.02)],
             )
             .expect("link");
         let anchor = top + tilt * (-Vec3::Y * (0.1 * i as f32));

@@ -187,7 +187,7 @@ fn balls_and_capsules_roll_down_an_incline_at_the_closed_form_rate() {
         ("ball", Collider::sphere(r), Quat::IDENTITY, 0.4),
         (
             "capsule",
-            Collider::capsule(r, half),
+            Collider::capsule_y(half, r),
             // The capsule's axis (local y) along z, across the slope.
             Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
             capsule_ratio,

@@ -46,7 +46,7 @@ fn scene(backend: Backend) -> (RigidWorld, Vec<BodyHandle>) {
         .position(Vec3::new(-3.0, 2.0, 0.0))
         .rotation(Quat::from_rotation_z(0.4));
     hs.push(
-        w.add_body(tilted, &[Collider::capsule(0.2, 0.4)])
+        w.add_body(tilted, &[Collider::capsule_y(0.4, 0.2)])
             .expect("capsule"),
     );
     let rock = Collider::convex_hull(&[
@@ -76,7 +76,7 @@ fn scene(backend: Backend) -> (RigidWorld, Vec<BodyHandle>) {
     for i in 0..4 {
         let c = top + Vec3::new(0.1 * (i + 1) as f32, -0.3 * (i + 1) as f32, 0.0);
         let link = w
-            .add_body(free_body(c, 0.5), &[Collider::capsule(0.05, 0.1)])
+            .add_body(free_body(c, 0.5), &[Collider::capsule_y(0.1, 0.05)])
             .expect("link");
         let anchor = top + Vec3::new(0.1 * i as f32, -0.3 * i as f32, 0.0);
         w.add_joint(above, link, Joint::ball(anchor))
@@ -302,7 +302,7 @@ fn random_scene(seed: &[(u8, f32, f32, bool, bool)]) -> RigidWorld {
         let collider = match kind % 3 {
             0 => Collider::sphere(0.3),
             1 => Collider::cuboid(Vec3::new(0.3, 0.2, 0.4)),
-            _ => Collider::capsule(0.2, 0.3),
+            _ => Collider::capsule_y(0.3, 0.2),
         };
         let h = w
             .add_body(RigidBody::dynamic().position(at), &[collider])

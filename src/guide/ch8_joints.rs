@@ -162,7 +162,7 @@
 //!     let top = Vec3::new(0.0, 3.0, 0.0);
 //!     let link = world.add_body(
 //!         RigidBody::dynamic().position(top - Vec3::Y * 0.5).mass(0.1),
-//!         &[Collider::capsule(0.05, 0.45)],
+//!         &[Collider::capsule_y(0.45, 0.05)],
 //!     )?;
 //!     let ball = world.add_body(
 //!         RigidBody::dynamic().position(top - Vec3::Y).mass(10.0),

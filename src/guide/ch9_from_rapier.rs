@@ -51,14 +51,9 @@
 //! [`particles::Collider::ground(friction, restitution)`](crate::particles::Collider::ground).
 //! Two different types share the name `Collider`: import the one of the world you build.
 //!
-//! One call takes the same types as its rapier look-alike in another order, so a swap
-//! compiles:
-//!
-//! - [`Collider::capsule(radius, half_height)`](crate::rigid::Collider::capsule): radius
-//!   first; rapier's `ColliderBuilder::capsule_y(half_height, radius)` has the half height
-//!   first. Both mean half the segment between the caps' centres, along the local y axis, so a
-//!   capsule of radius 0.3 and half height 0.5 is 1.6 m tall. Port `capsule_y(h, r)` as
-//!   `capsule(r, h)`.
+//! [`Collider::capsule_y(half_height, radius)`](crate::rigid::Collider::capsule_y) takes its
+//! two lengths in rapier's order: half the segment between the caps' centres, along the local
+//! y axis, then the radius, so `capsule_y(0.5, 0.3)` is 1.6 m tall.
 //!
 //! ```
 //! use glam::Vec3;
@@ -70,7 +65,7 @@
 //! world.add_body(RigidBody::fixed(), &[ground])?;
 //! let pill = world.add_body(
 //!     RigidBody::dynamic().position(Vec3::new(0.0, 1.0, 0.0)),
-//!     &[Collider::capsule(0.3, 0.5)], // radius, then half height: 1.6 m tall
+//!     &[Collider::capsule_y(0.5, 0.3)], // half height, then radius: 1.6 m tall
 //! )?;
 //! for _ in 0..90 {
 //!     world.step(1.0 / 60.0)?;

@@ -210,12 +210,13 @@ impl Collider {
     pub fn cuboid(half_extents: Vec3) -> Self {
         Self::new(Shape::Cuboid { half_extents })
     }
-    /// A capsule along local y: `radius` first, then `half_height` (half the segment between the
-    /// caps' centres, so the capsule is `2·(half_height + radius)` tall). Rapier's
-    /// `ColliderBuilder::capsule_y(half_height, radius)` takes them the other way round: port
-    /// `capsule_y(h, r)` as `capsule(r, h)`.
+    /// A capsule along local y, as rapier's `ColliderBuilder::capsule_y(half_height, radius)`:
+    /// `half_height` is half the segment between the caps' centres, so the capsule is
+    /// `2·(half_height + radius)` tall. (This was `capsule(radius, half_height)`, the other way
+    /// round; the name changed with the order so that old calls stop compiling instead of
+    /// swapping silently.)
     #[must_use]
-    pub fn capsule(radius: f32, half_height: f32) -> Self {
+    pub fn capsule_y(half_height: f32, radius: f32) -> Self {
         Self::new(Shape::Capsule {
             radius,
             half_height,

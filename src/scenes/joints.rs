@@ -48,7 +48,7 @@ pub fn chain(
                 .position(centre)
                 .mass(link_mass)
                 .can_sleep(false),
-            &[Collider::capsule(radius, 0.5 * link - radius).material(FRICTION, 0.0)],
+            &[Collider::capsule_y(0.5 * link - radius, radius).material(FRICTION, 0.0)],
         )?;
         let anchor = top - Vec3::Y * (link * i as f32);
         out.joints
