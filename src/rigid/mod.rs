@@ -83,6 +83,7 @@ pub mod joint;
 pub mod material;
 #[doc(hidden)]
 pub mod math;
+pub mod mesh;
 mod model;
 #[doc(hidden)]
 pub mod narrow;

@@ -1,0 +1,380 @@
+//! Level geometry cooked on the host (`wgphys::rigid::mesh`): the BVH and the heightfield's
+//! cell walk against brute force over every triangle, the BVH's structure, the internal-edge
+//! flags on shapes whose edges are known, and bad input.
+
+mod common;
+
+use common::Rng;
+use glam::Vec3;
+use wgphys::rigid::mesh::{
+    classify_edges, ray_triangle, triangle_box, Aabb, EdgeKind, HeightField, TriMesh, LEAF_SIZE,
+};
+use wgphys::Error;
+
+/// A soup of `n` random triangles in a 20 m box, some large and some tiny, plus a few
+/// degenerate ones (which the mesh drops and counts).
+fn soup(rng: &mut Rng, n: usize) -> (Vec<Vec3>, Vec<[u32; 3]>, u32) {
+    let mut v = Vec::new();
+    let mut t = Vec::new();
+    let mut degenerate = 0;
+    for i in 0..n {
+        let c = rng.vec3(-10.0, 10.0);
+        let size = if rng.chance(0.2) { 3.0 } else { 0.3 };
+        let base = v.len() as u32;
+        v.push(c + rng.vec3(-size, size));
+        v.push(c + rng.vec3(-size, size));
+        if i % 97 == 5 {
+            // On the line through the first two: no area.
+            v.push(v[base as usize] * 0.5 + v[base as usize + 1] * 0.5);
+            degenerate += 1;
+        } else {
+            v.push(c + rng.vec3(-size, size));
+        }
+        t.push([base, base + 1, base + 2]);
+    }
+    (v, t, degenerate)
+}
+
+/// A flat square grid of `n × n` quads (two triangles each, facing +y) over [0, n]².
+fn grid(n: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let id = |r: u32, c: u32| r * (n + 1) + c;
+    let v = (0..=n)
+        .flat_map(|r| (0..=n).map(move |c| Vec3::new(c as f32, 0.0, r as f32)))
+        .collect();
+    let mut t = Vec::new();
+    for r in 0..n {
+        for c in 0..n {
+            t.push([id(r, c), id(r + 1, c), id(r + 1, c + 1)]);
+            t.push([id(r, c), id(r + 1, c + 1), id(r, c + 1)]);
+        }
+    }
+    (v, t)
+}
+
+/// The nearest hit over every triangle, ties to the lower index.
+fn brute_ray(tris: &[[Vec3; 3]], o: Vec3, d: Vec3, max_t: f32) -> Option<(f32, u32)> {
+    let mut best: Option<(f32, u32)> = None;
+    for (i, [a, b, c]) in tris.iter().enumerate() {
+        if let Some(t) = ray_triangle(o, d, max_t, *a, *b, *c) {
+            if best.is_none_or(|(bt, _)| t < bt) {
+                best = Some((t, i as u32));
+            }
+        }
+    }
+    best
+}
+
+#[test]
+fn the_bvh_is_well_formed() {
+    let mut rng = Rng::new(11);
+    for n in [1, 2, 5, 64, 1000] {
+        let (v, t, degenerate) = soup(&mut rng, n);
+        let mesh = TriMesh::new(&v, &t).expect("mesh");
+        assert_eq!(mesh.dropped(), degenerate);
+        let bvh = mesh.bvh();
+        let mut seen = vec![false; mesh.triangles().len()];
+        for &o in &bvh.order {
+            assert!(!seen[o as usize], "order is a permutation");
+            seen[o as usize] = true;
+        }
+        assert!(seen.iter().all(|&s| s));
+        for (i, node) in bvh.nodes.iter().enumerate() {
+            assert!(node.escape as usize > i && node.escape as usize <= bvh.nodes.len());
+            if node.count > 0 {
+                assert!(
+                    node.count as usize <= LEAF_SIZE,
+                    "leaves hold at most {LEAF_SIZE}"
+                );
+                assert_eq!(
+                    node.escape as usize,
+                    i + 1,
+                    "a leaf escapes to the next node"
+                );
+                for k in node.first..node.first + node.count {
+                    let tri = mesh.triangles()[bvh.order[k as usize] as usize];
+                    let b = triangle_box(mesh.vertices(), &tri);
+                    assert!(
+                        node.bounds.min.cmple(b.min).all() && b.max.cmple(node.bounds.max).all()
+                    );
+                }
+            } else {
+                // The left child follows; the right child is the left's escape; both inside.
+                let left = &bvh.nodes[i + 1];
+                let right = &bvh.nodes[left.escape as usize];
+                for child in [left, right] {
+                    assert!(node.bounds.min.cmple(child.bounds.min).all());
+                    assert!(child.bounds.max.cmple(node.bounds.max).all());
+                }
+                assert_eq!(
+                    right.escape, node.escape,
+                    "the right child ends the subtree"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn bvh_box_queries_equal_brute_force() {
+    let mut rng = Rng::new(12);
+    for n in [1, 7, 300, 2000] {
+        let (v, t, _) = soup(&mut rng, n);
+        let mesh = TriMesh::new(&v, &t).expect("mesh");
+        for _ in 0..200 {
+            let c = rng.vec3(-12.0, 12.0);
+            let h = rng.vec3(0.0, 2.5);
+            let q = Aabb {
+                min: c - h,
+                max: c + h,
+            };
+            let want: Vec<u32> = (0..mesh.triangles().len() as u32)
+                .filter(|&i| {
+                    triangle_box(mesh.vertices(), &mesh.triangles()[i as usize]).overlaps(&q)
+                })
+                .collect();
+            assert_eq!(mesh.query_aabb(&q), want, "{n} triangles, query {q:?}");
+        }
+    }
+}
+
+#[test]
+fn bvh_ray_casts_equal_brute_force() {
+    let mut rng = Rng::new(13);
+    let mut hits = 0;
+    for n in [1, 9, 400, 2000] {
+        let (v, t, _) = soup(&mut rng, n);
+        let mesh = TriMesh::new(&v, &t).expect("mesh");
+        let tris: Vec<[Vec3; 3]> = (0..mesh.triangles().len() as u32)
+            .map(|i| mesh.triangle(i))
+            .collect();
+        for _ in 0..300 {
+            let o = rng.vec3(-15.0, 15.0);
+            let d = (rng.vec3(-12.0, 12.0) - o).normalize();
+            let max_t = rng.range(5.0, 40.0);
+            let got = mesh.cast_ray(o, d, max_t).map(|h| (h.t, h.triangle));
+            // The same test on the same triangles: the walk only skips boxes the ray misses,
+            // so the nearest hit and its triangle are the same bits.
+            assert_eq!(
+                got,
+                brute_ray(&tris, o, d, max_t),
+                "{n} triangles, ray {o} {d}"
+            );
+            hits += usize::from(got.is_some());
+        }
+    }
+    assert!(hits > 100, "the rays hit something ({hits})");
+}
+
+#[test]
+fn edges_of_known_shapes_are_classified() {
+    // A flat grid: the interior edges are flat, the 4n border edges boundaries.
+    let n = 6;
+    let (v, t) = grid(n);
+    let kinds = classify_edges(&v, &t);
+    let count = |k: EdgeKind| kinds.iter().flatten().filter(|&&x| x == k).count();
+    assert_eq!(count(EdgeKind::Boundary), 4 * n as usize);
+    assert_eq!(count(EdgeKind::Flat), 3 * t.len() - 4 * n as usize);
+    let mesh = TriMesh::new(&v, &t).unwrap();
+    let active: u32 = (0..t.len() as u32)
+        .map(|i| mesh.active_edges(i).count_ones())
+        .sum();
+    assert_eq!(active, 4 * n);
+
+    // A closed unit cube, outward: its 12 edges are convex (each seen from two triangles),
+    // the 6 face diagonals flat.
+    let cube: Vec<Vec3> = (0..8)
+        .map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32))
+        .collect();
+    let quads = [
+        [0, 2, 3, 1], // z = 0, facing −z
+        [4, 5, 7, 6], // z = 1, +z
+        [0, 1, 5, 4], // y = 0, −y
+        [2, 6, 7, 3], // y = 1, +y
+        [0, 4, 6, 2], // x = 0, −x
+        [1, 3, 7, 5], // x = 1, +x
+    ];
+    let tris: Vec<[u32; 3]> = quads
+        .iter()
+        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+        .collect();
+    let kinds = classify_edges(&cube, &tris);
+    let count = |k: EdgeKind| kinds.iter().flatten().filter(|&&x| x == k).count();
+    assert_eq!(count(EdgeKind::Convex), 24);
+    assert_eq!(count(EdgeKind::Flat), 12);
+
+    // Two quads folded along x = 0, each tilted by ±angle (so their normals differ by twice
+    // it): up (a valley) is concave, down (a ridge) convex, beyond 5°; flat below it.
+    for (deg, want) in [
+        (10.0f32, [EdgeKind::Concave, EdgeKind::Convex]),
+        (2.0, [EdgeKind::Flat, EdgeKind::Flat]),
+    ] {
+        for (sign, kind) in [(1.0f32, want[0]), (-1.0, want[1])] {
+            let rise = sign * deg.to_radians().tan();
+            let v = vec![
+                Vec3::new(-1.0, rise, 0.0),
+                Vec3::new(0.0, 0.0, 0.0),
+                Vec3::new(1.0, rise, 0.0),
+                Vec3::new(-1.0, rise, 1.0),
+                Vec3::new(0.0, 0.0, 1.0),
+                Vec3::new(1.0, rise, 1.0),
+            ];
+            let t = vec![[0, 3, 4], [0, 4, 1], [1, 4, 5], [1, 5, 2]];
+            let k = classify_edges(&v, &t);
+            // The fold is edge 1→4: edge 1 of triangle 1 ([0, 4, 1]: 4→1) and edge 0 of
+            // triangle 2 ([1, 4, 5]: 1→4).
+            assert_eq!((k[1][1], k[2][0]), (kind, kind), "{deg}° with sign {sign}");
+        }
+    }
+}
+
+/// Heights `h(x, z)` sampled on a `rows × columns` grid (rows along z).
+fn terrain(rows: u32, columns: u32, f: impl Fn(f32, f32) -> f32) -> Vec<f32> {
+    (0..rows)
+        .flat_map(|r| (0..columns).map(move |c| (r, c)))
+        .map(|(r, c)| f(c as f32, r as f32))
+        .collect()
+}
+
+#[test]
+fn heightfield_queries_equal_brute_force() {
+    let mut rng = Rng::new(14);
+    let (rows, columns) = (17, 23);
+    let heights = terrain(rows, columns, |x, z| {
+        (0.4 * x).sin() * (0.3 * z).cos() + 0.1 * x
+    });
+    let scale = Vec3::new(44.0, 2.0, 32.0);
+    let holes = [(3, 4), (10, 10), (15, 21)];
+    let field = HeightField::with_holes(rows, columns, &heights, scale, &holes).expect("field");
+    let tris: Vec<[Vec3; 3]> = (0..field.triangle_slots())
+        .map(|t| field.triangle(t).unwrap_or([Vec3::NAN; 3]))
+        .collect();
+    assert_eq!(
+        tris.iter().filter(|t| t[0].is_nan()).count(),
+        2 * holes.len()
+    );
+    let mut hits = 0;
+    for _ in 0..2000 {
+        let o = rng.vec3(-30.0, 30.0) + Vec3::Y * 5.0;
+        let d = (rng.vec3(-25.0, 25.0) * Vec3::new(1.0, 0.2, 1.0) - o).normalize();
+        let max_t = rng.range(10.0, 80.0);
+        let got = field.cast_ray(o, d, max_t).map(|h| (h.t, h.triangle));
+        let want = brute_ray(&tris, o, d, max_t);
+        // The cell walk tests the same triangles in the order the ray crosses their cells, so
+        // it finds the same nearest hit; only a hit on a shared edge may be found in the
+        // neighbouring triangle (same point, the other triangle's rounding).
+        match (got, want) {
+            (Some((tg, ig)), Some((tw, iw))) => {
+                assert!((tg - tw).abs() <= 1e-5 * tw.max(1.0), "t {tg} against {tw}");
+                if ig != iw {
+                    let p = o + d * tw;
+                    let shares = tris[ig as usize]
+                        .iter()
+                        .filter(|v| tris[iw as usize].contains(v))
+                        .count();
+                    assert!(
+                        shares >= 1,
+                        "hit {p} in {ig} against {iw}, which share no corner"
+                    );
+                }
+            }
+            (None, None) => {}
+            other => panic!("ray {o} {d} {max_t}: {other:?}"),
+        }
+        hits += usize::from(want.is_some());
+    }
+    assert!(hits > 500, "most rays hit the terrain ({hits})");
+    for _ in 0..300 {
+        let c = rng.vec3(-25.0, 25.0);
+        let h = rng.vec3(0.0, 4.0);
+        let q = Aabb {
+            min: c - h,
+            max: c + h,
+        };
+        let want: Vec<u32> = (0..field.triangle_slots())
+            .filter(|&t| {
+                field
+                    .triangle(t)
+                    .is_some_and(|tri| tri.iter().fold(Aabb::EMPTY, |b, &p| b.with(p)).overlaps(&q))
+            })
+            .collect();
+        assert_eq!(field.query_aabb(&q), want, "query {q:?}");
+    }
+}
+
+#[test]
+fn heightfield_layout_holes_and_edges() {
+    // A flat 3 × 4 field 6 m by 4 m at height 0.5·2: a ray down the middle of cell (1, 1)
+    // lands at y = 1 on that cell's triangles, facing +y.
+    let field = HeightField::new(3, 4, &[0.5; 12], Vec3::new(6.0, 2.0, 4.0)).unwrap();
+    let hit = field
+        .cast_ray(Vec3::new(0.3, 5.0, 0.9), -Vec3::Y, 10.0)
+        .expect("hit");
+    assert!((hit.t - 4.0).abs() <= 4.0 * f32::EPSILON * 5.0, "{}", hit.t);
+    assert_eq!(hit.triangle / 2, 4, "cell (1, 1) is cell 4 of 3 a row");
+    assert!((hit.normal - Vec3::Y).length() < 1e-6);
+    // Interior edges of a flat field are flat; the border's 2·(2 + 3) edges are active.
+    let active: u32 = (0..field.triangle_slots())
+        .map(|t| field.active_edges(t).count_ones())
+        .sum();
+    assert_eq!(active, 10);
+    // A hole lets the same ray through.
+    let holed =
+        HeightField::with_holes(3, 4, &[0.5; 12], Vec3::new(6.0, 2.0, 4.0), &[(1, 1)]).unwrap();
+    assert_eq!(
+        holed.cast_ray(Vec3::new(0.3, 5.0, 0.9), -Vec3::Y, 10.0),
+        None
+    );
+    // The hole, on the border row, takes its border side away and makes its other three
+    // sides boundaries: 10 − 1 + 3.
+    let active: u32 = (0..holed.triangle_slots())
+        .map(|t| holed.active_edges(t).count_ones())
+        .sum();
+    assert_eq!(active, 12);
+}
+
+#[test]
+fn bad_meshes_and_heightfields_are_refused_by_name() {
+    let tri = [Vec3::ZERO, Vec3::X, Vec3::Z];
+    let what = |e: Error| match e {
+        Error::InvalidInput { what, .. } => what,
+        other => panic!("expected InvalidInput, got {other}"),
+    };
+    assert_eq!(what(TriMesh::new(&[], &[]).unwrap_err()), "triangle mesh");
+    assert_eq!(
+        what(TriMesh::new(&tri, &[[0, 1, 3]]).unwrap_err()),
+        "triangle mesh index"
+    );
+    assert_eq!(
+        what(TriMesh::new(&[Vec3::ZERO, Vec3::X, Vec3::NAN], &[[0, 1, 2]]).unwrap_err()),
+        "triangle mesh vertex"
+    );
+    let line = [Vec3::ZERO, Vec3::X, Vec3::X * 2.0];
+    assert_eq!(
+        what(TriMesh::new(&line, &[[0, 1, 2], [0, 0, 1]]).unwrap_err()),
+        "triangle mesh"
+    );
+    let one = TriMesh::new(&tri, &[[0, 1, 2], [0, 0, 1]]).unwrap();
+    assert_eq!((one.triangles().len(), one.dropped()), (1, 1));
+
+    let s = Vec3::ONE;
+    assert_eq!(
+        what(HeightField::new(1, 5, &[0.0; 5], s).unwrap_err()),
+        "heightfield size"
+    );
+    assert_eq!(
+        what(HeightField::new(2, 2, &[0.0; 3], s).unwrap_err()),
+        "heightfield heights"
+    );
+    assert_eq!(
+        what(HeightField::new(2, 2, &[0.0, f32::NAN, 0.0, 0.0], s).unwrap_err()),
+        "heightfield height"
+    );
+    assert_eq!(
+        what(HeightField::new(2, 2, &[0.0; 4], Vec3::new(1.0, 0.0, 1.0)).unwrap_err()),
+        "heightfield scale"
+    );
+    assert_eq!(
+        what(HeightField::with_holes(2, 2, &[0.0; 4], s, &[(1, 0)]).unwrap_err()),
+        "heightfield hole"
+    );
+}
