@@ -82,6 +82,7 @@ fn grinder(angle: f32) -> Emitter {
         size_over_life: Some(vec![(0.0, 0.025), (1.0, 0.01)]),
         damping: 0.7,
         position: GRINDER,
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..Emitter::default()
     }
 }
@@ -212,6 +213,7 @@ fn rain_world(ctx: &GpuContext) -> Result<ParticleWorld, BoxError> {
         ),
         damping: 0.9,
         position: Vec3::new(0.0, 8.0, 0.0),
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..Emitter::default()
     })?;
     let splash = world.add_emitter(Emitter {
@@ -228,6 +230,7 @@ fn rain_world(ctx: &GpuContext) -> Result<ParticleWorld, BoxError> {
             (0.0, Vec4::new(0.7, 0.8, 1.0, 1.0)),
             (1.0, Vec4::new(0.5, 0.6, 0.8, 0.0)),
         ]),
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..Emitter::default()
     })?;
     world.set_sub_emitter(drops, SubTrigger::Death, Some((splash, 4)))?;

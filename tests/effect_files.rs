@@ -33,6 +33,7 @@ fn sample() -> EffectDesc {
                 colour_over_life: Some(vec![(0.0, Vec4::ONE), (1.0, Vec4::ZERO)]),
                 size_over_life: Some(vec![(0.0, 0.02), (0.5, 0.05)]),
                 rotation: Quat::from_rotation_z(0.3),
+                acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
                 ..Emitter::default()
             },
             Emitter {
@@ -47,6 +48,7 @@ fn sample() -> EffectDesc {
                     strength: 3.0,
                     softening: 0.1,
                 }],
+                acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
                 ..Emitter::default()
             },
         ],
@@ -224,12 +226,14 @@ fn an_effect_wires_what_the_api_wires() {
             speed: (3.0, 5.0),
         },
         position: Vec3::new(0.0, 0.5, 0.0),
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..Emitter::default()
     };
     let child = Emitter {
         rate: 0.0,
         lifetime: (0.1, 0.2),
         velocity: EmitVelocity::Radial { speed: (0.5, 1.0) },
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..Emitter::default()
     };
     let bounds = KillBounds {

@@ -501,3 +501,52 @@ fn fast_particle_never_sinks_through_a_half_space() {
         }
     }
 }
+
+/// Gravity is counted once: an `Emitter::default()` carries no acceleration of its own, so in a
+/// world with a gravity field its particles gain exactly g·dt of downward speed a step (with
+/// dt = 1/64 s and g = −8 m/s² the change, −1/8 m/s, is exact in f32), not twice that.
+#[test]
+fn a_default_emitter_falls_under_the_world_gravity_once() {
+    use wgphys::particles::{Burst, EmitVelocity, Emitter};
+    let (dt, g) = (1.0 / 64.0, -8.0);
+    for (name, backend) in backends() {
+        let mut w = ParticleWorld::new(
+            backend,
+            WorldConfig {
+                capacity: 64,
+                fields: vec![ForceField::Gravity(Vec3::new(0.0, g, 0.0))],
+                ..WorldConfig::default()
+            },
+        )
+        .expect("world");
+        w.add_emitter(Emitter {
+            rate: 0.0,
+            bursts: vec![Burst {
+                time: 0.0,
+                count: 4,
+            }],
+            velocity: EmitVelocity::Directional {
+                direction: Vec3::Y,
+                spread: 0.0,
+                speed: (0.0, 0.0),
+            },
+            ..Emitter::default()
+        })
+        .expect("emitter");
+        w.step(dt).expect("burst step");
+        w.step(dt).expect("step");
+        let before = w.read_snapshot().expect("snapshot");
+        w.step(dt).expect("step");
+        let after = w.read_snapshot().expect("snapshot");
+        assert_eq!(before.len(), 4, "{name}");
+        for i in 0..4 {
+            assert_eq!(
+                before.acc[i].xyz(),
+                Vec3::ZERO,
+                "{name}: no acceleration of its own"
+            );
+            let dv = after.vel[i].y - before.vel[i].y;
+            assert_eq!(dv, g * dt, "{name}: particle {i} gained {dv} m/s in a step");
+        }
+    }
+}

@@ -123,6 +123,7 @@ fn emission_counts_are_exact_for_rates_bursts_and_pauses() {
 fn emitter_with(shape: EmitShape) -> GpuEmitter {
     gpu_record(&Emitter {
         shape,
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..Emitter::default()
     })
 }
@@ -275,6 +276,7 @@ fn velocities_follow_their_mode() {
             speed: (2.0, 5.0),
         },
         rotation,
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..Emitter::default()
     });
     let axis = rotation * direction;
@@ -313,6 +315,7 @@ fn velocities_follow_their_mode() {
         shape: EmitShape::Sphere { radius: 1.0 },
         velocity: EmitVelocity::Radial { speed: (3.0, 3.0) },
         position: Vec3::new(5.0, 1.0, 0.0),
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..Emitter::default()
     });
     for k in 0..1000 {
@@ -351,6 +354,7 @@ fn bad_emitters_are_refused_and_nothing_changes() {
             (
                 Emitter {
                     rate: -1.0,
+                    acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
                     ..Emitter::default()
                 },
                 "emitter.rate",
@@ -358,6 +362,7 @@ fn bad_emitters_are_refused_and_nothing_changes() {
             (
                 Emitter {
                     lifetime: (2.0, 1.0),
+                    acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
                     ..Emitter::default()
                 },
                 "emitter.lifetime",
@@ -365,6 +370,7 @@ fn bad_emitters_are_refused_and_nothing_changes() {
             (
                 Emitter {
                     lifetime: (0.0, 1.0),
+                    acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
                     ..Emitter::default()
                 },
                 "emitter.lifetime",
@@ -372,6 +378,7 @@ fn bad_emitters_are_refused_and_nothing_changes() {
             (
                 Emitter {
                     shape: EmitShape::Sphere { radius: -1.0 },
+                    acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
                     ..Emitter::default()
                 },
                 "emitter.shape.radius",
@@ -383,6 +390,7 @@ fn bad_emitters_are_refused_and_nothing_changes() {
                         spread: 0.1,
                         speed: (1.0, 2.0),
                     },
+                    acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
                     ..Emitter::default()
                 },
                 "emitter.velocity.direction",
@@ -390,6 +398,7 @@ fn bad_emitters_are_refused_and_nothing_changes() {
             (
                 Emitter {
                     rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+                    acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
                     ..Emitter::default()
                 },
                 "emitter.rotation",
@@ -552,6 +561,7 @@ fn bad_curves_are_refused() {
     let with = |colour: Option<Vec<(f32, Vec4)>>, size: Option<Vec<(f32, f32)>>| Emitter {
         colour_over_life: colour,
         size_over_life: size,
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..Emitter::default()
     };
     let cases = [
@@ -667,6 +677,7 @@ fn emitter_bounds_are_the_boxes_of_their_particles() {
                         radius: 1.0 + i as f32,
                     },
                     position: c,
+                    acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
                     ..Emitter::default()
                 })
                 .expect("emitter")

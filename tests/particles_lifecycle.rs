@@ -381,6 +381,7 @@ fn both_backends_end_the_same_spawns_in_a_full_pool() {
                 },
             ],
             lifetime: (10.0, 10.0),
+            acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
             ..Emitter::default()
         })
         .unwrap();

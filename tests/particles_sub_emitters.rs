@@ -146,6 +146,7 @@ fn impact_children_match_the_cpu_twin() {
                 },
                 lifetime: (3.0, 3.0),
                 position: Vec3::new(0.0, 1.5, 0.0),
+                acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
                 ..Emitter::default()
             })
             .expect("rain");

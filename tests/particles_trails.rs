@@ -29,6 +29,7 @@ fn trails_hold_each_particles_last_positions() {
             rate: 300.0,
             shape: EmitShape::Sphere { radius: 1.0 },
             lifetime: (0.05, 0.25),
+            acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
             ..Emitter::default()
         })
         .expect("emitter");
@@ -118,6 +119,7 @@ fn auto_grow_stops_at_what_the_device_holds() {
     w.add_emitter(Emitter {
         rate: 2000.0,
         lifetime: (2.0, 2.0),
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..Emitter::default()
     })
     .expect("emitter");

@@ -36,6 +36,7 @@ fn world(backend: Backend) -> ParticleWorld {
         rate: 900.0,
         shape: EmitShape::Sphere { radius: 20.0 },
         lifetime: (0.1, 0.3),
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..Emitter::default()
     })
     .expect("emitter");

@@ -59,9 +59,9 @@
 //!     },
 //! )?;
 //! let ball = world.spawn(Particle::new(Vec3::new(0.0, 1.0, 0.0)).with_size(0.1))?;
-//! // An emitter's particles carry their own gravity by default (`Emitter::acceleration`);
-//! // the world's gravity field above would double it, so this one takes none of its own.
-//! world.add_emitter(Emitter { rate: 120.0, acceleration: Vec3::ZERO, ..Emitter::default() })?;
+//! // The world's gravity field pulls the emitter's particles too (`Emitter::acceleration`,
+//! // zero by default, would add to it).
+//! world.add_emitter(Emitter { rate: 120.0, ..Emitter::default() })?;
 //! for _ in 0..10 {
 //!     world.step(1.0 / 60.0)?;
 //! }

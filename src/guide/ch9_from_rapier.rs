@@ -95,16 +95,20 @@
 //! - The particle and aggregate worlds have none by default: add
 //!   [`ForceField::Gravity`](crate::particles::ForceField::Gravity) to the world's fields, or
 //!   give each particle its own constant acceleration.
-//! - An [`Emitter`](crate::particles::Emitter)'s particles carry their own acceleration, and
-//!   `Emitter::default()` sets it to (0, −9.81, 0); the book's firework rules do the same
-//!   ([`FireworkRule::gravity`](crate::fireworks::FireworkRule::gravity)). In a world that also
-//!   has a gravity field, those particles fall at twice g: use one source or the other.
+//! - An [`Emitter`](crate::particles::Emitter)'s particles and a
+//!   [`Particle`](crate::particles::Particle) carry an acceleration of their own on top of the
+//!   world's fields, zero by default (as bevy_hanabi's effects have no force until you add
+//!   one): gravity is counted once, from the world's field. Set an emitter's acceleration
+//!   for an effect that falls differently (smoke that rises), not to add gravity again. The
+//!   book's firework rules carry the book's own gravity
+//!   ([`FireworkRule::gravity`](crate::fireworks::FireworkRule::gravity)) and are meant for a
+//!   world without a gravity field.
 //!
 //! ```
 //! use glam::Vec3;
 //! use wgphys::particles::{Emitter, Particle};
 //!
-//! assert_eq!(Emitter::default().acceleration, Vec3::new(0.0, -9.81, 0.0));
+//! assert_eq!(Emitter::default().acceleration, Vec3::ZERO);
 //! assert_eq!(Particle::new(Vec3::ZERO).acceleration, Vec3::ZERO);
 //! ```
 //!

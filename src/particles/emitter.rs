@@ -115,7 +115,9 @@ pub struct Emitter {
     /// Damping of every particle: the fraction of velocity kept per second, in [0, 1] (1 = none,
     /// the default; rapier's linear damping c corresponds to about e^(−c)).
     pub damping: f32,
-    /// Constant acceleration of every particle (usually gravity), m/s².
+    /// Constant acceleration of every particle, m/s², on top of the world's fields; zero by
+    /// default (put gravity in the world as [`ForceField::Gravity`], or here for this emitter
+    /// alone, not both).
     pub acceleration: Vec3,
     /// The emitter's position in the world.
     pub position: Vec3,
@@ -138,7 +140,8 @@ pub struct Emitter {
 
 impl Default for Emitter {
     /// 100 particles per second from a point, straight up at 2 to 3 m/s within 15°, living 1
-    /// to 2 s, 2 cm, white, 1 kg, undamped, under standard gravity.
+    /// to 2 s, 2 cm, white, 1 kg, undamped, with no acceleration of their own: a world's gravity
+    /// is its [`ForceField::Gravity`] field, as in bevy_hanabi, so it is never counted twice.
     fn default() -> Self {
         Self {
             rate: 100.0,
@@ -154,7 +157,7 @@ impl Default for Emitter {
             colour: (Vec4::ONE, Vec4::ONE),
             inverse_mass: (1.0, 1.0),
             damping: 1.0,
-            acceleration: Vec3::new(0.0, -9.81, 0.0),
+            acceleration: Vec3::ZERO,
             position: Vec3::ZERO,
             rotation: Quat::IDENTITY,
             colour_over_life: None,

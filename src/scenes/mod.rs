@@ -310,6 +310,7 @@ pub fn emitter_scene(backend: crate::Backend, capacity: u32, seed: u32) -> Resul
         size: (0.01, 0.02),
         colour: (Vec4::new(1.0, 0.8, 0.3, 1.0), Vec4::new(1.0, 0.4, 0.1, 1.0)),
         position: Vec3::new(0.0, 0.05, 0.0),
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..crate::particles::Emitter::default()
     })?;
     world.add_emitter(Emitter {
@@ -340,6 +341,7 @@ pub fn emitter_scene(backend: crate::Backend, capacity: u32, seed: u32) -> Resul
         colour: (Vec4::new(0.3, 0.8, 1.0, 1.0), Vec4::new(0.8, 0.3, 1.0, 1.0)),
         position: Vec3::new(1.5, 2.0, 0.0),
         rotation: Quat::from_rotation_x(0.5),
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..crate::particles::Emitter::default()
     })?;
     Ok(world)

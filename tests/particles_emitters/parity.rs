@@ -60,6 +60,7 @@ fn gpu_emitters_match_the_cpu_twin_and_rerun_identically() {
                 damping: 0.8,
                 position: Vec3::new(f, 0.5 * f, -f),
                 rotation: Quat::from_euler(glam::EulerRot::XYZ, 0.1 * f, 0.3, -0.2 * f),
+                acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
                 ..Emitter::default()
             }
         })

@@ -416,6 +416,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     (0.5, glam::Vec4::new(1.0, 0.5, 0.1, 1.0)),
                     (1.0, glam::Vec4::ZERO),
                 ]),
+                acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
                 ..Emitter::default()
             })?;
             // Steady state after one lifetime.

@@ -131,6 +131,7 @@ fn particles(name: &str, backend: Backend, a: &Args) -> Res<()> {
         velocity: EmitVelocity::Radial { speed: (1.0, 3.0) },
         lifetime: (0.9, 1.0),
         colour_over_life: Some(vec![(0.0, glam::Vec4::ONE), (1.0, glam::Vec4::ZERO)]),
+        acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
         ..Emitter::default()
     })?;
     for _ in 0..70 {
