@@ -87,4 +87,7 @@ pub use joint::{Joint, JointFeedback, JointHandle, JointKind, JointState};
 pub use material::Combine;
 pub use model::{BodyHandle, BodyKind, Collider, RigidBody, RigidConfig, Shape};
 pub(crate) use world::ParticleTables;
-pub use world::{Fracture, QueryFilter, QueryHit, RigidWorld, StepReport};
+pub use world::{
+    Fracture, QueryFilter, QueryHit, RigidWorld, ShapeCastHit, StepReport, CAST_MAX_ITERATIONS,
+    CAST_REL_TOLERANCE,
+};

@@ -32,17 +32,20 @@ mod hulls;
 mod joints;
 mod kinematic;
 mod queries;
+mod query_grid;
 mod reads;
 mod reports;
 #[cfg(feature = "serde")]
 mod save;
 mod setters;
+mod shape_cast;
 mod timing;
 use capacity::sizes;
 use config::validate_config;
 pub use fracture::Fracture;
 use joints::JointTable;
 pub use queries::{QueryFilter, QueryHit};
+pub use shape_cast::{ShapeCastHit, CAST_MAX_ITERATIONS, CAST_REL_TOLERANCE};
 
 static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
 
@@ -118,6 +121,8 @@ pub struct RigidWorld {
     events: events::ContactEvents,
     /// Kinematic targets (`world/kinematic.rs`).
     kinematic: kinematic::KinematicTargets,
+    /// The host's scene-query index (`world/query_grid.rs`).
+    query_cache: queries::QueryCache,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -212,6 +217,7 @@ impl RigidWorld {
             impulses: Vec::new(),
             events: events::ContactEvents::default(),
             kinematic: kinematic::KinematicTargets::default(),
+            query_cache: queries::QueryCache::default(),
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             engine,
