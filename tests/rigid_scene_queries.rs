@@ -387,3 +387,42 @@ fn grid_queries_equal_brute_force_after_motion() {
         }
     }
 }
+
+/// The host's query index follows every change between queries: a body moved by
+/// `set_position`, a step, a body added and one removed are each seen by the next query (on the
+/// CPU, whose queries read the bodies now).
+#[test]
+fn queries_follow_changes_between_them() {
+    let mut w = RigidWorld::new(Backend::Cpu, config(8)).unwrap();
+    let ball = w
+        .add_body(
+            RigidBody::fixed().position(Vec3::new(0.0, 3.0, 0.0)),
+            &[Collider::sphere(0.5)],
+        )
+        .unwrap();
+    let at = |w: &RigidWorld, p: Vec3| -> Vec<BodyHandle> {
+        w.intersect_point(p, &QueryFilter::new())
+            .unwrap()
+            .iter()
+            .map(|h| h.body)
+            .collect()
+    };
+    assert_eq!(at(&w, Vec3::new(0.0, 3.0, 0.0)), [ball]);
+    w.set_position(ball, Vec3::new(5.0, 3.0, 0.0)).unwrap();
+    assert_eq!(at(&w, Vec3::new(0.0, 3.0, 0.0)), []);
+    assert_eq!(at(&w, Vec3::new(5.0, 3.0, 0.0)), [ball]);
+    let faller = w
+        .add_body(
+            free_body(Vec3::new(-5.0, 3.0, 0.0), 1.0),
+            &[Collider::sphere(0.5)],
+        )
+        .unwrap();
+    assert_eq!(at(&w, Vec3::new(-5.0, 3.0, 0.0)), [faller]);
+    // Free fall for 30 steps of 1/60 s: down by about ½·g·t² = 1.2 m, out of its old place.
+    run(&mut w, 30, DT);
+    assert_eq!(at(&w, Vec3::new(-5.0, 3.4, 0.0)), []);
+    let y = w.body(faller).unwrap().position.y;
+    assert_eq!(at(&w, Vec3::new(-5.0, y, 0.0)), [faller]);
+    w.remove_body(ball).unwrap();
+    assert_eq!(at(&w, Vec3::new(5.0, 3.0, 0.0)), []);
+}

@@ -123,6 +123,8 @@ pub struct RigidWorld {
     kinematic: kinematic::KinematicTargets,
     /// The host's scene-query index (`world/query_grid.rs`).
     query_cache: queries::QueryCache,
+    /// Advanced whenever the host's bodies or shapes change (the query index's key).
+    query_epoch: u64,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -218,6 +220,7 @@ impl RigidWorld {
             events: events::ContactEvents::default(),
             kinematic: kinematic::KinematicTargets::default(),
             query_cache: queries::QueryCache::default(),
+            query_epoch: 0,
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             engine,
@@ -359,6 +362,7 @@ impl RigidWorld {
             self.body_shapes[i] = shape_ids.clone();
         }
         self.plan_dirty = true;
+        self.query_epoch = self.query_epoch.wrapping_add(1);
         if let Engine::Gpu(g) = &mut self.engine {
             let r = &g.rigid;
             r.write_at(&r.bodies, body_offset(index), &[record]);
@@ -425,6 +429,7 @@ impl RigidWorld {
             self.free_shapes.push(id);
         }
         self.plan_dirty = true;
+        self.query_epoch = self.query_epoch.wrapping_add(1);
         if let Engine::Gpu(g) = &mut self.engine {
             let r = &g.rigid;
             r.write_at(&r.bodies, body_offset(i as u32), &[removed]);
@@ -621,6 +626,7 @@ impl RigidWorld {
                 };
                 let joints = &mut self.joints.table;
                 let mut report = cpu_step(c, &inputs, &mut self.bodies, &self.shapes, joints)?;
+                self.query_epoch = self.query_epoch.wrapping_add(1);
                 report.step = self.steps;
                 let broken = std::mem::take(&mut c.broken);
                 self.joints.note_broken(&broken, self.tag);

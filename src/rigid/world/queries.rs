@@ -7,7 +7,7 @@
 //! phase's grid, rebuilt on the host over those bodies (`query_grid.rs`), with the same answers
 //! as a test of every shape.
 
-use super::query_grid::QueryGrid;
+use super::query_grid::{QueryGrid, QueryKey};
 use super::*;
 use crate::rigid::ray::{ray_shape, Ray};
 use std::sync::{Arc, Mutex};
@@ -91,7 +91,13 @@ impl RigidWorld {
     ) -> Result<R> {
         let snapshot = self.query_snapshot();
         let bodies = snapshot.as_ref().map_or(&self.bodies[..], |s| s.raw());
-        let margin = self.config.contact_margin;
+        let key = QueryKey {
+            epoch: self.query_epoch,
+            snapshot: snapshot.clone(),
+            margin: self.config.contact_margin,
+            shapes: self.shapes.len(),
+            bodies: bodies.len(),
+        };
         let grid = {
             let mut cache = self
                 .query_cache
@@ -99,9 +105,9 @@ impl RigidWorld {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             match cache.as_ref() {
-                Some(g) if g.fits(&self.shapes, bodies, margin) => Arc::clone(g),
+                Some(g) if g.fits(&key) => Arc::clone(g),
                 _ => {
-                    let g = Arc::new(QueryGrid::build(&self.shapes, bodies, margin)?);
+                    let g = Arc::new(QueryGrid::build(&self.shapes, bodies, key)?);
                     *cache = Some(Arc::clone(&g));
                     g
                 }

@@ -16,21 +16,45 @@
 //! shapes tests every shape instead (the same answers, at a scan's cost).
 //!
 //! The index is built on the first query after the bodies moved or the shapes changed, and kept
-//! for the next ones: each query compares the poses and shapes it was built from with the
-//! current ones (a copy compare, far cheaper than testing every shape).
+//! for the next ones (`QueryKey`: the world's count of changes to its host bodies and shapes,
+//! or the copy of the bodies from the GPU that the queries read, held so that it stays the same
+//! copy).
 
 use super::*;
 use crate::grid::{cell_key, cell_of, CpuGrid};
 use crate::rigid::ray::Ray;
 use glam::IVec3;
-use std::collections::HashSet;
+
+/// What an index was built from: the world's change count, the copy of the GPU's bodies read
+/// (else the host's), the contact margin, and the counts of shapes and bodies.
+#[derive(Clone)]
+pub(super) struct QueryKey {
+    pub(super) epoch: u64,
+    pub(super) snapshot: Option<crate::rigid::BodySnapshot>,
+    pub(super) margin: f32,
+    pub(super) shapes: usize,
+    pub(super) bodies: usize,
+}
+
+impl QueryKey {
+    fn same(&self, o: &QueryKey) -> bool {
+        let snapshots = match (&self.snapshot, &o.snapshot) {
+            (None, None) => true,
+            // The index holds its copy, so an equal address is the same copy.
+            (Some(a), Some(b)) => std::ptr::eq(a.raw().as_ptr(), b.raw().as_ptr()),
+            _ => false,
+        };
+        snapshots
+            && self.epoch == o.epoch
+            && self.margin.to_bits() == o.margin.to_bits()
+            && self.shapes == o.shapes
+            && self.bodies == o.bodies
+    }
+}
 
 /// The index (see the module docs).
 pub(super) struct QueryGrid {
-    /// What it was built from: the shapes, each body's position and orientation, the margin.
-    shapes: Vec<GpuShape>,
-    poses: Vec<[Vec4; 2]>,
-    margin: f32,
+    key: QueryKey,
     spec: GridSpec,
     grid: CpuGrid,
     /// The plan's large shapes, ascending.
@@ -41,18 +65,11 @@ pub(super) struct QueryGrid {
     pub(super) xf: Vec<Vec4>,
 }
 
-fn poses(bodies: &[GpuBody]) -> Vec<[Vec4; 2]> {
-    bodies.iter().map(|b| [b.pos, b.orient]).collect()
-}
-
-fn same_bits<T: bytemuck::Pod>(a: &[T], b: &[T]) -> bool {
-    bytemuck::cast_slice::<T, u8>(a) == bytemuck::cast_slice::<T, u8>(b)
-}
-
 impl QueryGrid {
-    /// The index of `shapes` posed by `bodies`, planned with `margin` as the broad phase plans.
-    pub(super) fn build(shapes: &[GpuShape], bodies: &[GpuBody], margin: f32) -> Result<Self> {
-        let plan = broad::plan_grid(shapes, margin);
+    /// The index of `shapes` posed by `bodies`, planned with `key.margin` as the broad phase
+    /// plans.
+    pub(super) fn build(shapes: &[GpuShape], bodies: &[GpuBody], key: QueryKey) -> Result<Self> {
+        let plan = broad::plan_grid(shapes, key.margin);
         let n = shapes.len();
         // Bounding boxes without the margin (queries test the shapes' own boxes); the centres do
         // not depend on it.
@@ -71,9 +88,7 @@ impl QueryGrid {
             .map(|p| cell_of(p.xyz(), spec.cell_size))
             .collect();
         Ok(Self {
-            shapes: shapes.to_vec(),
-            poses: poses(bodies),
-            margin,
+            key,
             spec,
             grid,
             large: plan.large,
@@ -82,15 +97,9 @@ impl QueryGrid {
         })
     }
 
-    /// Whether this index was built from these shapes, bodies and margin.
-    pub(super) fn fits(&self, shapes: &[GpuShape], bodies: &[GpuBody], margin: f32) -> bool {
-        self.margin.to_bits() == margin.to_bits()
-            && self.poses.len() == bodies.len()
-            && same_bits(&self.shapes, shapes)
-            && bodies
-                .iter()
-                .zip(&self.poses)
-                .all(|(b, p)| same_bits(&[b.pos, b.orient], p))
+    /// Whether this index was built for `key`.
+    pub(super) fn fits(&self, key: &QueryKey) -> bool {
+        self.key.same(key)
     }
 
     fn is_large(&self, i: u32) -> bool {
@@ -116,8 +125,8 @@ impl QueryGrid {
         let (a, b) = (self.cell(lo) - 1, self.cell(hi) + 1);
         let cells = (b - a + 1).max(I64x3::splat(0));
         let count = cells.0.iter().map(|&c| c as f64).product::<f64>();
-        if count > (self.shapes.len() as f64).max(64.0) {
-            return (0..self.shapes.len() as u32).collect();
+        if count > (self.key.shapes as f64).max(64.0) {
+            return (0..self.key.shapes as u32).collect();
         }
         let mut out = Vec::new();
         for z in a.0[2]..=b.0[2] {
@@ -141,7 +150,8 @@ impl QueryGrid {
 
     /// Walks `ray` cell by cell (a 3-D DDA over the grid), calling `visit(t_enter, shapes)`
     /// with the entry distance of each crossed cell and the small shapes of the 27 cells around
-    /// it not passed before; stops when `visit` returns false or the ray ends. Returns false
+    /// it not passed before (all 27 for the first cell, then the 9 of the face it moved
+    /// towards); stops when `visit` returns false or the ray ends. Returns false
     /// (and calls nothing) when the walk would cross more cells than there are shapes: test
     /// every shape then.
     pub(super) fn walk_ray(&self, ray: &Ray, mut visit: impl FnMut(f32, &[u32]) -> bool) -> bool {
@@ -149,7 +159,7 @@ impl QueryGrid {
         let (o, d, max_t) = (ray.origin(), ray.dir(), ray.max_t());
         let span = (d * max_t).abs() / cell;
         let crossings = f64::from(span.x) + f64::from(span.y) + f64::from(span.z) + 1.0;
-        if !crossings.is_finite() || crossings > (self.shapes.len() as f64).max(64.0) {
+        if !crossings.is_finite() || crossings > (self.key.shapes as f64).max(64.0) {
             return false;
         }
         let start = cell_of(o, cell);
@@ -182,7 +192,9 @@ impl QueryGrid {
         let t_step = Vec3::splat(cell) / d.abs();
         let mut c = start;
         let mut t_enter = 0.0f32;
-        let mut seen: HashSet<IVec3> = HashSet::new();
+        // The axis of the last step: the walk is monotone on every axis, so after a step along
+        // it only the 9 stencil cells of the leading face are new.
+        let mut entered: Option<usize> = None;
         let mut found = Vec::new();
         // The walk's length bound above also bounds its steps; the cap only guards rounding.
         let cap = crossings as usize + 4;
@@ -193,7 +205,7 @@ impl QueryGrid {
             found.clear();
             for m in 0..crate::grid::STENCIL {
                 let nc = crate::grid::neighbour_cell(c, m);
-                if seen.insert(nc) {
+                if entered.is_none_or(|a| nc[a] == c[a] + step[a]) {
                     self.cell_shapes(nc, &mut |i| found.push(i));
                 }
             }
@@ -210,6 +222,7 @@ impl QueryGrid {
             t_enter = t_next[axis];
             t_next[axis] += t_step[axis];
             c[axis] += step[axis];
+            entered = Some(axis);
         }
         true
     }
