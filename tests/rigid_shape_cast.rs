@@ -8,6 +8,7 @@ mod common;
 use common::rigid::*;
 use common::Rng;
 use glam::{Quat, Vec3};
+use wgphys::rigid::types::GpuBody;
 use wgphys::rigid::{
     BodyHandle, Collider, QueryFilter, RigidBody, RigidWorld, Shape, CAST_REL_TOLERANCE,
 };
@@ -158,10 +159,15 @@ fn random_rotation(rng: &mut Rng) -> Quat {
     )
 }
 
-/// A random static scene: a ground half-space (y ≤ −5), a two-sided wall x = 7.5 and 24 balls,
-/// boxes, capsules and box-shaped hulls turned at random in [−4, 4]³. Returns each collider's
-/// solid by body.
-fn random_scene(backend: Backend, rng: &mut Rng) -> (RigidWorld, Vec<(BodyHandle, Solid)>) {
+/// A random scene: a ground half-space (y ≤ −5), a two-sided wall x = 7.5 and 24 balls, boxes,
+/// capsules and box-shaped hulls turned at random in [−4, 4]³, fixed or dynamic. Returns each
+/// collider's solid by body: the planes in world space, the others in their body's frame
+/// (place them with [`posed`]).
+fn random_scene(
+    backend: Backend,
+    rng: &mut Rng,
+    dynamic: bool,
+) -> (RigidWorld, Vec<(BodyHandle, Solid)>) {
     let mut w = RigidWorld::new(backend, config(32)).unwrap();
     let mut solids = Vec::new();
     let ground = Collider::new(Shape::HalfSpace {
@@ -182,29 +188,49 @@ fn random_scene(backend: Backend, rng: &mut Rng) -> (RigidWorld, Vec<(BodyHandle
         let (collider, solid) = match k % 4 {
             0 => {
                 let r = rng.range(0.2, 0.8);
-                (Collider::sphere(r), Solid::Ball(c, r))
+                (Collider::sphere(r), Solid::Ball(Vec3::ZERO, r))
             }
             1 => {
                 let h = rng.vec3(0.15, 0.7);
-                (Collider::cuboid(h), Solid::Cube(c, q, h))
+                (
+                    Collider::cuboid(h),
+                    Solid::Cube(Vec3::ZERO, Quat::IDENTITY, h),
+                )
             }
             2 => {
                 let (r, hh) = (rng.range(0.15, 0.5), rng.range(0.0, 0.8));
-                let a = q * Vec3::new(0.0, hh, 0.0);
-                (Collider::capsule(r, hh), Solid::Pill(c - a, c + a, r))
+                let a = Vec3::new(0.0, hh, 0.0);
+                (Collider::capsule(r, hh), Solid::Pill(-a, a, r))
             }
             _ => {
                 let h = rng.vec3(0.15, 0.7);
                 let corners = Solid::corners(Vec3::ZERO, Quat::IDENTITY, h);
                 let hull = Collider::convex_hull(&corners).unwrap();
-                (hull, Solid::Cube(c, q, h))
+                (hull, Solid::Cube(Vec3::ZERO, Quat::IDENTITY, h))
             }
         };
-        let body = RigidBody::fixed().position(c).rotation(q);
-        let h = w.add_body(body, &[collider]).unwrap();
+        let body = if dynamic {
+            RigidBody::dynamic()
+        } else {
+            RigidBody::fixed()
+        };
+        let h = w
+            .add_body(body.position(c).rotation(q), &[collider])
+            .unwrap();
         solids.push((h, solid));
     }
     (w, solids)
+}
+
+/// A body-frame solid placed by its body's pose (planes are in world space already).
+fn posed(s: Solid, b: &GpuBody) -> Solid {
+    let (p, q) = (b.pos.truncate(), Quat::from_vec4(b.orient).normalize());
+    match s {
+        Solid::Ball(c, r) => Solid::Ball(p + q * c, r),
+        Solid::Cube(c, o, h) => Solid::Cube(p + q * c, q * o, h),
+        Solid::Pill(a, e, r) => Solid::Pill(p + q * a, p + q * e, r),
+        s => s,
+    }
 }
 
 /// A random caster: its shape, the solid it is at `at` turned by `q`, and its bound.
@@ -241,8 +267,58 @@ fn bound(s: Solid) -> f32 {
     }
 }
 
-/// Sampled sweeps against the cast on random scenes. The sweep steps the caster by 1 cm and
-/// computes its separation from every collider with the independent geometry above. Checked:
+/// Casts 20 random shapes from 9 m out towards the middle of the scene whose colliders are
+/// `solids` (world space) and checks each against its sampled sweep (see
+/// [`casts_agree_with_sampled_sweeps_on_random_scenes`]); counts hits and misses.
+fn check_casts(w: &RigidWorld, solids: &[(BodyHandle, Solid)], rng: &mut Rng, n: &mut [u32; 2]) {
+    // The sampling step, and the overlap allowed (see the test's docs).
+    const STEP: f32 = 0.01;
+    const EPS: f32 = 2e-4;
+    for _ in 0..20 {
+        let from = rng.vec3(-1.0, 1.0).normalize_or(Vec3::Z) * 9.0;
+        let aim = rng.vec3(-3.0, 3.0);
+        let d = (aim - from).normalize();
+        let q = random_rotation(rng);
+        let (shape, solid, caster_bound) = random_caster(rng, from, q);
+        let max = 18.0;
+        let hit = w
+            .cast_shape(&shape, from, q, d, max, &QueryFilter::new())
+            .unwrap();
+        let end = hit.map_or(max, |h| h.distance);
+        let mut s = 0.0;
+        while s < end - EPS {
+            for (h, target) in solids {
+                let g = separation(solid.moved(d * s), *target);
+                assert!(
+                    g > -EPS,
+                    "{shape:?} overlaps {h:?} ({target:?}) by {g} at {s}, before {hit:?}"
+                );
+            }
+            s += STEP;
+        }
+        let Some(hit) = hit else {
+            n[1] += 1;
+            continue;
+        };
+        n[0] += 1;
+        let (_, target) = solids.iter().find(|(h, _)| *h == hit.body).unwrap();
+        let tol = CAST_REL_TOLERANCE * (caster_bound + bound(*target));
+        let g = separation(solid.moved(d * hit.distance), *target);
+        assert!(
+            g <= tol + EPS,
+            "{shape:?} is {g} from {target:?} at the reported {}",
+            hit.distance
+        );
+        assert!((hit.normal.length() - 1.0).abs() < 1e-4, "{hit:?}");
+        if hit.distance > 0.0 {
+            assert!(hit.normal.dot(d) <= 1e-4, "the normal faces the caster");
+        }
+    }
+}
+
+/// Sampled sweeps against the cast on random static scenes. The sweep steps the caster by 1 cm
+/// and computes its separation from every collider with the independent geometry above.
+/// Checked:
 /// (a) no sample before the reported distance overlaps any collider the filter sees (the cast
 ///     does not pass through anything), and a miss overlaps nothing along the whole path;
 /// (b) at the reported distance the caster is within the cast's stop tolerance
@@ -254,55 +330,53 @@ fn bound(s: Solid) -> f32 {
 /// (under 20 m here, so 2e-4 m), and the independent geometry rounds at 1e-6 m.
 #[test]
 fn casts_agree_with_sampled_sweeps_on_random_scenes() {
-    const STEP: f32 = 0.01;
-    const EPS: f32 = 2e-4;
     let mut rng = Rng::new(0x5ca7_0001);
-    let (mut hits, mut misses) = (0, 0);
+    let mut n = [0u32; 2];
     for _ in 0..6 {
-        let (w, solids) = random_scene(Backend::Cpu, &mut rng);
-        for _ in 0..20 {
-            let from = rng.vec3(-1.0, 1.0).normalize_or(Vec3::Z) * 9.0;
-            let aim = rng.vec3(-3.0, 3.0);
-            let d = (aim - from).normalize();
-            let q = random_rotation(&mut rng);
-            let (shape, solid, caster_bound) = random_caster(&mut rng, from, q);
-            let max = 18.0;
-            let hit = w
-                .cast_shape(&shape, from, q, d, max, &QueryFilter::new())
-                .unwrap();
-            let end = hit.map_or(max, |h| h.distance);
-            let mut s = 0.0;
-            while s < end - EPS {
-                for (h, target) in &solids {
-                    let g = separation(solid.moved(d * s), *target);
-                    assert!(
-                        g > -EPS,
-                        "{shape:?} overlaps {h:?} ({target:?}) by {g} at {s}, before {hit:?}"
-                    );
-                }
-                s += STEP;
-            }
-            let Some(hit) = hit else {
-                misses += 1;
-                continue;
-            };
-            hits += 1;
-            let (_, target) = solids.iter().find(|(h, _)| *h == hit.body).unwrap();
-            let tol = CAST_REL_TOLERANCE * (caster_bound + bound(*target));
-            let g = separation(solid.moved(d * hit.distance), *target);
-            assert!(
-                g <= tol + EPS,
-                "{shape:?} is {g} from {target:?} at the reported {}",
-                hit.distance
-            );
-            assert!((hit.normal.length() - 1.0).abs() < 1e-4, "{hit:?}");
-            if hit.distance > 0.0 {
-                assert!(hit.normal.dot(d) <= 1e-4, "the normal faces the caster");
-            }
-        }
+        let (mut w, solids) = random_scene(Backend::Cpu, &mut rng, false);
+        let bodies = w.read_bodies().unwrap();
+        let solids: Vec<_> = solids
+            .iter()
+            .map(|&(h, s)| (h, posed(s, &bodies[h.index() as usize])))
+            .collect();
+        check_casts(&w, &solids, &mut rng, &mut n);
     }
     // Both outcomes occur, so neither branch is vacuous.
-    assert!(hits > 20 && misses > 5, "{hits} hits, {misses} misses");
+    assert!(n[0] > 20 && n[1] > 5, "{} hits, {} misses", n[0], n[1]);
+}
+
+/// The same sampled sweeps after the dynamic bodies fell and tumbled for 20 steps, on both
+/// backends: the casts read the bodies where they moved (on the GPU, the copy body tracking
+/// brought back, else a blocking read), and the sweeps place the solids by those same poses.
+#[test]
+fn casts_agree_with_sampled_sweeps_after_motion() {
+    for (name, backend) in backends() {
+        let mut rng = Rng::new(0x5ca7_0002);
+        let mut n = [0u32; 2];
+        for _ in 0..2 {
+            let (mut w, solids) = random_scene(backend.clone(), &mut rng, true);
+            w.set_body_tracking(true);
+            run(&mut w, 20, DT);
+            let polled = w.poll_bodies().map(|s| s.raw().to_vec());
+            let bodies = match polled {
+                Some(b) if b.len() == w.slots() as usize => b,
+                _ => w.read_bodies().unwrap(),
+            };
+            let moved = bodies.iter().any(|b| b.lin_vel.truncate().length() > 0.1);
+            assert!(moved, "{name}: the bodies fell");
+            let solids: Vec<_> = solids
+                .iter()
+                .map(|&(h, s)| (h, posed(s, &bodies[h.index() as usize])))
+                .collect();
+            check_casts(&w, &solids, &mut rng, &mut n);
+        }
+        assert!(
+            n[0] > 5 && n[1] > 2,
+            "{name}: {} hits, {} misses",
+            n[0],
+            n[1]
+        );
+    }
 }
 
 /// Closed forms: a ball of radius 0.25 moved along x towards a ball of radius 1 at the origin
