@@ -192,8 +192,10 @@
 //! each out once with the bodies' handles. A GPU step lists 256; a step with more (a pile
 //! landing) says how many it could not list in `StepReport::contact_events_missed`.
 //! Scene queries ([`cast_ray_filtered`](crate::rigid::RigidWorld::cast_ray_filtered),
-//! `cast_ray_all`, `intersect_point`, `intersect_aabb`) never block: they read the newest
-//! bodies the host has, which with body tracking on is the copy that landed a frame or two ago.
+//! `cast_ray_all`, `intersect_point`, `intersect_aabb`, and the shape cast
+//! [`cast_shape`](crate::rigid::RigidWorld::cast_shape)) never block: they read the newest
+//! bodies the host has, which with body tracking on is the copy that landed a frame or two ago,
+//! through a host copy of the broad phase's grid over them.
 //!
 //! ```
 //! use glam::Vec3;

@@ -111,4 +111,7 @@ pub use material::Combine;
 pub use model::{BodyHandle, BodyKind, Collider, RigidBody, RigidConfig, Shape};
 pub use ray::{Ray, RayHit};
 pub(crate) use world::ParticleTables;
-pub use world::{Fracture, QueryFilter, QueryHit, RigidRenderBuffers, RigidWorld, StepReport};
+pub use world::{
+    Fracture, QueryFilter, QueryHit, RigidRenderBuffers, RigidWorld, ShapeCastHit, StepReport,
+    CAST_MAX_ITERATIONS, CAST_REL_TOLERANCE,
+};

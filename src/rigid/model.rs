@@ -92,7 +92,7 @@ impl Shape {
         matches!(self, Shape::HalfSpace { .. } | Shape::Plane { .. })
     }
 
-    fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         match *self {
             // Cooked and checked when the collider was made.
             Shape::ConvexHull { .. } => Ok(()),

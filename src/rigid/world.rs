@@ -32,12 +32,14 @@ mod hulls;
 mod joints;
 mod kinematic;
 mod queries;
+mod query_grid;
 mod reads;
 mod render;
 mod reports;
 #[cfg(feature = "serde")]
 mod save;
 mod setters;
+mod shape_cast;
 mod timing;
 use capacity::sizes;
 use config::validate_config;
@@ -45,6 +47,7 @@ pub use fracture::Fracture;
 use joints::JointTable;
 pub use queries::{QueryFilter, QueryHit};
 pub use render::RigidRenderBuffers;
+pub use shape_cast::{ShapeCastHit, CAST_MAX_ITERATIONS, CAST_REL_TOLERANCE};
 
 static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
 
@@ -120,6 +123,10 @@ pub struct RigidWorld {
     events: events::ContactEvents,
     /// Kinematic targets (`world/kinematic.rs`).
     kinematic: kinematic::KinematicTargets,
+    /// The host's scene-query index (`world/query_grid.rs`).
+    query_cache: queries::QueryCache,
+    /// Advanced whenever the host's bodies or shapes change (the query index's key).
+    query_epoch: u64,
 }
 
 fn grid_spec(cell_size: f32, shape_capacity: u32) -> Result<GridSpec> {
@@ -214,6 +221,8 @@ impl RigidWorld {
             impulses: Vec::new(),
             events: events::ContactEvents::default(),
             kinematic: kinematic::KinematicTargets::default(),
+            query_cache: queries::QueryCache::default(),
+            query_epoch: 0,
             config,
             tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
             engine,
@@ -355,6 +364,7 @@ impl RigidWorld {
             self.body_shapes[i] = shape_ids.clone();
         }
         self.plan_dirty = true;
+        self.query_epoch = self.query_epoch.wrapping_add(1);
         if let Engine::Gpu(g) = &mut self.engine {
             let r = &g.rigid;
             r.write_at(&r.bodies, body_offset(index), &[record]);
@@ -421,6 +431,7 @@ impl RigidWorld {
             self.free_shapes.push(id);
         }
         self.plan_dirty = true;
+        self.query_epoch = self.query_epoch.wrapping_add(1);
         if let Engine::Gpu(g) = &mut self.engine {
             let r = &g.rigid;
             r.write_at(&r.bodies, body_offset(i as u32), &[removed]);
@@ -617,6 +628,7 @@ impl RigidWorld {
                 };
                 let joints = &mut self.joints.table;
                 let mut report = cpu_step(c, &inputs, &mut self.bodies, &self.shapes, joints)?;
+                self.query_epoch = self.query_epoch.wrapping_add(1);
                 report.step = self.steps;
                 let broken = std::mem::take(&mut c.broken);
                 self.joints.note_broken(&broken, self.tag);

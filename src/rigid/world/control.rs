@@ -7,6 +7,7 @@ use super::*;
 impl RigidWorld {
     /// Writes one field of body `i` on both the host copy and (on the GPU) the device.
     pub(super) fn write_field<T: bytemuck::Pod>(&mut self, i: usize, offset: usize, value: T) {
+        self.query_epoch = self.query_epoch.wrapping_add(1);
         let bytes = bytemuck::bytes_of_mut(&mut self.bodies[i]);
         bytes[offset..offset + std::mem::size_of::<T>()]
             .copy_from_slice(bytemuck::bytes_of(&value));

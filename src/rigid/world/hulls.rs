@@ -39,6 +39,11 @@ impl WorldHulls {
         Arc::as_ptr(hull) as usize
     }
 
+    /// The header word of `hull` when this world stores it.
+    pub(super) fn header_of(&self, hull: &Arc<Hull>) -> Option<u32> {
+        self.at.get(&Self::key(hull)).copied()
+    }
+
     /// Checks that the colliders' hulls not stored yet fit the store.
     pub(super) fn check(&self, colliders: &[Collider]) -> Result<()> {
         let mut words = self.store.len() as u64;

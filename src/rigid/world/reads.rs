@@ -209,6 +209,7 @@ impl RigidWorld {
             let all: Vec<GpuBody> = g.rigid.read(&g.rigid.bodies, i + 1)?;
             if let Some(b) = all.get(i) {
                 self.bodies[i] = *b;
+                self.query_epoch = self.query_epoch.wrapping_add(1);
             }
         }
         Ok(self.bodies[i])
@@ -235,6 +236,7 @@ impl RigidWorld {
     pub fn read_bodies(&mut self) -> Result<Vec<GpuBody>> {
         if let Engine::Gpu(g) = &self.engine {
             self.bodies = g.rigid.read(&g.rigid.bodies, self.bodies.len())?;
+            self.query_epoch = self.query_epoch.wrapping_add(1);
             let snapshot = self.snapshot_of(self.bodies.clone());
             keep_newer(&mut self.reads.latest, snapshot);
         }

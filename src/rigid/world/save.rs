@@ -215,6 +215,7 @@ impl RigidWorld {
         self.steps = s.steps;
         self.report = s.report;
         self.bodies = s.bodies;
+        self.query_epoch = self.query_epoch.wrapping_add(1);
         self.generations = s.generations;
         self.alive = s.alive;
         self.free_bodies = s.free_bodies;
