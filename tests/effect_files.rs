@@ -33,6 +33,7 @@ fn sample() -> EffectDesc {
                 colour_over_life: Some(vec![(0.0, Vec4::ONE), (1.0, Vec4::ZERO)]),
                 size_over_life: Some(vec![(0.0, 0.02), (0.5, 0.05)]),
                 rotation: Quat::from_rotation_z(0.3),
+                collision_groups: (0b10, 0b101),
                 ..Emitter::default()
             },
             Emitter {

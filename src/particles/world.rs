@@ -723,6 +723,10 @@ impl ParticleWorld {
             trail_length: self.config.trail_length,
             rigid_shape_count: self.rigid_shape_count(),
             emit_first,
+            rigid_cell_inv: self.rigid_cells().0,
+            rigid_buckets: self.rigid_cells().1,
+            _pad_rigid: [0; 2],
+            rigid_groups: self.rigid_groups(),
         };
         let interval = u64::from(self.config.status_interval);
         // A step with host spawns always copies its counters: they say which spawns fit; and
@@ -796,5 +800,6 @@ fn stages_of(
         view_sort,
         bounds: !emitters.is_empty(),
         rigid: params.rigid_shape_count > 0,
+        rigid_cells: params.rigid_buckets > 0,
     }
 }

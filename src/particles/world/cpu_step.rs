@@ -44,10 +44,22 @@ pub(super) fn run_cpu_step(
         depth,
     };
     let sequence = stages.sequence();
+    let mut grid = crate::particles::rigid_cells::RigidCellsGrid::default();
     for &stage in &sequence {
         use ParticleStage::*;
         match stage {
             Integrate => cpu::integrate(s, &inp),
+            RigidCells => {
+                if let Some((bodies, shapes)) = rigid {
+                    grid = crate::particles::rigid_cells::rigid_cells(s, params, bodies, shapes);
+                }
+            }
+            RigidContactsCells => {
+                if let Some((bodies, shapes)) = rigid {
+                    use crate::particles::rigid_cells::rigid_contacts_cells;
+                    rigid_contacts_cells(s, params, bodies, shapes, &grid);
+                }
+            }
             RigidContacts => {
                 if let Some((bodies, shapes)) = rigid {
                     crate::particles::rigid::rigid_contacts(s, params, bodies, shapes);
