@@ -671,3 +671,78 @@ fn groups_survive_a_save() {
         assert_eq!(c.read_snapshot().unwrap(), original, "loaded from {format}");
     }
 }
+
+/// The figure for BENCHMARKS.md: `WGPHYS_SPARKS` sparks (1,000,000 by default) falling onto
+/// 1,000 kinematic boxes moving at 0.5 m/s over a 64 m × 40 m field, on the GPU: the median
+/// milliseconds of a particle step by the wall clock around `step_with_rigid` + `wait` (the
+/// rigid world stepped and waited for before each), through the grid and by brute force,
+/// and without the rigid world. Run with
+/// `cargo test --release --test particles_rigid_lookup figure -- --ignored --nocapture`.
+#[test]
+#[ignore = "a figure, not a check"]
+fn figure_1m_sparks_against_1000_moving_boxes() {
+    let n: u32 = std::env::var("WGPHYS_SPARKS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    let ctx = shared_gpu();
+    let mut r = RigidWorld::new(Backend::Gpu(ctx.clone()), RigidConfig::default()).unwrap();
+    for i in 0..1000 {
+        let at = Vec3::new(
+            (i % 40) as f32 * 1.6 - 32.0,
+            0.5,
+            (i / 40) as f32 * 1.6 - 20.0,
+        );
+        r.add_body(
+            RigidBody::kinematic()
+                .position(at)
+                .velocity(Vec3::new(0.5, 0.0, 0.0)),
+            &[rigid::Collider::cuboid(Vec3::new(0.5, 0.25, 0.5)).material(0.4, 0.3)],
+        )
+        .unwrap();
+    }
+    let mut median = |lookup: Option<RigidLookup>, warm: usize, timed: usize| {
+        let config = WorldConfig {
+            capacity: n,
+            auto_grow: false,
+            rigid_lookup: lookup.unwrap_or_default(),
+            ..WorldConfig::default()
+        };
+        let mut w = ParticleWorld::new(Backend::Gpu(ctx.clone()), config).unwrap();
+        let mut rng = Rng::new(5);
+        for _ in 0..n {
+            let at = Vec3::new(
+                rng.range(-33.0, 33.0),
+                rng.range(0.8, 3.0),
+                rng.range(-21.0, 21.0),
+            );
+            w.spawn(Particle::new(at).with_acceleration(G).with_size(0.02))
+                .unwrap();
+        }
+        let mut times = Vec::new();
+        for s in 0..warm + timed {
+            r.step(DT).unwrap();
+            r.gpu().expect("gpu").ctx.wait().unwrap();
+            let t = std::time::Instant::now();
+            if lookup.is_some() {
+                w.step_with_rigid(DT, &r).unwrap();
+            } else {
+                w.step(DT).unwrap();
+            }
+            w.wait().unwrap();
+            if s >= warm {
+                times.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        (times[times.len() / 2], times)
+    };
+    let cells = median(Some(RigidLookup::Cells), 3, 9);
+    let without = median(None, 3, 9);
+    let all = median(Some(RigidLookup::All), 1, 3);
+    eprintln!(
+        "{n} sparks, 1000 moving boxes ({}): median ms a particle step: grid {:.1} {:?}, \
+         brute force {:.1} {:?}, without the rigid world {:.1} {:?}",
+        ctx.info.name, cells.0, cells.1, all.0, all.1, without.0, without.1
+    );
+}

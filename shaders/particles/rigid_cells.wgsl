@@ -12,7 +12,8 @@
 // entry and the total), `cursor` (buckets + 1), and the entries (RIGID_CELL_SPAN³ a slot at
 // most). Bucket `params.rigid_buckets` is the large one. The host clears the words before the
 // entries ahead of the pass.
-// Reads: params, acc, size, counters.live, life, rigid_bodies, rigid_shapes.
+// Reads: params, acc, size, counters.live, life, rigid_bodies, rigid_shapes, and the grid
+// through `rigid_cells_ro` (the same buffer, read-only) in `rigid_contacts_cells`.
 // Writes: rigid_cells_buf; pos, vel (of the particles that touched a shape).
 // CPU twin: src/particles/rigid_cells.rs, same names.
 
@@ -41,6 +42,19 @@ fn rigid_cells_bound(s: u32) -> vec4<f32> {
         bitcast<f32>(rigid_cells_word(w + 2u)),
         bitcast<f32>(rigid_cells_word(w + 3u)),
     );
+}
+
+/// Word `w` through the read-only binding (stage `rigid_contacts_cells` only reads the grid:
+/// plain loads, which a software adapter runs far faster than atomic ones).
+fn rigid_cells_read(w: u32) -> u32 {
+    return rigid_cells_ro[w];
+}
+
+/// `rigid_cells_bound` through the read-only binding.
+fn rigid_cells_bound_ro(s: u32) -> vec4<f32> {
+    let w = RIGID_HEADER + 4u * s;
+    return bitcast<vec4<f32>>(vec4<u32>(rigid_cells_ro[w], rigid_cells_ro[w + 1u],
+        rigid_cells_ro[w + 2u], rigid_cells_ro[w + 3u]));
 }
 
 /// The cell holding `p` (the conversion clamps, as Rust's `as` saturates).
@@ -256,7 +270,7 @@ fn rigid_cells_sort(@builtin(global_invocation_id) gid: vec3<u32>) {
 @compute @workgroup_size(WG)
 fn rigid_contacts_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
-    if (i >= rigid_cells_word(0u)) {
+    if (i >= rigid_cells_read(0u)) {
         return;
     }
     let av = acc[i];
@@ -271,38 +285,52 @@ fn rigid_contacts_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
     let tag = life[i].kind >> KIND_CURVES_SHIFT;
     let groups = particle_groups(tag);
     let slop = params.contact_slop;
-    // The resting-contact fix reads the acceleration at the integrated state.
-    let acc_total = av.xyz + field_acceleration(p, v, av.w, tag);
     let buckets = params.rigid_buckets;
     let inv = params.rigid_cell_inv;
     let start = rigid_cells_start();
     let e = rigid_cells_entries();
     var home = rigid_cell_hash(rigid_cell_of(p, inv), buckets);
-    var a = rigid_cells_word(start + home);
-    var a_end = rigid_cells_word(start + home + 1u);
-    var b = rigid_cells_word(start + buckets);
-    let b_end = rigid_cells_word(start + buckets + 1u);
+    var a = rigid_cells_read(start + home);
+    var a_end = rigid_cells_read(start + home + 1u);
+    var b = rigid_cells_read(start + buckets);
+    let b_end = rigid_cells_read(start + buckets + 1u);
+    // First only whether a shape of the two buckets is in reach (most sparks meet none): a
+    // software adapter runs the contact code for every lane of a loop whose body holds it.
+    var any_near = false;
+    for (var k = a; k < a_end; k = k + 1u) {
+        any_near = any_near || rigid_bound_near(rigid_cells_bound_ro(rigid_cells_read(e + k)), p,
+            r, slop);
+    }
+    for (var k = b; k < b_end; k = k + 1u) {
+        any_near = any_near || rigid_bound_near(rigid_cells_bound_ro(rigid_cells_read(e + k)), p,
+            r, slop);
+    }
+    if (!any_near) {
+        return;
+    }
+    // The resting-contact fix reads the acceleration at the integrated state.
+    let acc_total = av.xyz + field_acceleration(p, v, av.w, tag);
     var next = 0u;
     var touched = false;
     loop {
-        while (a < a_end && rigid_cells_word(e + a) < next) {
+        while (a < a_end && rigid_cells_read(e + a) < next) {
             a = a + 1u;
         }
-        while (b < b_end && rigid_cells_word(e + b) < next) {
+        while (b < b_end && rigid_cells_read(e + b) < next) {
             b = b + 1u;
         }
         var slot = 0u;
         if (a < a_end && b < b_end) {
-            slot = min(rigid_cells_word(e + a), rigid_cells_word(e + b));
+            slot = min(rigid_cells_read(e + a), rigid_cells_read(e + b));
         } else if (a < a_end) {
-            slot = rigid_cells_word(e + a);
+            slot = rigid_cells_read(e + a);
         } else if (b < b_end) {
-            slot = rigid_cells_word(e + b);
+            slot = rigid_cells_read(e + b);
         } else {
             break;
         }
         next = slot + 1u;
-        if (!rigid_bound_near(rigid_cells_bound(slot), p, r, slop)) {
+        if (!rigid_bound_near(rigid_cells_bound_ro(slot), p, r, slop)) {
             continue;
         }
         let t = rigid_touch(slot, groups, p, v, r, acc_total);
@@ -313,8 +341,8 @@ fn rigid_contacts_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
             let h = rigid_cell_hash(rigid_cell_of(p, inv), buckets);
             if (h != home) {
                 home = h;
-                a = rigid_cells_word(start + h);
-                a_end = rigid_cells_word(start + h + 1u);
+                a = rigid_cells_read(start + h);
+                a_end = rigid_cells_read(start + h + 1u);
             }
         }
     }

@@ -35,6 +35,7 @@ pub mod binding {
     pub const RIGID_BODIES: u32 = 25;
     pub const RIGID_SHAPES: u32 = 26;
     pub const RIGID_CELLS: u32 = 27;
+    pub const RIGID_CELLS_RO: u32 = 28;
 }
 
 const RW: &str = "storage, read_write";
@@ -112,6 +113,13 @@ pub const BINDINGS: &[BindingDecl] = &[
         "rigid_cells_buf",
         RW,
         "array<atomic<u32>>",
+    ),
+    // The same buffer read-only, for stage `rigid_contacts_cells` (plain loads).
+    BindingDecl::new(
+        binding::RIGID_CELLS_RO,
+        "rigid_cells_ro",
+        "storage, read",
+        "array<u32>",
     ),
     BindingDecl::new(
         binding::PAYLOADS,

@@ -5,7 +5,7 @@ pub use super::config::WorldConfig;
 use super::cpu::CpuState;
 use super::emitter::{Emitter, EmitterHandle, EmitterState, SubTrigger};
 use crate::backend::Backend;
-use cpu_step::{fields_to_gpu, run_cpu_step};
+use cpu_step::{fields_to_gpu, run_cpu_step, stages_of};
 
 use super::gpu::{Frame, GpuParticles};
 use super::ledger::SpawnLedger;
@@ -782,24 +782,5 @@ impl ParticleWorld {
             Engine::Gpu(g) => g.ctx.wait(),
             Engine::Cpu(_) => Ok(()),
         }
-    }
-}
-
-/// What a step of a world holding these runs (see [`super::step::ParticleStep`]).
-fn stages_of(
-    config: &WorldConfig,
-    params: &GpuParams,
-    lifecycle: bool,
-    view_sort: bool,
-    emitters: &[super::emitter::EmitterSlot],
-) -> super::step::ParticleStep {
-    super::step::ParticleStep {
-        lifecycle,
-        emitted: params.emitted > 0,
-        trails: config.trail_length > 0,
-        view_sort,
-        bounds: !emitters.is_empty(),
-        rigid: params.rigid_shape_count > 0,
-        rigid_cells: params.rigid_buckets > 0,
     }
 }

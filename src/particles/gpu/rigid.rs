@@ -93,7 +93,7 @@ impl RigidContacts {
                 (SIZE, &b.size),
                 (RIGID_BODIES, bodies),
                 (RIGID_SHAPES, shapes),
-                (RIGID_CELLS, grid),
+                (RIGID_CELLS_RO, grid),
             ],
         );
     }

@@ -93,3 +93,22 @@ pub(super) fn fields_to_gpu(fields: &[ForceField]) -> Result<[GpuField; MAX_FIEL
     }
     Ok(out)
 }
+
+/// What a step of a world holding these runs (see [`crate::particles::step::ParticleStep`]).
+pub(super) fn stages_of(
+    config: &WorldConfig,
+    params: &GpuParams,
+    lifecycle: bool,
+    view_sort: bool,
+    emitters: &[crate::particles::emitter::EmitterSlot],
+) -> crate::particles::step::ParticleStep {
+    crate::particles::step::ParticleStep {
+        lifecycle,
+        emitted: params.emitted > 0,
+        trails: config.trail_length > 0,
+        view_sort,
+        bounds: !emitters.is_empty(),
+        rigid: params.rigid_shape_count > 0,
+        rigid_cells: params.rigid_buckets > 0,
+    }
+}
