@@ -130,9 +130,9 @@ pub fn rigid_bound_near(b: Vec4, p: Vec3, r: f32, slop: f32) -> bool {
     b.w >= 0.0 && fm::dot(d, d) <= ext * ext * crate::colliders::REACH_SLACK
 }
 
-/// The collision group and mask of particles carrying emitter tag `tag` (0: no emitter, else 1
-/// + the emitter's slot; twin of `particle_groups`): [`GpuParams::rigid_groups`]' pair, tags
-/// past [`MAX_EMITTERS`] read as the last.
+/// The collision group and mask of particles carrying emitter tag `tag` (0: no emitter, else
+/// the emitter's slot plus one; twin of `particle_groups`): [`GpuParams::rigid_groups`]' pair,
+/// tags past [`MAX_EMITTERS`] read as the last.
 pub fn particle_groups(params: &GpuParams, tag: u32) -> (u32, u32) {
     let e = tag.min(MAX_EMITTERS) as usize;
     let q = params.rigid_groups[e / 2];

@@ -12,7 +12,7 @@
 //! the cell it is in and the large bucket (half-spaces, planes, shapes covering more than
 //! [`CELL_SPAN`] cells along an axis, and shapes of non-finite bounds), merged in slot order.
 //!
-//! Why no shape in reach is missed: [`rigid_bound_near`] accepts a shape only when
+//! Why no shape in reach is missed: [`super::rigid::rigid_bound_near`] accepts a shape only when
 //! `|d|² ≤ (b + r + slop)² (1 + 1/512)` in f32 (d the particle's offset from the centre), so
 //! each coordinate of d is within `(b + r + slop) · 1.001` of the centre even after the
 //! roundings of d and of the squares (a few units of 2⁻²⁴ each); r ≤ reach, and the binning
