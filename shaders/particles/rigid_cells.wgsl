@@ -136,12 +136,10 @@ fn rigid_cells_reach(
     }
 }
 
-/// Calls for each bucket of `range` the count (`fill` false) or the fill of slot `s`.
+/// Calls for each cell bucket of `range` the count (`fill` false) or the fill of slot `s`.
 fn rigid_cells_visit(range: RigidCellRange, s: u32, fill: bool) {
     let buckets = params.rigid_buckets;
-    if (range.kind == 1u) {
-        rigid_cells_put(buckets, s, fill);
-    }
+    // The large bucket is written by `rigid_cells_scan`, in slot order.
     if (range.kind != 2u) {
         return;
     }
@@ -184,21 +182,10 @@ fn rigid_cells_count(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 var<workgroup> rigid_scan_wg: array<u32, WG>;
 
-/// One workgroup: the exclusive scan of the bucket counts into `start` (and `cursor`), the
-/// total after the last bucket.
-@compute @workgroup_size(WG)
-fn rigid_cells_scan(@builtin(local_invocation_index) li: u32) {
-    let nb = params.rigid_buckets + 1u;
-    let base = rigid_cells_start();
-    let cur = rigid_cells_cursor();
-    let per = (nb + WG - 1u) / WG;
-    let first = min(li * per, nb);
-    let last = min(first + per, nb);
-    var sum = 0u;
-    for (var h = first; h < last; h = h + 1u) {
-        sum = sum + rigid_cells_word(base + h);
-    }
-    rigid_scan_wg[li] = sum;
+/// The inclusive prefix sum over the workgroup of each thread's `x` (every thread calls it).
+fn rigid_scan_inclusive(li: u32, x: u32) -> u32 {
+    workgroupBarrier();
+    rigid_scan_wg[li] = x;
     workgroupBarrier();
     for (var off = 1u; off < WG; off = off * 2u) {
         var add = 0u;
@@ -209,15 +196,67 @@ fn rigid_cells_scan(@builtin(local_invocation_index) li: u32) {
         rigid_scan_wg[li] = rigid_scan_wg[li] + add;
         workgroupBarrier();
     }
-    var run = rigid_scan_wg[li] - sum;
+    return rigid_scan_wg[li];
+}
+
+/// Whether slot `s` goes into the large bucket (from its stored bound).
+fn rigid_cells_is_large(s: u32, reach: f32) -> bool {
+    let range = rigid_cells_range(rigid_cells_bound(s), reach, params.contact_slop,
+        params.rigid_cell_inv);
+    return range.kind == 1u;
+}
+
+/// One workgroup: the large bucket's count (its slots, counted in chunks of slots), the
+/// exclusive scan of the bucket counts into `start` (and `cursor`) with the total after the
+/// last bucket, then the large bucket's entries in slot order (each chunk at its offset), so
+/// it needs no sort however many it holds.
+@compute @workgroup_size(WG)
+fn rigid_cells_scan(@builtin(local_invocation_index) li: u32) {
+    let n = params.rigid_shape_count;
+    let reach = bitcast<f32>(rigid_cells_word(1u));
+    let per_slot = (n + WG - 1u) / WG;
+    let s0 = min(li * per_slot, n);
+    let s1 = min(s0 + per_slot, n);
+    var large = 0u;
+    for (var s = s0; s < s1; s = s + 1u) {
+        large = large + u32(rigid_cells_is_large(s, reach));
+    }
+    let large_before = rigid_scan_inclusive(li, large) - large;
+    let nb = params.rigid_buckets + 1u;
+    let base = rigid_cells_start();
+    let cur = rigid_cells_cursor();
+    if (li == WG - 1u) {
+        atomicStore(&rigid_cells_buf[base + params.rigid_buckets], large_before + large);
+    }
+    storageBarrier();
+    workgroupBarrier();
+    let per = (nb + WG - 1u) / WG;
+    let first = min(li * per, nb);
+    let last = min(first + per, nb);
+    var sum = 0u;
     for (var h = first; h < last; h = h + 1u) {
-        let n = rigid_cells_word(base + h);
+        sum = sum + rigid_cells_word(base + h);
+    }
+    let total = rigid_scan_inclusive(li, sum);
+    var run = total - sum;
+    for (var h = first; h < last; h = h + 1u) {
+        let c = rigid_cells_word(base + h);
         atomicStore(&rigid_cells_buf[base + h], run);
         atomicStore(&rigid_cells_buf[cur + h], run);
-        run = run + n;
+        run = run + c;
     }
     if (li == WG - 1u) {
-        atomicStore(&rigid_cells_buf[base + nb], rigid_scan_wg[WG - 1u]);
+        atomicStore(&rigid_cells_buf[base + nb], total);
+    }
+    storageBarrier();
+    workgroupBarrier();
+    var at = rigid_cells_word(base + params.rigid_buckets) + large_before;
+    let e = rigid_cells_entries();
+    for (var s = s0; s < s1; s = s + 1u) {
+        if (rigid_cells_is_large(s, reach)) {
+            atomicStore(&rigid_cells_buf[e + at], s);
+            at = at + 1u;
+        }
     }
 }
 
@@ -235,11 +274,12 @@ fn rigid_cells_fill(@builtin(global_invocation_id) gid: vec3<u32>) {
     rigid_cells_visit(range, s, true);
 }
 
-/// Each bucket's slots ascending (insertion sort: a bucket holds a few).
+/// Each cell bucket's slots ascending (insertion sort: a bucket holds a few; the large bucket
+/// is in slot order already).
 @compute @workgroup_size(WG)
 fn rigid_cells_sort(@builtin(global_invocation_id) gid: vec3<u32>) {
     let h = gid.x;
-    if (h > params.rigid_buckets) {
+    if (h >= params.rigid_buckets) {
         return;
     }
     let e = rigid_cells_entries();

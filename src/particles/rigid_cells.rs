@@ -200,8 +200,9 @@ pub fn rigid_cells(
         }
     }
     let reach = f32::from_bits(reach_bits);
-    // rigid_cells_count, rigid_cells_scan, rigid_cells_fill; filling in slot order leaves each
-    // bucket ascending, as rigid_cells_sort does.
+    // rigid_cells_count, rigid_cells_scan (which also writes the large bucket, in slot order),
+    // rigid_cells_fill; filling in slot order leaves each bucket ascending, as rigid_cells_sort
+    // does.
     let bounds: Vec<Vec4> = shapes
         .iter()
         .map(|shape| rigid_shape_bound(shape, bodies))

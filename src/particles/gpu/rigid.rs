@@ -113,7 +113,7 @@ impl RigidContacts {
         c.scan.dispatch_in(pass, Dispatch::Direct(1));
         c.fill.dispatch_in(pass, shapes);
         c.sort
-            .dispatch_in(pass, Dispatch::Direct((self.buckets + 1).div_ceil(WG)));
+            .dispatch_in(pass, Dispatch::Direct(self.buckets.div_ceil(WG)));
     }
 
     /// Records stage `rigid_contacts_cells` into `pass`.
