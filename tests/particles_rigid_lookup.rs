@@ -367,6 +367,9 @@ fn cpu_grid_equals_brute_force_bit_for_bit() {
     }
 }
 
+/// Builds a rigid world on a backend.
+type Builder = fn(Backend) -> RigidWorld;
+
 /// 200 fixed shapes, every fourth a box of half extent 0.6–1 m among spheres of 5–10 cm: the
 /// cells are sized for the spheres, so the boxes (50, interleaved with the spheres' slots) all
 /// go into the large bucket, which the GPU writes in slot order without sorting, and overlap, so
@@ -404,7 +407,7 @@ fn crowd(backend: Backend) -> RigidWorld {
 #[test]
 fn gpu_grid_matches_cpu_and_the_gpu_brute_force() {
     let steps = 60;
-    let scenes: [(&str, fn(Backend) -> RigidWorld); 2] = [
+    let scenes: [(&str, Builder); 2] = [
         ("random scene", |b| scene(b, 5, 300)),
         ("crowd of big boxes", crowd),
     ];
