@@ -34,6 +34,7 @@ fn sample() -> EffectDesc {
                 size_over_life: Some(vec![(0.0, 0.02), (0.5, 0.05)]),
                 rotation: Quat::from_rotation_z(0.3),
                 acceleration: glam::Vec3::new(0.0, -9.81, 0.0),
+                collision_groups: (0b10, 0b101),
                 ..Emitter::default()
             },
             Emitter {

@@ -277,6 +277,9 @@ fn binding_strides_match_rust_elements() {
         // Stage `rigid_contacts` binds the rigid world's own buffers.
         ("rigid_bodies", size_of::<wgphys::rigid::types::GpuBody>()),
         ("rigid_shapes", size_of::<wgphys::rigid::types::GpuShape>()),
+        // Stage `rigid_cells`' grid: words (src/particles/rigid_cells.rs).
+        ("rigid_cells_buf", size_of::<u32>()),
+        ("rigid_cells_ro", size_of::<u32>()),
     ]
     .into_iter()
     .collect();

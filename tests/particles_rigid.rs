@@ -295,7 +295,7 @@ fn gpu_and_cpu_agree_on_a_shower_onto_a_moving_box() {
 }
 
 /// (d) Bad input: a rigid world on the other backend kind or on another device, and a CPU
-/// rigid world with more shape slots than a step visits, are refused, and the particle world
+/// rigid world with more shape slots than the brute force visits, are refused, and the particle world
 /// is unchanged (its step count and its particles).
 #[test]
 fn worlds_that_cannot_meet_are_refused_with_nothing_changed() {
@@ -348,7 +348,19 @@ fn worlds_that_cannot_meet_are_refused_with_nothing_changed() {
         "a CPU rigid world for a GPU particle world",
     );
     check(&mut g, &other_device, "a rigid world on another device");
-    check(&mut c, &many, "too many shapes");
+    // Beyond the brute force's slots (the grid, the default, takes them).
+    let mut brute = ParticleWorld::new(
+        Backend::Cpu,
+        WorldConfig {
+            capacity: 4096,
+            rigid_lookup: wgphys::particles::RigidLookup::All,
+            ..WorldConfig::default()
+        },
+    )
+    .unwrap();
+    shower(&mut brute, 10, 3, Vec3::ZERO);
+    brute.step(DT).unwrap();
+    check(&mut brute, &many, "too many shapes");
     let mut enc = shared_gpu()
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());

@@ -9,7 +9,9 @@
 // Runs after `integrate`, over every live particle, every shape slot for each: first each
 // slot's bounding sphere (`rigid_shape_bound`, `rigid_bound_near`) from tiles of WG shapes in
 // workgroup memory, then, in a workgroup with a particle near a shape, the contacts in slot
-// order: O(particles × shapes), `params.rigid_shape_count` at most `MAX_RIGID_SHAPES`.
+// order: O(particles × shapes), `params.rigid_shape_count` at most `MAX_RIGID_SHAPES`
+// (RigidLookup::All; the grid of rigid_cells.wgsl is the default). A shape whose collision
+// groups do not meet the particle's (`particle_groups`, `rigid_groups_meet`) is skipped.
 // Reads: params, pos, vel, acc, life (the fields' emitter tag), size, counters.live,
 // rigid_bodies, rigid_shapes.
 // Writes: pos, vel (of the particles that touched a shape).
@@ -121,6 +123,66 @@ fn rigid_bound_near(b: vec4<f32>, p: vec3<f32>, r: f32, slop: f32) -> bool {
     return b.w >= 0.0 && dot(d, d) <= ext * ext * REACH_SLACK;
 }
 
+/// The collision group (x) and mask (y) of the particles of emitter tag `tag` (0: no emitter,
+/// else 1 + the emitter's slot; tags past MAX_EMITTERS read as the last).
+fn particle_groups(tag: u32) -> vec2<u32> {
+    let e = min(tag, MAX_EMITTERS);
+    let q = params.rigid_groups[e / 2u];
+    if (e % 2u == 0u) {
+        return q.xy;
+    }
+    return q.zw;
+}
+
+/// Whether a particle of collision `groups` (group, mask) and shape slot `si` may collide, as
+/// two rigid shapes: (group & shape.mask) != 0 && (shape.group & mask) != 0.
+fn rigid_groups_meet(si: u32, groups: vec2<u32>) -> bool {
+    return (groups.x & rigid_shapes[si].mask) != 0u && (rigid_shapes[si].group & groups.y) != 0u;
+}
+
+/// A particle after `rigid_touch`.
+struct RigidTouch {
+    p: vec3<f32>,
+    v: vec3<f32>,
+    touched: bool,
+}
+
+/// Shape slot `si` (its bounding sphere in reach: the caller asks `rigid_bound_near` first)
+/// against a particle of radius `r` at `p` moving at `v`: skipped out of reach of the groups or
+/// of its collider, else its collider resolved in the frame of its body's surface (a moving
+/// body's surface velocity at the particle taken off before and put back after).
+fn rigid_touch(si: u32, groups: vec2<u32>, p: vec3<f32>, v: vec3<f32>, r: f32,
+    acc_total: vec3<f32>) -> RigidTouch {
+    var out = RigidTouch(p, v, false);
+    let slop = params.contact_slop;
+    if (!rigid_groups_meet(si, groups)) {
+        return out;
+    }
+    let shape = rigid_shapes[si];
+    let c = rigid_shape_collider(shape, p);
+    if (c.kind != 0u && collider_in_reach(c, p, r, slop)) {
+        let contact = collider_contact(c, p, r);
+        if (contact.w > -slop) {
+            let lin = rigid_bodies[shape.body].lin_vel.xyz;
+            let ang = rigid_bodies[shape.body].ang_vel.xyz;
+            let vs = lin + cross(ang, p - rigid_bodies[shape.body].pos.xyz);
+            let moving = any(vs != vec3<f32>(0.0));
+            var vr = v;
+            if (moving) {
+                vr = v - vs;
+            }
+            let res = resolve_contact(Body(p, vr), c, contact, acc_total, params.dt);
+            out.p = res.p;
+            out.v = res.v;
+            if (moving) {
+                out.v = res.v + vs;
+            }
+            out.touched = true;
+        }
+    }
+    return out;
+}
+
 /// A tile of WG shapes' bounding spheres, which the workgroup's particles test from workgroup
 /// memory (each thread computes one).
 var<workgroup> rigid_tile: array<vec4<f32>, WG>;
@@ -196,10 +258,13 @@ fn rigid_contacts(
         return;
     }
     var acc_total = vec3<f32>(0.0);
+    var life_tag = 0u;
     if (moves) {
         // The resting-contact fix reads the acceleration at the integrated state.
-        acc_total = av.xyz + field_acceleration(p, v, inv_mass, life[i].kind >> KIND_CURVES_SHIFT);
+        life_tag = life[i].kind >> KIND_CURVES_SHIFT;
+        acc_total = av.xyz + field_acceleration(p, v, inv_mass, life_tag);
     }
+    let groups = particle_groups(life_tag);
     var touched = false;
     for (var base = 0u; base < count; base = base + WG) {
         rigid_fill_tile(base, li);
@@ -208,29 +273,10 @@ fn rigid_contacts(
             if (!moves || !rigid_bound_near(rigid_tile[k], p, r, slop)) {
                 continue;
             }
-            let s = base + k;
-            let shape = rigid_shapes[s];
-            let c = rigid_shape_collider(shape, p);
-            if (c.kind != 0u && collider_in_reach(c, p, r, slop)) {
-                let contact = collider_contact(c, p, r);
-                if (contact.w > -slop) {
-                    let lin = rigid_bodies[shape.body].lin_vel.xyz;
-                    let ang = rigid_bodies[shape.body].ang_vel.xyz;
-                    let vs = lin + cross(ang, p - rigid_bodies[shape.body].pos.xyz);
-                    let moving = any(vs != vec3<f32>(0.0));
-                    var vr = v;
-                    if (moving) {
-                        vr = v - vs;
-                    }
-                    let res = resolve_contact(Body(p, vr), c, contact, acc_total, dt);
-                    p = res.p;
-                    v = res.v;
-                    if (moving) {
-                        v = res.v + vs;
-                    }
-                    touched = true;
-                }
-            }
+            let t = rigid_touch(base + k, groups, p, v, r, acc_total);
+            p = t.p;
+            v = t.v;
+            touched = touched || t.touched;
         }
     }
     if (touched) {

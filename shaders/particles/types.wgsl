@@ -13,7 +13,7 @@ struct Life {
     id: u32,
 }
 
-/// Per-step uniform block: 1120 bytes.
+/// Per-step uniform block: 1664 bytes.
 struct Params {
     dt: f32,
     step: u32,
@@ -35,6 +35,12 @@ struct Params {
     kill_max: vec4<f32>,
     fields: array<Field, MAX_FIELDS>,
     emit_first: array<vec4<u32>, EMIT_FIRST_QUADS>,
+    /// Stage `rigid_cells`: 1 / the cell size, the hash table's buckets (0: no grid).
+    rigid_cell_inv: f32,
+    rigid_buckets: u32,
+    _pad_rigid: vec2<u32>,
+    /// (group, mask) of the particles of emitter tag e at [e / 2][2 (e % 2)], the next word.
+    rigid_groups: array<vec4<u32>, GROUP_QUADS>,
 }
 
 /// An emitter (src/particles/emitter.rs): 192 bytes.

@@ -36,6 +36,22 @@ pub struct WorldConfig {
     /// How the CPU twin rounds (ignored on the GPU): as written, or as a GPU compiler may
     /// (fused multiply-adds, reciprocal division); see [`crate::rounding`].
     pub cpu_rounding: crate::CpuRounding,
+    /// The collision group and mask of the particles no emitter made ([`super::Particle`]s
+    /// spawned by the host, firework children): a particle and a rigid shape collide when
+    /// `(group & shape.mask) != 0 && (shape.group & mask) != 0`, as two rigid shapes do
+    /// ([`super::ParticleWorld::step_with_rigid`]; an emitter's particles take
+    /// [`super::Emitter::collision_groups`]). All bits by default: they collide with every
+    /// shape whose group and mask are not zero.
+    #[cfg_attr(feature = "serde", serde(default = "all_groups"))]
+    pub collision_groups: (u32, u32),
+    /// How a step with a rigid world finds the shapes near each particle (a grid by default).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub rigid_lookup: super::RigidLookup,
+}
+
+/// Every group and every mask bit: collide with everything.
+pub(crate) fn all_groups() -> (u32, u32) {
+    (u32::MAX, u32::MAX)
 }
 
 impl Default for WorldConfig {
@@ -52,6 +68,8 @@ impl Default for WorldConfig {
             contact_slop: 1e-4,
             trail_length: 0,
             cpu_rounding: crate::CpuRounding::Separate,
+            collision_groups: all_groups(),
+            rigid_lookup: super::RigidLookup::Cells,
         }
     }
 }

@@ -136,6 +136,10 @@ pub struct Emitter {
     /// around the emitter's axis moves and turns with it (see [`ForceField::in_frame`]). They
     /// share the world's table of [`super::types::MAX_FIELDS`] fields.
     pub fields: Vec<ForceField>,
+    /// The collision group and mask of its particles against a rigid world's shapes
+    /// ([`super::ParticleWorld::step_with_rigid`]): they collide with a shape when
+    /// `(group & shape.mask) != 0 && (shape.group & mask) != 0`. All bits by default.
+    pub collision_groups: (u32, u32),
 }
 
 impl Default for Emitter {
@@ -163,7 +167,18 @@ impl Default for Emitter {
             colour_over_life: None,
             size_over_life: None,
             fields: Vec::new(),
+            collision_groups: super::config::all_groups(),
         }
+    }
+}
+
+impl Emitter {
+    /// The emitter with its particles in collision `group`, colliding with the rigid shapes
+    /// whose group meets `mask` (see [`Emitter::collision_groups`]).
+    #[must_use]
+    pub fn collision_groups(mut self, group: u32, mask: u32) -> Self {
+        self.collision_groups = (group, mask);
+        self
     }
 }
 
@@ -640,6 +655,8 @@ pub(crate) enum EmitterSlot {
     Retired {
         until: f64,
         curves: Box<GpuCurves>,
+        /// Its particles' collision group and mask.
+        groups: (u32, u32),
     },
 }
 

@@ -572,6 +572,9 @@ impl GpuParticles {
         let emitted = Dispatch::Direct(frame.params.emitted.min(self.capacity).div_ceil(WG));
         let emitters = Dispatch::Direct(MAX_EMITTERS.div_ceil(WG));
         let step_pass = ParticleStage::Integrate.pass();
+        if let (Some(r), true) = (&self.rigid, sequence.contains(&ParticleStage::RigidCells)) {
+            r.clear(encoder);
+        }
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(step_pass),
@@ -582,6 +585,16 @@ impl GpuParticles {
                 ran.push(stage);
                 match stage {
                     Integrate => integrate.dispatch_in(&mut pass, particles),
+                    RigidCells => {
+                        if let Some(r) = &self.rigid {
+                            r.dispatch_cells(&mut pass, particles)
+                        }
+                    }
+                    RigidContactsCells => {
+                        if let Some(r) = &self.rigid {
+                            r.dispatch_contacts_cells(&mut pass, particles)
+                        }
+                    }
                     RigidContacts => {
                         if let Some(r) = &self.rigid {
                             r.kernel.dispatch_in(&mut pass, particles)

@@ -9,6 +9,8 @@
 //! | stage | does |
 //! |---|---|
 //! | `integrate` | forces, integration, colliders, depth collider, ageing, life curves, death and payload flags (one fused kernel) |
+//! | `rigid_cells` | with a rigid world and [`RigidLookup::Cells`]: a grid over its shapes' bounds at their present poses |
+//! | `rigid_contacts_cells`, `rigid_contacts` | with a rigid world: contacts with the shapes of each particle's cell, or with every shape |
 //! | `scan_reduce` | per-block totals of deaths and payload children |
 //! | `scan_blocks` | exclusive scan of the block totals; plans how many spawns fit |
 //! | `emit` | records holes; writes firework and sub-emitter children to staging |
@@ -39,6 +41,8 @@ mod report;
 #[doc(hidden)]
 pub mod rigid;
 #[doc(hidden)]
+pub mod rigid_cells;
+#[doc(hidden)]
 pub mod shader;
 #[doc(hidden)]
 pub mod step;
@@ -54,6 +58,7 @@ pub use crate::fields::ForceField;
 pub use depth::{DepthCollider, DepthImage, DepthSource};
 pub use emitter::{Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle, SubTrigger};
 pub use model::{KillBounds, Particle, ParticleHandle};
+pub use rigid_cells::RigidLookup;
 pub use step::{ParticleStage, ParticleStep};
 pub use view_sort::ViewSort;
 pub use world::{ParticleWorld, RenderBuffers, Status, StepReport, WorldConfig};

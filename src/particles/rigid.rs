@@ -4,16 +4,18 @@
 //! what it costs.
 
 use super::cpu::CpuState;
-use super::types::{GpuParams, KIND_CURVES_SHIFT};
+use super::types::{GpuParams, KIND_CURVES_SHIFT, MAX_EMITTERS};
 use crate::colliders::GpuCollider;
 use crate::colliders::{collider_contact, collider_in_reach, collider_kind, resolve_contact};
 use crate::rigid::types::{shape_kind, GpuBody, GpuShape};
 use crate::rounding as fm;
 use glam::{Vec3, Vec4, Vec4Swizzles};
 
-/// Most shape slots of a rigid world a particle world collides with: every particle tests
-/// every slot's bounding sphere (O(particles × shapes) per step; on the GPU from tiles of 64
-/// in workgroup memory), which is only affordable for a few hundred shapes.
+/// Most shape slots of a rigid world a particle world collides with by brute force
+/// ([`super::RigidLookup::All`]): every particle tests every slot's bounding sphere
+/// (O(particles × shapes) per step; on the GPU from tiles of 64 in workgroup memory), which is
+/// only affordable for a few hundred shapes. The grid ([`super::RigidLookup::Cells`], the
+/// default) takes up to [`super::rigid_cells::MAX_RIGID_CELL_SHAPES`].
 pub const MAX_RIGID_SHAPES: u32 = 1024;
 
 fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
@@ -128,16 +130,112 @@ pub fn rigid_bound_near(b: Vec4, p: Vec3, r: f32, slop: f32) -> bool {
     b.w >= 0.0 && fm::dot(d, d) <= ext * ext * crate::colliders::REACH_SLACK
 }
 
+/// The collision group and mask of particles carrying emitter tag `tag` (0: no emitter, else
+/// the emitter's slot plus one; twin of `particle_groups`): [`GpuParams::rigid_groups`]' pair,
+/// tags past [`MAX_EMITTERS`] read as the last.
+pub fn particle_groups(params: &GpuParams, tag: u32) -> (u32, u32) {
+    let e = tag.min(MAX_EMITTERS) as usize;
+    let q = params.rigid_groups[e / 2];
+    (q[2 * (e % 2)], q[2 * (e % 2) + 1])
+}
+
+/// Whether a particle of collision `(group, mask)` and shape `s` may collide (twin of
+/// `rigid_groups_meet`): as two rigid shapes, `(group & s.mask) != 0 && (s.group & mask) != 0`.
+pub fn rigid_groups_meet(s: &GpuShape, (group, mask): (u32, u32)) -> bool {
+    (group & s.mask) != 0 && (s.group & mask) != 0
+}
+
+/// One live, movable particle through stage `rigid_contacts` (either lookup): its state as the
+/// contacts move it, and what the contact rules read of it.
+pub(crate) struct Spark {
+    pub p: Vec3,
+    pub v: Vec3,
+    r: f32,
+    inv_mass: f32,
+    acc: Vec3,
+    tag: u32,
+    groups: (u32, u32),
+    /// The resting-contact fix's acceleration, at the integrated state (computed at the first
+    /// shape in reach, before any contact moved the particle).
+    acc_total: Option<Vec3>,
+    pub touched: bool,
+}
+
+impl Spark {
+    /// Particle `i` of `s`, or `None` for one that does not move (inverse mass 0).
+    pub fn of(s: &CpuState, params: &GpuParams, i: usize) -> Option<Spark> {
+        let av = s.acc[i];
+        if av.w <= 0.0 || av.w.is_nan() {
+            return None;
+        }
+        let tag = s.life[i].kind >> KIND_CURVES_SHIFT;
+        Some(Spark {
+            p: s.pos[i].xyz(),
+            v: s.vel[i].xyz(),
+            r: s.size[i],
+            inv_mass: av.w,
+            acc: av.xyz(),
+            tag,
+            groups: particle_groups(params, tag),
+            acc_total: None,
+            touched: false,
+        })
+    }
+
+    /// Writes the particle back when a contact moved it.
+    pub fn store(&self, s: &mut CpuState, i: usize) {
+        if self.touched {
+            s.pos[i] = self.p.extend(s.pos[i].w);
+            s.vel[i] = self.v.extend(s.vel[i].w);
+        }
+    }
+
+    /// Shape `shape` of bounding sphere `bound` against the particle (twin of `rigid_touch`):
+    /// skipped out of reach of the bound or of the groups, else its collider resolved in the
+    /// frame of its body's surface. Returns whether it touched.
+    pub fn touch(
+        &mut self,
+        params: &GpuParams,
+        shape: &GpuShape,
+        bound: Vec4,
+        bodies: &[GpuBody],
+    ) -> bool {
+        let (r, slop) = (self.r, params.contact_slop);
+        if !rigid_bound_near(bound, self.p, r, slop) || !rigid_groups_meet(shape, self.groups) {
+            return false;
+        }
+        let acc_total = *self.acc_total.get_or_insert_with(|| {
+            self.acc
+                + super::cpu::field_acceleration(params, self.p, self.v, self.inv_mass, self.tag)
+        });
+        let c = rigid_shape_collider(shape, bodies, self.p);
+        if c.kind == 0 || !collider_in_reach(&c, self.p, r, slop) {
+            return false;
+        }
+        let contact = collider_contact(&c, self.p, r);
+        if contact.w <= -slop {
+            return false;
+        }
+        let b = &bodies[shape.body as usize];
+        let vs = b.lin_vel.xyz() + fm::cross(b.ang_vel.xyz(), self.p - b.pos.xyz());
+        let moving = vs != Vec3::ZERO;
+        let mut vr = if moving { self.v - vs } else { self.v };
+        resolve_contact(&mut self.p, &mut vr, &c, contact, acc_total, params.dt);
+        self.v = if moving { vr + vs } else { vr };
+        self.touched = true;
+        true
+    }
+}
+
 /// Stage `rigid_contacts`: every live particle against the first `params.rigid_shape_count`
-/// shape slots of `shapes`, on the bodies of `bodies` (twin of `rigid_contacts` in rigid.wgsl).
+/// shape slots of `shapes`, on the bodies of `bodies` (twin of `rigid_contacts` in rigid.wgsl),
+/// every slot in order: the brute force [`super::rigid_cells::rigid_contacts_cells`] equals.
 pub fn rigid_contacts(
     s: &mut CpuState,
     params: &GpuParams,
     bodies: &[GpuBody],
     shapes: &[GpuShape],
 ) {
-    let dt = params.dt;
-    let slop = params.contact_slop;
     let shapes = &shapes[..(params.rigid_shape_count as usize).min(shapes.len())];
     // The GPU's tiles of bounding spheres, all at once (they do not depend on the particle).
     let bounds: Vec<Vec4> = shapes
@@ -145,43 +243,12 @@ pub fn rigid_contacts(
         .map(|shape| rigid_shape_bound(shape, bodies))
         .collect();
     for i in 0..s.counters.live as usize {
-        let av = s.acc[i];
-        let inv_mass = av.w;
-        if inv_mass <= 0.0 {
+        let Some(mut spark) = Spark::of(s, params, i) else {
             continue;
-        }
-        let r = s.size[i];
-        let mut p = s.pos[i].xyz();
-        let mut v = s.vel[i].xyz();
-        let near = |c: &GpuCollider, p: Vec3| c.kind != 0 && collider_in_reach(c, p, r, slop);
-        if !bounds.iter().any(|&b| rigid_bound_near(b, p, r, slop)) {
-            continue;
-        }
-        let eslot = s.life[i].kind >> KIND_CURVES_SHIFT;
-        let acc_total = av.xyz() + super::cpu::field_acceleration(params, p, v, inv_mass, eslot);
-        let mut touched = false;
+        };
         for (shape, &bound) in shapes.iter().zip(&bounds) {
-            if !rigid_bound_near(bound, p, r, slop) {
-                continue;
-            }
-            let c = rigid_shape_collider(shape, bodies, p);
-            if !near(&c, p) {
-                continue;
-            }
-            let contact = collider_contact(&c, p, r);
-            if contact.w > -slop {
-                let b = &bodies[shape.body as usize];
-                let vs = b.lin_vel.xyz() + fm::cross(b.ang_vel.xyz(), p - b.pos.xyz());
-                let moving = vs != Vec3::ZERO;
-                let mut vr = if moving { v - vs } else { v };
-                resolve_contact(&mut p, &mut vr, &c, contact, acc_total, dt);
-                v = if moving { vr + vs } else { vr };
-                touched = true;
-            }
+            spark.touch(params, shape, bound, bodies);
         }
-        if touched {
-            s.pos[i] = p.extend(s.pos[i].w);
-            s.vel[i] = v.extend(s.vel[i].w);
-        }
+        spark.store(s, i);
     }
 }

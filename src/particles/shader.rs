@@ -34,6 +34,8 @@ pub mod binding {
     pub const TRAILS: u32 = 24;
     pub const RIGID_BODIES: u32 = 25;
     pub const RIGID_SHAPES: u32 = 26;
+    pub const RIGID_CELLS: u32 = 27;
+    pub const RIGID_CELLS_RO: u32 = 28;
 }
 
 const RW: &str = "storage, read_write";
@@ -105,6 +107,19 @@ pub const BINDINGS: &[BindingDecl] = &[
         "rigid_shapes",
         "storage, read",
         "array<RigidShape>",
+    ),
+    BindingDecl::new(
+        binding::RIGID_CELLS,
+        "rigid_cells_buf",
+        RW,
+        "array<atomic<u32>>",
+    ),
+    // The same buffer read-only, for stage `rigid_contacts_cells` (plain loads).
+    BindingDecl::new(
+        binding::RIGID_CELLS_RO,
+        "rigid_cells_ro",
+        "storage, read",
+        "array<u32>",
     ),
     BindingDecl::new(
         binding::PAYLOADS,
@@ -184,6 +199,9 @@ pub fn shader_source() -> String {
         ("PAYLOAD_QUADS", MAX_PAYLOADS / 2),
         ("MAX_EMITTERS", MAX_EMITTERS),
         ("EMIT_FIRST_QUADS", MAX_EMITTERS / 4),
+        ("GROUP_QUADS", GROUP_QUADS),
+        ("RIGID_CELL_SPAN", super::rigid_cells::CELL_SPAN),
+        ("RIGID_HEADER", super::rigid_cells::HEADER),
         ("MAX_CURVE_KEYS", MAX_CURVE_KEYS),
         ("CURVE_QUADS", MAX_CURVE_KEYS / 4),
         ("KIND_CURVES_SHIFT", KIND_CURVES_SHIFT),
@@ -209,6 +227,7 @@ pub fn shader_source() -> String {
             include_str!("../../shaders/particles/depth.wgsl"),
             include_str!("../../shaders/particles/trails.wgsl"),
             include_str!("../../shaders/particles/rigid.wgsl"),
+            include_str!("../../shaders/particles/rigid_cells.wgsl"),
         ],
     )
 }

@@ -10,9 +10,15 @@ pub enum ParticleStage {
     /// Forces, integration, colliders, depth collider, ageing, life curves, death and payload
     /// flags (one fused kernel).
     Integrate,
-    /// Contacts with a rigid world's shapes (spheres, boxes, capsules, half-spaces, planes)
-    /// at their bodies' poses, with the surface velocity of a moving body
-    /// ([`crate::particles::ParticleWorld::step_with_rigid`]).
+    /// A grid over a rigid world's shapes' bounds at their bodies' present poses
+    /// ([`crate::particles::RigidLookup::Cells`]).
+    RigidCells,
+    /// Contacts with the rigid shapes of each particle's cell of that grid (and the large
+    /// ones), in slot order: the same as [`ParticleStage::RigidContacts`].
+    RigidContactsCells,
+    /// Contacts with every shape of a rigid world (spheres, boxes, capsules, half-spaces,
+    /// planes) at their bodies' poses, with the surface velocity of a moving body
+    /// ([`crate::particles::ParticleWorld::step_with_rigid`]; [`crate::particles::RigidLookup::All`]).
     RigidContacts,
     /// Per-block totals of deaths and payload children.
     ScanReduce,
@@ -44,8 +50,10 @@ pub enum ParticleStage {
 
 impl ParticleStage {
     /// Every stage, in execution order.
-    pub const ALL: [ParticleStage; 15] = [
+    pub const ALL: [ParticleStage; 17] = [
         ParticleStage::Integrate,
+        ParticleStage::RigidCells,
+        ParticleStage::RigidContactsCells,
         ParticleStage::RigidContacts,
         ParticleStage::ScanReduce,
         ParticleStage::ScanBlocks,
@@ -67,6 +75,8 @@ impl ParticleStage {
     pub fn name(self) -> &'static str {
         match self {
             ParticleStage::Integrate => "integrate",
+            ParticleStage::RigidCells => "rigid_cells",
+            ParticleStage::RigidContactsCells => "rigid_contacts_cells",
             ParticleStage::RigidContacts => "rigid_contacts",
             ParticleStage::ScanReduce => "scan_reduce",
             ParticleStage::ScanBlocks => "scan_blocks",
@@ -113,6 +123,8 @@ pub struct ParticleStep {
     pub bounds: bool,
     /// The step collides the particles with a rigid world's shapes.
     pub rigid: bool,
+    /// ... through a grid over them ([`crate::particles::RigidLookup::Cells`]).
+    pub rigid_cells: bool,
 }
 
 impl ParticleStep {
@@ -128,7 +140,8 @@ impl ParticleStep {
         use ParticleStage::*;
         match stage {
             Integrate => true,
-            RigidContacts => self.rigid,
+            RigidCells | RigidContactsCells => self.rigid && self.rigid_cells,
+            RigidContacts => self.rigid && !self.rigid_cells,
             ScanReduce | ScanBlocks | Emit | Compact | Append => self.lifecycle,
             SpawnEmitted => self.lifecycle && self.emitted,
             TrailCompact | TrailAppend => self.lifecycle && self.trails,

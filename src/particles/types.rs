@@ -37,6 +37,9 @@ pub const MAX_CURVE_KEYS: u32 = 8;
 pub const KIND_CURVES_SHIFT: u32 = 16;
 /// The firework type's bits of `GpuLife::kind`.
 pub const KIND_FIREWORK_MASK: u32 = (1 << KIND_CURVES_SHIFT) - 1;
+/// Quads of [`GpuParams::rigid_groups`]: a (group, mask) pair for each emitter tag, 0 (no
+/// emitter) to [`MAX_EMITTERS`], two to a quad.
+pub const GROUP_QUADS: u32 = MAX_EMITTERS / 2 + 1;
 /// Bit 31 marks ids made by the GPU (firework children); host handles keep it clear.
 pub const GPU_ID_BIT: u32 = 0x8000_0000;
 
@@ -58,7 +61,7 @@ gpu_struct! {
 }
 
 gpu_struct! {
-    /// The per-step uniform block. 1120 bytes.
+    /// The per-step uniform block. 1664 bytes.
     #[repr(C)]
     #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
     pub struct GpuParams as "Params" {
@@ -104,6 +107,18 @@ gpu_struct! {
         /// Where each emitter's particles start among this step's emitted ones (an exclusive
         /// prefix of the counts; emitter e at `emit_first[e / 4][e % 4]`).
         pub emit_first: [[u32; 4]; (MAX_EMITTERS / 4) as usize],
+        /// 1 / the cell size of the grid stage `rigid_cells` builds over the rigid shapes (0
+        /// without one).
+        pub rigid_cell_inv: f32,
+        /// Buckets of that grid's hash table, a power of two (0: no grid; stage
+        /// `rigid_contacts` tests every shape slot).
+        pub rigid_buckets: u32,
+        /// Padding.
+        pub _pad_rigid: [u32; 2],
+        /// The collision group and mask of the particles by the emitter tag they carry above
+        /// [`KIND_CURVES_SHIFT`] (0: no emitter, else 1 + the emitter's slot): the pair of tag
+        /// `e` at `rigid_groups[e / 2][2 (e % 2)]` and the word after it.
+        pub rigid_groups: [[u32; 4]; GROUP_QUADS as usize],
     }
 }
 

@@ -5,7 +5,7 @@ pub use super::config::WorldConfig;
 use super::cpu::CpuState;
 use super::emitter::{Emitter, EmitterHandle, EmitterState, SubTrigger};
 use crate::backend::Backend;
-use cpu_step::{fields_to_gpu, run_cpu_step};
+use cpu_step::{fields_to_gpu, run_cpu_step, stages_of};
 
 use super::gpu::{Frame, GpuParticles};
 use super::ledger::SpawnLedger;
@@ -723,6 +723,10 @@ impl ParticleWorld {
             trail_length: self.config.trail_length,
             rigid_shape_count: self.rigid_shape_count(),
             emit_first,
+            rigid_cell_inv: self.rigid_cells().0,
+            rigid_buckets: self.rigid_cells().1,
+            _pad_rigid: [0; 2],
+            rigid_groups: self.rigid_groups(),
         };
         let interval = u64::from(self.config.status_interval);
         // A step with host spawns always copies its counters: they say which spawns fit; and
@@ -778,23 +782,5 @@ impl ParticleWorld {
             Engine::Gpu(g) => g.ctx.wait(),
             Engine::Cpu(_) => Ok(()),
         }
-    }
-}
-
-/// What a step of a world holding these runs (see [`super::step::ParticleStep`]).
-fn stages_of(
-    config: &WorldConfig,
-    params: &GpuParams,
-    lifecycle: bool,
-    view_sort: bool,
-    emitters: &[super::emitter::EmitterSlot],
-) -> super::step::ParticleStep {
-    super::step::ParticleStep {
-        lifecycle,
-        emitted: params.emitted > 0,
-        trails: config.trail_length > 0,
-        view_sort,
-        bounds: !emitters.is_empty(),
-        rigid: params.rigid_shape_count > 0,
     }
 }

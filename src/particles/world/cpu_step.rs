@@ -44,10 +44,22 @@ pub(super) fn run_cpu_step(
         depth,
     };
     let sequence = stages.sequence();
+    let mut grid = crate::particles::rigid_cells::RigidCellsGrid::default();
     for &stage in &sequence {
         use ParticleStage::*;
         match stage {
             Integrate => cpu::integrate(s, &inp),
+            RigidCells => {
+                if let Some((bodies, shapes)) = rigid {
+                    grid = crate::particles::rigid_cells::rigid_cells(s, params, bodies, shapes);
+                }
+            }
+            RigidContactsCells => {
+                if let Some((bodies, shapes)) = rigid {
+                    use crate::particles::rigid_cells::rigid_contacts_cells;
+                    rigid_contacts_cells(s, params, bodies, shapes, &grid);
+                }
+            }
             RigidContacts => {
                 if let Some((bodies, shapes)) = rigid {
                     crate::particles::rigid::rigid_contacts(s, params, bodies, shapes);
@@ -80,4 +92,23 @@ pub(super) fn fields_to_gpu(fields: &[ForceField]) -> Result<[GpuField; MAX_FIEL
         *o = f.to_gpu()?;
     }
     Ok(out)
+}
+
+/// What a step of a world holding these runs (see [`crate::particles::step::ParticleStep`]).
+pub(super) fn stages_of(
+    config: &WorldConfig,
+    params: &GpuParams,
+    lifecycle: bool,
+    view_sort: bool,
+    emitters: &[crate::particles::emitter::EmitterSlot],
+) -> crate::particles::step::ParticleStep {
+    crate::particles::step::ParticleStep {
+        lifecycle,
+        emitted: params.emitted > 0,
+        trails: config.trail_length > 0,
+        view_sort,
+        bounds: !emitters.is_empty(),
+        rigid: params.rigid_shape_count > 0,
+        rigid_cells: params.rigid_buckets > 0,
+    }
 }

@@ -138,6 +138,7 @@ impl ParticleWorld {
             EmitterSlot::Used(e) => EmitterSlot::Retired {
                 until: self.clock + f64::from(e.desc.lifetime.1) * 1.01 + 0.1,
                 curves: Box::new(e.curves.unwrap_or_default()),
+                groups: e.desc.collision_groups,
             },
             _ => {
                 return Err(Error::StaleHandle {

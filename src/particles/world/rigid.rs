@@ -2,29 +2,29 @@
 //! the step reads and the checks that both worlds can meet.
 
 use super::*;
+use crate::particles::emitter::EmitterSlot;
 use crate::particles::rigid::MAX_RIGID_SHAPES;
+use crate::particles::rigid_cells::{bucket_count, cell_size, RigidLookup, MAX_RIGID_CELL_SHAPES};
+use crate::particles::types::GROUP_QUADS;
 use crate::rigid::types::{GpuBody, GpuShape};
 use crate::rigid::ParticleTables;
 use crate::rigid::RigidWorld;
 
 /// The rigid world of the step being run.
-pub(super) enum RigidInput {
-    /// On the GPU the kernel is bound to the rigid world's buffers: only the slot count.
-    Gpu { shape_count: u32 },
-    /// On the CPU, the rigid world's host tables as they were when the step began.
-    Cpu {
-        bodies: Vec<GpuBody>,
-        shapes: Vec<GpuShape>,
-    },
+pub(super) struct RigidInput {
+    /// Shape slots the step visits.
+    shape_count: u32,
+    /// The grid's 1 / cell size and buckets (stage `rigid_cells`), or zeros for the brute force.
+    cells: (f32, u32),
+    /// On the CPU, the rigid world's host tables as they were when the step began (on the GPU
+    /// the kernels are bound to the rigid world's buffers).
+    host: Option<(Vec<GpuBody>, Vec<GpuShape>)>,
 }
 
 impl RigidInput {
     /// The CPU twin's tables (none on the GPU).
     pub(super) fn host(&self) -> Option<(&[GpuBody], &[GpuShape])> {
-        match self {
-            RigidInput::Cpu { bodies, shapes } => Some((bodies, shapes)),
-            RigidInput::Gpu { .. } => None,
-        }
+        self.host.as_ref().map(|(b, s)| (&b[..], &s[..]))
     }
 }
 
@@ -40,7 +40,10 @@ impl ParticleWorld {
     /// contact its surface velocity at the particle (linear velocity + angular velocity ×
     /// offset from the centre of mass): the contact is resolved in the frame of that surface,
     /// so particles rest on a moving box as on a still one, and friction carries them along.
-    /// Collision groups and masks are not read.
+    /// A particle collides with a shape only when their collision groups meet, as two rigid
+    /// shapes do: `(group & shape.mask) != 0 && (shape.group & mask) != 0`, the particle's
+    /// pair from its emitter ([`crate::particles::Emitter::collision_groups`]) or, for a
+    /// particle no emitter made, [`WorldConfig::collision_groups`]. Sensors push nothing.
     ///
     /// One-way coupling: the particles react, the rigid bodies feel nothing.
     ///
@@ -50,12 +53,15 @@ impl ParticleWorld {
     /// runs, so step the rigid world first in the same queue to collide with its new poses.
     /// On the CPU it copies the rigid world's host tables at the start of the step.
     ///
-    /// Cost: every particle tests every shape slot's bounding sphere (on the GPU from tiles of
-    /// 64 shapes in workgroup memory), and a workgroup with a particle near a shape tests them
-    /// all again to collide: O(particles × shapes) per step, at most [`MAX_RIGID_SHAPES`]
-    /// slots. On lavapipe (2 cores) 100k sparks against 100 moving boxes take about 225 ms a
-    /// step against 5 ms without the rigid world (BENCHMARKS.md): a spatial lookup is the next
-    /// step for larger scenes.
+    /// Cost, by [`WorldConfig::rigid_lookup`]: with [`RigidLookup::Cells`] (the default) a
+    /// grid over the shapes' bounding spheres at their present poses is built each step (stage
+    /// `rigid_cells`, O(shapes + buckets)) and each particle tests the shapes binned in its
+    /// cell and the large ones (half-spaces, planes, shapes far bigger than most), in slot
+    /// order: up to [`MAX_RIGID_CELL_SHAPES`] slots. With [`RigidLookup::All`] every particle
+    /// tests every shape slot's bounding sphere (on the GPU from tiles of 64 shapes in
+    /// workgroup memory): O(particles × shapes), at most [`MAX_RIGID_SHAPES`] slots. Both give
+    /// the same contacts (bit for bit on the CPU; see [`crate::particles::rigid_cells`]);
+    /// BENCHMARKS.md has the figures.
     ///
     /// Differences from a static collider: the contact with a rigid shape comes after the
     /// static colliders and the depth collider, it does not count as a hit for a sub-emitter's
@@ -65,7 +71,7 @@ impl ParticleWorld {
     /// # Errors
     /// [`Error::InvalidInput`] when the worlds are on different backend kinds or, on the GPU,
     /// not built from one [`crate::gpu::GpuContext`] (or clones of it), [`Error::TooMany`]
-    /// beyond [`MAX_RIGID_SHAPES`] shape slots (nothing is changed then); otherwise as
+    /// beyond the lookup's shape slots (nothing is changed then); otherwise as
     /// [`ParticleWorld::step`].
     pub fn step_with_rigid(&mut self, dt: f32, rigid: &RigidWorld) -> Result<StepReport> {
         self.rigid = Some(self.attach_rigid(rigid)?);
@@ -103,16 +109,40 @@ impl ParticleWorld {
             ParticleTables::Gpu { shape_count, .. } => *shape_count,
             ParticleTables::Cpu { shapes, .. } => shapes.len(),
         };
-        if count > MAX_RIGID_SHAPES as usize {
+        let lookup = self.config.rigid_lookup;
+        let (max, fix) = match lookup {
+            RigidLookup::All => (
+                MAX_RIGID_SHAPES,
+                "every particle visits every shape slot with RigidLookup::All: use \
+                 RigidLookup::Cells (WorldConfig::rigid_lookup), or a smaller rigid world",
+            ),
+            RigidLookup::Cells => (
+                MAX_RIGID_CELL_SHAPES,
+                "the grid over the shapes holds at most this many slots: collide the \
+                 particles with a smaller rigid world, or with static colliders",
+            ),
+        };
+        if count > max as usize {
             return Err(Error::TooMany {
                 what: "rigid shape slots for particles",
                 count,
-                max: MAX_RIGID_SHAPES,
-                fix: "every particle visits every shape slot: collide the particles with a \
-                      smaller rigid world, or with static colliders",
+                max,
+                fix,
             });
         }
         let shape_count = count as u32;
+        let cells = match lookup {
+            RigidLookup::Cells if count > 0 => (
+                1.0 / cell_size(&rigid.shapes()[..count.min(rigid.shapes().len())]),
+                bucket_count(count),
+            ),
+            _ => (0.0, 0),
+        };
+        let input = |host| RigidInput {
+            shape_count,
+            cells,
+            host,
+        };
         match (&mut self.engine, tables) {
             (
                 Engine::Gpu(g),
@@ -132,13 +162,12 @@ impl ParticleWorld {
                               world's buffers, which live on its device",
                     });
                 }
-                g.bind_rigid(bodies, shapes);
-                Ok(RigidInput::Gpu { shape_count })
+                g.bind_rigid(bodies, shapes, shape_count, cells.1);
+                Ok(input(None))
             }
-            (Engine::Cpu(_), ParticleTables::Cpu { bodies, shapes }) => Ok(RigidInput::Cpu {
-                bodies: bodies.to_vec(),
-                shapes: shapes.to_vec(),
-            }),
+            (Engine::Cpu(_), ParticleTables::Cpu { bodies, shapes }) => {
+                Ok(input(Some((bodies.to_vec(), shapes.to_vec()))))
+            }
             (engine, _) => Err(Error::InvalidInput {
                 what: "rigid world",
                 value: if matches!(engine, Engine::Gpu(_)) {
@@ -154,10 +183,31 @@ impl ParticleWorld {
 
     /// Shape slots of the rigid world of the step being run (0 without one).
     pub(super) fn rigid_shape_count(&self) -> u32 {
-        match &self.rigid {
-            None => 0,
-            Some(RigidInput::Gpu { shape_count }) => *shape_count,
-            Some(RigidInput::Cpu { shapes, .. }) => shapes.len() as u32,
+        self.rigid.as_ref().map_or(0, |r| r.shape_count)
+    }
+
+    /// The grid's 1 / cell size and buckets for the step being run (zeros: no grid).
+    pub(super) fn rigid_cells(&self) -> (f32, u32) {
+        self.rigid.as_ref().map_or((0.0, 0), |r| r.cells)
+    }
+
+    /// The particles' collision groups and masks by emitter tag
+    /// ([`GpuParams::rigid_groups`]): tag 0 the world's, tag 1 + slot the emitter's (a removed
+    /// emitter's particles keep its pair).
+    pub(super) fn rigid_groups(&self) -> [[u32; 4]; GROUP_QUADS as usize] {
+        let mut table = [[0; 4]; GROUP_QUADS as usize];
+        let pairs =
+            std::iter::once(self.config.collision_groups).chain(self.emitters.iter().map(|slot| {
+                match slot {
+                    EmitterSlot::Used(e) => e.desc.collision_groups,
+                    EmitterSlot::Retired { groups, .. } => *groups,
+                    EmitterSlot::Free => crate::particles::config::all_groups(),
+                }
+            }));
+        for (tag, (group, mask)) in pairs.enumerate().take(2 * GROUP_QUADS as usize) {
+            table[tag / 2][2 * (tag % 2)] = group;
+            table[tag / 2][2 * (tag % 2) + 1] = mask;
         }
+        table
     }
 }

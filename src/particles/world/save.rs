@@ -111,6 +111,9 @@ enum SavedSlot {
     Retired {
         until: f64,
         curves: Box<GpuCurves>,
+        /// Its particles' collision group and mask (all bits in a save from before they were).
+        #[serde(default = "crate::particles::config::all_groups")]
+        groups: (u32, u32),
     },
 }
 
@@ -269,9 +272,14 @@ impl ParticleWorld {
                     time: e.time,
                     from_rate: e.from_rate,
                 })),
-                EmitterSlot::Retired { until, curves } => SavedSlot::Retired {
+                EmitterSlot::Retired {
+                    until,
+                    curves,
+                    groups,
+                } => SavedSlot::Retired {
                     until: *until,
                     curves: curves.clone(),
+                    groups: *groups,
                 },
             })
             .collect();

@@ -278,7 +278,11 @@ impl SavedWorld {
             };
             slots.push(match s {
                 SavedSlot::Free => EmitterSlot::Free,
-                SavedSlot::Retired { until, curves } => {
+                SavedSlot::Retired {
+                    until,
+                    curves,
+                    groups,
+                } => {
                     if until.is_nan() {
                         return Err(load_error(at("until"), format!("NaN: {FIX}")));
                     }
@@ -307,6 +311,7 @@ impl SavedWorld {
                     EmitterSlot::Retired {
                         until: *until,
                         curves: curves.clone(),
+                        groups: *groups,
                     }
                 }
                 SavedSlot::Used(e) => {
