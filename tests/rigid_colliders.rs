@@ -28,14 +28,22 @@ fn full_read(w: &mut RigidWorld) -> (Vec<GpuBody>, Vec<Vec<Collider>>) {
         .filter_map(|i| w.body_handle_at(i))
         .map(|b| {
             let cs = w.colliders_of(b).expect("colliders");
-            cs.iter().map(|&c| w.collider(c).expect("collider")).collect()
+            cs.iter()
+                .map(|&c| w.collider(c).expect("collider"))
+                .collect()
         })
         .collect();
     (bodies, colliders)
 }
 
 fn is_stale_collider<T: std::fmt::Debug>(r: &Result<T, Error>) -> bool {
-    matches!(r, Err(Error::StaleHandle { kind: "collider", .. }))
+    matches!(
+        r,
+        Err(Error::StaleHandle {
+            kind: "collider",
+            ..
+        })
+    )
 }
 
 /// A body's colliders read back as given (the rotation normalised as stored, exactly the
@@ -80,8 +88,14 @@ fn colliders_read_back_as_given_and_as_set() {
         w.set_collider_rolling_resistance(cs[0], 0.05).unwrap();
         w.set_collider_groups(cs[0], 4, 6).unwrap();
         w.set_collider_sensor(cs[0], true).unwrap();
-        w.set_collider_shape(cs[0], Shape::Capsule { radius: 0.2, half_height: 0.3 })
-            .unwrap();
+        w.set_collider_shape(
+            cs[0],
+            Shape::Capsule {
+                radius: 0.2,
+                half_height: 0.3,
+            },
+        )
+        .unwrap();
         let set = w.collider(cs[0]).unwrap();
         assert_eq!(
             set,
@@ -158,8 +172,14 @@ fn stale_foreign_and_bad_input_change_nothing() {
             ("negative friction", w.set_collider_friction(keep, -0.1)),
             ("NaN friction", w.set_collider_friction(keep, f32::NAN)),
             ("restitution 2", w.set_collider_restitution(keep, 2.0)),
-            ("negative rolling", w.set_collider_rolling_resistance(keep, -1.0)),
-            ("zero radius", w.set_collider_shape(keep, Shape::Sphere { radius: 0.0 })),
+            (
+                "negative rolling",
+                w.set_collider_rolling_resistance(keep, -1.0),
+            ),
+            (
+                "zero radius",
+                w.set_collider_shape(keep, Shape::Sphere { radius: 0.0 }),
+            ),
             (
                 "a plane on a dynamic body",
                 w.set_collider_shape(
@@ -190,7 +210,10 @@ fn stale_foreign_and_bad_input_change_nothing() {
         // A removed body's colliders go stale with it.
         w.remove_body(b).unwrap();
         for h in [keep, again] {
-            assert!(is_stale_collider(&w.collider(h)), "{name}: {h:?} of a removed body");
+            assert!(
+                is_stale_collider(&w.collider(h)),
+                "{name}: {h:?} of a removed body"
+            );
         }
         assert!(w.colliders_of(b).is_err(), "{name}: a removed body");
     }
@@ -246,7 +269,10 @@ fn a_ball_whose_collider_is_removed_falls_through_the_floor() {
             .add_body(free_body(Vec3::Y * r, 1.0), &[Collider::sphere(r)])
             .unwrap();
         let twin = w
-            .add_body(free_body(Vec3::new(3.0, r, 0.0), 1.0), &[Collider::sphere(r)])
+            .add_body(
+                free_body(Vec3::new(3.0, r, 0.0), 1.0),
+                &[Collider::sphere(r)],
+            )
             .unwrap();
         run(&mut w, 30, DT);
         let only = w.colliders_of(ball).unwrap()[0];
@@ -353,7 +379,9 @@ fn random_edits_agree_between_gpu_and_cpu() {
                 // is turned with (the CPU's is current).
                 w.0.read_bodies().unwrap();
             }
-            let ops: Vec<Edit> = (0..3).map(|_| Edit::random(&mut rng, worlds[0].1.len())).collect();
+            let ops: Vec<Edit> = (0..3)
+                .map(|_| Edit::random(&mut rng, worlds[0].1.len()))
+                .collect();
             for w in &mut worlds {
                 for op in &ops {
                     op.apply(&mut w.0, &w.1)
@@ -380,8 +408,14 @@ fn random_edits_agree_between_gpu_and_cpu() {
             let rel = quat(a).inverse() * quat(b);
             let dq = 2.0 * rel.xyz().length().min(1.0).asin();
             println!("seed {seed} body {i}: |Δp| {dp:.2e} m, angle {dq:.2e} rad");
-            assert!(dp <= slop, "seed {seed} body {i}: positions differ by {dp} m");
-            assert!(dq <= slop / 0.2, "seed {seed} body {i}: angles differ by {dq} rad");
+            assert!(
+                dp <= slop,
+                "seed {seed} body {i}: positions differ by {dp} m"
+            );
+            assert!(
+                dq <= slop / 0.2,
+                "seed {seed} body {i}: angles differ by {dq} rad"
+            );
         }
     }
 }
@@ -409,8 +443,10 @@ fn random_collider(rng: &mut Rng) -> Collider {
     let c = match (rng.unit() * 3.0) as u32 {
         0 => Collider::sphere(size),
         1 => Collider::cuboid(Vec3::new(size, 0.2, rng.range(0.2, 0.5))),
-        _ => Collider::capsule(0.2, size)
-            .at(Vec3::ZERO, Quat::from_rotation_z(std::f32::consts::FRAC_PI_2)),
+        _ => Collider::capsule(0.2, size).at(
+            Vec3::ZERO,
+            Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+        ),
     };
     c.material(rng.range(0.2, 0.8), rng.range(0.0, 0.3))
 }
@@ -475,13 +511,7 @@ fn a_saved_world_keeps_its_colliders() {
     use wgphys::save::SaveFormat;
     for (name, backend) in backends() {
         let mut w = RigidWorld::new(backend.clone(), config(8)).expect("world");
-        let tetra = Collider::convex_hull(&[
-            Vec3::ZERO,
-            Vec3::X,
-            Vec3::Y,
-            Vec3::Z,
-        ])
-        .unwrap();
+        let tetra = Collider::convex_hull(&[Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z]).unwrap();
         let b = w
             .add_body(
                 RigidBody::dynamic().density(300.0),

@@ -54,7 +54,10 @@ fn close(got: f32, want: f32, tol: f32, what: &str) {
 /// inverse, this test's inverse of it), with the parallel-axis sums in f32: some 20 roundings
 /// of 6e-8, so 2e-6 of the largest moment.
 fn close_tensor(got: Mat3, want: Mat3, what: &str) {
-    let scale = want.to_cols_array().iter().fold(0.0f32, |a, v| a.max(v.abs()));
+    let scale = want
+        .to_cols_array()
+        .iter()
+        .fold(0.0f32, |a, v| a.max(v.abs()));
     let err = (got - want)
         .to_cols_array()
         .iter()
@@ -77,7 +80,11 @@ fn mass_is_density_times_volume() {
     // A right tetrahedron of legs 2: V = 2³/6.
     let tetra = Collider::convex_hull(&hull_points).expect("hull");
     let cases: Vec<(&str, Collider, f32)> = vec![
-        ("sphere r 0.5", Collider::sphere(0.5), 4.0 / 3.0 * PI * 0.125),
+        (
+            "sphere r 0.5",
+            Collider::sphere(0.5),
+            4.0 / 3.0 * PI * 0.125,
+        ),
         (
             "box 1 × 0.5 × 2",
             Collider::cuboid(Vec3::new(0.5, 0.25, 1.0)),
@@ -98,22 +105,41 @@ fn mass_is_density_times_volume() {
             let d = w
                 .add_body(RigidBody::dynamic().position(at), std::slice::from_ref(c))
                 .unwrap();
-            close(mass(&mut w, d), *volume, MASS, &format!("{name} {what}, 1 kg/m³"));
+            close(
+                mass(&mut w, d),
+                *volume,
+                MASS,
+                &format!("{name} {what}, 1 kg/m³"),
+            );
             // A density on the body, then one on the collider, which wins over the body's.
             let body = w
                 .add_body(
-                    RigidBody::dynamic().position(at + Vec3::Z * 4.0).density(600.0),
+                    RigidBody::dynamic()
+                        .position(at + Vec3::Z * 4.0)
+                        .density(600.0),
                     std::slice::from_ref(c),
                 )
                 .unwrap();
-            close(mass(&mut w, body), 600.0 * volume, MASS, &format!("{name} {what}, body ρ"));
+            close(
+                mass(&mut w, body),
+                600.0 * volume,
+                MASS,
+                &format!("{name} {what}, body ρ"),
+            );
             let own = w
                 .add_body(
-                    RigidBody::dynamic().position(at + Vec3::Z * 8.0).density(600.0),
+                    RigidBody::dynamic()
+                        .position(at + Vec3::Z * 8.0)
+                        .density(600.0),
                     &[c.clone().density(7850.0)],
                 )
                 .unwrap();
-            close(mass(&mut w, own), 7850.0 * volume, MASS, &format!("{name} {what}, collider ρ"));
+            close(
+                mass(&mut w, own),
+                7850.0 * volume,
+                MASS,
+                &format!("{name} {what}, collider ρ"),
+            );
         }
     }
 }
@@ -127,7 +153,10 @@ fn a_compound_weighs_its_solids_and_not_its_sensor() {
     let half = Vec3::new(0.5, 0.25, 0.25);
     let ball_at = Vec3::new(0.0, 1.0, 0.0);
     let box_at = Vec3::new(-0.5, 0.0, 0.0);
-    let (m_ball, m_box) = (7850.0 * 4.0 / 3.0 * PI * r * r * r, 600.0 * 8.0 * half.x * half.y * half.z);
+    let (m_ball, m_box) = (
+        7850.0 * 4.0 / 3.0 * PI * r * r * r,
+        600.0 * 8.0 * half.x * half.y * half.z,
+    );
     let want = inertia::parallel_axis(inertia::solid_sphere(m_ball, r), m_ball, ball_at)
         + inertia::parallel_axis(inertia::cuboid(m_box, half), m_box, box_at);
     for (name, backend) in backends() {
@@ -136,21 +165,36 @@ fn a_compound_weighs_its_solids_and_not_its_sensor() {
             .add_body(
                 RigidBody::dynamic(),
                 &[
-                    Collider::sphere(r).density(7850.0).at(ball_at, Quat::IDENTITY),
-                    Collider::cuboid(half).density(600.0).at(box_at, Quat::IDENTITY),
+                    Collider::sphere(r)
+                        .density(7850.0)
+                        .at(ball_at, Quat::IDENTITY),
+                    Collider::cuboid(half)
+                        .density(600.0)
+                        .at(box_at, Quat::IDENTITY),
                     Collider::sphere(3.0).sensor(true),
                 ],
             )
             .unwrap();
         let got = raw(&mut w, b);
-        close(1.0 / got.pos.w, m_ball + m_box, MASS, &format!("{name}: compound mass"));
+        close(
+            1.0 / got.pos.w,
+            m_ball + m_box,
+            MASS,
+            &format!("{name}: compound mass"),
+        );
         close_tensor(inertia_of(&got), want, &format!("{name}: compound inertia"));
         // The same from colliders added one by one to a body with none: the same mass
         // properties, bit for bit (the same sums in the same order).
-        let built = w.add_body(RigidBody::dynamic().position(Vec3::X * 9.0), &[]).unwrap();
+        let built = w
+            .add_body(RigidBody::dynamic().position(Vec3::X * 9.0), &[])
+            .unwrap();
         for c in [
-            Collider::sphere(r).density(7850.0).at(ball_at, Quat::IDENTITY),
-            Collider::cuboid(half).density(600.0).at(box_at, Quat::IDENTITY),
+            Collider::sphere(r)
+                .density(7850.0)
+                .at(ball_at, Quat::IDENTITY),
+            Collider::cuboid(half)
+                .density(600.0)
+                .at(box_at, Quat::IDENTITY),
             Collider::sphere(3.0).sensor(true),
         ] {
             w.add_collider(built, c).unwrap();
@@ -165,9 +209,18 @@ fn a_compound_weighs_its_solids_and_not_its_sensor() {
         let ball = w.colliders_of(b).unwrap()[0];
         w.set_collider_sensor(ball, true).unwrap();
         let only_box = raw(&mut w, b);
-        close(1.0 / only_box.pos.w, m_box, MASS, &format!("{name}: ball made a sensor"));
+        close(
+            1.0 / only_box.pos.w,
+            m_box,
+            MASS,
+            &format!("{name}: ball made a sensor"),
+        );
         let box_alone = inertia::parallel_axis(inertia::cuboid(m_box, half), m_box, box_at);
-        close_tensor(inertia_of(&only_box), box_alone, &format!("{name}: box alone"));
+        close_tensor(
+            inertia_of(&only_box),
+            box_alone,
+            &format!("{name}: box alone"),
+        );
         w.set_collider_sensor(ball, false).unwrap();
         let back = raw(&mut w, b);
         assert_eq!(
@@ -194,18 +247,44 @@ fn colliders_changed_recompute_the_mass() {
             panic!("two colliders")
         };
         let v_ball = 4.0 / 3.0 * PI * 0.125;
-        close(mass(&mut w, b), 1000.0 * (v_ball + 1.0), MASS, &format!("{name}: both"));
-        w.set_collider_shape(cube, Shape::Cuboid { half_extents: Vec3::new(1.0, 0.5, 0.5) })
-            .unwrap();
-        close(mass(&mut w, b), 1000.0 * (v_ball + 2.0), MASS, &format!("{name}: box doubled"));
+        close(
+            mass(&mut w, b),
+            1000.0 * (v_ball + 1.0),
+            MASS,
+            &format!("{name}: both"),
+        );
+        w.set_collider_shape(
+            cube,
+            Shape::Cuboid {
+                half_extents: Vec3::new(1.0, 0.5, 0.5),
+            },
+        )
+        .unwrap();
+        close(
+            mass(&mut w, b),
+            1000.0 * (v_ball + 2.0),
+            MASS,
+            &format!("{name}: box doubled"),
+        );
         w.remove_collider(cube).unwrap();
-        close(mass(&mut w, b), 1000.0 * v_ball, MASS, &format!("{name}: ball alone"));
+        close(
+            mass(&mut w, b),
+            1000.0 * v_ball,
+            MASS,
+            &format!("{name}: ball alone"),
+        );
         w.remove_collider(ball).unwrap();
         let none = raw(&mut w, b);
         assert_eq!(1.0 / none.pos.w, FALLBACK_MASS, "{name}: no collider left");
         let unit_ball = inertia::solid_sphere(FALLBACK_MASS, FALLBACK_RADIUS);
-        close_tensor(inertia_of(&none), unit_ball, &format!("{name}: no collider left"));
-        let bare = w.add_body(RigidBody::dynamic().position(Vec3::X * 5.0), &[]).unwrap();
+        close_tensor(
+            inertia_of(&none),
+            unit_ball,
+            &format!("{name}: no collider left"),
+        );
+        let bare = w
+            .add_body(RigidBody::dynamic().position(Vec3::X * 5.0), &[])
+            .unwrap();
         let sensor_only = w
             .add_body(
                 RigidBody::dynamic().position(Vec3::X * 10.0),
@@ -248,11 +327,18 @@ fn an_explicit_mass_or_inertia_is_kept() {
         assert_eq!(got.pos.w, 1.0 / m, "{name}: the mass set stays");
         let want = inertia::cuboid(m / 2.0, half)
             + inertia::parallel_axis(inertia::cuboid(m / 2.0, half), m / 2.0, up);
-        close_tensor(inertia_of(&got), want, &format!("{name}: two boxes of mass 3"));
+        close_tensor(
+            inertia_of(&got),
+            want,
+            &format!("{name}: two boxes of mass 3"),
+        );
         let i = Mat3::from_diagonal(Vec3::new(1.0, 2.0, 3.0));
         let fixed = w
             .add_body(
-                RigidBody::dynamic().position(Vec3::X * 5.0).mass(m).inertia(i),
+                RigidBody::dynamic()
+                    .position(Vec3::X * 5.0)
+                    .mass(m)
+                    .inertia(i),
                 &[Collider::sphere(0.5)],
             )
             .unwrap();
@@ -274,13 +360,21 @@ fn an_explicit_mass_or_inertia_is_kept() {
 fn bad_densities_are_refused() {
     for (name, backend) in backends() {
         let mut w = world(backend);
-        let b = w.add_body(RigidBody::dynamic(), &[Collider::sphere(0.5)]).unwrap();
+        let b = w
+            .add_body(RigidBody::dynamic(), &[Collider::sphere(0.5)])
+            .unwrap();
         let before = w.read_bodies().unwrap();
         let colliders = w.colliders_of(b).unwrap();
         for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
             let e = w.add_body(RigidBody::dynamic().density(bad), &[Collider::sphere(0.5)]);
             assert!(
-                matches!(e, Err(Error::InvalidInput { what: "body density", .. })),
+                matches!(
+                    e,
+                    Err(Error::InvalidInput {
+                        what: "body density",
+                        ..
+                    })
+                ),
                 "{name}: body density {bad}: {e:?}"
             );
             for e in [
@@ -289,13 +383,23 @@ fn bad_densities_are_refused() {
                     .map(|_| b),
             ] {
                 assert!(
-                    matches!(e, Err(Error::InvalidInput { what: "collider density", .. })),
+                    matches!(
+                        e,
+                        Err(Error::InvalidInput {
+                            what: "collider density",
+                            ..
+                        })
+                    ),
                     "{name}: collider density {bad}: {e:?}"
                 );
             }
         }
         assert_eq!(w.len(), 1, "{name}: nothing added");
         assert_eq!(w.read_bodies().unwrap(), before, "{name}: bodies unchanged");
-        assert_eq!(w.colliders_of(b).unwrap(), colliders, "{name}: colliders unchanged");
+        assert_eq!(
+            w.colliders_of(b).unwrap(),
+            colliders,
+            "{name}: colliders unchanged"
+        );
     }
 }

@@ -95,7 +95,10 @@ impl RigidWorld {
     /// `None` for a free or unused slot. A loaded world's colliders keep their saved slots and
     /// generations: this is the handle for a saved one's index.
     pub fn collider_handle_at(&self, slot: u32) -> Option<ColliderHandle> {
-        let live = self.shapes.get(slot as usize).is_some_and(|s| s.body != NONE);
+        let live = self
+            .shapes
+            .get(slot as usize)
+            .is_some_and(|s| s.body != NONE);
         live.then(|| self.collider_handle(slot))
     }
 
@@ -184,7 +187,9 @@ impl RigidWorld {
     /// mass properties the body cannot carry; [`Error::Full`] when the shape slots are full
     /// and `auto_grow` is off; [`Error::TooMany`] for a hull store that would overflow.
     pub fn add_collider(&mut self, body: BodyHandle, collider: Collider) -> Result<ColliderHandle> {
-        self.on_device("adding a collider", |w| w.add_collider_unguarded(body, collider))
+        self.on_device("adding a collider", |w| {
+            w.add_collider_unguarded(body, collider)
+        })
     }
 
     fn add_collider_unguarded(
@@ -202,8 +207,10 @@ impl RigidWorld {
         let mass = self.mass_of(b, &parts)?;
         let need = self.shapes.len() as u32 + u32::from(self.free_shapes.is_empty());
         self.ensure_capacity(self.bodies.len() as u32, need)?;
-        self.hulls
-            .store(std::slice::from_ref(&collider), std::slice::from_mut(&mut s))?;
+        self.hulls.store(
+            std::slice::from_ref(&collider),
+            std::slice::from_mut(&mut s),
+        )?;
         if let Engine::Gpu(g) = &mut self.engine {
             self.hulls.upload(&mut g.rigid)?;
         }
@@ -327,7 +334,17 @@ impl RigidWorld {
         if !reshape {
             s.dims = self.shapes[i].dims;
             let part = self.shape_mass[i];
-            let mass = self.mass_of(b, &self.parts_with(b, i, ShapeMass { sensor: c.sensor, ..part }))?;
+            let mass = self.mass_of(
+                b,
+                &self.parts_with(
+                    b,
+                    i,
+                    ShapeMass {
+                        sensor: c.sensor,
+                        ..part
+                    },
+                ),
+            )?;
             self.shapes[i] = s;
             self.shape_mass[i].sensor = c.sensor;
             self.write_shape(i as u32);
@@ -406,7 +423,8 @@ impl RigidWorld {
     fn set_mass(&mut self, b: usize, mass: Option<(f32, glam::Mat3)>) {
         if let Some((inv_mass, inv)) = mass {
             let cols = crate::rigid::math::cols_of(inv);
-            let world = crate::rigid::integrate::world_inverse_inertia(self.bodies[b].orient, &cols);
+            let world =
+                crate::rigid::integrate::world_inverse_inertia(self.bodies[b].orient, &cols);
             self.write_field(b, offset_of!(GpuBody, pos) + 12, inv_mass);
             self.write_field(b, offset_of!(GpuBody, inv_inertia), cols);
             self.write_field(b, offset_of!(GpuBody, inv_inertia_world), world);

@@ -384,11 +384,20 @@ impl RigidState {
         check::same_len("alive", self.alive.len(), "bodies", n)?;
         check::same_len("body_shapes", self.body_shapes.len(), "bodies", n)?;
         check::same_len("mass_specs", self.mass_specs.len(), "bodies", n)?;
-        check::same_len("shape_generations", self.shape_generations.len(), "shapes", ns)?;
+        check::same_len(
+            "shape_generations",
+            self.shape_generations.len(),
+            "shapes",
+            ns,
+        )?;
         check::same_len("shape_mass", self.shape_mass.len(), "shapes", ns)?;
         for (i, m) in self.mass_specs.iter().enumerate() {
             check::finite("mass_specs", i, &[m.mass.unwrap_or(1.0), m.density])?;
-            check::finite("mass_specs", i, &m.inertia.unwrap_or_default().to_cols_array())?;
+            check::finite(
+                "mass_specs",
+                i,
+                &m.inertia.unwrap_or_default().to_cols_array(),
+            )?;
             let bad = m.mass.is_some_and(|v| v <= 0.0) || m.density <= 0.0;
             if bad {
                 return Err(load_error(
