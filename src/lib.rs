@@ -86,8 +86,8 @@ pub mod prelude {
     pub use crate::gpu::GpuContext;
     pub use crate::particles::{Emitter, Particle, ParticleWorld, WorldConfig};
     pub use crate::rigid::{
-        Body, BodyHandle, BodyKind, BodySnapshot, Collider as RigidCollider, Joint, JointHandle,
-        RigidBody, RigidConfig, RigidWorld, StepReport as RigidStepReport,
+        Body, BodyHandle, BodyKind, BodySnapshot, Collider as RigidCollider, ColliderHandle, Joint,
+        JointHandle, RigidBody, RigidConfig, RigidWorld, StepReport as RigidStepReport,
     };
     pub use crate::{Backend, CpuRounding, Error, Result};
     pub use glam::{Quat, Vec3, Vec4};

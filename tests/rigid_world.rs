@@ -767,8 +767,8 @@ fn bullet_stops_at_a_thin_wall_only_with_ccd() {
 
 /// Mass from density: ρ times the colliders' volume (a 1 × 0.5 × 2 m box of wood, a water
 /// ball, the two together), the inertia from that mass as for a mass set by hand; the later of
-/// `mass` and `density` wins; a density that is not positive or has no solid to fill is
-/// refused.
+/// `mass` and `density` wins; a density that is not positive is refused, and a half-space
+/// (no volume to fill) is refused on a dynamic body.
 #[test]
 fn mass_from_density() {
     use wgphys::rigid::{Collider, RigidBody, RigidConfig, RigidWorld};
@@ -818,7 +818,7 @@ fn mass_from_density() {
     assert!((m - (want + 1000.0)).abs() <= 1e-6 * m, "{m}");
     // The later setter wins.
     let a = RigidBody::dynamic().density(1000.0).mass(2.0);
-    assert_eq!((a.mass, a.density), (2.0, None));
+    assert_eq!((a.mass, a.density), (Some(2.0), None));
     let h = w
         .add_body(a.position(glam::Vec3::Z * 9.0), &[Collider::sphere(r)])
         .unwrap();

@@ -26,21 +26,21 @@
 //! # let _ = (undamped, like_rapier);
 //! ```
 //!
-//! ## Mass is per body; the position is the centre of mass
+//! ## Mass from density; the position is the centre of mass
 //!
-//! A dynamic body's mass is set on the body
-//! ([`RigidBody::mass`](crate::rigid::RigidBody::mass), default 1 kg whatever its size), or
-//! from a density over all its colliders
-//! ([`RigidBody::density`](crate::rigid::RigidBody::density): ρ times their volume, rapier's
-//! default way with its density on each collider); colliders have no density of their own. The
-//! inertia tensor is derived from the colliders: the mass is
-//! shared among them by volume and each contributes its solid's inertia about the body's
-//! position (the parallel-axis theorem), unless you set it with
-//! [`RigidBody::inertia`](crate::rigid::RigidBody::inertia). The body's position **is** its
-//! centre of mass, and collider offsets ([`Collider::at`](crate::rigid::Collider::at)) are
-//! relative to it; nothing computes a centre of mass from the colliders, as rapier does. For a
-//! body whose mass is off its origin, place the body at the centre of mass and offset the
-//! colliders from there.
+//! As in rapier, a dynamic body with no mass set weighs its solid colliders' volume times their
+//! density, 1 kg/m³ by default ([`rigid::mass`](crate::rigid::mass)): a density per collider
+//! ([`Collider::density`](crate::rigid::Collider::density)), else the body's
+//! ([`RigidBody::density`](crate::rigid::RigidBody::density)), else 1. Sensors have no mass. An
+//! explicit [`RigidBody::mass`](crate::rigid::RigidBody::mass) overrides the sum (the inertia is
+//! then the colliders' scaled to it), and [`RigidBody::inertia`](crate::rigid::RigidBody::inertia)
+//! the tensor. A body with no solid collider and no mass set weighs 1 kg. Adding, removing or
+//! reshaping a collider ([`RigidWorld::add_collider`](crate::rigid::RigidWorld::add_collider)
+//! and its kin) recomputes the mass properties, keeping what was set explicitly. The body's
+//! position **is** its centre of mass, and collider offsets
+//! ([`Collider::at`](crate::rigid::Collider::at)) are relative to it; unlike rapier, nothing
+//! moves the centre of mass to the colliders' centroid. For a body whose mass is off its
+//! origin, place the body at the centre of mass and offset the colliders from there.
 //!
 //! ## Argument orders
 //!
@@ -191,7 +191,7 @@
 //! use wgphys::rigid::{Collider, RigidBody, RigidConfig, RigidWorld};
 //!
 //! let mut world = RigidWorld::new(Backend::Cpu, RigidConfig::default())?;
-//! let spinning = RigidBody::dynamic().angular_velocity(Vec3::Y);
+//! let spinning = RigidBody::dynamic().angular_velocity(Vec3::Y).mass(1.0);
 //! let h = world.add_body(spinning, &[Collider::cuboid(Vec3::ONE)])?;
 //! world.step(1.0 / 60.0)?;
 //! let b = world.body(h)?; // rapier's body.translation(), rotation(), linvel(), angvel()

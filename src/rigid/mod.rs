@@ -79,6 +79,7 @@ pub mod inertia;
 pub mod integrate;
 #[doc(hidden)]
 pub mod joint;
+pub mod mass;
 #[doc(hidden)]
 pub mod material;
 #[doc(hidden)]
@@ -108,7 +109,7 @@ pub use generators::{ForceGen, ForceGenHandle};
 pub use hull::{Hull, HullOptions, MassProperties};
 pub use joint::{Joint, JointFeedback, JointHandle, JointKind, JointState};
 pub use material::Combine;
-pub use model::{BodyHandle, BodyKind, Collider, RigidBody, RigidConfig, Shape};
+pub use model::{BodyHandle, BodyKind, Collider, ColliderHandle, RigidBody, RigidConfig, Shape};
 pub use ray::{Ray, RayHit};
 pub(crate) use world::ParticleTables;
 pub use world::{

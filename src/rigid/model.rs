@@ -1,6 +1,7 @@
 //! The public description of rigid bodies and their colliders: builders validated at the API
 //! boundary, and handles (the world configuration is `config.rs`).
 
+use super::mass::{check_density, mass_properties, MassSpec, ShapeMass, DEFAULT_DENSITY};
 use super::math::*;
 use super::types::*;
 use crate::error::{finite, finite3, non_negative, positive, Error, Result};
@@ -171,8 +172,12 @@ pub struct Collider {
     pub group: u32,
     /// Mask bits.
     pub mask: u32,
-    /// A sensor reports overlaps (contact events, contact reads) and pushes nothing.
+    /// A sensor reports overlaps (contact events, contact reads) and pushes nothing; it has
+    /// no mass.
     pub sensor: bool,
+    /// The collider's density (kg/m³, > 0), or `None` for its body's (see
+    /// [`crate::rigid::mass`]).
+    pub density: Option<f32>,
 }
 
 impl Collider {
@@ -189,7 +194,17 @@ impl Collider {
             group: u32::MAX,
             mask: u32::MAX,
             sensor: false,
+            density: None,
         }
+    }
+    /// Sets the collider's density in kg/m³ (> 0; water 1000, wood about 600, steel 7850): its
+    /// part of its body's mass is this times its volume, whatever the body's density (see
+    /// [`crate::rigid::mass`]). A density that is not positive is refused when the collider
+    /// is added.
+    #[must_use]
+    pub fn density(mut self, density: f32) -> Self {
+        self.density = Some(density);
+        self
     }
     /// Makes the collider a sensor (or not): its contacts are found and reported
     /// ([`crate::rigid::RigidWorld::take_contact_events`], [`crate::rigid::RigidWorld::contacts`])
@@ -272,8 +287,22 @@ impl Collider {
         self
     }
 
+    /// The collider's part in its body's mass (see [`crate::rigid::mass`]).
+    pub(crate) fn mass_part(&self) -> ShapeMass {
+        ShapeMass::of(
+            &self.shape,
+            self.offset,
+            self.rotation,
+            self.density,
+            self.sensor,
+        )
+    }
+
     pub(crate) fn to_gpu(&self, body: u32, kind: BodyKind) -> Result<GpuShape> {
         self.shape.validate()?;
+        if let Some(d) = self.density {
+            check_density("collider density", d)?;
+        }
         finite3("collider offset", self.offset)?;
         let rot = unit_quat("collider rotation", self.rotation)?;
         non_negative("collider friction", self.friction)?;
@@ -378,8 +407,9 @@ pub struct RigidBody {
     pub linear_velocity: Vec3,
     /// Angular velocity (world).
     pub angular_velocity: Vec3,
-    /// Mass (dynamic bodies; > 0).
-    pub mass: f32,
+    /// An explicit mass (dynamic bodies; > 0), or `None` (the default) for the colliders'
+    /// volume times their density (see [`crate::rigid::mass`]).
+    pub mass: Option<f32>,
     /// Inertia tensor in body space; `None` derives it from the colliders and the mass.
     pub inertia: Option<Mat3>,
     /// Linear damping: the fraction of linear velocity kept per second, in (0, 1] (1 = none;
@@ -399,8 +429,9 @@ pub struct RigidBody {
     /// Fracture: the breaking impulse (N·s) and the burst speed (m/s) of a breakable box (see
     /// [`RigidBody::breakable`]); `None`: the body does not break.
     pub breaking: Option<(f32, f32)>,
-    /// Density (kg/m³): when set, the mass is the density times the colliders' volume (see
-    /// [`RigidBody::density`]) and `mass` is ignored.
+    /// The density (kg/m³, > 0) of the body's colliders that set none of their own, or `None`
+    /// for [`crate::rigid::mass::DEFAULT_DENSITY`] (1 kg/m³, as rapier's); see
+    /// [`RigidBody::density`].
     pub density: Option<f32>,
 }
 
@@ -412,7 +443,7 @@ impl RigidBody {
             rotation: Quat::IDENTITY,
             linear_velocity: Vec3::ZERO,
             angular_velocity: Vec3::ZERO,
-            mass: 1.0,
+            mass: None,
             inertia: None,
             linear_damping: 0.99,
             angular_damping: 0.99,
@@ -424,7 +455,8 @@ impl RigidBody {
             density: None,
         }
     }
-    /// A dynamic body of mass 1 at the origin.
+    /// A dynamic body at the origin, its mass its colliders' volume times their density (1
+    /// kg/m³ unless set; see [`crate::rigid::mass`]).
     #[must_use]
     pub fn dynamic() -> Self {
         Self::of(BodyKind::Dynamic)
@@ -463,20 +495,23 @@ impl RigidBody {
         self.angular_velocity = w;
         self
     }
-    /// Sets the mass (and forgets a density set before).
+    /// Sets the mass explicitly (and forgets a density set before): the inertia is then the
+    /// colliders' scaled to this mass, unless set with [`RigidBody::inertia`]. It stays as set
+    /// when colliders are added, removed or changed.
     #[must_use]
     pub fn mass(mut self, m: f32) -> Self {
-        self.mass = m;
+        self.mass = Some(m);
         self.density = None;
         self
     }
-    /// Gives the body the mass of its colliders filled at `density` kg/m³ (water 1000, wood
-    /// about 600, steel 7850): the density times the sum of their volumes, shared among them
-    /// by volume for the inertia, as a mass set with [`RigidBody::mass`] is. Without it a body
-    /// weighs its `mass` (1 kg by default) whatever its size.
+    /// Fills the body's colliders (those without a density of their own,
+    /// [`Collider::density`]) at `density` kg/m³ (> 0; water 1000, wood about 600, steel 7850)
+    /// instead of the default 1 kg/m³, and forgets a mass set before: the body weighs the sum of
+    /// its solid colliders' volume times density (see [`crate::rigid::mass`]).
     #[must_use]
     pub fn density(mut self, density: f32) -> Self {
         self.density = Some(density);
+        self.mass = None;
         self
     }
     /// Sets the body-space inertia tensor explicitly.
@@ -531,6 +566,18 @@ impl RigidBody {
         self
     }
 
+    /// What the user set of the body's mass properties, checked.
+    pub(crate) fn mass_spec(&self) -> Result<MassSpec> {
+        if let Some(d) = self.density {
+            check_density("body density", d)?;
+        }
+        Ok(MassSpec {
+            mass: self.mass,
+            inertia: self.inertia,
+            density: self.density.unwrap_or(DEFAULT_DENSITY),
+        })
+    }
+
     /// The GPU record of this body with its colliders, validated.
     pub(crate) fn to_gpu(
         self,
@@ -564,33 +611,20 @@ impl RigidBody {
                 });
             }
         }
+        let spec = self.mass_spec()?;
         let (inv_mass, inv_inertia) = match self.kind {
             BodyKind::Dynamic => {
-                let mass = match self.density {
-                    Some(d) => {
-                        positive("body density", d)?;
-                        for c in colliders {
-                            c.shape.validate()?;
-                        }
-                        let volume: f32 = colliders.iter().map(|c| c.shape.volume()).sum();
-                        if volume <= 0.0 {
-                            return Err(Error::InvalidInput {
-                                what: "body density",
-                                value: format!("{d} kg/m³ over no solid collider"),
-                                fix: "give the body a sphere, box, capsule or convex hull \
-                                      collider, or set its mass with .mass(..)",
-                            });
-                        }
-                        d * volume
+                // A bad shape is named as itself (a zero-size box is its size, not a missing
+                // inertia).
+                for c in colliders {
+                    c.shape.validate()?;
+                    if let Some(d) = c.density {
+                        check_density("collider density", d)?;
                     }
-                    None => self.mass,
-                };
-                positive("body mass", mass)?;
-                let inertia = match self.inertia {
-                    Some(i) => i,
-                    None => derived_inertia(colliders, mass)?,
-                };
-                (1.0 / mass, super::inertia::inverse_inertia(inertia)?)
+                }
+                let parts: Vec<ShapeMass> = colliders.iter().map(Collider::mass_part).collect();
+                let (mass, inv) = mass_properties(&spec, &parts)?;
+                (1.0 / mass, inv)
             }
             BodyKind::Static | BodyKind::Kinematic => (0.0, Mat3::ZERO),
         };
@@ -624,38 +658,6 @@ impl RigidBody {
     }
 }
 
-/// The inertia of a body whose mass is shared among its colliders by volume, each about the
-/// body's origin (the parallel-axis theorem).
-fn derived_inertia(colliders: &[Collider], mass: f32) -> Result<Mat3> {
-    // A bad shape is named as itself (a zero-size box is its size, not a missing inertia).
-    for c in colliders {
-        c.shape.validate()?;
-    }
-    let total: f32 = colliders.iter().map(|c| c.shape.volume()).sum();
-    if colliders.is_empty() || total <= 0.0 {
-        return Err(Error::InvalidInput {
-            what: "body inertia",
-            value: "no solid collider to derive it from".into(),
-            fix: "give the dynamic body a sphere, box, capsule or convex hull collider, or set \
-                  .inertia(..)",
-        });
-    }
-    let mut sum = Mat3::ZERO;
-    for c in colliders {
-        let m = mass * c.shape.volume() / total;
-        let r = Mat3::from_quat(c.rotation);
-        let local = r * c.shape.inertia(m) * r.transpose();
-        // The solid's own centre of mass, where its inertia is taken: a hull's may lie off the
-        // collider's origin, and moves by the collider's placement like any offset.
-        let at = match &c.shape {
-            Shape::ConvexHull { hull } => c.offset + r * hull.centre(),
-            _ => c.offset,
-        };
-        sum += super::inertia::parallel_axis(local, m, at);
-    }
-    Ok(sum)
-}
-
 /// A body in a [`super::RigidWorld`]: its slot and the generation of that slot, so a handle of
 /// a removed body is refused rather than reaching the slot's next owner.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -669,6 +671,26 @@ pub struct BodyHandle {
 
 impl BodyHandle {
     /// The body's slot: its index in the GPU `bodies` buffer and in [`super::RigidWorld::read_bodies`].
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+}
+
+/// A collider in a [`super::RigidWorld`]: its shape slot (its index in the GPU `shapes`
+/// buffer), the generation of that slot and the world's tag, so a handle of a removed collider
+/// (or of a collider of a removed body) or of another world is refused as
+/// [`Error::StaleHandle`] with `kind: "collider"` rather than reaching the slot's next owner.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ColliderHandle {
+    pub(crate) index: u32,
+    pub(crate) generation: u32,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) world: u32,
+}
+
+impl ColliderHandle {
+    /// The collider's shape slot: its index in the GPU `shapes` buffer.
     pub fn index(&self) -> u32 {
         self.index
     }

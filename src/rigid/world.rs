@@ -21,6 +21,7 @@ use std::mem::offset_of;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 mod capacity;
+mod colliders;
 mod config;
 mod control;
 mod device;
@@ -90,6 +91,13 @@ pub struct RigidWorld {
     /// The hulls the shapes name (`world/hulls.rs`).
     hulls: hulls::WorldHulls,
     free_shapes: Vec<u32>,
+    /// Each shape slot's generation, raised when its collider is removed, so a
+    /// [`ColliderHandle`] of a removed collider is refused (`world/colliders.rs`).
+    shape_generations: Vec<u32>,
+    /// Each shape slot's part in its body's mass (`rigid::mass`).
+    shape_mass: Vec<crate::rigid::mass::ShapeMass>,
+    /// What the user set of each body slot's mass properties (`rigid::mass`).
+    mass_specs: Vec<crate::rigid::mass::MassSpec>,
     /// Shapes that are boxes or capsules of CCD bodies (see [`StepShape::ccd_convex`]), kept by
     /// `add_body` and `remove_body`: a body's CCD flag is set only when it is made.
     ccd_convex_shapes: u32,
@@ -234,6 +242,9 @@ impl RigidWorld {
             shapes: Vec::new(),
             hulls: hulls::WorldHulls::default(),
             free_shapes: Vec::new(),
+            shape_generations: Vec::new(),
+            shape_mass: Vec::new(),
+            mass_specs: Vec::new(),
             ccd_convex_shapes: 0,
             plan,
             plan_dirty: true,
@@ -330,20 +341,12 @@ impl RigidWorld {
         if body.kind == BodyKind::Static {
             record.awake = 0;
         }
-        let mut shape_ids = Vec::with_capacity(gpu_shapes.len());
-        for s in gpu_shapes {
-            let id = match self.free_shapes.pop() {
-                Some(id) => {
-                    self.shapes[id as usize] = s;
-                    id
-                }
-                None => {
-                    self.shapes.push(s);
-                    self.shapes.len() as u32 - 1
-                }
-            };
-            shape_ids.push(id);
-        }
+        let spec = body.mass_spec()?;
+        let shape_ids: Vec<u32> = gpu_shapes
+            .into_iter()
+            .zip(colliders)
+            .map(|(s, c)| self.fill_shape_slot(s, c.mass_part()))
+            .collect();
         let burst = body.breaking.map(|(_, burst)| burst);
         let slot = index as usize;
         if self.fracture.burst.len() <= slot {
@@ -356,12 +359,14 @@ impl RigidWorld {
             self.generations.push(0);
             self.alive.push(true);
             self.body_shapes.push(shape_ids.clone());
+            self.mass_specs.push(spec);
         } else {
             let i = index as usize;
             self.bodies[i] = record;
             self.generations[i] = self.generations[i].wrapping_add(1);
             self.alive[i] = true;
             self.body_shapes[i] = shape_ids.clone();
+            self.mass_specs[i] = spec;
         }
         self.plan_dirty = true;
         self.query_epoch = self.query_epoch.wrapping_add(1);
@@ -401,7 +406,7 @@ impl RigidWorld {
     }
 
     /// Removes a body, its colliders, and the joints and force generators attached to it
-    /// (their handles go stale); its slot is reused by a later `add_body`.
+    /// (their handles, and its colliders' [`ColliderHandle`]s, go stale); its slot is reused by a later `add_body`.
     ///
     /// # Errors
     /// [`Error::StaleHandle`] for a removed body or another world's handle.
@@ -422,13 +427,10 @@ impl RigidWorld {
         if let Some(b) = self.fracture.burst.get_mut(i) {
             *b = None;
         }
+        self.mass_specs[i] = Default::default();
         let ids = std::mem::take(&mut self.body_shapes[i]);
         for &id in &ids {
-            self.shapes[id as usize] = GpuShape {
-                body: NONE,
-                ..Default::default()
-            };
-            self.free_shapes.push(id);
+            self.free_shape_slot(id);
         }
         self.plan_dirty = true;
         self.query_epoch = self.query_epoch.wrapping_add(1);

@@ -69,6 +69,7 @@ pub mod mesh;
 pub mod quickhull;
 pub mod sat;
 pub mod support;
+mod unstore;
 
 pub use ca::{
     integrator_turn, quat_from_rotation, sweep_frame, sweep_toi, time_of_impact, Impact, Sweep,

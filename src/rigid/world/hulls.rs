@@ -89,6 +89,26 @@ impl WorldHulls {
         Ok(())
     }
 
+    /// The hull whose header is at word `base`: the `Arc` a collider brought, or, for a hull of
+    /// a loaded world, the stored one read back ([`Hull::from_words`]: equal to the one saved,
+    /// in a new `Arc`).
+    pub(super) fn hull_at(&self, base: u32) -> Result<Arc<Hull>> {
+        if let Some(h) = self
+            .kept
+            .iter()
+            .find(|h| self.at.get(&Self::key(h)) == Some(&base))
+        {
+            return Ok(h.clone());
+        }
+        Hull::from_words(&self.store, base)
+            .map(Arc::new)
+            .ok_or_else(|| Error::InvalidInput {
+                what: "hull collider",
+                value: format!("header word {base} of the world's hull store"),
+                fix: "the shape names no stored hull: the world's state is corrupt",
+            })
+    }
+
     /// Writes the words not on the GPU yet.
     pub(super) fn upload(&mut self, rigid: &mut GpuRigid) -> Result<()> {
         if self.uploaded < self.store.len() {

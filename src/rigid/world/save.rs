@@ -16,6 +16,7 @@ use crate::rigid::fracture::FractureEvent;
 use crate::rigid::generators::ForceGen;
 use crate::rigid::hull::HullStore;
 use crate::rigid::joint::JointHandle;
+use crate::rigid::mass::{MassSpec, ShapeMass};
 use crate::save::{check, decode, encode, load_error, SaveFormat, WorldKind};
 use glam::UVec4;
 use serde::{Deserialize, Serialize};
@@ -39,6 +40,9 @@ struct RigidState {
     body_shapes: Vec<Vec<u32>>,
     shapes: Vec<GpuShape>,
     free_shapes: Vec<u32>,
+    shape_generations: Vec<u32>,
+    shape_mass: Vec<ShapeMass>,
+    mass_specs: Vec<MassSpec>,
     hulls: Vec<UVec4>,
     cell_size: f32,
     large: Vec<u32>,
@@ -178,6 +182,9 @@ impl RigidWorld {
             body_shapes: self.body_shapes.clone(),
             shapes: self.shapes.clone(),
             free_shapes: self.free_shapes.clone(),
+            shape_generations: self.shape_generations.clone(),
+            shape_mass: self.shape_mass.clone(),
+            mass_specs: self.mass_specs.clone(),
             hulls: self.hulls.words().to_vec(),
             cell_size: self.plan.cell_size,
             large: self.plan.large.clone(),
@@ -228,6 +235,9 @@ impl RigidWorld {
         self.body_shapes = s.body_shapes;
         self.shapes = s.shapes;
         self.free_shapes = s.free_shapes;
+        self.shape_generations = s.shape_generations;
+        self.shape_mass = s.shape_mass;
+        self.mass_specs = s.mass_specs;
         self.hulls = hulls::WorldHulls {
             store: HullStore::from_words(s.hulls),
             loaded: true,
@@ -374,6 +384,40 @@ impl RigidState {
         check::same_len("generations", self.generations.len(), "bodies", n)?;
         check::same_len("alive", self.alive.len(), "bodies", n)?;
         check::same_len("body_shapes", self.body_shapes.len(), "bodies", n)?;
+        check::same_len("mass_specs", self.mass_specs.len(), "bodies", n)?;
+        check::same_len(
+            "shape_generations",
+            self.shape_generations.len(),
+            "shapes",
+            ns,
+        )?;
+        check::same_len("shape_mass", self.shape_mass.len(), "shapes", ns)?;
+        for (i, m) in self.mass_specs.iter().enumerate() {
+            check::finite("mass_specs", i, &[m.mass.unwrap_or(1.0), m.density])?;
+            check::finite(
+                "mass_specs",
+                i,
+                &m.inertia.unwrap_or_default().to_cols_array(),
+            )?;
+            let bad = m.mass.is_some_and(|v| v <= 0.0) || m.density <= 0.0;
+            if bad {
+                return Err(load_error(
+                    format!("mass_specs[{i}]"),
+                    format!("{m:?}: a mass or density that is not positive"),
+                ));
+            }
+        }
+        for (i, m) in self.shape_mass.iter().enumerate() {
+            let c = m.centre;
+            check::finite("shape_mass", i, &[m.volume, c.x, c.y, c.z])?;
+            check::finite("shape_mass", i, &m.unit_inertia.to_cols_array())?;
+            if m.volume < 0.0 || m.density.is_some_and(|d| !(d > 0.0 && d.is_finite())) {
+                return Err(load_error(
+                    format!("shape_mass[{i}]"),
+                    format!("{m:?}: a negative volume or a density that is not positive"),
+                ));
+            }
+        }
         for (i, b) in self.bodies.iter().enumerate() {
             let vectors = [b.pos, b.orient, b.lin_vel, b.ang_vel, b.force, b.torque];
             check::finite4("bodies", i, &vectors)?;
