@@ -28,7 +28,7 @@ use glam::Vec3;
 use lines::segment;
 use particles::{Demo, Style};
 use wgphys::gpu::GpuContext;
-use wgphys::particles::{ParticleWorld, StepReport, WorldConfig};
+use wgphys::particles::{ParticleStepReport, ParticleWorld, WorldConfig};
 use wgphys::scenes::{self, Shot};
 use wgphys::Backend;
 use winit::keyboard::{Key, NamedKey};
@@ -139,7 +139,7 @@ impl Demo for Ballistics {
         v
     }
 
-    fn step(&mut self) -> wgphys::Result<StepReport> {
+    fn step(&mut self) -> wgphys::Result<ParticleStepReport> {
         let step = self.world.steps();
         if self.auto && step.is_multiple_of(AUTO_FIRE_EVERY) {
             let shot = Shot::ALL[((step / AUTO_FIRE_EVERY) % 4) as usize];

@@ -30,7 +30,7 @@ use glam::Vec3;
 use lines::segment;
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo};
 use wgphys::gpu::GpuContext;
-use wgphys::rigid::{BodyHandle, RigidWorld, StepReport};
+use wgphys::rigid::{BodyHandle, RigidStepReport, RigidWorld};
 use wgphys::scenes::{
     self,
     rigid::{fire, Shot},
@@ -63,7 +63,7 @@ struct BigBallistics {
     /// Live shots, oldest first.
     shots: Vec<BodyHandle>,
     shot: Shot,
-    report: StepReport,
+    report: RigidStepReport,
     steps: u32,
     /// Headless: the salvo's steps, in order, still to fire.
     script: Vec<(u32, Shot)>,
@@ -134,7 +134,7 @@ impl RigidDemo for BigBallistics {
             boxes,
             shots: Vec::new(),
             shot: Shot::Pistol,
-            report: StepReport::default(),
+            report: RigidStepReport::default(),
             steps: 0,
             script,
             fired: 0,

@@ -33,7 +33,7 @@ use lines::segment;
 use rig::{ground_grid, Held};
 use wgphys::aggregate::{AggregateWorld, ParticleId};
 use wgphys::gpu::GpuContext;
-use wgphys::particles::{Collider, ColliderShape};
+use wgphys::particles::{ColliderShape, ParticleCollider};
 use wgphys::scenes;
 use wgphys::Backend;
 use winit::keyboard::Key;
@@ -216,7 +216,7 @@ impl AggregateDemo for Blob {
 }
 
 /// Appends the twelve edges of a box collider (an oriented box; other shapes add nothing).
-fn box_outline(out: &mut Vec<LineVertex>, collider: &Collider, colour: [f32; 4]) {
+fn box_outline(out: &mut Vec<LineVertex>, collider: &ParticleCollider, colour: [f32; 4]) {
     if let ColliderShape::Box {
         centre,
         half_extents,

@@ -40,7 +40,7 @@ use joint_state::{pose, summary, worst_error};
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo, RigidStyle};
 use wgphys::gpu::GpuContext;
 use wgphys::rigid::types::GpuBody;
-use wgphys::rigid::StepReport;
+use wgphys::rigid::RigidStepReport;
 use wgphys::rigid::{BodyHandle, Collider, JointHandle, RigidBody, RigidConfig, RigidWorld};
 use wgphys::scenes::joints::{chain, rope_bridge, Chain, RopeBridge};
 use wgphys::scenes::{self, rigid::add_box, rigid::add_ground};
@@ -76,7 +76,7 @@ struct ChainDemo {
     crates: Vec<BodyHandle>,
     /// Crates dropped so far (where the next one falls).
     dropped: u32,
-    report: StepReport,
+    report: RigidStepReport,
     /// Headless: the step on which to read the world back, and what it read.
     last_step: Option<u32>,
     steps: u32,
@@ -198,7 +198,7 @@ impl RigidDemo for ChainDemo {
             chain,
             crates: Vec::new(),
             dropped: 0,
-            report: StepReport::default(),
+            report: RigidStepReport::default(),
             last_step: headless_frames,
             steps: 0,
             status: None,

@@ -41,8 +41,8 @@ use glam::{Mat4, Quat, Vec3, Vec4};
 use lines::segment;
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{
-    Burst, Collider, DepthCollider, DepthSource, EmitShape, EmitVelocity, Emitter, EmitterHandle,
-    ForceField, KillBounds, ParticleWorld, SubTrigger, ViewSort, WorldConfig,
+    Burst, DepthCollider, DepthSource, EmitShape, EmitVelocity, Emitter, EmitterHandle, ForceField,
+    KillBounds, ParticleCollider, ParticleWorld, SubTrigger, ViewSort, WorldConfig,
 };
 use wgphys::scenes;
 use wgphys::Backend;
@@ -101,7 +101,7 @@ fn sparks_world(ctx: &GpuContext) -> Result<(ParticleWorld, EmitterHandle), BoxE
             capacity: 1 << 14,
             status_interval: 30,
             auto_grow: true,
-            colliders: vec![Collider::ground(0.3, 0.35)],
+            colliders: vec![ParticleCollider::ground(0.3, 0.35)],
             // Curl-noise turbulence nudges the sparks, drifting up.
             fields: vec![ForceField::Turbulence {
                 scale: 0.8,
@@ -144,7 +144,7 @@ fn smoke_world(ctx: &GpuContext) -> Result<ParticleWorld, BoxError> {
             capacity: 1024,
             status_interval: 30,
             auto_grow: true,
-            colliders: vec![Collider::ground(0.5, 0.0)],
+            colliders: vec![ParticleCollider::ground(0.5, 0.0)],
             fields: vec![ForceField::Turbulence {
                 scale: 0.8,
                 strength: 1.5,

@@ -30,7 +30,7 @@ use glam::Vec3;
 use lines::segment;
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo};
 use wgphys::gpu::GpuContext;
-use wgphys::rigid::{BodyHandle, Explosion, RigidWorld, StepReport};
+use wgphys::rigid::{BodyHandle, Explosion, RigidStepReport, RigidWorld};
 use wgphys::scenes::{self, rigid::explosion_scene};
 use wgphys::Backend;
 use winit::keyboard::{Key, NamedKey};
@@ -48,7 +48,7 @@ struct ExplosionDemo {
     explosion: Explosion,
     /// Seconds since detonation, while one runs.
     since: Option<f32>,
-    report: StepReport,
+    report: RigidStepReport,
     steps: u32,
     headless: bool,
 }
@@ -106,7 +106,7 @@ impl RigidDemo for ExplosionDemo {
             bodies,
             explosion: Explosion::at(DETONATION),
             since: None,
-            report: StepReport::default(),
+            report: RigidStepReport::default(),
             steps: 0,
             headless: headless_frames.is_some(),
         })

@@ -29,7 +29,7 @@ use lines::segment;
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo, RigidStyle};
 use wgphys::gpu::GpuContext;
 use wgphys::rigid::Body;
-use wgphys::rigid::{RigidWorld, StepReport};
+use wgphys::rigid::{RigidStepReport, RigidWorld};
 use wgphys::scenes::flight::{aircraft, Aircraft};
 use wgphys::scenes::{self, rigid::add_ground};
 use wgphys::Backend;
@@ -59,7 +59,7 @@ struct Flight {
     headless: bool,
     steps: u32,
     landed: Option<u32>,
-    report: StepReport,
+    report: RigidStepReport,
 }
 
 fn build(ctx: &GpuContext) -> Result<(RigidWorld, Aircraft), BoxError> {
@@ -105,7 +105,7 @@ impl RigidDemo for Flight {
             headless: headless_frames.is_some(),
             steps: 0,
             landed: None,
-            report: StepReport::default(),
+            report: RigidStepReport::default(),
         };
         me.eye = me.wanted_eye();
         Ok(me)

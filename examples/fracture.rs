@@ -23,7 +23,7 @@ use common::{BoxError, OrbitCamera};
 use glam::Vec3;
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo};
 use wgphys::gpu::GpuContext;
-use wgphys::rigid::{BodyHandle, RigidWorld, StepReport};
+use wgphys::rigid::{BodyHandle, RigidStepReport, RigidWorld};
 use wgphys::scenes::{self, rigid::fire_at_block};
 use wgphys::Backend;
 use winit::keyboard::Key;
@@ -40,7 +40,7 @@ struct Fracture {
     blocks: Vec<BodyHandle>,
     balls: Vec<BodyHandle>,
     splits: u32,
-    report: StepReport,
+    report: RigidStepReport,
     headless: bool,
     frames: u32,
 }
@@ -93,7 +93,7 @@ impl RigidDemo for Fracture {
             blocks: vec![block],
             balls: Vec::new(),
             splits: 0,
-            report: StepReport::default(),
+            report: RigidStepReport::default(),
             headless: headless_frames.is_some(),
             frames: 0,
         })

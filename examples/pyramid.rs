@@ -29,7 +29,7 @@ use common::{BoxError, OrbitCamera};
 use glam::Vec3;
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo};
 use wgphys::gpu::GpuContext;
-use wgphys::rigid::{BodyHandle, RigidWorld, StepReport};
+use wgphys::rigid::{BodyHandle, RigidStepReport, RigidWorld};
 use wgphys::scenes::{self, rigid::add_sphere};
 use wgphys::Backend;
 use winit::keyboard::Key;
@@ -49,7 +49,7 @@ struct Pyramid {
     world: RigidWorld,
     boxes: Vec<BodyHandle>,
     balls: Vec<BodyHandle>,
-    report: StepReport,
+    report: RigidStepReport,
     /// Headless: the step on which to read the top box back, and what it read.
     last_step: Option<u32>,
     steps: u32,
@@ -116,7 +116,7 @@ impl RigidDemo for Pyramid {
             world,
             boxes,
             balls: Vec::new(),
-            report: StepReport::default(),
+            report: RigidStepReport::default(),
             last_step: headless_frames,
             steps: 0,
             top_moved: None,

@@ -39,7 +39,7 @@ use glam::{Quat, Vec3, Vec4Swizzles};
 use joint_state::{summary, worst_error};
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo, RigidStyle};
 use wgphys::gpu::GpuContext;
-use wgphys::rigid::{BodyHandle, RigidWorld, StepReport};
+use wgphys::rigid::{BodyHandle, RigidStepReport, RigidWorld};
 use wgphys::scenes::joints::{
     ragdoll, ragdoll_rain, rain_grid, stairs, Ragdoll, RagdollRain, RAGDOLL_BONES, RAIN_PITCH,
     RAIN_RISE,
@@ -88,7 +88,7 @@ struct Ragdolls {
     world: RigidWorld,
     scene: Scene,
     balls: Vec<BodyHandle>,
-    report: StepReport,
+    report: RigidStepReport,
     /// Headless: the step on which to read the world back, and what it read.
     last_step: Option<u32>,
     steps: u32,
@@ -226,7 +226,7 @@ impl RigidDemo for Ragdolls {
             world,
             scene,
             balls: Vec::new(),
-            report: StepReport::default(),
+            report: RigidStepReport::default(),
             last_step: headless_frames,
             steps: 0,
             status: None,

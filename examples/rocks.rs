@@ -28,7 +28,7 @@ use common::{BoxError, OrbitCamera};
 use glam::{Quat, Vec3};
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo};
 use wgphys::gpu::GpuContext;
-use wgphys::rigid::{BodyHandle, RigidBody, RigidWorld, StepReport};
+use wgphys::rigid::{BodyHandle, RigidBody, RigidStepReport, RigidWorld};
 use wgphys::scenes::{self, rocks};
 use wgphys::Backend;
 use winit::keyboard::Key;
@@ -44,7 +44,7 @@ struct Rocks {
     world: RigidWorld,
     rocks: Vec<BodyHandle>,
     boulders: u32,
-    report: StepReport,
+    report: RigidStepReport,
     /// Headless: the step on which to read the heap back, and what it read (awake, height).
     last_step: Option<u32>,
     steps: u32,
@@ -90,7 +90,7 @@ impl RigidDemo for Rocks {
             world,
             rocks,
             boulders: 0,
-            report: StepReport::default(),
+            report: RigidStepReport::default(),
             last_step: headless_frames,
             steps: 0,
             heap: None,

@@ -28,7 +28,7 @@ use lines::segment;
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo, RigidStyle};
 use wgphys::gpu::GpuContext;
 use wgphys::rigid::Body;
-use wgphys::rigid::{RigidWorld, StepReport};
+use wgphys::rigid::{RigidStepReport, RigidWorld};
 use wgphys::scenes::sailing::{add_water, catamaran, Catamaran, Wind};
 use wgphys::scenes::{self};
 use wgphys::Backend;
@@ -47,7 +47,7 @@ struct Sailboat {
     sail: f32,
     rudder: f32,
     steps: u32,
-    report: StepReport,
+    report: RigidStepReport,
 }
 
 fn build(ctx: &GpuContext) -> Result<(RigidWorld, Catamaran), BoxError> {
@@ -88,7 +88,7 @@ impl RigidDemo for Sailboat {
             sail: 0.6,
             rudder: 0.0,
             steps: 0,
-            report: StepReport::default(),
+            report: RigidStepReport::default(),
         };
         me.set_controls()?;
         Ok(me)

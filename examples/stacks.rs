@@ -24,7 +24,7 @@ use common::{BoxError, OrbitCamera};
 use glam::{Vec3, Vec4Swizzles};
 use rigid::{key_is, report_title, RigidBuffers, RigidDemo};
 use wgphys::gpu::GpuContext;
-use wgphys::rigid::{BodyHandle, RigidWorld, StepReport};
+use wgphys::rigid::{BodyHandle, RigidStepReport, RigidWorld};
 use wgphys::scenes::{self, rigid::stacks};
 use wgphys::Backend;
 use winit::keyboard::Key;
@@ -39,7 +39,7 @@ struct Stacks {
     ctx: GpuContext,
     world: RigidWorld,
     bodies: Vec<BodyHandle>,
-    report: StepReport,
+    report: RigidStepReport,
     pushes: u32,
 }
 
@@ -87,7 +87,7 @@ impl RigidDemo for Stacks {
             ctx: ctx.clone(),
             world,
             bodies,
-            report: StepReport::default(),
+            report: RigidStepReport::default(),
             pushes: 0,
         })
     }

@@ -1,5 +1,5 @@
 //! Static colliders (half-spaces, spheres, oriented boxes) that particles and aggregate
-//! particles bounce off, rest on and slide along: as a user describes them ([`Collider`]) and
+//! particles bounce off, rest on and slide along: as a user describes them ([`ParticleCollider`]) and
 //! as the GPU's uniform table holds them ([`GpuCollider`]), with the CPU twins of the contact
 //! functions in `shaders/common/colliders.wgsl`. The particle and aggregate worlds both use
 //! them.
@@ -29,7 +29,7 @@ gpu_struct! {
     #[repr(C)]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
     pub struct GpuCollider as "Collider" {
-        /// Collider kind.
+        /// ParticleCollider kind.
         pub kind: u32,
         /// Coefficient of restitution.
         pub restitution: f32,
@@ -78,7 +78,7 @@ pub enum ColliderShape {
 /// A static collider with its material.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Collider {
+pub struct ParticleCollider {
     /// Its shape.
     pub shape: ColliderShape,
     /// Coefficient of restitution in [0, 1].
@@ -87,13 +87,13 @@ pub struct Collider {
     pub friction: f32,
 }
 
-impl Collider {
+impl ParticleCollider {
     /// The ground plane y = 0, solid below, with Coulomb `friction` (>= 0) and coefficient of
     /// `restitution` (in [0, 1]), in that order: friction first, restitution second, like the
     /// rigid [`crate::rigid::Collider::material`] and rapier's `ColliderBuilder`.
     ///
     /// ```
-    /// let ground = wgphys::particles::Collider::ground(0.3, 0.5); // friction, restitution
+    /// let ground = wgphys::particles::ParticleCollider::ground(0.3, 0.5); // friction, restitution
     /// assert_eq!((ground.friction, ground.restitution), (0.3, 0.5));
     /// ```
     #[must_use]
@@ -182,7 +182,7 @@ impl Collider {
 
 /// The colliders as the GPU tables hold them (the particle and the aggregate worlds), at most
 /// [`MAX_COLLIDERS`].
-pub(crate) fn colliders_to_gpu(colliders: &[Collider]) -> Result<Vec<GpuCollider>> {
+pub(crate) fn colliders_to_gpu(colliders: &[ParticleCollider]) -> Result<Vec<GpuCollider>> {
     if colliders.len() > MAX_COLLIDERS as usize {
         return Err(Error::TooMany {
             what: "colliders",

@@ -8,8 +8,8 @@ use crate::error::{Error, Result};
 use crate::particles::fireworks::MAX_CHILDREN_PER_RULE;
 use crate::particles::types::MAX_TRAIL;
 use crate::particles::{
-    Collider, Emitter, EmitterHandle, ForceField, KillBounds, ParticleWorld, SubTrigger, ViewSort,
-    WorldConfig,
+    Emitter, EmitterHandle, ForceField, KillBounds, ParticleCollider, ParticleWorld, SubTrigger,
+    ViewSort, WorldConfig,
 };
 
 /// Emitters, force fields, colliders and world settings of a particle effect. Missing parts are
@@ -24,7 +24,7 @@ pub struct EffectDesc {
     /// Force fields (replace the world's).
     pub fields: Vec<ForceField>,
     /// Static colliders (replace the world's).
-    pub colliders: Vec<Collider>,
+    pub colliders: Vec<ParticleCollider>,
     /// Sub-emitters between the effect's emitters ([`ParticleWorld::set_sub_emitter`]).
     pub sub_emitters: Vec<SubEmitterLink>,
     /// Particles leaving this box die ([`ParticleWorld::set_kill_bounds`]); `None` leaves the

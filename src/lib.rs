@@ -75,19 +75,23 @@ pub use wgpu;
 /// let mut world = RigidWorld::new(Backend::Cpu, RigidConfig::default())?;
 /// let ball = world.add_body(
 ///     RigidBody::dynamic().position(Vec3::new(0.0, 2.0, 0.0)),
-///     &[RigidCollider::sphere(0.5)],
+///     &[Collider::sphere(0.5)],
 /// )?;
 /// world.step(1.0 / 60.0)?;
 /// assert!(world.body(ball)?.position.y < 2.0);
 /// # Ok::<(), wgphys::Error>(())
 /// ```
 pub mod prelude {
-    pub use crate::aggregate::{AggregateConfig, AggregateWorld};
+    pub use crate::aggregate::{AggregateConfig, AggregateWorld, ForceGenerator, Link};
     pub use crate::gpu::GpuContext;
-    pub use crate::particles::{Emitter, Particle, ParticleWorld, WorldConfig};
+    pub use crate::particles::{
+        Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle, ForceField, Particle,
+        ParticleCollider, ParticleHandle, ParticleStepReport, ParticleWorld, WorldConfig,
+    };
     pub use crate::rigid::{
-        Body, BodyHandle, BodyKind, BodySnapshot, Collider as RigidCollider, ColliderHandle, Joint,
-        JointHandle, RigidBody, RigidConfig, RigidWorld, StepReport as RigidStepReport,
+        Body, BodyHandle, BodyKind, BodySnapshot, Collider, ColliderHandle, ContactEvent, Joint,
+        JointHandle, QueryFilter, QueryHit, Ray, RigidBody, RigidConfig, RigidStepReport,
+        RigidWorld, Shape, ShapeCastHit,
     };
     pub use crate::{Backend, CpuRounding, Error, Result};
     pub use glam::{Quat, Vec3, Vec4};

@@ -13,7 +13,7 @@ use wgphys::aggregate::{
     AggregateConfig, AggregateWorld, Collisions, ForceGenerator, GeneratorId, Link, LinkId,
     ParticleId,
 };
-use wgphys::particles::{Collider, ForceField, Particle};
+use wgphys::particles::{ForceField, Particle, ParticleCollider};
 use wgphys::Backend;
 use wgphys::Error;
 
@@ -28,7 +28,7 @@ fn config(grid: bool) -> AggregateConfig {
     AggregateConfig {
         capacity: 16,
         fields: vec![ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0))],
-        colliders: vec![Collider::ground(0.5, 0.3)],
+        colliders: vec![ParticleCollider::ground(0.5, 0.3)],
         collisions: grid.then(|| Collisions {
             cell_size: CELL,
             table_size: 64,
@@ -487,12 +487,12 @@ fn a_capacity_beyond_one_dispatch_is_refused_on_the_gpu() {
 fn colliders_beyond_the_table_are_refused_and_a_full_table_works() {
     use wgphys::particles::types::MAX_COLLIDERS;
     use wgphys::particles::ColliderShape;
-    let far = Collider {
+    let far = ParticleCollider {
         shape: ColliderShape::Sphere {
             centre: Vec3::new(0.0, 1000.0, 0.0),
             radius: 0.5,
         },
-        ..Collider::ground(0.0, 0.0)
+        ..ParticleCollider::ground(0.0, 0.0)
     };
     for name in ["cpu", "gpu"] {
         let backend = || {
@@ -519,7 +519,7 @@ fn colliders_beyond_the_table_are_refused_and_a_full_table_works() {
             other => panic!("{name}: {too_many} colliders gave {:?}", other.map(|_| ())),
         }
         let mut colliders = vec![far; MAX_COLLIDERS as usize - 1];
-        colliders.push(Collider::ground(0.5, 0.0));
+        colliders.push(ParticleCollider::ground(0.5, 0.0));
         let mut w = AggregateWorld::new(
             backend(),
             AggregateConfig {

@@ -41,7 +41,7 @@ use glam::{DVec3, Vec3, Vec4Swizzles};
 use wgphys::aggregate::{
     AggSnapshot, AggregateConfig, AggregateWorld, Collisions, ForceGenerator, Link, ParticleId,
 };
-use wgphys::particles::{Collider, ForceField, Particle};
+use wgphys::particles::{ForceField, Particle, ParticleCollider};
 use wgphys::Backend;
 use wgphys::CpuRounding;
 

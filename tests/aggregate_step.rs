@@ -8,7 +8,7 @@ use glam::{Vec3, Vec4};
 use wgphys::aggregate::{
     AggStage, AggStep, AggregateConfig, AggregateWorld, Collisions, Link, ParticleId,
 };
-use wgphys::colliders::Collider;
+use wgphys::colliders::ParticleCollider;
 use wgphys::fields::ForceField;
 use wgphys::particles::Particle;
 use wgphys::Backend;
@@ -21,7 +21,7 @@ fn aggregate_world(backend: Backend) -> (AggregateWorld, Vec<ParticleId>) {
         AggregateConfig {
             capacity: 64,
             fields: vec![ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0))],
-            colliders: vec![Collider::ground(0.5, 0.3)],
+            colliders: vec![ParticleCollider::ground(0.5, 0.3)],
             collisions: Some(Collisions {
                 cell_size: 0.2,
                 table_size: 256,

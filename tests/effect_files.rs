@@ -6,8 +6,8 @@
 use glam::{Quat, Vec3, Vec4};
 use wgphys::effect::{EffectDesc, SubEmitterLink};
 use wgphys::particles::{
-    Burst, Collider, EmitShape, EmitVelocity, Emitter, ForceField, KillBounds, ParticleWorld,
-    SubTrigger, ViewSort, WorldConfig,
+    Burst, EmitShape, EmitVelocity, Emitter, ForceField, KillBounds, ParticleCollider,
+    ParticleWorld, SubTrigger, ViewSort, WorldConfig,
 };
 use wgphys::Backend;
 use wgphys::Error;
@@ -61,7 +61,7 @@ fn sample() -> EffectDesc {
             },
             ForceField::Drag { k1: 0.1, k2: 0.0 },
         ],
-        colliders: vec![Collider::ground(0.2, 0.3)],
+        colliders: vec![ParticleCollider::ground(0.2, 0.3)],
         sub_emitters: vec![SubEmitterLink {
             parent: 0,
             trigger: SubTrigger::Death,
@@ -247,7 +247,7 @@ fn an_effect_wires_what_the_api_wires() {
     };
     let d = EffectDesc {
         emitters: vec![parent.clone(), child.clone()],
-        colliders: vec![Collider::ground(0.2, 0.4)],
+        colliders: vec![ParticleCollider::ground(0.2, 0.4)],
         sub_emitters: vec![
             SubEmitterLink {
                 parent: 0,
@@ -276,7 +276,7 @@ fn an_effect_wires_what_the_api_wires() {
     let mut b = ParticleWorld::new(
         Backend::Cpu,
         WorldConfig {
-            colliders: vec![Collider::ground(0.2, 0.4)],
+            colliders: vec![ParticleCollider::ground(0.2, 0.4)],
             trail_length: 3,
             ..base
         },

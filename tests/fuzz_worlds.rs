@@ -380,7 +380,7 @@ fn fuzz_aggregate(ops: &[AOp]) -> Result<(), TestCaseError> {
     let cfg = AggregateConfig {
         capacity: 24,
         fields: vec![ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0))],
-        colliders: vec![wgphys::particles::Collider::ground(0.5, 0.3)],
+        colliders: vec![wgphys::particles::ParticleCollider::ground(0.5, 0.3)],
         ..AggregateConfig::default()
     };
     let mut worlds = [

@@ -10,7 +10,7 @@ mod common;
 use common::*;
 use glam::{Quat, Vec3};
 use wgphys::particles::{
-    Collider, ColliderShape, ForceField, Particle, ParticleWorld, WorldConfig,
+    ColliderShape, ForceField, Particle, ParticleCollider, ParticleWorld, WorldConfig,
 };
 use wgphys::Backend;
 use wgphys::Error;
@@ -25,7 +25,7 @@ fn config() -> WorldConfig {
             ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0)),
             ForceField::Drag { k1: 0.05, k2: 0.01 },
         ],
-        colliders: vec![Collider::ground(0.3, 0.5)],
+        colliders: vec![ParticleCollider::ground(0.3, 0.5)],
         ..WorldConfig::default()
     }
 }
@@ -362,11 +362,11 @@ fn unknown_firework_types_are_rejected() {
 
 #[test]
 fn bad_colliders_are_rejected_and_the_old_ones_stay() {
-    let ground = Collider::ground(0.3, 0.5);
+    let ground = ParticleCollider::ground(0.3, 0.5);
     let cases = [
         (
             "zero normal",
-            Collider {
+            ParticleCollider {
                 shape: ColliderShape::HalfSpace {
                     normal: Vec3::ZERO,
                     offset: 0.0,
@@ -377,7 +377,7 @@ fn bad_colliders_are_rejected_and_the_old_ones_stay() {
         ),
         (
             "NaN normal",
-            Collider {
+            ParticleCollider {
                 shape: ColliderShape::HalfSpace {
                     normal: Vec3::NAN,
                     offset: 0.0,
@@ -388,7 +388,7 @@ fn bad_colliders_are_rejected_and_the_old_ones_stay() {
         ),
         (
             "negative radius",
-            Collider {
+            ParticleCollider {
                 shape: ColliderShape::Sphere {
                     centre: Vec3::ZERO,
                     radius: -1.0,
@@ -399,7 +399,7 @@ fn bad_colliders_are_rejected_and_the_old_ones_stay() {
         ),
         (
             "zero radius",
-            Collider {
+            ParticleCollider {
                 shape: ColliderShape::Sphere {
                     centre: Vec3::ZERO,
                     radius: 0.0,
@@ -410,7 +410,7 @@ fn bad_colliders_are_rejected_and_the_old_ones_stay() {
         ),
         (
             "flat box",
-            Collider {
+            ParticleCollider {
                 shape: ColliderShape::Box {
                     centre: Vec3::ZERO,
                     half_extents: Vec3::new(1.0, 0.0, 1.0),
@@ -422,7 +422,7 @@ fn bad_colliders_are_rejected_and_the_old_ones_stay() {
         ),
         (
             "zero quaternion",
-            Collider {
+            ParticleCollider {
                 shape: ColliderShape::Box {
                     centre: Vec3::ZERO,
                     half_extents: Vec3::ONE,
@@ -434,7 +434,7 @@ fn bad_colliders_are_rejected_and_the_old_ones_stay() {
         ),
         (
             "restitution 2",
-            Collider {
+            ParticleCollider {
                 restitution: 2.0,
                 ..ground
             },
@@ -442,7 +442,7 @@ fn bad_colliders_are_rejected_and_the_old_ones_stay() {
         ),
         (
             "negative friction",
-            Collider {
+            ParticleCollider {
                 friction: -0.1,
                 ..ground
             },
@@ -452,7 +452,7 @@ fn bad_colliders_are_rejected_and_the_old_ones_stay() {
     for mut t in twins() {
         for (case, bad, what) in cases {
             // The bad collider comes after a good one: nothing of the list may be applied.
-            let sphere = Collider {
+            let sphere = ParticleCollider {
                 shape: ColliderShape::Sphere {
                     centre: Vec3::new(0.0, 1.0, 0.0),
                     radius: 0.5,
@@ -636,12 +636,12 @@ fn zero_capacity_is_rejected() {
 fn tables_beyond_their_uniform_size_are_rejected() {
     use wgphys::fireworks::{FireworkRule, FireworkRules};
     use wgphys::particles::types::{MAX_COLLIDERS, MAX_PAYLOADS, MAX_RULES};
-    let far = Collider {
+    let far = ParticleCollider {
         shape: ColliderShape::Sphere {
             centre: Vec3::new(0.0, 1000.0, 0.0),
             radius: 0.5,
         },
-        ..Collider::ground(0.0, 0.0)
+        ..ParticleCollider::ground(0.0, 0.0)
     };
     let too_many = MAX_COLLIDERS as usize + 1;
     for mut t in twins() {
@@ -658,7 +658,7 @@ fn tables_beyond_their_uniform_size_are_rejected() {
     // particle dropped from 1 m comes to rest on the ground (restitution 0), on both backends.
     for (name, backend) in backends() {
         let mut colliders = vec![far; MAX_COLLIDERS as usize - 1];
-        colliders.push(Collider::ground(0.5, 0.0));
+        colliders.push(ParticleCollider::ground(0.5, 0.0));
         let mut w = ParticleWorld::new(
             backend,
             WorldConfig {

@@ -13,7 +13,7 @@ mod common;
 use common::*;
 use glam::{Vec3, Vec4Swizzles};
 use wgphys::particles::{
-    Collider, ColliderShape, ForceField, Particle, ParticleWorld, Snapshot, WorldConfig,
+    ColliderShape, ForceField, Particle, ParticleCollider, ParticleWorld, Snapshot, WorldConfig,
 };
 use wgphys::Backend;
 
@@ -230,12 +230,12 @@ fn damping_follows_v0_times_d_to_the_t() {
 /// Gravity on a dropped particle, as the book's particles carry it.
 const G: f32 = 9.81;
 
-/// Drops a ball of radius `r` from `h` metres above contact onto `Collider::ground(0, e)` and
+/// Drops a ball of radius `r` from `h` metres above contact onto `ParticleCollider::ground(0, e)` and
 /// returns the apex of the first rebound above contact.
 fn first_rebound_apex(backend: Backend, h: f32, e: f32, r: f32, dt: f32) -> f32 {
     let cfg = WorldConfig {
         capacity: 4,
-        colliders: vec![Collider::ground(0.0, e)],
+        colliders: vec![ParticleCollider::ground(0.0, e)],
         ..WorldConfig::default()
     };
     let mut w = world(
@@ -309,20 +309,20 @@ fn resting_particle_stays_put_for_ten_seconds() {
     let cases = [
         (
             "ground, own acceleration",
-            Collider::ground(0.3, 0.5),
+            ParticleCollider::ground(0.3, 0.5),
             Vec3::Y,
             false,
         ),
         (
             "ground, gravity field",
-            Collider::ground(0.3, 0.5),
+            ParticleCollider::ground(0.3, 0.5),
             Vec3::Y,
             true,
         ),
         // tan 20° = 0.36 < μ = 0.5: static friction holds.
         (
             "20° incline, μ 0.5",
-            Collider {
+            ParticleCollider {
                 shape: ColliderShape::HalfSpace {
                     normal: n_tilt,
                     offset: 0.0,
@@ -395,7 +395,7 @@ fn friction_slide_on_an_incline_matches_coulomb() {
     for (name, backend) in backends() {
         let cfg = WorldConfig {
             capacity: 4,
-            colliders: vec![Collider {
+            colliders: vec![ParticleCollider {
                 shape: ColliderShape::HalfSpace {
                     normal,
                     offset: 0.0,
@@ -463,7 +463,7 @@ fn fast_particle_never_sinks_through_a_half_space() {
             let e = 0.5;
             let cfg = WorldConfig {
                 capacity: 4,
-                colliders: vec![Collider {
+                colliders: vec![ParticleCollider {
                     shape: ColliderShape::HalfSpace { normal, offset },
                     restitution: e,
                     friction: 0.0,

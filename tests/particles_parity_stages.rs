@@ -27,7 +27,7 @@ use common::*;
 use glam::{EulerRot, Quat, Vec3, Vec4};
 use wgphys::particles::types::GPU_ID_BIT;
 use wgphys::particles::{
-    Collider, ColliderShape, ForceField, Particle, ParticleHandle, ParticleWorld, Snapshot,
+    ColliderShape, ForceField, Particle, ParticleCollider, ParticleHandle, ParticleWorld, Snapshot,
     WorldConfig,
 };
 use wgphys::CpuRounding;

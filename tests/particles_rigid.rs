@@ -14,7 +14,7 @@ use common::error_model::cost::{CONTRACT, DOT3, LENGTH, ROUND};
 use common::error_model::{trajectory_drift, Drift, UNIT_ROUNDOFF};
 use common::{shared_gpu, Rng};
 use glam::{Quat, Vec3, Vec4Swizzles};
-use wgphys::particles::{Collider, ColliderShape, Particle, ParticleWorld, WorldConfig};
+use wgphys::particles::{ColliderShape, Particle, ParticleCollider, ParticleWorld, WorldConfig};
 use wgphys::rigid::{self, RigidBody, RigidConfig, RigidWorld};
 use wgphys::{Backend, Error};
 
@@ -32,8 +32,8 @@ fn rotation() -> Quat {
 }
 
 /// A particle world whose only static collider is the ground.
-fn particles(backend: Backend, extra: Vec<Collider>) -> ParticleWorld {
-    let mut colliders = vec![Collider {
+fn particles(backend: Backend, extra: Vec<ParticleCollider>) -> ParticleWorld {
+    let mut colliders = vec![ParticleCollider {
         shape: ColliderShape::HalfSpace {
             normal: Vec3::Y,
             offset: 0.0,
@@ -64,7 +64,7 @@ fn rigid_world(backend: Backend, body: RigidBody) -> RigidWorld {
 
 /// The static collider of the box body's pose as the rigid world holds it (read here, by the
 /// test; the step never reads it back).
-fn box_collider(r: &mut RigidWorld) -> Collider {
+fn box_collider(r: &mut RigidWorld) -> ParticleCollider {
     let b = r.read_bodies().expect("bodies")[0];
     let s = r.shapes()[0];
     assert_eq!(
@@ -73,7 +73,7 @@ fn box_collider(r: &mut RigidWorld) -> Collider {
         "the box sits at its body's origin"
     );
     assert_eq!(s.offset_rot, glam::Vec4::W, "unrotated in its body");
-    Collider {
+    ParticleCollider {
         shape: ColliderShape::Box {
             centre: b.pos.xyz(),
             half_extents: HALF,

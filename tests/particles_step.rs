@@ -6,7 +6,7 @@
 mod common;
 
 use glam::Vec3;
-use wgphys::colliders::Collider;
+use wgphys::colliders::ParticleCollider;
 use wgphys::fields::ForceField;
 use wgphys::particles::{
     Emitter, Particle, ParticleStage, ParticleStep, ParticleWorld, ViewSort, WorldConfig,
@@ -21,7 +21,7 @@ fn particle_world(backend: Backend, full: bool) -> ParticleWorld {
         WorldConfig {
             capacity: 1024,
             fields: vec![ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0))],
-            colliders: vec![Collider::ground(0.3, 0.5)],
+            colliders: vec![ParticleCollider::ground(0.3, 0.5)],
             trail_length: if full { 4 } else { 0 },
             ..WorldConfig::default()
         },

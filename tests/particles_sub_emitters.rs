@@ -7,11 +7,12 @@ mod common;
 use common::*;
 use glam::Vec3;
 use wgphys::particles::{
-    Burst, Collider, EmitShape, EmitVelocity, Emitter, ParticleWorld, SubTrigger, WorldConfig,
+    Burst, EmitShape, EmitVelocity, Emitter, ParticleCollider, ParticleWorld, SubTrigger,
+    WorldConfig,
 };
 use wgphys::Backend;
 
-fn world(backend: Backend, colliders: Vec<Collider>) -> ParticleWorld {
+fn world(backend: Backend, colliders: Vec<ParticleCollider>) -> ParticleWorld {
     ParticleWorld::new(
         backend,
         WorldConfig {
@@ -134,7 +135,7 @@ fn death_children_appear_around_their_parents() {
 #[test]
 fn impact_children_match_the_cpu_twin() {
     let run = |backend: Backend| -> Vec<(u32, u32)> {
-        let mut w = world(backend, vec![Collider::ground(0.2, 0.5)]);
+        let mut w = world(backend, vec![ParticleCollider::ground(0.2, 0.5)]);
         let rain = w
             .add_emitter(Emitter {
                 rate: 120.0,

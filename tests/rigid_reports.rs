@@ -8,7 +8,7 @@ mod common;
 use common::rigid::*;
 use common::shared_gpu;
 use glam::{Quat, Vec3};
-use wgphys::rigid::{RigidConfig, RigidWorld, StepReport};
+use wgphys::rigid::{RigidConfig, RigidStepReport, RigidWorld};
 use wgphys::scenes::rigid as scenes;
 use wgphys::Backend;
 
@@ -34,7 +34,7 @@ fn a_renderer_loop_that_only_encodes_is_told_of_overflow_and_grows() {
     let ctx = shared_gpu();
     let mut w = pyramid(8);
     let mut reference = pyramid(4096);
-    let mut reports: Vec<StepReport> = Vec::new();
+    let mut reports: Vec<RigidStepReport> = Vec::new();
     let frames = 24;
     for _ in 0..frames {
         let mut encoder = ctx
@@ -138,14 +138,14 @@ fn every_step_of_a_full_encoder_reports() {
 /// A report of a cut-short broad phase says what happened and what to do.
 #[test]
 fn a_cut_short_broad_phase_is_advised() {
-    let r = StepReport {
+    let r = RigidStepReport {
         broad_truncated: true,
-        ..StepReport::default()
+        ..RigidStepReport::default()
     };
     let advice = r.advice().expect("advice");
     assert!(
         advice.contains("loop limit") && advice.contains("hardware adapter"),
         "{advice}"
     );
-    assert!(StepReport::default().advice().is_none());
+    assert!(RigidStepReport::default().advice().is_none());
 }

@@ -10,7 +10,7 @@ use common::rigid::*;
 use common::shared_gpu as gpu;
 use wgphys::rigid::step::{RigidStage, StepOp};
 use wgphys::rigid::types::GpuBody;
-use wgphys::rigid::{RigidConfig, RigidWorld, StepReport};
+use wgphys::rigid::{RigidConfig, RigidStepReport, RigidWorld};
 use wgphys::scenes::rigid as scenes;
 use wgphys::Backend;
 use wgphys::Error;
@@ -161,7 +161,7 @@ fn block_staging_steps_the_same_bits() {
         rb.unstaged_bins, 0,
         "every bin of a 10-row pyramid fits: {rb:?}"
     );
-    let unstaged = StepReport {
+    let unstaged = RigidStepReport {
         staged_bins: 0,
         unstaged_bins: 0,
         ..rb

@@ -29,7 +29,7 @@ use wgphys::aggregate::{
     AggSnapshot, AggregateConfig, AggregateWorld, Collisions, ForceGenerator, GeneratorId, Link,
     LinkId, ParticleId,
 };
-use wgphys::particles::{Collider, ForceField, Particle};
+use wgphys::particles::{ForceField, Particle, ParticleCollider};
 use wgphys::save::{SaveFormat, SAVE_VERSION};
 use wgphys::{Backend, Error};
 
@@ -58,7 +58,7 @@ fn scene(backend: Backend, seed: u64, count: u32, collisions: bool) -> (Aggregat
                 scroll: Vec3::new(0.3, 0.0, 0.1),
             },
         ],
-        colliders: vec![Collider::ground(0.5, 0.3)],
+        colliders: vec![ParticleCollider::ground(0.5, 0.3)],
         collisions: collisions.then_some(Collisions {
             iterations: 3,
             ..Default::default()

@@ -27,8 +27,8 @@ use proptest::prelude::*;
 use wgphys::gpu::GpuContext;
 use wgphys::particles::fireworks::FireworkRules;
 use wgphys::particles::{
-    Burst, Collider, ColliderShape, EmitShape, EmitVelocity, Emitter, ForceField, KillBounds,
-    Particle, ParticleWorld, Snapshot, SubTrigger, ViewSort, WorldConfig,
+    Burst, ColliderShape, EmitShape, EmitVelocity, Emitter, ForceField, KillBounds, Particle,
+    ParticleCollider, ParticleWorld, Snapshot, SubTrigger, ViewSort, WorldConfig,
 };
 use wgphys::save::{SaveFormat, SAVE_VERSION};
 use wgphys::{scenes, Backend, Error};
@@ -81,8 +81,8 @@ fn build(backend: Backend, s: &Scene) -> ParticleWorld {
         seed: s.seed,
         fields,
         colliders: vec![
-            Collider::ground(0.3, 0.5),
-            Collider {
+            ParticleCollider::ground(0.3, 0.5),
+            ParticleCollider {
                 shape: ColliderShape::Sphere {
                     centre: Vec3::new(0.5, 0.4, 0.0),
                     radius: 0.3,

@@ -4,7 +4,7 @@
 
 use glam::{Vec3, Vec4, Vec4Swizzles};
 use wgphys::rigid::types::{GpuBody, GpuJoint};
-use wgphys::rigid::{JointHandle, JointState, StepReport};
+use wgphys::rigid::{JointHandle, JointState, RigidStepReport};
 
 /// Body `b`'s pose (centre, orientation) in `bodies`; the world's for no body.
 pub fn pose(bodies: &[GpuBody], b: u32) -> (Vec3, Vec4) {
@@ -31,7 +31,7 @@ pub fn worst_error(
 
 /// What a headless run prints: the status the demo read at its last step, if any, over the
 /// report's title line.
-pub fn summary(status: Option<&str>, report: &StepReport) -> String {
+pub fn summary(status: Option<&str>, report: &RigidStepReport) -> String {
     let title = crate::rigid::report_title(report);
     match status {
         Some(status) => format!("{status}\n{title}"),

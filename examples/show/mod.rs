@@ -22,8 +22,8 @@ use glam::Vec3;
 use kinds::{Cue, Pattern, KINDS};
 use wgphys::gpu::GpuContext;
 use wgphys::particles::{
-    Burst, Collider, EmitShape, EmitVelocity, Emitter, EmitterHandle, ForceField, ParticleWorld,
-    SubTrigger, ViewSort, WorldConfig,
+    Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle, ForceField, ParticleCollider,
+    ParticleWorld, SubTrigger, ViewSort, WorldConfig,
 };
 use wgphys::scenes::DT;
 use wgphys::Backend;
@@ -163,7 +163,7 @@ impl Show {
                 status_interval: 30,
                 auto_grow: true,
                 trail_length: TRAIL,
-                colliders: vec![Collider::ground(0.4, 0.3)],
+                colliders: vec![ParticleCollider::ground(0.4, 0.3)],
                 ..WorldConfig::default()
             },
         )?;
@@ -200,7 +200,7 @@ impl Show {
                 seed: 12,
                 status_interval: 30,
                 auto_grow: true,
-                colliders: vec![Collider::ground(0.8, 0.0)],
+                colliders: vec![ParticleCollider::ground(0.8, 0.0)],
                 fields: vec![
                     ForceField::Wind {
                         velocity: Vec3::new(1.2, 0.0, -0.3),

@@ -3,7 +3,7 @@
 //! mirror in one place.
 
 use super::types::{GpuGen, GpuLink, NONE};
-use crate::colliders::Collider;
+use crate::colliders::ParticleCollider;
 use crate::error::{finite, finite3, non_negative, positive, Error, Result};
 use crate::fields::ForceField;
 use glam::{Vec3, Vec4};
@@ -566,7 +566,7 @@ pub struct AggregateConfig {
     /// Static colliders (planes, spheres, boxes) every particle collides with, applied in this
     /// order; at most [`crate::colliders::MAX_COLLIDERS`] (a uniform table on the GPU;
     /// more is [`crate::Error::TooMany`] when the world is built).
-    pub colliders: Vec<Collider>,
+    pub colliders: Vec<ParticleCollider>,
     /// Particle–particle collisions; `None` turns them off.
     pub collisions: Option<Collisions>,
     /// Link-resolution iterations per step (each runs every colour once).

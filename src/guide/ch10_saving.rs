@@ -34,7 +34,7 @@
 //! let mut world = RigidWorld::new(Backend::Cpu, RigidConfig::default())?;
 //! let ball = world.add_body(
 //!     RigidBody::dynamic().position(Vec3::new(0.0, 3.0, 0.0)),
-//!     &[RigidCollider::sphere(0.5)],
+//!     &[Collider::sphere(0.5)],
 //! )?;
 //! for _ in 0..30 {
 //!     world.step(1.0 / 60.0)?;

@@ -10,11 +10,11 @@
 //! |---|---|---|---|
 //! | an object is | a point with a radius, a colour and a lifetime | a point in a fixed slot | a body with orientation and inertia, with colliders |
 //! | objects interact | never with each other | through springs, cables, rods and (optionally) contacts | through contacts and joints |
-//! | static obstacles | [`particles::Collider`](crate::particles::Collider): half-spaces, spheres, boxes; the depth buffer | the same colliders | fixed bodies with any collider |
+//! | static obstacles | [`particles::ParticleCollider`](crate::particles::ParticleCollider): half-spaces, spheres, boxes; the depth buffer | the same colliders | fixed bodies with any collider |
 //! | you hold | a [`ParticleHandle`](crate::particles::ParticleHandle) for host spawns only | a [`ParticleId`](crate::aggregate::ParticleId), the slot | a [`BodyHandle`](crate::rigid::BodyHandle): slot and generation |
 //! | gravity by default | none | none | [`RigidConfig::gravity`](crate::rigid::RigidConfig::gravity), (0, −9.81, 0) |
 //! | when full | grows with `auto_grow` (off by default) or [`grow`](crate::particles::ParticleWorld::grow) | never grows | grows with `auto_grow` (on by default) |
-//! | `step` returns | a [`particles::StepReport`](crate::particles::StepReport) | `()` | a [`rigid::StepReport`](crate::rigid::StepReport) |
+//! | `step` returns | a [`particles::ParticleStepReport`](crate::particles::ParticleStepReport) | `()` | a [`rigid::RigidStepReport`](crate::rigid::RigidStepReport) |
 //!
 //! ## Particles: [`ParticleWorld`](crate::particles::ParticleWorld)
 //!
@@ -47,14 +47,14 @@
 //! ```
 //! use glam::Vec3;
 //! use wgphys::Backend;
-//! use wgphys::particles::{Collider, Emitter, ForceField, Particle, ParticleWorld, WorldConfig};
+//! use wgphys::particles::{ParticleCollider, Emitter, ForceField, Particle, ParticleWorld, WorldConfig};
 //!
 //! let mut world = ParticleWorld::new(
 //!     Backend::Cpu,
 //!     WorldConfig {
 //!         capacity: 1024,
 //!         fields: vec![ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0))],
-//!         colliders: vec![Collider::ground(0.3, 0.5)], // friction, then restitution
+//!         colliders: vec![ParticleCollider::ground(0.3, 0.5)], // friction, then restitution
 //!         ..WorldConfig::default()
 //!     },
 //! )?;

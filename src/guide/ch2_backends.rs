@@ -122,7 +122,7 @@
 //!   multiply-adds ([`ch7_determinism`](super::ch7_determinism));
 //! - they stop a shader invocation after about 65,535 loop iterations. The engine keeps its
 //!   loops below that, and reports the one place a crowded scene can still reach it
-//!   ([`rigid::StepReport::broad_truncated`](crate::rigid::StepReport::broad_truncated));
+//!   ([`rigid::RigidStepReport::broad_truncated`](crate::rigid::RigidStepReport::broad_truncated));
 //! - compiling a kernel can take up to a second: call `precompile()` on a particle or rigid
 //!   world while the game loads;
 //! - lavapipe makes a submission wait on the host for the previous one, so on a CPU-type

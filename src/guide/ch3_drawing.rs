@@ -166,7 +166,7 @@
 //!
 //! A world that grows replaces its buffers with larger ones and copies the state across on the
 //! device: a particle world when it grows ([`ParticleWorld::grow`], or `auto_grow`, which the
-//! step reports in [`StepReport::grew_to`](crate::particles::StepReport::grew_to)), a rigid
+//! step reports in [`ParticleStepReport::grew_to`](crate::particles::ParticleStepReport::grew_to)), a rigid
 //! world when its bodies, shapes, pairs or joints grow (pairs grow from the step reports with
 //! `auto_grow`, at any step). A bind group made over the old buffers keeps them alive and
 //! draws stale data. [`RigidWorld::render_buffers`](crate::rigid::RigidWorld::render_buffers)

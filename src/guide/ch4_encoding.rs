@@ -6,11 +6,11 @@
 //! `encode_step(dt, &mut encoder)` for that:
 //!
 //! - [`ParticleWorld::encode_step`](crate::particles::ParticleWorld::encode_step) returns a
-//!   [`particles::StepReport`](crate::particles::StepReport);
+//!   [`particles::ParticleStepReport`](crate::particles::ParticleStepReport);
 //! - [`AggregateWorld::encode_step`](crate::aggregate::AggregateWorld::encode_step) returns
 //!   `()`;
 //! - [`RigidWorld::encode_step`](crate::rigid::RigidWorld::encode_step) returns a
-//!   [`rigid::StepReport`](crate::rigid::StepReport).
+//!   [`rigid::RigidStepReport`](crate::rigid::RigidStepReport).
 //!
 //! On the CPU backend the particle and aggregate worlds refuse it with
 //! [`Error::NeedsGpu`](crate::Error::NeedsGpu), while the rigid world runs the step at once and
@@ -76,7 +76,7 @@
 //! `encode_step` or `step` returns is therefore the newest one that has come back, a frame or
 //! two old, and the two report types say which step they describe in different ways:
 //!
-//! - [`particles::StepReport`](crate::particles::StepReport): `step` counts the steps taken,
+//! - [`particles::ParticleStepReport`](crate::particles::ParticleStepReport): `step` counts the steps taken,
 //!   this one included; `status` is the newest pool
 //!   [`Status`](crate::particles::Status) known, and *its* `step` is the step it describes
 //!   (`None` until the first one lands; how often steps copy their counters is
@@ -85,7 +85,7 @@
 //!   `refused_spawns` and `killed_by_bounds` count the host handles found dead during this
 //!   call, from whichever steps' counters landed; `grew_to` is set when `auto_grow` grew the
 //!   pool during this call.
-//! - [`rigid::StepReport`](crate::rigid::StepReport): every field describes one step, the one
+//! - [`rigid::RigidStepReport`](crate::rigid::RigidStepReport): every field describes one step, the one
 //!   named by its `step` field (0 before the first report lands). Every step's report is taken
 //!   in, none skipped: `auto_grow` acts on each of them even though only the newest is
 //!   returned, and broken joints and fractures are collected from each

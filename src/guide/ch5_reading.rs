@@ -190,7 +190,7 @@
 //! (sensors' overlaps among them) in its counters, so they come back with the report, without
 //! a stall, and [`take_contact_events`](crate::rigid::RigidWorld::take_contact_events) hands
 //! each out once with the bodies' handles. A GPU step lists 256; a step with more (a pile
-//! landing) says how many it could not list in `StepReport::contact_events_missed`.
+//! landing) says how many it could not list in `RigidStepReport::contact_events_missed`.
 //! Scene queries ([`cast_ray_filtered`](crate::rigid::RigidWorld::cast_ray_filtered),
 //! `cast_ray_all`, `intersect_point`, `intersect_aabb`, and the shape cast
 //! [`cast_shape`](crate::rigid::RigidWorld::cast_shape)) never block: they read the newest

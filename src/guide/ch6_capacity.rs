@@ -31,7 +31,7 @@
 //! [`Status::advice`](crate::particles::Status::advice) turns that into a sentence. With
 //! `auto_grow` the world grows when a status shows new refusals, to at least `wanted_capacity`
 //! and twice the capacity (a power of two, at most what the device holds), and the report's
-//! [`grew_to`](crate::particles::StepReport::grew_to) says so. The particles refused before the
+//! [`grew_to`](crate::particles::ParticleStepReport::grew_to) says so. The particles refused before the
 //! growth stay refused: growth is for the steps after.
 //!
 //! ```
@@ -119,9 +119,9 @@
 //!
 //! The pair slots hold the shape pairs the broad phase finds each step. Only the device knows
 //! how many there are, so an overflow is reported, not refused: the
-//! [`StepReport`](crate::rigid::StepReport) has `pairs` (kept) and `pairs_wanted` (found), the
+//! [`RigidStepReport`](crate::rigid::RigidStepReport) has `pairs` (kept) and `pairs_wanted` (found), the
 //! pairs beyond the capacity are missing from that step only (they are found again the next),
-//! and [`StepReport::advice`](crate::rigid::StepReport::advice) names
+//! and [`RigidStepReport::advice`](crate::rigid::RigidStepReport::advice) names
 //! `RigidConfig::pair_capacity`. With `auto_grow` the world grows the pair slots from every
 //! report that shows an overflow, to half again what was wanted (within what the device binds,
 //! [`max_pairs`](crate::rigid::RigidWorld::max_pairs)), so a scene that piles up loses pairs for

@@ -48,8 +48,9 @@
 //! as rapier does:
 //! [`rigid::Collider::material(friction, restitution)`](crate::rigid::Collider::material)
 //! (default 0.5 and 0) and the particle and aggregate worlds' static
-//! [`particles::Collider::ground(friction, restitution)`](crate::particles::Collider::ground).
-//! Two different types share the name `Collider`: import the one of the world you build.
+//! [`particles::ParticleCollider::ground(friction, restitution)`](crate::particles::ParticleCollider::ground).
+//! The rigid world's `Collider` is a shape on a body; the particle and aggregate worlds' static
+//! shapes are `ParticleCollider`s.
 //!
 //! [`Collider::capsule_y(half_height, radius)`](crate::rigid::Collider::capsule_y) takes its
 //! two lengths in rapier's order: half the segment between the caps' centres, along the local
@@ -72,7 +73,7 @@
 //! }
 //! assert!((world.body(pill)?.position.y - 0.8).abs() < 0.01); // standing on its end
 //!
-//! let particle_ground = wgphys::particles::Collider::ground(0.3, 0.5); // friction, restitution
+//! let particle_ground = wgphys::particles::ParticleCollider::ground(0.3, 0.5); // friction, restitution
 //! assert_eq!((particle_ground.friction, particle_ground.restitution), (0.3, 0.5));
 //! # Ok::<(), wgphys::Error>(())
 //! ```

@@ -1,7 +1,7 @@
 //! How a particle world is built: its configuration and the backend that runs it.
 
 use super::model::KillBounds;
-use crate::colliders::Collider;
+use crate::colliders::ParticleCollider;
 use crate::fields::ForceField;
 use crate::particles::fireworks::FireworkRules;
 
@@ -18,7 +18,7 @@ pub struct WorldConfig {
     /// Static colliders, applied in this order; at most
     /// [`super::types::MAX_COLLIDERS`] (a uniform table on the GPU; more is
     /// [`crate::Error::TooMany`]).
-    pub colliders: Vec<Collider>,
+    pub colliders: Vec<ParticleCollider>,
     /// Firework rule table; [`FireworkRules::book`] by default.
     pub fireworks: FireworkRules,
     /// Particles leaving this box die.

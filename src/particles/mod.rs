@@ -53,7 +53,7 @@ pub mod types;
 pub mod view_sort;
 mod world;
 
-pub use crate::colliders::{Collider, ColliderShape};
+pub use crate::colliders::{ColliderShape, ParticleCollider};
 pub use crate::fields::ForceField;
 pub use depth::{DepthCollider, DepthImage, DepthSource};
 pub use emitter::{Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle, SubTrigger};
@@ -61,7 +61,7 @@ pub use model::{KillBounds, Particle, ParticleHandle};
 pub use rigid_cells::RigidLookup;
 pub use step::{ParticleStage, ParticleStep};
 pub use view_sort::ViewSort;
-pub use world::{ParticleWorld, RenderBuffers, Status, StepReport, WorldConfig};
+pub use world::{ParticleStepReport, ParticleWorld, RenderBuffers, Status, WorldConfig};
 
 use glam::Vec4;
 use types::GpuLife;

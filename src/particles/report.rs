@@ -58,7 +58,7 @@ impl Status {
 
 /// What `step` returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StepReport {
+pub struct ParticleStepReport {
     /// Steps taken so far, this one included.
     pub step: u64,
     /// The newest pool status known: this step's on the CPU, a frame or more late on the GPU

@@ -10,10 +10,10 @@ use cpu_step::{fields_to_gpu, run_cpu_step, stages_of};
 use super::gpu::{Frame, GpuParticles};
 use super::ledger::SpawnLedger;
 use super::model::{Particle, ParticleHandle};
-pub use super::report::{Status, StepReport};
+pub use super::report::{ParticleStepReport, Status};
 use super::types::*;
 use super::Snapshot;
-use crate::colliders::{colliders_to_gpu, Collider};
+use crate::colliders::{colliders_to_gpu, ParticleCollider};
 use crate::error::{Error, Result};
 use crate::fields::ForceField;
 use crate::gpu::GpuContext;
@@ -290,7 +290,7 @@ impl ParticleWorld {
     /// (spawns and launches, in the order they were queued), then to firework and sub-emitter
     /// children, then to the emitters' particles, on both backends; a spawn the step has no
     /// room for is refused there, its handle stops being valid, and the step's report counts
-    /// it ([`StepReport::refused_spawns`], [`ParticleWorld::refused_spawns`]): at the end of
+    /// it ([`ParticleStepReport::refused_spawns`], [`ParticleWorld::refused_spawns`]): at the end of
     /// that step on the CPU; on the GPU when the host takes in the step's status, at the first
     /// `step`, `encode_step` or [`ParticleWorld::poll_reports`] call after it lands (a frame
     /// or two later).
@@ -492,7 +492,7 @@ impl ParticleWorld {
     ///
     /// # Errors
     /// [`Error::InvalidInput`] naming the bad collider field; the old colliders stay then.
-    pub fn set_colliders(&mut self, colliders: Vec<Collider>) -> Result<()> {
+    pub fn set_colliders(&mut self, colliders: Vec<ParticleCollider>) -> Result<()> {
         let gpu = colliders_to_gpu(&colliders)?;
         if let Engine::Gpu(g) = &mut self.engine {
             g.set_colliders(&gpu);
@@ -539,7 +539,7 @@ impl ParticleWorld {
     /// # Errors
     /// [`Error::InvalidTimeStep`] for dt <= 0 or non-finite (nothing is changed, queued spawns
     /// stay queued); [`Error::Gpu`] if the device fails.
-    pub fn step(&mut self, dt: f32) -> Result<StepReport> {
+    pub fn step(&mut self, dt: f32) -> Result<ParticleStepReport> {
         match self.gpu_context() {
             Some(ctx) => ctx.guard("a particle step", || self.step_unguarded(dt)),
             None => self.step_unguarded(dt),
@@ -554,7 +554,7 @@ impl ParticleWorld {
         }
     }
 
-    fn step_unguarded(&mut self, dt: f32) -> Result<StepReport> {
+    fn step_unguarded(&mut self, dt: f32) -> Result<ParticleStepReport> {
         let frame_params = self.begin_step(dt)?;
         let deaths_room = self.deaths_room();
         let grew_to = match &mut self.engine {
@@ -620,7 +620,7 @@ impl ParticleWorld {
         self.sort_cpu()?;
         self.finish_step(dt);
         let grew_to = grew_to.or(self.maybe_grow()?);
-        Ok(StepReport {
+        Ok(ParticleStepReport {
             step: self.step,
             status: self.latest,
             grew_to,
@@ -640,7 +640,7 @@ impl ParticleWorld {
         &mut self,
         dt: f32,
         encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<StepReport> {
+    ) -> Result<ParticleStepReport> {
         match self.gpu_context() {
             Some(ctx) => ctx.guard("a particle step", || self.encode_unguarded(dt, encoder)),
             None => Err(Error::NeedsGpu("encode_step")),
@@ -651,7 +651,7 @@ impl ParticleWorld {
         &mut self,
         dt: f32,
         encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<StepReport> {
+    ) -> Result<ParticleStepReport> {
         let (params, lifecycle, want_status) = self.begin_step(dt)?;
         let deaths_room = self.deaths_room();
         if let Engine::Gpu(g) = &mut self.engine {
@@ -676,7 +676,7 @@ impl ParticleWorld {
         }
         self.finish_step(dt);
         let grew_to = self.maybe_grow()?;
-        Ok(StepReport {
+        Ok(ParticleStepReport {
             step: self.step,
             status: self.latest,
             grew_to,

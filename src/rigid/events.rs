@@ -4,7 +4,7 @@
 //! manifold has a point at or past contact (penetration ≥ 0); joint slots never do.
 //!
 //! The GPU lists at most [`counter::CONTACT_EVENTS_MAX`] events a step in the counters and
-//! counts the rest (`StepReport::contact_events_missed`); the twin lists them all. The world
+//! counts the rest (`RigidStepReport::contact_events_missed`); the twin lists them all. The world
 //! sorts each step's events, so both give the same list when none are missed.
 
 use crate::rigid::types::{counter, GpuManifold, MAX_POINTS};

@@ -113,6 +113,6 @@ pub use model::{BodyHandle, BodyKind, Collider, ColliderHandle, RigidBody, Rigid
 pub use ray::{Ray, RayHit};
 pub(crate) use world::ParticleTables;
 pub use world::{
-    Fracture, QueryFilter, QueryHit, RigidRenderBuffers, RigidWorld, ShapeCastHit, StepReport,
+    Fracture, QueryFilter, QueryHit, RigidRenderBuffers, RigidStepReport, RigidWorld, ShapeCastHit,
     CAST_MAX_ITERATIONS, CAST_REL_TOLERANCE,
 };

@@ -1,15 +1,15 @@
-//! What a step did ([`StepReport`]), from the counters a step leaves on the device. On the GPU
+//! What a step did ([`RigidStepReport`]), from the counters a step leaves on the device. On the GPU
 //! each step, recorded by the world or into a caller's encoder, copies them into the world's
 //! status ring (`crate::gpu::status`), read without blocking a frame or two later.
 
 use super::types::counter;
 
 /// What a step did, from the counters. On the GPU these are read back asynchronously, so a
-/// report describes a step a frame or two old ([`StepReport::step`] says which); the CPU's
+/// report describes a step a frame or two old ([`RigidStepReport::step`] says which); the CPU's
 /// describe the step just taken.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct StepReport {
+pub struct RigidStepReport {
     /// The step (1-based) these counts describe; 0 before the first report arrives.
     pub step: u64,
     /// Shape pairs the broad phase kept.
@@ -63,7 +63,7 @@ pub struct StepReport {
     pub contact_events_missed: u32,
 }
 
-impl StepReport {
+impl RigidStepReport {
     /// A sentence naming the knob to raise, when something overflowed.
     pub fn advice(&self) -> Option<String> {
         if self.pairs_wanted > self.pairs {
@@ -108,9 +108,9 @@ impl StepReport {
 /// report can read any counter.
 pub(crate) const STATUS_BYTES: u64 = 4 * counter::LEN as u64;
 
-pub(crate) fn report_from_counters(step: u64, c: &[u32]) -> StepReport {
+pub(crate) fn report_from_counters(step: u64, c: &[u32]) -> RigidStepReport {
     let at = |i: usize| c.get(i).copied().unwrap_or(0);
-    StepReport {
+    RigidStepReport {
         step,
         pairs: at(counter::PAIRS),
         pairs_wanted: at(counter::PAIRS_WANTED),

@@ -6,7 +6,7 @@ use super::broad::{self, BroadPlan};
 use super::forces::Explosion;
 use super::gpu::{GpuRigid, GpuRigidSizes};
 use super::model::*;
-pub use super::report::StepReport;
+pub use super::report::RigidStepReport;
 use super::report::{report_from_counters, STATUS_BYTES};
 use super::solver;
 use super::step::cpu::StepInputs;
@@ -104,7 +104,7 @@ pub struct RigidWorld {
     plan: BroadPlan,
     plan_dirty: bool,
     steps: u64,
-    report: StepReport,
+    report: RigidStepReport,
     explosion: Option<(Explosion, f32)>,
     body_capacity: u32,
     shape_capacity: u32,
@@ -250,7 +250,7 @@ impl RigidWorld {
             plan_dirty: true,
             forced: Vec::new(),
             steps: 0,
-            report: StepReport::default(),
+            report: RigidStepReport::default(),
             explosion: None,
             body_capacity,
             shape_capacity,
@@ -545,7 +545,7 @@ impl RigidWorld {
     ///
     /// # Errors
     /// [`Error::InvalidTimeStep`] for a dt that is not positive and finite; GPU errors.
-    pub fn step(&mut self, dt: f32) -> Result<StepReport> {
+    pub fn step(&mut self, dt: f32) -> Result<RigidStepReport> {
         self.advance(dt, None)
     }
 
@@ -569,7 +569,7 @@ impl RigidWorld {
         &mut self,
         dt: f32,
         encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<StepReport> {
+    ) -> Result<RigidStepReport> {
         self.advance(dt, Some(encoder))
     }
 
@@ -577,7 +577,7 @@ impl RigidWorld {
         &mut self,
         dt: f32,
         encoder: Option<&mut wgpu::CommandEncoder>,
-    ) -> Result<StepReport> {
+    ) -> Result<RigidStepReport> {
         match &self.engine {
             Engine::Gpu(g) => {
                 let ctx = g.rigid.ctx.clone();
@@ -591,7 +591,7 @@ impl RigidWorld {
         &mut self,
         dt: f32,
         encoder: Option<&mut wgpu::CommandEncoder>,
-    ) -> Result<StepReport> {
+    ) -> Result<RigidStepReport> {
         if !(dt > 0.0 && dt.is_finite()) {
             return Err(Error::InvalidTimeStep(dt));
         }

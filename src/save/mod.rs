@@ -22,7 +22,7 @@
 //! use wgphys::prelude::*;
 //! use wgphys::save::SaveFormat;
 //! let mut world = RigidWorld::new(Backend::Cpu, RigidConfig::default())?;
-//! world.add_body(RigidBody::dynamic(), &[RigidCollider::sphere(0.5)])?;
+//! world.add_body(RigidBody::dynamic(), &[Collider::sphere(0.5)])?;
 //! world.step(1.0 / 60.0)?;
 //! let bytes = world.save(SaveFormat::Binary)?;
 //! let mut copy = RigidWorld::load(Backend::Cpu, &bytes)?;

@@ -5,7 +5,7 @@ use crate::aggregate::{
     AggregateConfig, AggregateWorld, Collisions, ForceGenerator, Link, ParticleId,
 };
 use crate::error::Result;
-use crate::particles::{Collider, ColliderShape, ForceField, Particle};
+use crate::particles::{ColliderShape, ForceField, Particle, ParticleCollider};
 use crate::rng::rng_unit;
 use crate::Backend;
 use glam::{Vec3, Vec4};
@@ -145,7 +145,7 @@ pub fn platform(backend: Backend) -> Result<Platform> {
         AggregateConfig {
             capacity: 16,
             fields: vec![ForceField::Gravity(GRAVITY)],
-            colliders: vec![Collider::ground(0.5, 0.0)],
+            colliders: vec![ParticleCollider::ground(0.5, 0.0)],
             ..Default::default()
         },
     )?;
@@ -216,11 +216,11 @@ pub struct Blob {
 /// # Errors
 /// Propagates world errors.
 pub fn blob(backend: Backend) -> Result<Blob> {
-    let mut colliders = vec![Collider::ground(0.8, 0.0)];
+    let mut colliders = vec![ParticleCollider::ground(0.8, 0.0)];
     for i in 0..10 {
         let x = i as f32 * 4.0 - 18.0;
         let y = 1.0 + 1.5 * ((i as f32) * 0.9).sin().abs();
-        colliders.push(Collider {
+        colliders.push(ParticleCollider {
             shape: ColliderShape::Box {
                 centre: Vec3::new(x, y, 0.0),
                 half_extents: Vec3::new(1.6, 0.15, 2.0),
@@ -295,7 +295,7 @@ pub fn blob(backend: Backend) -> Result<Blob> {
 /// # Errors
 /// Propagates world errors.
 pub fn sand(backend: Backend, capacity: u32, radius: f32) -> Result<AggregateWorld> {
-    let wall = |normal: Vec3, offset: f32| Collider {
+    let wall = |normal: Vec3, offset: f32| ParticleCollider {
         shape: ColliderShape::HalfSpace { normal, offset },
         restitution: 0.1,
         friction: 0.5,
@@ -307,7 +307,7 @@ pub fn sand(backend: Backend, capacity: u32, radius: f32) -> Result<AggregateWor
             capacity,
             fields: vec![ForceField::Gravity(GRAVITY)],
             colliders: vec![
-                Collider::ground(0.6, 0.1),
+                ParticleCollider::ground(0.6, 0.1),
                 wall(Vec3::X, -half),
                 wall(-Vec3::X, -half),
                 wall(Vec3::Z, -half),

@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use crate::particles::{
-    Collider, ColliderShape, ForceField, KillBounds, Particle, ParticleWorld, WorldConfig,
+    ColliderShape, ForceField, KillBounds, Particle, ParticleCollider, ParticleWorld, WorldConfig,
 };
 use crate::rng::rng_unit;
 use glam::{Quat, Vec3, Vec4};
@@ -62,8 +62,8 @@ pub fn fountain_config(capacity: u32, seed: u32) -> WorldConfig {
             },
         ],
         colliders: vec![
-            Collider::ground(0.3, 0.5),
-            Collider {
+            ParticleCollider::ground(0.3, 0.5),
+            ParticleCollider {
                 shape: ColliderShape::Sphere {
                     centre: Vec3::new(1.5, 1.0, 0.0),
                     radius: 0.8,
@@ -201,8 +201,8 @@ pub fn cloud_config(n: u32, seed: u32) -> WorldConfig {
             },
         ],
         colliders: vec![
-            Collider::ground(0.5, 0.4),
-            Collider {
+            ParticleCollider::ground(0.5, 0.4),
+            ParticleCollider {
                 shape: ColliderShape::Sphere {
                     centre: Vec3::new(-5.0, 2.0, 0.0),
                     radius: 3.0,
@@ -210,7 +210,7 @@ pub fn cloud_config(n: u32, seed: u32) -> WorldConfig {
                 restitution: 0.5,
                 friction: 0.2,
             },
-            Collider {
+            ParticleCollider {
                 shape: ColliderShape::Box {
                     centre: Vec3::new(6.0, 1.0, 3.0),
                     half_extents: Vec3::new(3.0, 1.0, 2.0),
@@ -291,7 +291,7 @@ pub fn emitter_scene(backend: crate::Backend, capacity: u32, seed: u32) -> Resul
         WorldConfig {
             capacity,
             seed,
-            colliders: vec![Collider::ground(0.2, 0.4)],
+            colliders: vec![ParticleCollider::ground(0.2, 0.4)],
             ..WorldConfig::default()
         },
     )?;

@@ -3,7 +3,7 @@
 
 use super::*;
 use wgphys::aggregate::Collisions;
-use wgphys::particles::Collider;
+use wgphys::particles::ParticleCollider;
 
 // ---------------------------------------------------------------------------------------------
 // Newton's cradle
@@ -326,7 +326,7 @@ fn grains_rest_on_a_sphere_and_a_box() {
     let r = 0.05;
     let (centre, radius) = (Vec3::new(-1.0, 0.5, 0.0), 0.5);
     let (box_centre, half) = (Vec3::new(1.0, 0.25, 0.0), Vec3::new(0.5, 0.25, 0.5));
-    let solid = |shape: ColliderShape| Collider {
+    let solid = |shape: ColliderShape| ParticleCollider {
         shape,
         restitution: 0.0,
         friction: 0.5,
@@ -338,7 +338,7 @@ fn grains_rest_on_a_sphere_and_a_box() {
                 capacity: 4,
                 fields: gravity(),
                 colliders: vec![
-                    Collider::ground(0.5, 0.0),
+                    ParticleCollider::ground(0.5, 0.0),
                     solid(ColliderShape::Sphere { centre, radius }),
                     solid(ColliderShape::Box {
                         centre: box_centre,

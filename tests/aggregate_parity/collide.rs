@@ -250,7 +250,7 @@ fn grain_config(n: u32, cell_size: f32, iterations: u32) -> AggregateConfig {
     AggregateConfig {
         capacity: n,
         fields: vec![ForceField::Gravity(Vec3::new(0.0, -9.81, 0.0))],
-        colliders: vec![Collider::ground(0.5, 0.3)],
+        colliders: vec![ParticleCollider::ground(0.5, 0.3)],
         collisions: Some(Collisions {
             cell_size,
             table_size: 1024,

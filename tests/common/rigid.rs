@@ -16,7 +16,7 @@ pub mod stages;
 use super::Fnv;
 use glam::{Mat3, Quat, Vec3, Vec4Swizzles};
 use wgphys::rigid::types::GpuBody;
-use wgphys::rigid::{BodyHandle, RigidConfig, RigidWorld, StepReport};
+use wgphys::rigid::{BodyHandle, RigidConfig, RigidStepReport, RigidWorld};
 
 pub const DT: f32 = 1.0 / 60.0;
 
@@ -45,8 +45,8 @@ pub fn config(bodies: u32) -> RigidConfig {
     }
 }
 
-pub fn run(w: &mut RigidWorld, steps: usize, dt: f32) -> StepReport {
-    let mut r = StepReport::default();
+pub fn run(w: &mut RigidWorld, steps: usize, dt: f32) -> RigidStepReport {
+    let mut r = RigidStepReport::default();
     for _ in 0..steps {
         r = w.step(dt).expect("step");
     }

@@ -74,8 +74,8 @@ fn colliders_tol() -> SnapTol {
     }
 }
 
-fn half_space(offset: f32) -> Collider {
-    Collider {
+fn half_space(offset: f32) -> ParticleCollider {
+    ParticleCollider {
         shape: ColliderShape::HalfSpace {
             normal: Vec3::new(0.2, 1.0, -0.1),
             offset,
@@ -85,16 +85,16 @@ fn half_space(offset: f32) -> Collider {
     }
 }
 
-fn sphere(centre: Vec3, radius: f32) -> Collider {
-    Collider {
+fn sphere(centre: Vec3, radius: f32) -> ParticleCollider {
+    ParticleCollider {
         shape: ColliderShape::Sphere { centre, radius },
         restitution: 0.7,
         friction: 0.2,
     }
 }
 
-fn rotated_box(centre: Vec3, half_extents: Vec3) -> Collider {
-    Collider {
+fn rotated_box(centre: Vec3, half_extents: Vec3) -> ParticleCollider {
+    ParticleCollider {
         shape: ColliderShape::Box {
             centre,
             half_extents,
@@ -107,7 +107,7 @@ fn rotated_box(centre: Vec3, half_extents: Vec3) -> Collider {
 
 /// Signed penetration of a ball of radius `r` at `p` into a collider, written independently of
 /// the engine (positive: overlapping).
-fn penetration(c: &Collider, p: Vec3, r: f32) -> f32 {
+fn penetration(c: &ParticleCollider, p: Vec3, r: f32) -> f32 {
     match c.shape {
         ColliderShape::HalfSpace { normal, offset } => r - (normal.normalize().dot(p) - offset),
         ColliderShape::Sphere { centre, radius } => radius + r - (p - centre).length(),
@@ -142,7 +142,7 @@ fn penetration(c: &Collider, p: Vec3, r: f32) -> f32 {
 /// rounding divided by |d|: the inputs stay 1 m from its centre, where that is below a box
 /// normal's difference ([`colliders_tol`]). Faces of boxes and half-spaces are well-conditioned
 /// everywhere.
-fn well_conditioned(c: &Collider, p: Vec3, r: f32) -> bool {
+fn well_conditioned(c: &ParticleCollider, p: Vec3, r: f32) -> bool {
     const EDGE_MARGIN: f32 = 1e-3;
     let slop = WorldConfig::default().contact_slop;
     if (penetration(c, p, r) + slop).abs() <= EDGE_MARGIN {
@@ -181,7 +181,7 @@ const RESOLVED_OVERLAP: f32 = 1e-5;
 /// least 1.6 m apart (more than two radii plus a step's travel), so a particle meets at most one.
 fn collider_case(
     name: &str,
-    colliders: Vec<Collider>,
+    colliders: Vec<ParticleCollider>,
     lo: Vec3,
     hi: Vec3,
     seed: u64,

@@ -19,7 +19,7 @@ pub use renderer::*;
 use std::time::{Duration, Instant};
 
 use wgphys::gpu::GpuContext;
-use wgphys::particles::{ParticleWorld, StepReport};
+use wgphys::particles::{ParticleStepReport, ParticleWorld};
 use winit::keyboard::Key;
 
 use crate::common::{run_app, App, BoxError, LineVertex, OrbitCamera};
@@ -43,7 +43,7 @@ pub trait Demo: Sized {
     /// Scenery lines (a line list) drawn under the particles.
     fn lines(&self) -> Vec<LineVertex>;
     /// Advances one fixed step of [`wgphys::scenes::DT`]: queues launches or shots, then steps the world.
-    fn step(&mut self) -> wgphys::Result<StepReport>;
+    fn step(&mut self) -> wgphys::Result<ParticleStepReport>;
     /// A key was pressed (Escape and R are handled by the app).
     fn key(&mut self, key: &Key) -> wgphys::Result<()>;
     /// The left mouse button was clicked (pressed and released without dragging).

@@ -24,7 +24,7 @@
 use std::time::{Duration, Instant};
 
 use wgphys::gpu::GpuContext;
-use wgphys::rigid::StepReport;
+use wgphys::rigid::RigidStepReport;
 use winit::keyboard::Key;
 
 use crate::common::{run_app, App, BoxError, LineVertex, OrbitCamera, DEFAULT_FRAMES};
@@ -240,9 +240,9 @@ pub fn key_is(key: &Key, c: char) -> bool {
     }
 }
 
-/// The title text of a [`StepReport`]: awake bodies, pairs, manifolds and solver colours (the
+/// The title text of a [`RigidStepReport`]: awake bodies, pairs, manifolds and solver colours (the
 /// GPU's counts arrive a frame or two late).
-pub fn report_title(r: &StepReport) -> String {
+pub fn report_title(r: &RigidStepReport) -> String {
     let mut t = format!(
         "{} awake | {} pairs | {} manifolds | {} colours",
         r.awake, r.pairs, r.manifolds, r.colours

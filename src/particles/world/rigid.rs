@@ -73,7 +73,7 @@ impl ParticleWorld {
     /// not built from one [`crate::gpu::GpuContext`] (or clones of it), [`Error::TooMany`]
     /// beyond the lookup's shape slots (nothing is changed then); otherwise as
     /// [`ParticleWorld::step`].
-    pub fn step_with_rigid(&mut self, dt: f32, rigid: &RigidWorld) -> Result<StepReport> {
+    pub fn step_with_rigid(&mut self, dt: f32, rigid: &RigidWorld) -> Result<ParticleStepReport> {
         self.rigid = Some(self.attach_rigid(rigid)?);
         let report = self.step(dt);
         self.rigid = None;
@@ -91,7 +91,7 @@ impl ParticleWorld {
         dt: f32,
         rigid: &RigidWorld,
         encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<StepReport> {
+    ) -> Result<ParticleStepReport> {
         if !self.is_gpu() {
             return Err(Error::NeedsGpu("encode_step_with_rigid"));
         }

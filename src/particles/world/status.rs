@@ -32,7 +32,7 @@ impl ParticleWorld {
         Ok(Some(want))
     }
 
-    /// The newest status known without blocking (see [`StepReport::status`]).
+    /// The newest status known without blocking (see [`ParticleStepReport::status`]).
     pub fn latest_status(&self) -> Option<Status> {
         self.latest
     }

@@ -32,7 +32,7 @@
 //! the colouring of the whole scene takes 33 dispatches of Jones–Plassmann rounds. A limit of
 //! software adapters: Mesa's lavapipe and llvmpipe end an invocation's loops after 65,535
 //! iterations in all, so a bin of more than about 20,000 contacts (its thread walks it three
-//! times) is not coloured whole there, and `StepReport::unsolved` counts what was left (a
+//! times) is not coloured whole there, and `RigidStepReport::unsolved` counts what was left (a
 //! wall's bins hold tens of contacts; a bin that large needs thousands of bodies in one
 //! block).
 //!

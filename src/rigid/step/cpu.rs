@@ -12,7 +12,7 @@ use crate::rigid::colour::Batches;
 use crate::rigid::joint::solve as joint;
 use crate::rigid::solver::{self, VelocitySet};
 use crate::rigid::types::*;
-use crate::rigid::world::StepReport;
+use crate::rigid::world::RigidStepReport;
 use crate::rigid::{ccd, forces, generators, integrate, narrow, sleep};
 use glam::{UVec4, Vec4};
 
@@ -59,7 +59,7 @@ pub(crate) fn cpu_step(
     bodies: &mut [GpuBody],
     shapes: &[GpuShape],
     joints: &mut [GpuJoint],
-) -> Result<StepReport> {
+) -> Result<RigidStepReport> {
     let params = inputs.params;
     let live = joints.len().min(params.joint_count as usize);
     let joints = &mut joints[..live];
@@ -189,13 +189,13 @@ pub(crate) fn cpu_step(
             }
         }
     }
-    let mut report = StepReport {
+    let mut report = RigidStepReport {
         pairs: c.pairs.len() as u32,
         pairs_wanted: wanted,
         awake,
         joints_broken: c.broken.len() as u32,
         fractures: c.fractures.len() as u32,
-        ..StepReport::default()
+        ..RigidStepReport::default()
     };
     if let Some(run) = &solve {
         let colouring = run.batches.colouring();

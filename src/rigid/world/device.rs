@@ -83,7 +83,7 @@ impl RigidWorld {
     /// Off by default until it has run on a hardware GPU: on lavapipe, where what costs is
     /// the accesses and not their latency, the 5k and 20k walls step within the VM's noise
     /// either way (blocks of 4, 8 or 16 cells, alternated; BENCHMARKS.md, 2026-11-27, `96b75f9`).
-    /// [`StepReport::staged_bins`] and [`StepReport::unstaged_bins`] say how many bins were
+    /// [`RigidStepReport::staged_bins`] and [`RigidStepReport::unstaged_bins`] say how many bins were
     /// staged. Nothing to do without blocks or on the CPU.
     pub fn set_block_staging(&mut self, on: bool) {
         if let Engine::Gpu(g) = &mut self.engine {

@@ -60,7 +60,7 @@ impl RigidWorld {
     /// the detection runs at the step's start, on the poses the step before left) and stops at
     /// the first that finds them apart. On the GPU a step's events arrive with its report, a frame or two after
     /// it ran (poll with [`RigidWorld::poll_reports`]); a step that found more than the GPU
-    /// lists says how many in `StepReport::contact_events_missed`. On the CPU they are here
+    /// lists says how many in `RigidStepReport::contact_events_missed`. On the CPU they are here
     /// as soon as the step returns.
     pub fn take_contact_events(&mut self) -> Vec<ContactEvent> {
         let pending = std::mem::take(&mut self.events.pending);

@@ -11,7 +11,7 @@ impl RigidWorld {
     ///
     /// # Errors
     /// GPU errors from growing the buffers.
-    pub fn poll_reports(&mut self) -> Result<StepReport> {
+    pub fn poll_reports(&mut self) -> Result<RigidStepReport> {
         if let Some(landed) = self.landed_reports() {
             self.take_reports(landed)?;
             self.split_struck()?;
@@ -20,7 +20,7 @@ impl RigidWorld {
     }
 
     /// The reports that have landed since the last poll (GPU), oldest first.
-    pub(super) fn landed_reports(&mut self) -> Option<Vec<StepReport>> {
+    pub(super) fn landed_reports(&mut self) -> Option<Vec<RigidStepReport>> {
         let Engine::Gpu(g) = &mut self.engine else {
             return None;
         };
@@ -43,7 +43,7 @@ impl RigidWorld {
     /// Makes the newest of `reports` (oldest first) the world's report, and acts on all of
     /// them as the step that produced them would have: more colour slots when a tail held too
     /// much, more pair slots when pairs overflowed (`auto_grow`).
-    pub(super) fn take_reports(&mut self, reports: Vec<StepReport>) -> Result<()> {
+    pub(super) fn take_reports(&mut self, reports: Vec<RigidStepReport>) -> Result<()> {
         let mut wanted_pairs = 0;
         for report in reports {
             if report.step >= self.report.step {
@@ -65,7 +65,7 @@ impl RigidWorld {
         }
         if self.config.auto_grow && wanted_pairs > self.pair_capacity {
             // Half as much again for the pile to settle into, within what the device binds;
-            // beyond that the pairs stay reported as overflowing (`StepReport::advice`).
+            // beyond that the pairs stay reported as overflowing (`RigidStepReport::advice`).
             let most = self.max_pairs();
             let roomy = wanted_pairs.saturating_add(wanted_pairs / 2).min(most);
             if roomy > self.pair_capacity {
@@ -76,7 +76,7 @@ impl RigidWorld {
     }
 
     /// The newest step report.
-    pub fn report(&self) -> StepReport {
+    pub fn report(&self) -> RigidStepReport {
         self.report
     }
 
@@ -84,7 +84,7 @@ impl RigidWorld {
     ///
     /// # Errors
     /// GPU readback errors.
-    pub fn read_report(&mut self) -> Result<StepReport> {
+    pub fn read_report(&mut self) -> Result<RigidStepReport> {
         if let Engine::Gpu(g) = &self.engine {
             let words: Vec<u32> = g.rigid.read(&g.rigid.counters, counter::LEN)?;
             self.report = report_from_counters(self.steps, &words);

@@ -26,7 +26,7 @@ struct RigidState {
     config: RigidConfig,
     capacity: Capacities,
     steps: u64,
-    report: StepReport,
+    report: RigidStepReport,
     bodies: Vec<GpuBody>,
     generations: Vec<u32>,
     alive: Vec<bool>,
