@@ -18,7 +18,7 @@ use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
 use crate::grid::gpu::GpuGrid;
 use crate::grid::GridSpec;
-use glam::Vec4;
+use glam::{Vec3, Vec4};
 use std::mem::size_of;
 use wgpu::BufferUsages as U;
 
@@ -502,6 +502,18 @@ impl GpuAggregate {
         u.write(&self.acc, o, &[Vec4::ZERO]);
         u.write(&self.colour, o, &[Vec4::ZERO]);
         u.write(&self.radius, u64::from(i) * 4, &[0.0f32]);
+    }
+
+    /// Writes one particle's position (xyz; its alive flag in w stays).
+    pub fn write_position(&self, i: u32, p: Vec3) {
+        let o = u64::from(i) * 16;
+        self.uploads.write(&self.pos_a, o, &p.to_array());
+    }
+
+    /// Writes one particle's velocity (xyz; its damping in w stays).
+    pub fn write_velocity(&self, i: u32, v: Vec3) {
+        let o = u64::from(i) * 16;
+        self.uploads.write(&self.vel_a, o, &v.to_array());
     }
 
     /// Says whether every particle's own acceleration is +0 (the world keeps count), so that

@@ -56,8 +56,9 @@ impl Status {
     }
 }
 
-/// What `step` returns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What [`super::ParticleWorld::step`] and [`super::ParticleWorld::encode_step`] return.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StepReport {
     /// Steps taken so far, this one included.
     pub step: u64,

@@ -9,6 +9,7 @@ use super::types::counter;
 /// describe the step just taken.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StepReport {
     /// The step (1-based) these counts describe; 0 before the first report arrives.
     pub step: u64,
