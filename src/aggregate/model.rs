@@ -214,6 +214,27 @@ fn distinct(what: &'static str, a: ParticleId, b: ParticleId) -> Result<()> {
 }
 
 impl ForceGenerator {
+    /// The same generator with each particle `p` it touches replaced by `f(p)`: for example
+    /// a generator of one world rebuilt in a world loaded from its save, with
+    /// `|p| loaded.particle_handle_at(p.index())`.
+    pub fn map_particles(mut self, mut f: impl FnMut(ParticleId) -> ParticleId) -> Self {
+        use ForceGenerator::*;
+        match &mut self {
+            Spring { a, b, .. } | Bungee { a, b, .. } | DampedSpring { a, b, .. } => {
+                *a = f(*a);
+                *b = f(*b);
+            }
+            AnchoredSpring { particle, .. }
+            | AnchoredBungee { particle, .. }
+            | Buoyancy { particle, .. }
+            | FakeSpring { particle, .. }
+            | AnchoredDampedSpring { particle, .. }
+            | Gravity { particle, .. }
+            | Drag { particle, .. } => *particle = f(*particle),
+        }
+        self
+    }
+
     /// The particles it touches (one or two).
     pub fn particles(&self) -> (ParticleId, Option<ParticleId>) {
         use ForceGenerator::*;
@@ -410,6 +431,21 @@ pub enum Link {
 }
 
 impl Link {
+    /// The same link with each particle `p` it joins replaced by `f(p)` (see
+    /// [`ForceGenerator::map_particles`]).
+    pub fn map_particles(mut self, mut f: impl FnMut(ParticleId) -> ParticleId) -> Self {
+        match &mut self {
+            Link::Cable { a, b, .. } | Link::Rod { a, b, .. } => {
+                *a = f(*a);
+                *b = f(*b);
+            }
+            Link::AnchoredCable { particle, .. } | Link::AnchoredRod { particle, .. } => {
+                *particle = f(*particle)
+            }
+        }
+        self
+    }
+
     /// The particles it joins.
     pub fn particles(&self) -> (ParticleId, Option<ParticleId>) {
         match *self {

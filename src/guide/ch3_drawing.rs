@@ -169,9 +169,12 @@
 //! step reports in [`StepReport::grew_to`](crate::particles::StepReport::grew_to)), a rigid
 //! world when its bodies, shapes, pairs or joints grow (pairs grow from the step reports with
 //! `auto_grow`, at any step). A bind group made over the old buffers keeps them alive and
-//! draws stale data. Make the bind group again when
-//! [`RigidWorld::buffers_generation`](crate::rigid::RigidWorld::buffers_generation) changes, or
-//! key it on the buffers themselves (`wgpu::Buffer` compares by identity), which works for
+//! draws stale data. Make the bind group again when the world's `buffers_generation()`
+//! changes ([`RigidWorld`](crate::rigid::RigidWorld::buffers_generation),
+//! [`ParticleWorld`](crate::particles::ParticleWorld::buffers_generation), which also counts
+//! the back-to-front order buffer made when the order is turned on, and
+//! [`AggregateWorld`](crate::aggregate::AggregateWorld::buffers_generation), whose buffers
+//! never change), or key it on the buffers themselves (`wgpu::Buffer` compares by identity), which works for
 //! every world, as the examples do:
 //!
 //! [`ParticleWorld::grow`]: crate::particles::ParticleWorld::grow

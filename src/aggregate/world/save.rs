@@ -316,14 +316,24 @@ impl AggregateState {
         }
         let gens = &self.generations;
         for (field, len, slots, of) in [
-            ("generations.particles", gens.particles.len(), n, "particles.pos"),
+            (
+                "generations.particles",
+                gens.particles.len(),
+                n,
+                "particles.pos",
+            ),
             (
                 "generations.generators",
                 gens.generators.len(),
                 self.generators.len(),
                 "generators",
             ),
-            ("generations.links", gens.links.len(), self.links.len(), "links"),
+            (
+                "generations.links",
+                gens.links.len(),
+                self.links.len(),
+                "links",
+            ),
         ] {
             check::same_len(field, len, of, slots)?;
         }
