@@ -497,3 +497,85 @@ fn a_reused_slot_starts_fresh() {
         );
     }
 }
+
+/// A loaded world keeps every slot and generation: the saved world's handles are refused by it
+/// (it is another world), the same items' handles are found by slot, and its next adds reuse
+/// the same slots with the same generations as the saved world's next adds.
+#[cfg(feature = "serde")]
+#[test]
+fn a_loaded_world_keeps_slots_and_generations() {
+    use wgphys::save::SaveFormat;
+    for (name, backend) in backends() {
+        let mut w = world(backend.clone(), 6);
+        let ids = w
+            .add_particles(&[Particle::new(Vec3::ZERO); 5])
+            .expect("particles");
+        let rod = w
+            .add_link(Link::Rod {
+                a: ids[0],
+                b: ids[1],
+                length: 1.0,
+            })
+            .expect("rod");
+        let cable = w
+            .add_link(Link::AnchoredCable {
+                particle: ids[2],
+                anchor: Vec3::Y,
+                max_length: 2.0,
+                restitution: 0.0,
+            })
+            .expect("cable");
+        w.remove_link(rod).expect("remove rod");
+        w.remove_particle(ids[3]).expect("remove");
+        let again = w.add_particle(Particle::new(Vec3::X)).expect("reuse");
+        w.remove_particle(again).expect("remove again");
+        w.step(DT).expect("step");
+        let bytes = w.save(SaveFormat::Binary).expect("save");
+        let mut l = AggregateWorld::load(backend, &bytes).expect("load");
+        assert!(
+            matches!(
+                l.remove_link(cable),
+                Err(Error::StaleHandle { kind: "link", .. })
+            ),
+            "{name}: the saved world's handle"
+        );
+        let found = l.link_handle_at(cable.index()).expect("the cable's slot");
+        assert_eq!((found.index(), found.generation()), (1, 0), "{name}");
+        assert!(
+            l.link_handle_at(rod.index()).is_none(),
+            "{name}: the removed rod"
+        );
+        assert!(
+            l.particle_handle_at(3).is_none(),
+            "{name}: the removed particle"
+        );
+        assert_eq!((l.len(), l.slots(), l.link_count()), (4, 5, 1), "{name}");
+        for world in [&mut w, &mut l] {
+            let p = world.add_particle(Particle::new(Vec3::Z)).expect("add");
+            assert_eq!(
+                (p.index(), p.generation()),
+                (3, 2),
+                "{name}: slot 3, third owner"
+            );
+            let a = world.particle_handle_at(0).expect("particle 0");
+            let link = world
+                .add_link(Link::Rod {
+                    a,
+                    b: p,
+                    length: 1.0,
+                })
+                .expect("link");
+            assert_eq!(
+                (link.index(), link.generation()),
+                (0, 1),
+                "{name}: the rod's slot"
+            );
+            world.step(DT).expect("step");
+        }
+        assert_eq!(
+            w.save(SaveFormat::Binary).expect("save"),
+            l.save(SaveFormat::Binary).expect("save"),
+            "{name}: the saved and the loaded world went on alike"
+        );
+    }
+}

@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use glam::Vec3;
 use wgphys::aggregate::{AggregateConfig, AggregateWorld, Link};
-use wgphys::particles::{Particle, ParticleWorld, WorldConfig};
+use wgphys::particles::{Particle, ParticleWorld, ViewSort, WorldConfig};
 use wgphys::rigid::{Collider, RigidBody, RigidConfig, RigidWorld};
 use wgphys::Backend;
 
@@ -280,6 +280,19 @@ fn buffers_generation_counts_replaced_buffers() {
     );
     let buffers = w.render_buffers().expect("buffers").positions.size();
     assert!(buffers >= 16 * 256, "positions hold {buffers} bytes");
+    // Turning the back-to-front order on hands out a new buffer (`RenderBuffers::order`);
+    // moving the camera, or a step, keeps it.
+    let view = |z: f32| ViewSort {
+        eye: Vec3::new(0.0, 2.0, z),
+        forward: Vec3::new(0.0, 0.0, -1.0),
+    };
+    assert!(w.render_buffers().expect("buffers").order.is_none());
+    w.set_view_sort(Some(view(8.0))).expect("view sort");
+    assert_eq!(w.buffers_generation(), 3, "the order buffer is new");
+    assert!(w.render_buffers().expect("buffers").order.is_some());
+    w.set_view_sort(Some(view(9.0))).expect("view sort");
+    w.step(DT).expect("step");
+    assert_eq!(w.buffers_generation(), 3, "the same order buffer");
     // On the CPU there are no buffers to replace.
     let mut c = particles(Backend::Cpu, 16, false);
     c.grow(32).expect("grow");
