@@ -504,16 +504,11 @@ impl GpuAggregate {
         u.write(&self.radius, u64::from(i) * 4, &[0.0f32]);
     }
 
-    /// Writes one particle's position (xyz; its alive flag in w stays).
-    pub fn write_position(&self, i: u32, p: Vec3) {
-        let o = u64::from(i) * 16;
-        self.uploads.write(&self.pos_a, o, &p.to_array());
-    }
-
-    /// Writes one particle's velocity (xyz; its damping in w stays).
-    pub fn write_velocity(&self, i: u32, v: Vec3) {
-        let o = u64::from(i) * 16;
-        self.uploads.write(&self.vel_a, o, &v.to_array());
+    /// Writes one particle's position, or with `velocity` its velocity (xyz: the alive flag
+    /// and the damping in w stay).
+    pub fn write_xyz(&self, velocity: bool, i: u32, x: Vec3) {
+        let buffer = if velocity { &self.vel_a } else { &self.pos_a };
+        self.uploads.write(buffer, u64::from(i) * 16, &x.to_array());
     }
 
     /// Says whether every particle's own acceleration is +0 (the world keeps count), so that

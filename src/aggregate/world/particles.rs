@@ -219,7 +219,7 @@ impl AggregateWorld {
         crate::error::finite3("position", position)?;
         match &mut self.engine {
             Engine::Cpu(s) => s.pos[i] = position.extend(s.pos[i].w),
-            Engine::Gpu(g) => g.write_position(id.index, position),
+            Engine::Gpu(g) => g.write_xyz(false, id.index, position),
         }
         Ok(())
     }
@@ -234,7 +234,7 @@ impl AggregateWorld {
         crate::error::finite3("velocity", velocity)?;
         match &mut self.engine {
             Engine::Cpu(s) => s.vel[i] = velocity.extend(s.vel[i].w),
-            Engine::Gpu(g) => g.write_velocity(id.index, velocity),
+            Engine::Gpu(g) => g.write_xyz(true, id.index, velocity),
         }
         Ok(())
     }
