@@ -177,7 +177,7 @@ impl AggregateDemo for Blob {
         }
         self.apply_push()?;
         self.steps += 1;
-        self.world.step(scenes::DT)
+        self.world.step(scenes::DT).map(|_| ())
     }
 
     fn key(&mut self, key: &Key, pressed: bool) -> wgphys::Result<()> {

@@ -197,7 +197,7 @@ impl AggregateDemo for Bridge {
             self.loaded_at = Some((self.x, self.z));
         }
         self.steps += 1;
-        self.world.step(scenes::DT)
+        self.world.step(scenes::DT).map(|_| ())
     }
 
     fn key(&mut self, key: &Key, pressed: bool) -> wgphys::Result<()> {

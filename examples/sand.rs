@@ -165,7 +165,7 @@ impl AggregateDemo for Sand {
             scenes::aggregate::sand_pour(&mut self.world, POUR.min(room), RADIUS, self.steps)?;
         }
         self.steps += 1;
-        self.world.step(scenes::DT)
+        self.world.step(scenes::DT).map(|_| ())
     }
 
     fn key(&mut self, key: &Key, pressed: bool) -> wgphys::Result<()> {

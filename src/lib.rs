@@ -17,6 +17,34 @@
 //!   starting and substeps, sleeping, fracture, continuous collision for fast spheres, and ray
 //!   casts.
 //!
+//! ## One shape for the three worlds
+//!
+//! Every world is built with `new(backend, config)`, advanced with `step(dt)`, and records a
+//! step into a caller's encoder with `encode_step(dt, &mut encoder)`; both return the world's
+//! report ([`particles::StepReport`], [`aggregate::AggregateStepReport`],
+//! [`rigid::StepReport`], each `#[non_exhaustive]`). On the CPU backend, `encode_step` runs the
+//! step at once, exactly as `step` does, and leaves the encoder alone; it returns the same
+//! report. Objects are named by handles carrying their slot, the slot's generation and their
+//! world ([`rigid::BodyHandle`], [`aggregate::ParticleId`], [`aggregate::LinkId`],
+//! [`aggregate::GeneratorId`]; the particle world's [`particles::ParticleHandle`] is an id
+//! never reused): a removed object's handle, or another world's, is
+//! [`Error::StaleHandle`] naming the kind of handle, and changes nothing. `len()` is the live
+//! objects of the rigid and aggregate worlds (`slots()` the slots in use, removed ones
+//! included); the particle world's live count is in its status
+//! ([`particles::Status::live`]), known on the GPU a frame late. `buffers_generation()` counts
+//! the times a buffer `render_buffers()` hands out was replaced, on every world.
+//!
+//! The defaults that differ between the worlds, and why (none is changed by making the worlds
+//! alike, since each would change every result built on it):
+//!
+//! | default | particles | aggregate | rigid | why |
+//! |---|---|---|---|---|
+//! | capacity | 65,536 particles | 4,096 slots | 1,024 bodies | effects spawn many short-lived points; a structure's particles are placed once; bodies cost the most per slot |
+//! | grows when full | no (`auto_grow: false`) | never (no growth) | yes (`auto_grow: true`) | a full effect drops spawns (a status says how many) rather than stall a frame; an aggregate's slots are placed by the program; a body added to a full rigid world must not be lost |
+//! | damping (fraction of velocity kept per second) | 1 (none) | 1 (none) | 0.99 linear and angular | points under fields follow their closed forms exactly; a stack of bodies needs a little damping to come to rest |
+//! | gravity | none (add a field) | none (add a field) | (0, −9.81, 0) in the configuration | particles and aggregates take any mix of force fields; bodies nearly always fall |
+//! | status read back | every step (`status_interval: 1`) | nothing to read: the report is the host's | every step | |
+//!
 //! [`prelude`] brings in what most programs use; the crate re-exports the [`glam`] and [`wgpu`]
 //! it is built on, so a program uses the same versions (`wgphys::glam::Vec3`).
 //!

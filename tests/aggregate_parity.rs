@@ -73,7 +73,14 @@ fn both(
     c.set_cpu_rounding(rounding);
     let ig = g.add_particles(particles).expect("gpu add_particles");
     let ic = c.add_particles(particles).expect("cpu add_particles");
-    assert_eq!(ig, ic, "particle ids differ between backends");
+    let slots = |ids: &[ParticleId]| -> Vec<(u32, u32)> {
+        ids.iter().map(|p| (p.index(), p.generation())).collect()
+    };
+    assert_eq!(
+        slots(&ig),
+        slots(&ic),
+        "particle slots differ between backends"
+    );
     for (k, id) in ic.iter().enumerate() {
         assert_eq!(id.index(), k as u32, "ids are slot indices in add order");
     }

@@ -412,7 +412,7 @@ fn fuzz_aggregate(ops: &[AOp]) -> Result<(), TestCaseError> {
                     w.set_acceleration(ids[b][live[k % live.len()]], a)
                 }
                 AOp::Remove(_) | AOp::RemoveAgain(_) | AOp::Push { .. } => Ok(()),
-                AOp::Step(d) => w.step(d.value()),
+                AOp::Step(d) => w.step(d.value()).map(|_| ()),
                 AOp::Encode(n) => {
                     let gpu = b == 1;
                     let w = std::cell::RefCell::new(w);

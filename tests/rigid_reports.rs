@@ -138,10 +138,8 @@ fn every_step_of_a_full_encoder_reports() {
 /// A report of a cut-short broad phase says what happened and what to do.
 #[test]
 fn a_cut_short_broad_phase_is_advised() {
-    let r = RigidStepReport {
-        broad_truncated: true,
-        ..RigidStepReport::default()
-    };
+    let mut r = StepReport::default();
+    r.broad_truncated = true;
     let advice = r.advice().expect("advice");
     assert!(
         advice.contains("loop limit") && advice.contains("hardware adapter"),

@@ -42,6 +42,24 @@ struct Handles {
     link: LinkId,
 }
 
+impl Handles {
+    /// The same items' handles in `w`, a world loaded from a save of theirs: found again by
+    /// slot, as `AggregateWorld::load` says. The saved world's own handles are refused there.
+    fn in_world(&self, w: &AggregateWorld) -> Handles {
+        assert!(
+            self.particles.iter().all(|&p| !w.contains_particle(p)),
+            "a handle of another world is refused by the loaded one"
+        );
+        Handles {
+            particles: (self.particles.iter())
+                .map(|p| w.particle_handle_at(p.index()).expect("particle slot"))
+                .collect(),
+            anchored: (w.generator_handle_at(self.anchored.index())).expect("generator slot"),
+            link: w.link_handle_at(self.link.index()).expect("link slot"),
+        }
+    }
+}
+
 /// A small random scene: `count` particles (one of them removed), springs, bungees, every other
 /// generator kind, rods and cables between particles and to anchors, one removed generator and
 /// one removed link, gravity and turbulence fields, a ground plane, and with `collisions` the
@@ -269,9 +287,10 @@ fn continue_together(
 ) {
     assert_eq!(fields(a), fields(b), "{label}: right after loading");
     assert_eq!(a.steps(), b.steps(), "{label}: steps");
+    let hb = h.in_world(b);
     for k in 0..m {
         edit(a, h, k);
-        edit(b, h, k);
+        edit(b, &hb, k);
         a.step(DT).expect("step saved world");
         b.step(DT).expect("step loaded world");
         assert_eq!(
@@ -324,11 +343,12 @@ fn round_trip(
     );
     // The text-loaded world against a fresh load of the binary save, both from step N.
     let mut again = AggregateWorld::load(backend(), &binary).expect("load binary again");
+    let h_again = h.in_world(&again);
     continue_together(
         &format!("{label} (text)"),
         &mut again,
         &mut from_text,
-        &h,
+        &h_again,
         m,
     );
 }
@@ -566,6 +586,12 @@ fn a_nan_position_is_refused_naming_the_field() {
     );
 }
 
+/// How the text save writes a generator's or link's end `name` naming slot `index` (a handle:
+/// its slot, then its generation on the next line).
+fn end(name: &str, index: u32) -> String {
+    format!("{name}: (\n                index: {index},")
+}
+
 #[test]
 fn a_link_index_out_of_range_is_refused_naming_the_field() {
     let mut w = small();
@@ -573,7 +599,7 @@ fn a_link_index_out_of_range_is_refused_naming_the_field() {
     // The rod joins slots 0 and 1; there are 4 slots (slot 3 removed).
     let links = t.find("links:").expect("links");
     let (head, tail) = t.split_at(links);
-    let far = tail.replacen("b: (1)", "b: (9)", 1);
+    let far = tail.replacen(&end("b", 1), &end("b", 9), 1);
     assert_ne!(far, tail, "no `b: (1)` in the links of\n{t}");
     assert_eq!(
         load_field(
@@ -582,7 +608,7 @@ fn a_link_index_out_of_range_is_refused_naming_the_field() {
         ),
         "links[0].b"
     );
-    let removed = tail.replacen("b: (1)", "b: (3)", 1);
+    let removed = tail.replacen(&end("b", 1), &end("b", 3), 1);
     assert_eq!(
         load_field(
             "link to the removed slot 3",
@@ -590,10 +616,25 @@ fn a_link_index_out_of_range_is_refused_naming_the_field() {
         ),
         "links[0].b"
     );
+    // A live slot, but of another generation than the slot's: a handle no world issued.
+    let b = end("b", 1);
+    let other = tail.replacen(
+        &format!("{b}\n                generation: 0,"),
+        &format!("{b}\n                generation: 5,"),
+        1,
+    );
+    assert_ne!(other, tail, "no generation after `b: (1)` in\n{t}");
+    assert_eq!(
+        load_field(
+            "link to slot 1 of generation 5",
+            AggregateWorld::load(Backend::Cpu, format!("{head}{other}").as_bytes())
+        ),
+        "links[0].b"
+    );
     // The generator's end too, and a slot count above the capacity.
     let gens = t.find("generators:").expect("generators");
     let (head, tail) = t.split_at(gens);
-    let far = tail.replacen("a: (0)", "a: (4)", 1);
+    let far = tail.replacen(&end("a", 0), &end("a", 4), 1);
     assert_eq!(
         load_field(
             "spring from slot 4",
@@ -643,7 +684,7 @@ fn links_no_step_could_colour_are_refused_naming_the_link() {
     .expect("a link apart");
     let t = text(&mut w);
     AggregateWorld::load(Backend::Cpu, t.as_bytes()).expect("64 colours load");
-    let bad = t.replacen("a: (65)", "a: (0)", 1);
+    let bad = t.replacen(&end("a", 65), &end("a", 0), 1);
     assert_ne!(bad, t);
     assert_eq!(
         load_field(

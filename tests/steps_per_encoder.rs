@@ -139,8 +139,12 @@ fn aggregate_world_steps_per_encoder_match_step() {
                     _ => {}
                 }
             },
-            |w| w.step(scenes::DT).expect("step"),
-            |w, e| w.encode_step(scenes::DT, e).expect("encode"),
+            |w| {
+                w.step(scenes::DT).expect("step");
+            },
+            |w, e| {
+                w.encode_step(scenes::DT, e).expect("encode");
+            },
         );
         world.read_snapshot().expect("read")
     };

@@ -18,7 +18,7 @@ use crate::gpu::upload::StepUploads;
 use crate::gpu::GpuContext;
 use crate::grid::gpu::GpuGrid;
 use crate::grid::GridSpec;
-use glam::Vec4;
+use glam::{Vec3, Vec4};
 use std::mem::size_of;
 use wgpu::BufferUsages as U;
 
@@ -502,6 +502,13 @@ impl GpuAggregate {
         u.write(&self.acc, o, &[Vec4::ZERO]);
         u.write(&self.colour, o, &[Vec4::ZERO]);
         u.write(&self.radius, u64::from(i) * 4, &[0.0f32]);
+    }
+
+    /// Writes one particle's position, or with `velocity` its velocity (xyz: the alive flag
+    /// and the damping in w stay).
+    pub fn write_xyz(&self, velocity: bool, i: u32, x: Vec3) {
+        let buffer = if velocity { &self.vel_a } else { &self.pos_a };
+        self.uploads.write(buffer, u64::from(i) * 16, &x.to_array());
     }
 
     /// Says whether every particle's own acceleration is +0 (the world keeps count), so that

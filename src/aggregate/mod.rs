@@ -43,4 +43,4 @@ pub use model::{
     ResolveOrder, NEAR_SKIN, NEAR_SPAN, NEAR_UNITS,
 };
 pub use step::{AggStage, AggStep};
-pub use world::{AggSnapshot, AggregateWorld};
+pub use world::{AggSnapshot, AggregateStepReport, AggregateWorld};

@@ -8,27 +8,58 @@ use crate::error::{finite, finite3, non_negative, positive, Error, Result};
 use crate::fields::ForceField;
 use glam::{Vec3, Vec4};
 
-/// A particle of an aggregate world; its index never changes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct ParticleId(pub(crate) u32);
+/// Declares a handle of an aggregate world's table (particles, force generators, links): the
+/// slot, the slot's generation (bumped each time the slot is reused, so a handle of a removed
+/// item is refused rather than reaching the slot's next owner) and the tag of the world that
+/// issued it (a handle of another world is refused). The tag is not saved: a handle read back
+/// with serde names no world until it is found again (see [`super::AggregateWorld::load`]).
+macro_rules! aggregate_handle {
+    ($(#[$doc:meta])* $name:ident, $kind:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        pub struct $name {
+            pub(crate) index: u32,
+            pub(crate) generation: u32,
+            #[cfg_attr(feature = "serde", serde(skip))]
+            pub(crate) world: u32,
+        }
 
-impl ParticleId {
-    /// The slot index (the same in every GPU buffer).
-    pub fn index(self) -> u32 {
-        self.0
-    }
+        impl $name {
+            /// What [`crate::Error::StaleHandle`] calls this kind of handle.
+            pub const KIND: &'static str = $kind;
+
+            /// The slot index (the same in every GPU buffer and table of the world).
+            pub fn index(self) -> u32 {
+                self.index
+            }
+
+            /// The slot's generation: how many earlier owners the slot had.
+            pub fn generation(self) -> u32 {
+                self.generation
+            }
+        }
+    };
 }
 
-/// A force generator, for [`crate::aggregate::AggregateWorld::add_generator`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct GeneratorId(pub(crate) u32);
+aggregate_handle!(
+    /// A particle of an aggregate world: its slot (which never changes while it lives), the
+    /// slot's generation and its world. A removed particle's slot is reused by a later add.
+    ParticleId,
+    "aggregate particle"
+);
 
-/// A link, for [`crate::aggregate::AggregateWorld::add_link`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct LinkId(pub(crate) u32);
+aggregate_handle!(
+    /// A force generator, from [`crate::aggregate::AggregateWorld::add_generator`].
+    GeneratorId,
+    "force generator"
+);
+
+aggregate_handle!(
+    /// A link, from [`crate::aggregate::AggregateWorld::add_link`].
+    LinkId,
+    "link"
+);
 
 /// Force generators (book §5–6, with the catalogue's corrected forms).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -175,7 +206,7 @@ fn distinct(what: &'static str, a: ParticleId, b: ParticleId) -> Result<()> {
     if a == b {
         return Err(Error::InvalidInput {
             what,
-            value: format!("both ends are particle {}", a.0),
+            value: format!("both ends are particle {}", a.index),
             fix: "connect two different particles, or use the anchored form to tie one particle to a point",
         });
     }
@@ -183,6 +214,27 @@ fn distinct(what: &'static str, a: ParticleId, b: ParticleId) -> Result<()> {
 }
 
 impl ForceGenerator {
+    /// The same generator with each particle `p` it touches replaced by `f(p)`: for example
+    /// a generator of one world rebuilt in a world loaded from its save, with
+    /// `|p| loaded.particle_handle_at(p.index())`.
+    pub fn map_particles(mut self, mut f: impl FnMut(ParticleId) -> ParticleId) -> Self {
+        use ForceGenerator::*;
+        match &mut self {
+            Spring { a, b, .. } | Bungee { a, b, .. } | DampedSpring { a, b, .. } => {
+                *a = f(*a);
+                *b = f(*b);
+            }
+            AnchoredSpring { particle, .. }
+            | AnchoredBungee { particle, .. }
+            | Buoyancy { particle, .. }
+            | FakeSpring { particle, .. }
+            | AnchoredDampedSpring { particle, .. }
+            | Gravity { particle, .. }
+            | Drag { particle, .. } => *particle = f(*particle),
+        }
+        self
+    }
+
     /// The particles it touches (one or two).
     pub fn particles(&self) -> (ParticleId, Option<ParticleId>) {
         use ForceGenerator::*;
@@ -204,8 +256,8 @@ impl ForceGenerator {
         use ForceGenerator::*;
         let (a, b) = self.particles();
         let mut g = GpuGen {
-            a: a.0,
-            b: b.map_or(NONE, |b| b.0),
+            a: a.index,
+            b: b.map_or(NONE, |b| b.index),
             ..Default::default()
         };
         match self {
@@ -379,6 +431,21 @@ pub enum Link {
 }
 
 impl Link {
+    /// The same link with each particle `p` it joins replaced by `f(p)` (see
+    /// [`ForceGenerator::map_particles`]).
+    pub fn map_particles(mut self, mut f: impl FnMut(ParticleId) -> ParticleId) -> Self {
+        match &mut self {
+            Link::Cable { a, b, .. } | Link::Rod { a, b, .. } => {
+                *a = f(*a);
+                *b = f(*b);
+            }
+            Link::AnchoredCable { particle, .. } | Link::AnchoredRod { particle, .. } => {
+                *particle = f(*particle)
+            }
+        }
+        self
+    }
+
     /// The particles it joins.
     pub fn particles(&self) -> (ParticleId, Option<ParticleId>) {
         match *self {
@@ -392,8 +459,8 @@ impl Link {
     pub(crate) fn to_gpu(self) -> Result<GpuLink> {
         let (a, b) = self.particles();
         let mut l = GpuLink {
-            a: a.0,
-            b: b.map_or(NONE, |b| b.0),
+            a: a.index,
+            b: b.map_or(NONE, |b| b.index),
             ..Default::default()
         };
         match self {

@@ -15,11 +15,19 @@ use crate::grid::{CpuGrid, GridSpec};
 use crate::particles::{Particle, RenderBuffers};
 use glam::{Vec3, Vec4};
 
+mod handles;
 mod links;
+mod particles;
 mod reads;
+mod report;
 #[cfg(feature = "serde")]
 mod save;
 use links::too_many_colours;
+pub use report::AggregateStepReport;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Tags worlds so their handles cannot be mixed up.
+static NEXT_WORLD: AtomicU32 = AtomicU32::new(1);
 
 enum Engine {
     Cpu(Box<AggState>),
@@ -76,6 +84,14 @@ pub struct AggregateWorld {
     steps: u64,
     /// The snapshot ring (`world/reads.rs`).
     reads: reads::SnapshotReads,
+    /// This world's tag, carried by its handles.
+    tag: u32,
+    /// The particle slots' generations and removed slots (`world/handles.rs`).
+    particle_slots: handles::Slots,
+    /// The force generator slots'.
+    gen_slots: handles::Slots,
+    /// The link slots'.
+    link_slots: handles::Slots,
 }
 
 impl AggregateWorld {
@@ -142,6 +158,10 @@ impl AggregateWorld {
             time: 0.0,
             steps: 0,
             reads: reads::SnapshotReads::new(),
+            tag: NEXT_WORLD.fetch_add(1, Ordering::Relaxed),
+            particle_slots: handles::Slots::default(),
+            gen_slots: handles::Slots::default(),
+            link_slots: handles::Slots::default(),
             fields,
             colliders,
             grid_spec,
@@ -188,16 +208,6 @@ impl AggregateWorld {
         Ok(me)
     }
 
-    /// Particle slots in use (removed particles keep their slot).
-    pub fn len(&self) -> u32 {
-        self.n
-    }
-
-    /// Whether no particle was ever added.
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
-    }
-
     /// The configuration.
     pub fn config(&self) -> &AggregateConfig {
         &self.config
@@ -207,186 +217,6 @@ impl AggregateWorld {
     /// GPU backend ignores it).
     pub fn set_cpu_rounding(&mut self, rounding: crate::CpuRounding) {
         self.config.cpu_rounding = rounding;
-    }
-
-    /// Adds a particle (its `size` is its collision radius; `lifetime` must be `None`: an
-    /// aggregate particle lives until removed). Its [`Particle::damping`] is the fraction of
-    /// velocity kept per second, in [0, 1] (1 = none, the default; rapier's linear damping c
-    /// corresponds to about e^(−c)).
-    ///
-    /// # Errors
-    /// [`Error::InvalidInput`] naming the bad field; [`Error::Full`] when every slot is taken.
-    pub fn add_particle(&mut self, p: Particle) -> Result<ParticleId> {
-        let ids = self.add_particles(std::slice::from_ref(&p))?;
-        Ok(ids[0])
-    }
-
-    /// Adds many particles at once (one upload per buffer on the GPU). All are checked first:
-    /// on an error nothing is added.
-    ///
-    /// # Errors
-    /// As [`AggregateWorld::add_particle`], naming the first bad particle's field.
-    pub fn add_particles(&mut self, ps: &[Particle]) -> Result<Vec<ParticleId>> {
-        if self.n as usize + ps.len() > self.config.capacity as usize {
-            return Err(Error::Full {
-                what: "aggregate particle",
-                capacity: self.config.capacity,
-            });
-        }
-        let largest = ps.iter().fold(0.0f32, |m, p| m.max(p.size));
-        for p in ps {
-            p.validate()?;
-            if p.lifetime.is_some() {
-                return Err(Error::InvalidInput {
-                    what: "particle.lifetime",
-                    value: format!("{:?}", p.lifetime),
-                    fix: "aggregate particles live until removed: pass None",
-                });
-            }
-        }
-        if let Some(spec) = &self.grid_spec {
-            let auto = self.config.collisions.is_some_and(|c| c.cell_size <= 0.0) && self.n == 0;
-            if !auto && 2.0 * largest > spec.cell_size {
-                return Err(Error::InvalidInput {
-                    what: "particle.size",
-                    value: format!("{largest} (grid cell {})", spec.cell_size),
-                    fix: "the collision grid's cell must be at least twice the largest radius: raise Collisions::cell_size",
-                });
-            }
-        }
-        if ps.is_empty() {
-            return Ok(Vec::new());
-        }
-        if let (Some(spec), true) = (
-            &mut self.grid_spec,
-            self.n == 0 && self.config.collisions.is_some_and(|c| c.cell_size <= 0.0),
-        ) {
-            spec.cell_size = (2.0 * largest).max(1e-6);
-            if let Engine::Gpu(g) = &mut self.engine {
-                g.set_grid_spec(*spec)?;
-            }
-        }
-        let first = self.n;
-        let pos: Vec<Vec4> = ps.iter().map(|p| p.position.extend(1.0)).collect();
-        let vel: Vec<Vec4> = ps.iter().map(|p| p.velocity.extend(p.damping)).collect();
-        let acc: Vec<Vec4> = ps
-            .iter()
-            .map(|p| p.acceleration.extend(p.inverse_mass))
-            .collect();
-        let radius: Vec<f32> = ps.iter().map(|p| p.size).collect();
-        let colour: Vec<Vec4> = ps.iter().map(|p| p.colour).collect();
-        match &mut self.engine {
-            Engine::Cpu(s) => {
-                let r = first as usize..first as usize + ps.len();
-                s.pos[r.clone()].copy_from_slice(&pos);
-                s.vel[r.clone()].copy_from_slice(&vel);
-                s.acc[r.clone()].copy_from_slice(&acc);
-                s.radius[r.clone()].copy_from_slice(&radius);
-                s.colour[r].copy_from_slice(&colour);
-            }
-            Engine::Gpu(g) => {
-                g.write_particles(first, &pos, &vel, &acc, &radius, &colour);
-                g.write_draw_args(first + ps.len() as u32);
-            }
-        }
-        self.n += ps.len() as u32;
-        self.alive.extend(std::iter::repeat_n(true, ps.len()));
-        self.own_accelerations += acc.iter().filter(|a| has_own_acceleration(**a)).count();
-        self.acc.extend(acc);
-        self.dirty = true;
-        Ok((first..self.n).map(ParticleId).collect())
-    }
-
-    fn check_particle(&self, what: &'static str, id: ParticleId) -> Result<()> {
-        if id.0 >= self.n || !self.alive[id.0 as usize] {
-            return Err(Error::InvalidInput {
-                what,
-                value: format!("particle {} (world has {} slots)", id.0, self.n),
-                fix: "pass a ParticleId returned by add_particle that has not been removed",
-            });
-        }
-        Ok(())
-    }
-
-    /// Removes a particle. Its slot stays (indices never shift) but it no longer moves,
-    /// collides or draws.
-    ///
-    /// # Errors
-    /// [`Error::ParticleInUse`] while generators or links use it; [`Error::InvalidInput`] for
-    /// an unknown id. Nothing changes then.
-    pub fn remove_particle(&mut self, id: ParticleId) -> Result<()> {
-        self.check_particle("remove_particle", id)?;
-        let gens = self
-            .gens
-            .iter()
-            .filter(|g| g.kind != 0 && (g.a == id.0 || g.b == id.0))
-            .count();
-        let links = self
-            .links
-            .iter()
-            .flatten()
-            .filter(|l| l.a == id.0 || l.b == id.0)
-            .count();
-        if gens + links > 0 {
-            return Err(Error::ParticleInUse {
-                id: id.0,
-                by: format!("{gens} force generator(s) and {links} link(s)"),
-            });
-        }
-        let i = id.0 as usize;
-        self.alive[i] = false;
-        self.acc[i].w = 0.0;
-        match &mut self.engine {
-            Engine::Cpu(s) => {
-                s.pos[i].w = 0.0;
-                s.acc[i].w = 0.0;
-                s.radius[i] = 0.0;
-                s.colour[i] = Vec4::ZERO;
-            }
-            Engine::Gpu(g) => g.kill(id.0),
-        }
-        Ok(())
-    }
-
-    /// Sets a particle's inverse mass (0 pins it), for example to put a load on a bridge.
-    ///
-    /// # Errors
-    /// [`Error::InvalidInput`] for an unknown id or a negative or non-finite value.
-    pub fn set_inverse_mass(&mut self, id: ParticleId, inverse_mass: f32) -> Result<()> {
-        self.check_particle("set_inverse_mass", id)?;
-        if !(inverse_mass >= 0.0 && inverse_mass.is_finite()) {
-            return Err(Error::InvalidInput {
-                what: "inverse_mass",
-                value: format!("{inverse_mass}"),
-                fix: "pass a finite value >= 0 (0 = immovable)",
-            });
-        }
-        let i = id.0 as usize;
-        self.acc[i].w = inverse_mass;
-        match &mut self.engine {
-            Engine::Cpu(s) => s.acc[i].w = inverse_mass,
-            Engine::Gpu(g) => g.write_acc(id.0, self.acc[i]),
-        }
-        Ok(())
-    }
-
-    /// Sets a particle's own constant acceleration (for example a player's push on the blob,
-    /// or gravity that differs per particle).
-    ///
-    /// # Errors
-    /// [`Error::InvalidInput`] for an unknown id or a non-finite vector.
-    pub fn set_acceleration(&mut self, id: ParticleId, acceleration: Vec3) -> Result<()> {
-        self.check_particle("set_acceleration", id)?;
-        crate::error::finite3("acceleration", acceleration)?;
-        let i = id.0 as usize;
-        self.own_accelerations -= usize::from(has_own_acceleration(self.acc[i]));
-        self.acc[i] = acceleration.extend(self.acc[i].w);
-        self.own_accelerations += usize::from(has_own_acceleration(self.acc[i]));
-        match &mut self.engine {
-            Engine::Cpu(s) => s.acc[i] = self.acc[i],
-            Engine::Gpu(g) => g.write_acc(id.0, self.acc[i]),
-        }
-        Ok(())
     }
 
     /// Dispatches recorded by the last GPU step (0 on the CPU).
@@ -486,18 +316,20 @@ impl AggregateWorld {
         p
     }
 
-    /// Advances by `dt`: integrate (generators, fields), collide (grid + colliders), links.
+    /// Advances by `dt`: integrate (generators, fields), collide (grid + colliders), links;
+    /// on the GPU, records the step and submits it.
     ///
     /// # Errors
     /// [`Error::InvalidTimeStep`] (nothing changes); GPU errors.
-    pub fn step(&mut self, dt: f32) -> Result<()> {
+    pub fn step(&mut self, dt: f32) -> Result<AggregateStepReport> {
         match &self.engine {
             Engine::Gpu(g) => {
                 let ctx = g.ctx.clone();
-                ctx.guard("an aggregate step", || self.step_unguarded(dt))
+                ctx.guard("an aggregate step", || self.step_unguarded(dt))?;
             }
-            Engine::Cpu(_) => self.step_unguarded(dt),
+            Engine::Cpu(_) => self.step_unguarded(dt)?,
         }
+        Ok(self.step_report())
     }
 
     fn step_unguarded(&mut self, dt: f32) -> Result<()> {
@@ -590,19 +422,28 @@ impl AggregateWorld {
         Ok(())
     }
 
-    /// Records the step into the caller's encoder (GPU worlds only). The step's parameters and
-    /// the edits made before it are recorded as copies ahead of its passes, so any number of
-    /// steps and edits may go into one encoder before one submit, as the same `step()` calls.
+    /// Records the step into the caller's encoder instead of submitting it: the step's
+    /// parameters and the edits made before it are recorded as copies ahead of its passes, so
+    /// any number of steps and edits may go into one encoder before one submit, as the same
+    /// `step()` calls.
+    ///
+    /// On the CPU backend, `encode_step` runs the step at once, exactly as `step` does, and
+    /// leaves the encoder alone; it returns the same report.
     ///
     /// # Errors
-    /// As [`AggregateWorld::step`]; [`Error::NeedsGpu`] on a CPU world.
-    pub fn encode_step(&mut self, dt: f32, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
+    /// As [`AggregateWorld::step`].
+    pub fn encode_step(
+        &mut self,
+        dt: f32,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<AggregateStepReport> {
         match &self.engine {
             Engine::Gpu(g) => {
                 let ctx = g.ctx.clone();
-                ctx.guard("an aggregate step", || self.encode_unguarded(dt, encoder))
+                ctx.guard("an aggregate step", || self.encode_unguarded(dt, encoder))?;
+                Ok(self.step_report())
             }
-            Engine::Cpu(_) => Err(Error::NeedsGpu("encode_step")),
+            Engine::Cpu(_) => self.step(dt),
         }
     }
 
@@ -692,6 +533,15 @@ impl AggregateWorld {
             Engine::Gpu(g) => g.ctx.wait(),
             Engine::Cpu(_) => Ok(()),
         }
+    }
+
+    /// How many times the world's GPU buffers were replaced, for a renderer holding a bind
+    /// group of [`AggregateWorld::render_buffers`] (as [`crate::rigid::RigidWorld::buffers_generation`]).
+    /// An aggregate world's particle buffers are made once, for
+    /// [`AggregateConfig::capacity`] slots, when the world is built or loaded, and never grow:
+    /// this stays 0 (on the CPU too).
+    pub fn buffers_generation(&self) -> u64 {
+        0
     }
 
     /// Buffers for drawing the particles (GPU worlds): positions, colours, radii and draw args

@@ -10,11 +10,11 @@
 //! |---|---|---|---|
 //! | an object is | a point with a radius, a colour and a lifetime | a point in a fixed slot | a body with orientation and inertia, with colliders |
 //! | objects interact | never with each other | through springs, cables, rods and (optionally) contacts | through contacts and joints |
-//! | static obstacles | [`particles::ParticleCollider`](crate::particles::ParticleCollider): half-spaces, spheres, boxes; the depth buffer | the same colliders | fixed bodies with any collider |
-//! | you hold | a [`ParticleHandle`](crate::particles::ParticleHandle) for host spawns only | a [`ParticleId`](crate::aggregate::ParticleId), the slot | a [`BodyHandle`](crate::rigid::BodyHandle): slot and generation |
+//! | static obstacles | [`particles::Collider`](crate::particles::Collider): half-spaces, spheres, boxes; the depth buffer | the same colliders | fixed bodies with any collider |
+//! | you hold | a [`ParticleHandle`](crate::particles::ParticleHandle) for host spawns only | a [`ParticleId`](crate::aggregate::ParticleId): slot, generation and world | a [`BodyHandle`](crate::rigid::BodyHandle): slot and generation |
 //! | gravity by default | none | none | [`RigidConfig::gravity`](crate::rigid::RigidConfig::gravity), (0, −9.81, 0) |
 //! | when full | grows with `auto_grow` (off by default) or [`grow`](crate::particles::ParticleWorld::grow) | never grows | grows with `auto_grow` (on by default) |
-//! | `step` returns | a [`particles::ParticleStepReport`](crate::particles::ParticleStepReport) | `()` | a [`rigid::RigidStepReport`](crate::rigid::RigidStepReport) |
+//! | `step` returns | a [`particles::StepReport`](crate::particles::StepReport) | an [`AggregateStepReport`](crate::aggregate::AggregateStepReport) | a [`rigid::StepReport`](crate::rigid::StepReport) |
 //!
 //! ## Particles: [`ParticleWorld`](crate::particles::ParticleWorld)
 //!
@@ -79,14 +79,20 @@
 //! matter such as a pile of sand (grains that collide with each other on a uniform grid). A
 //! particle ([`Particle`](crate::particles::Particle), the same type as above, without a
 //! lifetime) sits in a fixed slot for its whole life: [`ParticleId::index`] is its index in
-//! every buffer, removed particles keep their slot, and slots are never reused. Particles are
+//! every buffer. A removed particle's slot is reused by a later add, with the slot's
+//! generation bumped, so the removed particle's handle is refused
+//! ([`Error::StaleHandle`](crate::Error::StaleHandle)) rather than reaching the new one;
+//! generators and links are handled alike. Particles are
 //! joined by force generators ([`ForceGenerator`](crate::aggregate::ForceGenerator): springs,
 //! anchored springs, bungees, buoyancy, stiff springs) and by links
 //! ([`Link`](crate::aggregate::Link): cables and rods, to another particle or a fixed anchor),
 //! which are hard constraints solved in coloured batches.
 //!
 //! The capacity is fixed when the world is built ([`AggregateConfig::capacity`]); the world
-//! never grows. A step returns nothing: there is no pool to overflow once the particles are in.
+//! never grows. A step returns an
+//! [`AggregateStepReport`](crate::aggregate::AggregateStepReport): what the host knows of the
+//! step (live particles, links, colours, dispatches); there is no pool to overflow once the
+//! particles are in.
 //!
 //! [`ParticleId::index`]: crate::aggregate::ParticleId::index
 //! [`AggregateConfig::capacity`]: crate::aggregate::AggregateConfig::capacity

@@ -13,9 +13,8 @@
 //!
 //! The public API is the same on both: a program written against `Backend::Cpu` runs on the
 //! GPU by changing that one argument. The few calls that only make sense on one side say so
-//! (`render_buffers` and `gpu()` are `None` on the CPU; the particle and aggregate worlds'
-//! `encode_step` is [`Error::NeedsGpu`](crate::Error::NeedsGpu) there; `cpu_state` is `None`
-//! on the GPU).
+//! (`render_buffers` and `gpu()` are `None` on the CPU, where `encode_step` runs the step at
+//! once and leaves the encoder alone; `cpu_state` is `None` on the GPU).
 //!
 //! ## Which to choose
 //!

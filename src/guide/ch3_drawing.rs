@@ -169,10 +169,13 @@
 //! step reports in [`ParticleStepReport::grew_to`](crate::particles::ParticleStepReport::grew_to)), a rigid
 //! world when its bodies, shapes, pairs or joints grow (pairs grow from the step reports with
 //! `auto_grow`, at any step). A bind group made over the old buffers keeps them alive and
-//! draws stale data. [`RigidWorld::render_buffers`](crate::rigid::RigidWorld::render_buffers)
-//! hands out the rigid world's buffers with the generation they belong to: make the bind group
-//! again when it changes (or key it on the buffers themselves, `wgpu::Buffer` compares by
-//! identity, which works for every world):
+//! draws stale data. Make the bind group again when the world's `buffers_generation()`
+//! changes ([`RigidWorld`](crate::rigid::RigidWorld::buffers_generation),
+//! [`ParticleWorld`](crate::particles::ParticleWorld::buffers_generation), which also counts
+//! the back-to-front order buffer made when the order is turned on, and
+//! [`AggregateWorld`](crate::aggregate::AggregateWorld::buffers_generation), whose buffers
+//! never change), or key it on the buffers themselves (`wgpu::Buffer` compares by identity), which works for
+//! every world, as the examples do:
 //!
 //! [`ParticleWorld::grow`]: crate::particles::ParticleWorld::grow
 //!

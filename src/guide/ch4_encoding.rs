@@ -8,13 +8,13 @@
 //! - [`ParticleWorld::encode_step`](crate::particles::ParticleWorld::encode_step) returns a
 //!   [`particles::ParticleStepReport`](crate::particles::ParticleStepReport);
 //! - [`AggregateWorld::encode_step`](crate::aggregate::AggregateWorld::encode_step) returns
-//!   `()`;
+//!   an [`AggregateStepReport`](crate::aggregate::AggregateStepReport);
 //! - [`RigidWorld::encode_step`](crate::rigid::RigidWorld::encode_step) returns a
 //!   [`rigid::RigidStepReport`](crate::rigid::RigidStepReport).
 //!
-//! On the CPU backend the particle and aggregate worlds refuse it with
-//! [`Error::NeedsGpu`](crate::Error::NeedsGpu), while the rigid world runs the step at once and
-//! leaves the encoder alone.
+//! On the CPU backend, `encode_step` runs the step at once, exactly as `step` does, and leaves
+//! the encoder alone; it returns the same report. (So a program that records its steps runs
+//! unchanged on the CPU.)
 //!
 //! What a recorded step does, and why you can rely on it:
 //!

@@ -82,8 +82,8 @@
 //! [`AggregateConfig::capacity`](crate::aggregate::AggregateConfig::capacity) slots (default
 //! 4096), fixed for the world's life. Adding past it is [`Error::Full`](crate::Error::Full)
 //! ([`add_particles`](crate::aggregate::AggregateWorld::add_particles) checks the whole batch
-//! first and adds none). Removed particles keep their slots, which are never reused, so size
-//! the capacity for every particle the world will ever hold. A step has nothing to overflow.
+//! first and adds none). A removed particle's slot is reused by a later add, so size the
+//! capacity for the most particles the world holds at once. A step has nothing to overflow.
 //!
 //! ```
 //! use glam::Vec3;
@@ -95,9 +95,11 @@
 //! let mut world = AggregateWorld::new(Backend::Cpu, config)?;
 //! let a = world.add_particle(Particle::new(Vec3::ZERO))?;
 //! world.add_particle(Particle::new(Vec3::X))?;
-//! world.remove_particle(a)?;
-//! assert_eq!(world.len(), 2); // slots in use, the removed one included
 //! assert!(matches!(world.add_particle(Particle::new(Vec3::Y)), Err(Error::Full { .. })));
+//! world.remove_particle(a)?;
+//! assert_eq!((world.len(), world.slots()), (1, 2)); // live particles; slots in use
+//! let b = world.add_particle(Particle::new(Vec3::Y))?; // into the removed slot
+//! assert_eq!((b.index(), b.generation()), (a.index(), a.generation() + 1));
 //! # Ok::<(), wgphys::Error>(())
 //! ```
 //!

@@ -168,8 +168,9 @@
 //!
 //! The particle world's handles ([`ParticleHandle`](crate::particles::ParticleHandle)) are ids
 //! that are never reused, and name no slot (particles move between slots). The aggregate
-//! world's [`ParticleId`](crate::aggregate::ParticleId) is a bare slot index: slots are never
-//! reused, but an id does not say which world it came from.
+//! world's [`ParticleId`](crate::aggregate::ParticleId), [`LinkId`](crate::aggregate::LinkId)
+//! and [`GeneratorId`](crate::aggregate::GeneratorId) are like a body handle: a slot, the
+//! slot's generation and the world they came from.
 //!
 //! ## Reading a body: a frame late on the GPU, or a blocking read
 //!

@@ -114,6 +114,9 @@ pub struct GpuParticles {
     emitters_seen: bool,
     /// Stage `rigid_contacts`, once a step has had a rigid world (`rigid.rs`).
     rigid: Option<rigid::RigidContacts>,
+    /// How many times a buffer `render_buffers` hands out was replaced (a growth, a new
+    /// back-to-front order).
+    pub(crate) generation: u64,
 }
 
 /// What one step hands to the GPU.
@@ -233,6 +236,7 @@ impl GpuParticles {
             fireworks: !rules.is_empty(),
             emitters_seen: false,
             rigid: None,
+            generation: 0,
         };
         me.bind_all();
         Ok(me)
@@ -487,6 +491,7 @@ impl GpuParticles {
         };
         self.bufs = keep;
         self.capacity = capacity;
+        self.generation += 1;
         if let Some(vs) = &mut self.view_sort {
             vs.sort = GpuRadixSort::new(&self.ctx, capacity, 32)?;
         }

@@ -9,7 +9,8 @@ use super::types::counter;
 /// describe the step just taken.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RigidStepReport {
+#[non_exhaustive]
+pub struct StepReport {
     /// The step (1-based) these counts describe; 0 before the first report arrives.
     pub step: u64,
     /// Shape pairs the broad phase kept.

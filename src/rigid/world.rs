@@ -551,8 +551,10 @@ impl RigidWorld {
 
     /// Records one step of `dt` seconds into the caller's `encoder` (GPU) without submitting,
     /// so a renderer can put the physics and its own passes into one submission; several
-    /// steps may be recorded into one encoder. On the CPU backend the step runs now and the
-    /// encoder is left alone.
+    /// steps may be recorded into one encoder.
+    ///
+    /// On the CPU backend, `encode_step` runs the step at once, exactly as `step` does, and
+    /// leaves the encoder alone; it returns the same report.
     ///
     /// The step's parameters and the edits made before it (bodies added, removed or set) are
     /// recorded into `encoder` as copies ahead of the step's passes, so any number of steps and

@@ -371,18 +371,21 @@ pub fn cloth(backend: Backend, side: u32) -> Result<AggregateWorld> {
         },
     )?;
     let spacing = 0.05;
-    let id = |x: u32, z: u32| ParticleId(z * side + x);
+    let mut ids = Vec::with_capacity((side * side) as usize);
     for z in 0..side {
         for x in 0..side {
             let pinned = z == 0 && (x == 0 || x == side - 1);
-            world.add_particle(
-                Particle::new(Vec3::new(x as f32 * spacing, 2.0, z as f32 * spacing))
-                    .with_damping(0.9)
-                    .with_inverse_mass(if pinned { 0.0 } else { 1.0 })
-                    .with_size(0.02),
-            )?;
+            ids.push(
+                world.add_particle(
+                    Particle::new(Vec3::new(x as f32 * spacing, 2.0, z as f32 * spacing))
+                        .with_damping(0.9)
+                        .with_inverse_mass(if pinned { 0.0 } else { 1.0 })
+                        .with_size(0.02),
+                )?,
+            );
         }
     }
+    let id = |x: u32, z: u32| ids[(z * side + x) as usize];
     for z in 0..side {
         for x in 0..side {
             let mut spring = |b: ParticleId, l: f32| {

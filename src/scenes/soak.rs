@@ -194,7 +194,13 @@ impl World {
                 } else if !w.is_empty() {
                     // Once full, an edit per step: a small push on one grain, taken off at the
                     // next step.
-                    let id = ParticleId((step / 2 % u64::from(w.len())) as u32);
+                    let slot = (step / 2 % u64::from(w.slots())) as u32;
+                    let Some(id) = w.particle_handle_at(slot) else {
+                        return Err(crate::Error::StaleHandle {
+                            kind: ParticleId::KIND,
+                            id: slot,
+                        });
+                    };
                     let push = if step.is_multiple_of(2) { 0.5 } else { 0.0 };
                     w.set_acceleration(id, Vec3::new(push, 0.0, 0.0))?;
                 }

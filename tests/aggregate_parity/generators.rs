@@ -59,9 +59,11 @@ fn generator_case(kind: Kind, seed: u64, rounding: CpuRounding) {
             capacity: n,
             ..Default::default()
         };
-        let (mut g, mut c) = both(&config, rounding, &ps, |w, _| {
+        let (mut g, mut c) = both(&config, rounding, &ps, |w, own| {
             for gen in &gens {
-                w.add_generator(*gen).expect("add_generator");
+                // The throwaway world's handles, as this world's (the same slots).
+                let gen = gen.map_particles(|p| own[p.index() as usize]);
+                w.add_generator(gen).expect("add_generator");
             }
         });
         let label = format!("{kind:?} n={n} generators={count} ({rounding:?} CPU)");

@@ -6,91 +6,90 @@ use super::*;
 impl AggregateWorld {
     /// The links in the world, with their ids (for drawing them).
     pub fn links(&self) -> impl Iterator<Item = (LinkId, Link)> + '_ {
-        self.links
-            .iter()
-            .enumerate()
-            .filter_map(|(i, l)| l.map(|l| (LinkId(i as u32), link_from_gpu(&l))))
+        self.links.iter().enumerate().filter_map(|(i, l)| {
+            let id = self.link_handle_at(i as u32)?;
+            l.map(|l| (id, link_from_gpu(&l, |i| self.particle_at(i))))
+        })
     }
 
-    /// Adds a force generator.
+    /// Adds a force generator. It takes the lowest removed generator slot, if any (its
+    /// generation bumps), else a new one.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for bad parameters, a spring from a particle to itself, or an
-    /// unknown particle. Nothing is added then.
+    /// [`Error::StaleHandle`] for a removed particle or another world's;
+    /// [`Error::InvalidInput`] for bad parameters or a spring from a particle to itself.
+    /// Nothing is added then.
     pub fn add_generator(&mut self, g: ForceGenerator) -> Result<GeneratorId> {
         let (a, b) = g.particles();
-        self.check_particle("generator particle", a)?;
+        self.particle_slot(a)?;
         if let Some(b) = b {
-            self.check_particle("generator second particle", b)?;
+            self.particle_slot(b)?;
         }
         let rec = g.to_gpu()?;
-        self.gens.push(rec);
+        let i = self.gen_slots.take();
+        match self.gens.get_mut(i as usize) {
+            Some(slot) => *slot = rec,
+            None => self.gens.push(rec),
+        }
         self.dirty = true;
-        Ok(GeneratorId(self.gens.len() as u32 - 1))
+        Ok(GeneratorId {
+            index: i,
+            generation: self.gen_slots.generations[i as usize],
+            world: self.tag,
+        })
     }
 
-    /// Removes a force generator.
+    /// Removes a force generator; its slot is reused by a later `add_generator`.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for an unknown or already removed id.
+    /// [`Error::StaleHandle`] for a removed generator or another world's handle.
     pub fn remove_generator(&mut self, id: GeneratorId) -> Result<()> {
-        match self.gens.get_mut(id.0 as usize) {
-            Some(g) if g.kind != 0 => {
-                g.kind = 0;
-                self.dirty = true;
-                Ok(())
-            }
-            _ => Err(Error::InvalidInput {
-                what: "generator id",
-                value: format!("{}", id.0),
-                fix: "pass an id returned by add_generator that has not been removed",
-            }),
-        }
+        let i = self.generator_slot(id)?;
+        self.gens[i].kind = 0;
+        self.gen_slots.release(id.index);
+        self.dirty = true;
+        Ok(())
     }
 
     /// Moves the anchor of an anchored generator (a camera on a spring, a dragged handle).
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for an unknown id or a non-finite anchor.
+    /// [`Error::StaleHandle`] for a removed generator or another world's handle;
+    /// [`Error::InvalidInput`] for a generator without an anchor or a non-finite anchor.
+    /// Nothing changes then.
     pub fn set_anchor(&mut self, id: GeneratorId, anchor: Vec3) -> Result<()> {
+        let i = self.generator_slot(id)?;
         crate::error::finite3("anchor", anchor)?;
-        let g = match self.gens.get_mut(id.0 as usize) {
-            Some(g) if matches!(g.kind, 2 | 4 | 6 | 8) => g,
-            Some(g) if g.kind != 0 => {
-                return Err(Error::InvalidInput {
-                    what: "generator id",
-                    value: format!("generator {} has no anchor", id.0),
-                    fix: "move anchors of anchored springs, bungees, fake springs and damped springs only",
-                })
-            }
-            _ => {
-                return Err(Error::InvalidInput {
-                    what: "generator id",
-                    value: format!("{}", id.0),
-                    fix: "pass an id returned by add_generator",
-                })
-            }
-        };
+        let g = &mut self.gens[i];
+        if !matches!(g.kind, 2 | 4 | 6 | 8) {
+            return Err(Error::InvalidInput {
+                what: "generator id",
+                value: format!("generator {} has no anchor", id.index),
+                fix: "move anchors of anchored springs, bungees, fake springs and damped springs only",
+            });
+        }
         g.anchor = anchor.extend(g.anchor.w);
         let g = *g;
         if let Engine::Gpu(gpu) = &self.engine {
             if !self.dirty {
-                gpu.write_gen(id.0, &g);
+                gpu.write_gen(id.index, &g);
             }
         }
         Ok(())
     }
 
-    /// Adds a cable or rod.
+    /// Adds a cable or rod. It takes the lowest removed link slot, if any (its generation
+    /// bumps), else a new one.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for a zero-length rod, a link from a particle to itself, bad
-    /// parameters or an unknown particle.
+    /// [`Error::StaleHandle`] for a removed particle or another world's;
+    /// [`Error::InvalidInput`] for a zero-length rod, a link from a particle to itself or bad
+    /// parameters. Nothing is added then.
     pub fn add_link(&mut self, l: Link) -> Result<LinkId> {
         let (a, b) = l.particles();
-        self.check_particle("link particle", a)?;
+        self.particle_slot(a)?;
         if let Some(b) = b {
-            self.check_particle("link second particle", b)?;
+            self.particle_slot(b)?;
         }
         let rec = l.to_gpu()?;
         // Greedy colouring in link order is incremental: the new link takes the lowest colour
@@ -110,28 +109,29 @@ impl AggregateWorld {
         if rec.b != NONE {
             self.colour_masks[rec.b as usize] |= 1 << c;
         }
-        self.links.push(Some(rec));
+        let i = self.link_slots.take();
+        match self.links.get_mut(i as usize) {
+            Some(slot) => *slot = Some(rec),
+            None => self.links.push(Some(rec)),
+        }
         self.dirty = true;
-        Ok(LinkId(self.links.len() as u32 - 1))
+        Ok(LinkId {
+            index: i,
+            generation: self.link_slots.generations[i as usize],
+            world: self.tag,
+        })
     }
 
-    /// Removes a link.
+    /// Removes a link; its slot is reused by a later `add_link`.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] for an unknown or already removed id.
+    /// [`Error::StaleHandle`] for a removed link or another world's handle.
     pub fn remove_link(&mut self, id: LinkId) -> Result<()> {
-        match self.links.get_mut(id.0 as usize) {
-            Some(slot @ Some(_)) => {
-                *slot = None;
-                self.dirty = true;
-                Ok(())
-            }
-            _ => Err(Error::InvalidInput {
-                what: "link id",
-                value: format!("{}", id.0),
-                fix: "pass an id returned by add_link that has not been removed",
-            }),
-        }
+        let i = self.link_slot(id)?;
+        self.links[i] = None;
+        self.link_slots.release(id.index);
+        self.dirty = true;
+        Ok(())
     }
 
     /// Number of link colours (batches) in use.
@@ -140,9 +140,9 @@ impl AggregateWorld {
     }
 }
 
-/// The public form of a stored link.
-pub(super) fn link_from_gpu(l: &GpuLink) -> Link {
-    let (a, anchor) = (ParticleId(l.a), l.anchor.truncate());
+/// The public form of a stored link; `particle` gives the handle of a slot.
+pub(super) fn link_from_gpu(l: &GpuLink, particle: impl Fn(u32) -> ParticleId) -> Link {
+    let (a, anchor) = (particle(l.a), l.anchor.truncate());
     match (l.kind, l.b) {
         (1, NONE) => Link::AnchoredCable {
             particle: a,
@@ -152,7 +152,7 @@ pub(super) fn link_from_gpu(l: &GpuLink) -> Link {
         },
         (1, b) => Link::Cable {
             a,
-            b: ParticleId(b),
+            b: particle(b),
             max_length: l.length,
             restitution: l.restitution,
         },
@@ -163,7 +163,7 @@ pub(super) fn link_from_gpu(l: &GpuLink) -> Link {
         },
         (_, b) => Link::Rod {
             a,
-            b: ParticleId(b),
+            b: particle(b),
             length: l.length,
         },
     }

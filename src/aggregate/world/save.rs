@@ -5,15 +5,16 @@
 //! twin's rounding included), the grid's cell size (settled by the first particles when the
 //! configuration leaves it 0), every slot's position, velocity, acceleration with inverse mass,
 //! radius and colour (read back from the device on the GPU), the force generators and links by
-//! id (`None` where one was removed: ids are indices and never reused, so every handle the
-//! program holds stays valid), the per-particle link colours `add_link` checks against, the
-//! seconds stepped (turbulence drifts with them) and the steps taken. The generator CSR, the
+//! slot (`None` where one was removed), every slot's generation (so the loaded world reuses
+//! removed slots and refuses stale handles as the saved one would), the per-particle link
+//! colours `add_link` checks against, the seconds stepped (turbulence drifts with them) and the
+//! steps taken. The generator CSR, the
 //! coloured link order and the GPU tables are rebuilt from it, as the next step after an edit
 //! would; the grid and candidate lists are rebuilt by every step and are not saved.
 //!
 //! Loading checks everything a world built through the API could not hold (a NaN, a link to a
-//! slot that does not exist or was removed, arrays of different lengths, more particles than
-//! slots) and refuses it as [`Error::Load`] naming the field, before any world is built.
+//! slot that does not exist or was removed or is of another generation, arrays of different
+//! lengths, more particles than slots) and refuses it as [`Error::Load`] naming the field, before any world is built.
 
 use super::*;
 use crate::save::{check, decode, encode, load_error, SaveFormat, WorldKind};
@@ -51,12 +52,30 @@ struct AggregateState {
     time: f64,
     /// Steps taken.
     steps: u64,
+    /// Per table, every slot's generation (how many times it was reused).
+    generations: Generations,
+}
+
+/// Every slot's generation, per table (`world/handles.rs`).
+#[derive(Serialize, Deserialize)]
+struct Generations {
+    /// One per particle slot.
+    particles: Vec<u32>,
+    /// One per generator slot.
+    generators: Vec<u32>,
+    /// One per link slot.
+    links: Vec<u32>,
 }
 
 /// The public form of a stored generator record (the inverse of `ForceGenerator::to_gpu`).
-fn generator_from_gpu(g: &GpuGen) -> Option<ForceGenerator> {
+fn generator_from_gpu(g: &GpuGen, particle: impl Fn(u32) -> ParticleId) -> Option<ForceGenerator> {
     use ForceGenerator::*;
-    let (a, b, k, anchor) = (ParticleId(g.a), ParticleId(g.b), g.k, g.anchor.truncate());
+    if g.kind == 0 {
+        return None;
+    }
+    let (a, k, anchor) = (particle(g.a), g.k, g.anchor.truncate());
+    // A one-ended generator's `b` is NONE and never read.
+    let b = if g.b == NONE { a } else { particle(g.b) };
     Some(match g.kind {
         1 => Spring {
             a,
@@ -132,19 +151,38 @@ fn end_names(two_ended: bool) -> (&'static str, &'static str) {
     }
 }
 
-/// `id` names a slot in use that was not removed; `table[i].end` names where it was read.
-fn live_particle(table: &str, i: usize, end: &str, id: ParticleId, alive: &[bool]) -> Result<()> {
+/// `id` names a slot in use that was not removed, of the slot's generation; `table[i].end`
+/// names where it was read.
+fn live_particle(
+    table: &str,
+    i: usize,
+    end: &str,
+    id: ParticleId,
+    alive: &[bool],
+    generations: &[u32],
+) -> Result<()> {
     let at = |field: String| format!("{field}.{end}");
-    check::index(table, i, id.0, alive.len(), "particle slots").map_err(|e| match e {
+    check::index(table, i, id.index, alive.len(), "particle slots").map_err(|e| match e {
         Error::Load { field, reason } => load_error(at(field), reason),
         other => other,
     })?;
-    if !alive[id.0 as usize] {
+    if !alive[id.index as usize] {
         return Err(load_error(
             at(format!("{table}[{i}]")),
             format!(
                 "particle {} was removed: a generator or link can only name a live particle",
-                id.0
+                id.index
+            ),
+        ));
+    }
+    let slot = generations[id.index as usize];
+    if id.generation != slot {
+        return Err(load_error(
+            at(format!("{table}[{i}]")),
+            format!(
+                "particle {} of generation {}, but its slot is of generation {slot}: the file \
+                 is corrupt",
+                id.index, id.generation
             ),
         ));
     }
@@ -276,13 +314,36 @@ impl AggregateState {
                 ));
             }
         }
+        let gens = &self.generations;
+        for (field, len, slots, of) in [
+            (
+                "generations.particles",
+                gens.particles.len(),
+                n,
+                "particles.pos",
+            ),
+            (
+                "generations.generators",
+                gens.generators.len(),
+                self.generators.len(),
+                "generators",
+            ),
+            (
+                "generations.links",
+                gens.links.len(),
+                self.links.len(),
+                "links",
+            ),
+        ] {
+            check::same_len(field, len, of, slots)?;
+        }
         for (i, g) in self.generators.iter().enumerate() {
             let Some(g) = g else { continue };
             let (a, b) = g.particles();
             let (na, nb) = end_names(b.is_some());
-            live_particle("generators", i, na, a, &alive)?;
+            live_particle("generators", i, na, a, &alive, &gens.particles)?;
             if let Some(b) = b {
-                live_particle("generators", i, nb, b, &alive)?;
+                live_particle("generators", i, nb, b, &alive, &gens.particles)?;
             }
             g.to_gpu()
                 .map_err(|e| refused(format!("generators[{i}]"), e))?;
@@ -291,9 +352,9 @@ impl AggregateState {
             let Some(l) = l else { continue };
             let (a, b) = l.particles();
             let (na, nb) = end_names(b.is_some());
-            live_particle("links", i, na, a, &alive)?;
+            live_particle("links", i, na, a, &alive, &gens.particles)?;
             if let Some(b) = b {
-                live_particle("links", i, nb, b, &alive)?;
+                live_particle("links", i, nb, b, &alive, &gens.particles)?;
             }
             l.to_gpu().map_err(|e| refused(format!("links[{i}]"), e))?;
         }
@@ -304,7 +365,7 @@ impl AggregateState {
             let Some((a, b)) = l.map(|l| l.particles()) else {
                 continue;
             };
-            let (a, b) = (a.0 as usize, b.map(|b| b.0 as usize));
+            let (a, b) = (a.index as usize, b.map(|b| b.index as usize));
             let mask = used[a] | b.map_or(0, |b| used[b]);
             let c = (!mask).trailing_zeros();
             if c >= MAX_COLOURS {
@@ -366,8 +427,10 @@ impl AggregateWorld {
     /// world.step(1.0 / 60.0)?;
     /// let bytes = world.save(SaveFormat::Binary)?;
     /// let mut copy = AggregateWorld::load(Backend::Cpu, &bytes)?;
-    /// // Handles of the saved world name the same things in the copy.
-    /// copy.remove_link(rope)?;
+    /// // The copy is another world: the saved world's handles are found again by slot.
+    /// assert!(copy.remove_link(rope).is_err());
+    /// let copy_rope = copy.link_handle_at(rope.index()).expect("the rope's slot");
+    /// copy.remove_link(copy_rope)?;
     /// world.remove_link(rope)?;
     /// world.step(1.0 / 60.0)?;
     /// copy.step(1.0 / 60.0)?;
@@ -407,22 +470,38 @@ impl AggregateWorld {
                 radius,
                 colour,
             },
-            generators: self.gens.iter().map(generator_from_gpu).collect(),
+            generators: self
+                .gens
+                .iter()
+                .map(|g| generator_from_gpu(g, |i| self.particle_at(i)))
+                .collect(),
             links: self
                 .links
                 .iter()
-                .map(|l| l.as_ref().map(links::link_from_gpu))
+                .map(|l| {
+                    l.as_ref()
+                        .map(|l| links::link_from_gpu(l, |i| self.particle_at(i)))
+                })
                 .collect(),
             colour_masks: self.colour_masks.clone(),
             time: self.time,
             steps: self.steps,
+            generations: Generations {
+                particles: self.particle_slots.generations.clone(),
+                generators: self.gen_slots.generations.clone(),
+                links: self.link_slots.generations.clone(),
+            },
         };
         encode(WorldKind::Aggregate, &state, format)
     }
 
     /// A world from [`AggregateWorld::save`]'s bytes (either format), on `backend` (not
-    /// necessarily the one that saved it). Every handle of the saved world (particle, generator
-    /// and link ids) names the same thing in the loaded one. On the backend that saved it the
+    /// necessarily the one that saved it). The loaded world is a new world: the saved world's
+    /// handles are refused by it ([`Error::StaleHandle`]), and every item keeps its slot and
+    /// generation, so [`AggregateWorld::particle_handle_at`],
+    /// [`AggregateWorld::generator_handle_at`] and [`AggregateWorld::link_handle_at`] with a
+    /// saved handle's [`index`](ParticleId::index) give the loaded world's handle of the same
+    /// item (a handle read back with serde is found again the same way). On the backend that saved it the
     /// loaded world continues bit for bit; on the other, within the two backends' usual
     /// difference.
     ///
@@ -496,6 +575,10 @@ impl AggregateWorld {
         w.dirty = true;
         w.time = state.time;
         w.steps = state.steps;
+        let gens = state.generations;
+        w.particle_slots = handles::Slots::restore(gens.particles, w.alive.iter().map(|&a| !a));
+        w.gen_slots = handles::Slots::restore(gens.generators, w.gens.iter().map(|g| g.kind == 0));
+        w.link_slots = handles::Slots::restore(gens.links, w.links.iter().map(Option::is_none));
         Ok(w)
     }
 }

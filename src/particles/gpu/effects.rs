@@ -76,6 +76,8 @@ impl GpuParticles {
                         ),
                         sort: GpuRadixSort::new(&self.ctx, self.capacity, 32)?,
                     });
+                    // A new order buffer for `render_buffers`.
+                    self.generation += 1;
                     self.bind_all();
                 }
                 if let Some(vs) = &self.view_sort {

@@ -38,6 +38,20 @@ impl ParticleWorld {
         }
     }
 
+    /// How many times a buffer [`ParticleWorld::render_buffers`] hands out was replaced: a
+    /// growth of the pool ([`ParticleWorld::grow`], or `auto_grow` during a step) makes new
+    /// per-particle buffers, and turning the back-to-front order on
+    /// ([`ParticleWorld::set_view_sort`]) makes the order buffer. A renderer holding a bind
+    /// group of the old ones rebuilds it when this changes (as
+    /// [`crate::rigid::RigidWorld::buffers_generation`]). A step that grows nothing leaves it
+    /// alone. 0 on the CPU.
+    pub fn buffers_generation(&self) -> u64 {
+        match &self.engine {
+            Engine::Gpu(g) => g.generation,
+            Engine::Cpu(_) => 0,
+        }
+    }
+
     /// The buffers a renderer draws from (GPU worlds only; `None` on the CPU backend).
     pub fn render_buffers(&self) -> Option<RenderBuffers<'_>> {
         match &self.engine {

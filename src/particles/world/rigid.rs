@@ -84,17 +84,17 @@ impl ParticleWorld {
     /// [`ParticleWorld::step_with_rigid`] does (recorded into `encoder`: encode the rigid
     /// world's step ahead of it to collide with its new poses).
     ///
+    /// On the CPU backend, `encode_step_with_rigid` runs the step at once, exactly as
+    /// `step_with_rigid` does, and leaves the encoder alone; it returns the same report.
+    ///
     /// # Errors
-    /// As [`ParticleWorld::step_with_rigid`], and [`Error::NeedsGpu`] on a CPU world.
+    /// As [`ParticleWorld::step_with_rigid`].
     pub fn encode_step_with_rigid(
         &mut self,
         dt: f32,
         rigid: &RigidWorld,
         encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<ParticleStepReport> {
-        if !self.is_gpu() {
-            return Err(Error::NeedsGpu("encode_step_with_rigid"));
-        }
+    ) -> Result<StepReport> {
         self.rigid = Some(self.attach_rigid(rigid)?);
         let report = self.encode_step(dt, encoder);
         self.rigid = None;
