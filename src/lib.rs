@@ -21,8 +21,8 @@
 //!
 //! Every world is built with `new(backend, config)`, advanced with `step(dt)`, and records a
 //! step into a caller's encoder with `encode_step(dt, &mut encoder)`; both return the world's
-//! report ([`particles::StepReport`], [`aggregate::AggregateStepReport`],
-//! [`rigid::StepReport`], each `#[non_exhaustive]`). On the CPU backend, `encode_step` runs the
+//! report ([`particles::ParticleStepReport`], [`aggregate::AggregateStepReport`],
+//! [`rigid::RigidStepReport`], each `#[non_exhaustive]`). On the CPU backend, `encode_step` runs the
 //! step at once, exactly as `step` does, and leaves the encoder alone; it returns the same
 //! report. Objects are named by handles carrying their slot, the slot's generation and their
 //! world ([`rigid::BodyHandle`], [`aggregate::ParticleId`], [`aggregate::LinkId`],
@@ -110,7 +110,10 @@ pub use wgpu;
 /// # Ok::<(), wgphys::Error>(())
 /// ```
 pub mod prelude {
-    pub use crate::aggregate::{AggregateConfig, AggregateWorld, ForceGenerator, Link};
+    pub use crate::aggregate::{
+        AggregateConfig, AggregateStepReport, AggregateWorld, ForceGenerator, GeneratorId, Link,
+        LinkId, ParticleId,
+    };
     pub use crate::gpu::GpuContext;
     pub use crate::particles::{
         Burst, EmitShape, EmitVelocity, Emitter, EmitterHandle, ForceField, Particle,

@@ -138,7 +138,7 @@ fn every_step_of_a_full_encoder_reports() {
 /// A report of a cut-short broad phase says what happened and what to do.
 #[test]
 fn a_cut_short_broad_phase_is_advised() {
-    let mut r = StepReport::default();
+    let mut r = RigidStepReport::default();
     r.broad_truncated = true;
     let advice = r.advice().expect("advice");
     assert!(

@@ -370,7 +370,7 @@ fn truncated_files_are_errors() {
     }
 }
 
-/// A newer format, another kind of world, a NaN and an index out of range are each refused
+/// A newer or an older format, another kind of world, a NaN and an index out of range are each refused
 /// naming the field.
 #[test]
 fn bad_files_name_the_field() {
@@ -381,6 +381,11 @@ fn bad_files_name_the_field() {
     let (field, reason) = load_err(&bytes);
     assert_eq!(field, "header.version", "{reason}");
     assert!(reason.contains("newer"), "{reason}");
+    // Format 1 (before collider handles) is refused by its version, not by a field inside.
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let (field, reason) = load_err(&bytes);
+    assert_eq!(field, "header.version", "{reason}");
+    assert!(reason.contains("older"), "{reason}");
     let text = String::from_utf8(w.save(SaveFormat::Text).unwrap()).unwrap();
     let (field, _) = load_err(text.replacen(" rigid\n", " particles\n", 1).as_bytes());
     assert_eq!(field, "header.world");

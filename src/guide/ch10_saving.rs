@@ -56,7 +56,7 @@
 //!
 //! `SaveFormat::Binary` is compact and fast (about 0.9 kB a
 //! resting box with its contacts). `SaveFormat::Text` starts
-//! with a line `wgphys-save 1 rigid` and then holds the same state as RON, to read, diff or edit;
+//! with a line `wgphys-save 2 rigid` and then holds the same state as RON, to read, diff or edit;
 //! its numbers are written in the shortest form that reads back to the same bits, so a text save
 //! loads to exactly the state a binary one does. `load` tells the two apart by their first bytes.
 //!

@@ -10,11 +10,11 @@
 //! |---|---|---|---|
 //! | an object is | a point with a radius, a colour and a lifetime | a point in a fixed slot | a body with orientation and inertia, with colliders |
 //! | objects interact | never with each other | through springs, cables, rods and (optionally) contacts | through contacts and joints |
-//! | static obstacles | [`particles::Collider`](crate::particles::Collider): half-spaces, spheres, boxes; the depth buffer | the same colliders | fixed bodies with any collider |
+//! | static obstacles | [`particles::ParticleCollider`](crate::particles::ParticleCollider): half-spaces, spheres, boxes; the depth buffer | the same colliders | fixed bodies with any collider |
 //! | you hold | a [`ParticleHandle`](crate::particles::ParticleHandle) for host spawns only | a [`ParticleId`](crate::aggregate::ParticleId): slot, generation and world | a [`BodyHandle`](crate::rigid::BodyHandle): slot and generation |
 //! | gravity by default | none | none | [`RigidConfig::gravity`](crate::rigid::RigidConfig::gravity), (0, −9.81, 0) |
 //! | when full | grows with `auto_grow` (off by default) or [`grow`](crate::particles::ParticleWorld::grow) | never grows | grows with `auto_grow` (on by default) |
-//! | `step` returns | a [`particles::StepReport`](crate::particles::StepReport) | an [`AggregateStepReport`](crate::aggregate::AggregateStepReport) | a [`rigid::StepReport`](crate::rigid::StepReport) |
+//! | `step` returns | a [`particles::ParticleStepReport`](crate::particles::ParticleStepReport) | an [`AggregateStepReport`](crate::aggregate::AggregateStepReport) | a [`rigid::RigidStepReport`](crate::rigid::RigidStepReport) |
 //!
 //! ## Particles: [`ParticleWorld`](crate::particles::ParticleWorld)
 //!

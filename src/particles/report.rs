@@ -59,7 +59,7 @@ impl Status {
 /// What [`super::ParticleWorld::step`] and [`super::ParticleWorld::encode_step`] return.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct StepReport {
+pub struct ParticleStepReport {
     /// Steps taken so far, this one included.
     pub step: u64,
     /// The newest pool status known: this step's on the CPU, a frame or more late on the GPU

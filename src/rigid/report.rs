@@ -10,7 +10,7 @@ use super::types::counter;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct StepReport {
+pub struct RigidStepReport {
     /// The step (1-based) these counts describe; 0 before the first report arrives.
     pub step: u64,
     /// Shape pairs the broad phase kept.

@@ -37,8 +37,10 @@ use crate::error::{Error, Result};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-/// The version of the save format this build writes, and the newest it reads.
-pub const SAVE_VERSION: u32 = 1;
+/// The version of the save format this build writes, and the only one it reads. Format 2
+/// (2026-11-29) added collider handles and mass settings to rigid saves and generations to the
+/// aggregate world's handles; format 1 files are refused by their version.
+pub const SAVE_VERSION: u32 = 2;
 
 /// The first bytes of a binary save.
 pub const MAGIC: [u8; 8] = *b"WGPHYS\0S";
@@ -151,6 +153,16 @@ fn version_check(version: u32) -> Result<()> {
             format!(
                 "the file is save format {version} but this build of wgphys reads at most \
                  {SAVE_VERSION}; load it with a newer wgphys"
+            ),
+        ));
+    }
+    if (1..SAVE_VERSION).contains(&version) {
+        return Err(load_error(
+            "header.version",
+            format!(
+                "the file is save format {version}, written by an older wgphys (before collider \
+                 handles and aggregate handle generations); this build reads format \
+                 {SAVE_VERSION}: save the world again with this build"
             ),
         ));
     }

@@ -17,7 +17,7 @@ impl ParticleWorld {
         &mut self,
         dt: f32,
         encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<StepReport> {
+    ) -> Result<ParticleStepReport> {
         match self.gpu_context() {
             Some(ctx) => ctx.guard("a particle step", || self.encode_unguarded(dt, encoder)),
             None => self.step_unguarded(dt),
@@ -28,7 +28,7 @@ impl ParticleWorld {
         &mut self,
         dt: f32,
         encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<StepReport> {
+    ) -> Result<ParticleStepReport> {
         let (params, lifecycle, want_status) = self.begin_step(dt)?;
         let deaths_room = self.deaths_room();
         if let Engine::Gpu(g) = &mut self.engine {
@@ -53,7 +53,7 @@ impl ParticleWorld {
         }
         self.finish_step(dt);
         let grew_to = self.maybe_grow()?;
-        Ok(StepReport {
+        Ok(ParticleStepReport {
             step: self.step,
             status: self.latest,
             grew_to,

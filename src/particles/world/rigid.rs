@@ -94,7 +94,7 @@ impl ParticleWorld {
         dt: f32,
         rigid: &RigidWorld,
         encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<StepReport> {
+    ) -> Result<ParticleStepReport> {
         self.rigid = Some(self.attach_rigid(rigid)?);
         let report = self.encode_step(dt, encoder);
         self.rigid = None;
