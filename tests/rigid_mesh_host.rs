@@ -378,3 +378,149 @@ fn bad_meshes_and_heightfields_are_refused_by_name() {
         "heightfield hole"
     );
 }
+
+/// The closest point of a triangle equals the best of a fine barycentric sampling of it (to
+/// the sampling's spacing), and lies in the region it names.
+#[test]
+fn closest_points_on_triangles_match_sampling() {
+    use wgphys::rigid::mesh::{closest_on_triangle, TriangleRegion};
+    let mut rng = Rng::new(15);
+    let n = 200;
+    for _ in 0..200 {
+        let [a, b, c] = [
+            rng.vec3(-1.0, 1.0),
+            rng.vec3(-1.0, 1.0),
+            rng.vec3(-1.0, 1.0),
+        ];
+        let p = rng.vec3(-2.0, 2.0);
+        let (q, region) = closest_on_triangle(p, a, b, c);
+        let mut best = f32::INFINITY;
+        for i in 0..=n {
+            for j in 0..=n - i {
+                let (u, v) = (i as f32 / n as f32, j as f32 / n as f32);
+                best = best.min((a + (b - a) * u + (c - a) * v - p).length());
+            }
+        }
+        // The sampling's points are at most one spacing (the longest edge / n) from any point
+        // of the triangle, so the sampled best exceeds the true distance by at most that.
+        let spacing = (b - a).length().max((c - a).length()).max((c - b).length()) / n as f32;
+        let got = (q - p).length();
+        assert!(
+            got <= best + 1e-5 && got >= best - spacing - 1e-5,
+            "{got} against {best}"
+        );
+        match region {
+            TriangleRegion::Vertex(v) => assert_eq!(q, [a, b, c][v as usize]),
+            TriangleRegion::Edge(e) => {
+                let (s, t) = ([a, b, c][e as usize], [a, b, c][(e as usize + 1) % 3]);
+                let off = (q - s).cross(t - s).length() / (t - s).length();
+                assert!(off < 1e-5, "on edge {e}: {off} off the line");
+            }
+            TriangleRegion::Face => {}
+        }
+    }
+}
+
+/// A ball sliding across the seams of a flat grid mesh (and of a flat heightfield) touches
+/// every triangle it reaches with the plane's normal and the plane's depth: no seam pushes it
+/// sideways or up. With every edge counted active, the triangles beside a seam push it
+/// sideways, which is the bump the flags remove.
+#[test]
+fn a_ball_across_seams_feels_only_the_plane() {
+    use wgphys::rigid::mesh::sphere_triangle;
+    let (v, t) = grid(8);
+    let mesh = TriMesh::new(&v, &t).unwrap();
+    let field = HeightField::new(9, 9, &[0.0; 81], Vec3::new(8.0, 1.0, 8.0)).unwrap();
+    let (r, sink, margin) = (0.5f32, 0.002f32, 0.01f32);
+    let mut tilted_without_flags = 0;
+    for k in 0..400 {
+        // Along a line crossing the seams between x = 1 and 7, at z between rows.
+        let x = 1.0 + 6.0 * k as f32 / 400.0;
+        let centre = Vec3::new(x, r - sink, 3.3);
+        let q = Aabb {
+            min: centre - Vec3::splat(r + margin),
+            max: centre + Vec3::splat(r + margin),
+        };
+        for tri in mesh.query_aabb(&q) {
+            let corners = mesh.triangle(tri);
+            if let Some(c) =
+                sphere_triangle(centre, r, corners, mesh.active_edges(tri), false, margin)
+            {
+                // The plane's normal exactly, and the depth below it to rounding of r − h.
+                assert_eq!(c.normal, Vec3::Y, "x = {x}, triangle {tri}: {c:?}");
+                assert!((c.depth - sink).abs() < 1e-6, "x = {x}: depth {}", c.depth);
+            }
+            if let Some(c) = sphere_triangle(centre, r, corners, 0b111, false, margin) {
+                tilted_without_flags += usize::from(c.normal.y < 0.999);
+            }
+        }
+        // The heightfield is centred on its origin: the same line, shifted by half its size.
+        let centre = centre - Vec3::new(4.0, 0.0, 4.0);
+        let q = Aabb {
+            min: centre - Vec3::splat(r + margin),
+            max: centre + Vec3::splat(r + margin),
+        };
+        for tri in field.query_aabb(&q) {
+            let corners = field.triangle(tri).unwrap();
+            if let Some(c) =
+                sphere_triangle(centre, r, corners, field.active_edges(tri), false, margin)
+            {
+                assert_eq!(c.normal, Vec3::Y, "heightfield, x = {x}: {c:?}");
+                assert!(
+                    (c.depth - sink).abs() < 1e-6,
+                    "heightfield, x = {x}: depth {}",
+                    c.depth
+                );
+            }
+        }
+    }
+    assert!(
+        tilted_without_flags > 100,
+        "without flags the seams push ({tilted_without_flags})"
+    );
+}
+
+/// On a convex edge (a cube's) the ball is pushed along the direction from the edge to its
+/// centre, as on a real corner; behind a one-sided triangle it touches nothing.
+#[test]
+fn convex_edges_push_and_backs_are_one_sided() {
+    use wgphys::rigid::mesh::{sphere_triangle, TriangleRegion};
+    // Two faces of a unit cube meeting at the edge x = 1, y = 1 (top: +y, side: +x).
+    let v = vec![
+        Vec3::new(0.0, 1.0, 0.0),
+        Vec3::new(0.0, 1.0, 1.0),
+        Vec3::new(1.0, 1.0, 1.0),
+        Vec3::new(1.0, 1.0, 0.0),
+        Vec3::new(1.0, 0.0, 1.0),
+        Vec3::new(1.0, 0.0, 0.0),
+    ];
+    let t = vec![[0, 1, 2], [0, 2, 3], [3, 2, 4], [3, 4, 5]];
+    let mesh = TriMesh::new(&v, &t).unwrap();
+    let centre = Vec3::new(1.3, 1.3, 0.5);
+    let r = 0.45;
+    let contact = (0..4u32)
+        .filter_map(|i| {
+            sphere_triangle(
+                centre,
+                r,
+                mesh.triangle(i),
+                mesh.active_edges(i),
+                false,
+                0.0,
+            )
+        })
+        .next()
+        .expect("touching the edge");
+    let diagonal = Vec3::new(1.0, 1.0, 0.0).normalize();
+    assert!((contact.normal - diagonal).length() < 1e-6, "{contact:?}");
+    assert!(matches!(contact.region, TriangleRegion::Edge(_)));
+    assert!((contact.depth - (r - 0.3 * 2f32.sqrt())).abs() < 1e-6);
+    // Below the top face, one-sided: nothing; two-sided: the face, reversed.
+    let below = Vec3::new(0.5, 0.8, 0.5);
+    assert_eq!(
+        sphere_triangle(below, 0.3, mesh.triangle(0), 0b111, false, 0.0),
+        None
+    );
+    let back = sphere_triangle(below, 0.3, mesh.triangle(0), 0b111, true, 0.0).unwrap();
+    assert_eq!(back.normal, -Vec3::Y);
+}

@@ -1,0 +1,148 @@
+//! Contacts of round shapes against one triangle of a mesh or heightfield, with the
+//! internal-edge rule (DESIGN.md, "Shapes are data"; see [`super::classify_edges`]).
+//!
+//! The closest point of a triangle to a point lies in one of seven regions: the face, one of
+//! three edges or one of three vertices (Ericson, *Real-Time Collision Detection* §5.1.5). A
+//! contact's normal is the direction from that point to the shape, except where that would
+//! push the shape against geometry the mesh continues smoothly across:
+//! - on an **inactive edge** (flat or concave), and on a **vertex both of whose edges are
+//!   inactive**, the normal is the triangle's face normal and the depth is measured to the
+//!   triangle's plane (Jolt's active edges: "whenever a body hits an inactive edge, the contact
+//!   normal is the face normal");
+//! - a shape whose centre lies behind a one-sided triangle's plane makes no contact with it.
+//!
+//! So a ball resting on the seam of two coplanar triangles gets the plane's normal from both,
+//! never the tilted normal of the edge it is beside, and rolls across as on a plane.
+
+use glam::Vec3;
+
+/// Where on a triangle the closest point lies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TriangleRegion {
+    /// Inside the face.
+    Face,
+    /// On edge `e` (from vertex e to vertex (e + 1) % 3), strictly between its ends.
+    Edge(u8),
+    /// At vertex `v`.
+    Vertex(u8),
+}
+
+/// The point of triangle `(a, b, c)` closest to `p`, and its region (Ericson §5.1.5, by
+/// barycentric tests in the order vertex a, b, edge ab, vertex c, edge ac, edge bc, face).
+pub fn closest_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, TriangleRegion) {
+    let ab = b - a;
+    let ac = c - a;
+    let ap = p - a;
+    let d1 = ab.dot(ap);
+    let d2 = ac.dot(ap);
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return (a, TriangleRegion::Vertex(0));
+    }
+    let bp = p - b;
+    let d3 = ab.dot(bp);
+    let d4 = ac.dot(bp);
+    if d3 >= 0.0 && d4 <= d3 {
+        return (b, TriangleRegion::Vertex(1));
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        let v = d1 / (d1 - d3);
+        return (a + ab * v, TriangleRegion::Edge(0));
+    }
+    let cp = p - c;
+    let d5 = ab.dot(cp);
+    let d6 = ac.dot(cp);
+    if d6 >= 0.0 && d5 <= d6 {
+        return (c, TriangleRegion::Vertex(2));
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        let w = d2 / (d2 - d6);
+        // Edge a–c is the triangle's edge 2 (from c to a).
+        return (a + ac * w, TriangleRegion::Edge(2));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return (b + (c - b) * w, TriangleRegion::Edge(1));
+    }
+    let denom = 1.0 / (va + vb + vc);
+    let v = vb * denom;
+    let w = vc * denom;
+    (a + ab * v + ac * w, TriangleRegion::Face)
+}
+
+/// A contact of a shape against a triangle: the normal points from the triangle to the shape
+/// (it pushes the shape out), the depth is positive when they overlap, and the point lies on
+/// the triangle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TriangleContact {
+    /// Unit normal, from the triangle towards the shape.
+    pub normal: Vec3,
+    /// Overlap along the normal (negative: a gap, within the margin).
+    pub depth: f32,
+    /// The contact point on the triangle.
+    pub point: Vec3,
+    /// Where on the triangle the point lies.
+    pub region: TriangleRegion,
+}
+
+/// Whether the feature of `region` may push along its own normal, given the triangle's
+/// active-edge bits: the face always; an edge when its bit is set; a vertex when either of its
+/// two edges is active (vertex v joins edges v and (v + 2) % 3).
+pub fn region_is_active(region: TriangleRegion, active: u8) -> bool {
+    match region {
+        TriangleRegion::Face => true,
+        TriangleRegion::Edge(e) => active & (1 << e) != 0,
+        TriangleRegion::Vertex(v) => active & ((1 << v) | (1 << ((v + 2) % 3))) != 0,
+    }
+}
+
+/// The contact of a ball (centre, radius) with triangle `(a, b, c)` whose active-edge bits are
+/// `active`, if its surface is within `margin` of the triangle; `two_sided` lets a centre
+/// behind the plane touch (with the reversed face normal). See the module docs for the rule.
+pub fn sphere_triangle(
+    centre: Vec3,
+    radius: f32,
+    tri: [Vec3; 3],
+    active: u8,
+    two_sided: bool,
+    margin: f32,
+) -> Option<TriangleContact> {
+    let [a, b, c] = tri;
+    let face = (b - a).cross(c - a).normalize_or_zero();
+    if face == Vec3::ZERO {
+        return None;
+    }
+    let height = face.dot(centre - a);
+    let face = if height < 0.0 {
+        if !two_sided {
+            return None;
+        }
+        -face
+    } else {
+        face
+    };
+    let (q, region) = closest_on_triangle(centre, a, b, c);
+    let d = centre - q;
+    let dist = d.length();
+    if dist > radius + margin {
+        return None;
+    }
+    let (normal, depth) = if region_is_active(region, active) && region != TriangleRegion::Face {
+        // A convex edge or vertex: the direction to the centre (the face's normal when the
+        // centre sits on the feature itself).
+        let n = if dist > 0.0 { d / dist } else { face };
+        (n, radius - dist)
+    } else {
+        // The face, or a feature the mesh continues across: push along the face normal, by
+        // the depth below the plane.
+        (face, radius - height.abs())
+    };
+    Some(TriangleContact {
+        normal,
+        depth,
+        point: q,
+        region,
+    })
+}
