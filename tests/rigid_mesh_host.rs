@@ -524,3 +524,91 @@ fn convex_edges_push_and_backs_are_one_sided() {
     let back = sphere_triangle(below, 0.3, mesh.triangle(0), 0b111, true, 0.0).unwrap();
     assert_eq!(back.normal, -Vec3::Y);
 }
+
+/// A capsule lying on a flat grid across its seams rests on its two ends, each pushed along
+/// the plane's normal by the plane's depth; lying across a convex ridge (two quads folded down
+/// by 10°), it touches the ridge at its middle with the ridge's bisecting normal.
+#[test]
+fn a_capsule_rests_on_its_ends_and_rides_a_ridge() {
+    use wgphys::rigid::mesh::{capsule_triangle, closest_segments};
+    // The closest points of two crossing segments.
+    let (s, t) = closest_segments(
+        Vec3::new(-1.0, 0.0, 0.0),
+        Vec3::X,
+        Vec3::new(0.0, 1.0, -1.0),
+        Vec3::new(0.0, 1.0, 1.0),
+    );
+    assert_eq!((s, t), (0.5, 0.5));
+    let (v, t) = grid(8);
+    let mesh = TriMesh::new(&v, &t).unwrap();
+    let (r, sink) = (0.3f32, 0.002f32);
+    for k in 0..50 {
+        let x = 2.0 + 3.0 * k as f32 / 50.0;
+        let (p0, p1) = (
+            Vec3::new(x, r - sink, 2.1),
+            Vec3::new(x + 1.7, r - sink, 3.4),
+        );
+        let mut points = Vec::new();
+        for tri in 0..mesh.triangles().len() as u32 {
+            for c in capsule_triangle(
+                p0,
+                p1,
+                r,
+                mesh.triangle(tri),
+                mesh.active_edges(tri),
+                false,
+                0.01,
+            ) {
+                assert_eq!(c.normal, Vec3::Y, "x = {x}: {c:?}");
+                assert!((c.depth - sink).abs() < 1e-6, "x = {x}: {c:?}");
+                points.push(c.point);
+            }
+        }
+        // Both ends are touched (by the triangle under each), nothing in between pushes more.
+        for end in [p0, p1] {
+            let below = Vec3::new(end.x, 0.0, end.z);
+            assert!(
+                points.iter().any(|p| (*p - below).length() < 1e-5),
+                "x = {x}: no contact under {end}"
+            );
+        }
+    }
+    // The ridge along z at x = 0, each side falling 10° away; the capsule across it along x.
+    let drop = 10f32.to_radians().tan();
+    let v = vec![
+        Vec3::new(-1.0, -drop, 0.0),
+        Vec3::new(0.0, 0.0, 0.0),
+        Vec3::new(1.0, -drop, 0.0),
+        Vec3::new(-1.0, -drop, 1.0),
+        Vec3::new(0.0, 0.0, 1.0),
+        Vec3::new(1.0, -drop, 1.0),
+    ];
+    let t = vec![[0, 3, 4], [0, 4, 1], [1, 4, 5], [1, 5, 2]];
+    let ridge = TriMesh::new(&v, &t).unwrap();
+    let (p0, p1) = (
+        Vec3::new(-0.8, r - sink, 0.5),
+        Vec3::new(0.8, r - sink, 0.5),
+    );
+    let mut deepest: Option<f32> = None;
+    for tri in 0..4 {
+        for c in capsule_triangle(
+            p0,
+            p1,
+            r,
+            ridge.triangle(tri),
+            ridge.active_edges(tri),
+            false,
+            0.0,
+        ) {
+            if c.point.x.abs() < 1e-5 {
+                // On the ridge: straight up (the bisector of the two faces' normals).
+                assert!((c.normal - Vec3::Y).length() < 1e-5, "{c:?}");
+                deepest = Some(deepest.map_or(c.depth, |d: f32| d.max(c.depth)));
+            } else {
+                // The ends hang over the falling sides: any contact there is shallower.
+                assert!(c.depth < sink, "{c:?}");
+            }
+        }
+    }
+    assert!((deepest.expect("the ridge holds the capsule") - sink).abs() < 1e-6);
+}

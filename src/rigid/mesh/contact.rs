@@ -146,3 +146,83 @@ pub fn sphere_triangle(
         region,
     })
 }
+
+/// The points of segment `p0–p1` and segment `q0–q1` closest to each other, as parameters
+/// `(s, t)` in [0, 1] along each (Ericson §5.1.9, clamped; a degenerate segment is a point).
+pub fn closest_segments(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (f32, f32) {
+    let d1 = p1 - p0;
+    let d2 = q1 - q0;
+    let r = p0 - q0;
+    let a = d1.dot(d1);
+    let e = d2.dot(d2);
+    let f = d2.dot(r);
+    if a <= f32::EPSILON && e <= f32::EPSILON {
+        return (0.0, 0.0);
+    }
+    if a <= f32::EPSILON {
+        return (0.0, (f / e).clamp(0.0, 1.0));
+    }
+    let c = d1.dot(r);
+    if e <= f32::EPSILON {
+        return ((-c / a).clamp(0.0, 1.0), 0.0);
+    }
+    let b = d1.dot(d2);
+    let denom = a * e - b * b;
+    let mut s = if denom > 0.0 {
+        ((b * f - c * e) / denom).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let mut t = (b * s + f) / e;
+    if t < 0.0 {
+        t = 0.0;
+        s = (-c / a).clamp(0.0, 1.0);
+    } else if t > 1.0 {
+        t = 1.0;
+        s = ((b - c) / a).clamp(0.0, 1.0);
+    }
+    (s, t)
+}
+
+/// The contacts of a capsule (segment `p0–p1`, radius) with a triangle, under the same rule as
+/// [`sphere_triangle`]: one at each end of the segment that is within reach, and one at the
+/// segment's point closest to the triangle's edges when that point is between the ends and
+/// deeper than both (a capsule lying across a ridge). At most three; a capsule lying on a face
+/// gets its two ends, so it rests without rocking.
+pub fn capsule_triangle(
+    p0: Vec3,
+    p1: Vec3,
+    radius: f32,
+    tri: [Vec3; 3],
+    active: u8,
+    two_sided: bool,
+    margin: f32,
+) -> Vec<TriangleContact> {
+    let mut out = Vec::with_capacity(3);
+    for p in [p0, p1] {
+        if let Some(c) = sphere_triangle(p, radius, tri, active, two_sided, margin) {
+            out.push(c);
+        }
+    }
+    // The segment's point nearest any edge of the triangle, between the ends.
+    let [a, b, c] = tri;
+    let mut best: Option<(f32, Vec3)> = None;
+    for (s0, s1) in [(a, b), (b, c), (c, a)] {
+        let (s, t) = closest_segments(p0, p1, s0, s1);
+        if s > 0.0 && s < 1.0 {
+            let on_capsule = p0 + (p1 - p0) * s;
+            let dist = (on_capsule - (s0 + (s1 - s0) * t)).length();
+            if best.is_none_or(|(d, _)| dist < d) {
+                best = Some((dist, on_capsule));
+            }
+        }
+    }
+    if let Some((_, mid)) = best {
+        if let Some(m) = sphere_triangle(mid, radius, tri, active, two_sided, margin) {
+            if out.iter().all(|e| m.depth > e.depth) {
+                out.push(m);
+            }
+        }
+    }
+    out
+}

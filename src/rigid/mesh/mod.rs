@@ -5,13 +5,13 @@
 //!
 //! This is the host half of level geometry: building and checking a mesh or heightfield, its
 //! bounding-volume hierarchy, edge flags, ray casts and box queries against it, and a ball's
-//! contact with a triangle under the internal-edge rule. The rigid world does not yet take them
-//! as colliders.
+//! and a capsule's contacts with a triangle under the internal-edge rule. The rigid world does
+//! not yet take them as colliders.
 //!
 //! | file | what |
 //! |---|---|
 //! | `bvh.rs` | [`Bvh`], binned-SAH build, stackless walks for boxes and rays |
-//! | `contact.rs` | [`closest_on_triangle`], [`sphere_triangle`] with the internal-edge rule |
+//! | `contact.rs` | [`closest_on_triangle`], [`sphere_triangle`] and [`capsule_triangle`] with the internal-edge rule |
 //! | `edges.rs` | [`classify_edges`]: boundary, convex, flat and concave edges |
 //! | `heightfield.rs` | [`HeightField`]: a grid of heights, two triangles a cell, holes |
 //! | `mod.rs` | [`TriMesh`], the triangle ray test |
@@ -23,7 +23,8 @@ mod heightfield;
 
 pub use bvh::{Aabb, Bvh, BvhNode, BINS, LEAF_SIZE};
 pub use contact::{
-    closest_on_triangle, region_is_active, sphere_triangle, TriangleContact, TriangleRegion,
+    capsule_triangle, closest_on_triangle, closest_segments, region_is_active, sphere_triangle,
+    TriangleContact, TriangleRegion,
 };
 pub use edges::{active_bits, classify_edges, EdgeKind, ACTIVE_ANGLE_DEG};
 pub use heightfield::HeightField;
