@@ -14,7 +14,10 @@ use crate::particles::{
 
 /// Emitters, force fields, colliders and world settings of a particle effect. Missing parts are
 /// empty or `None` (a file written before a part existed still loads), and a missing emitter
-/// field takes [`Emitter::default`]'s value.
+/// field takes [`Emitter::default`]'s value. Since 2026-11-29 that default carries no
+/// acceleration (a world's gravity is its `ForceField::Gravity`): an older file that left
+/// `acceleration` out, counting on the default's gravity, now needs it written, or the world's
+/// gravity field.
 #[derive(Clone, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]

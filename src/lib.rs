@@ -25,7 +25,8 @@
 //! [`rigid::RigidStepReport`], each `#[non_exhaustive]`). On the CPU backend, `encode_step` runs the
 //! step at once, exactly as `step` does, and leaves the encoder alone; it returns the same
 //! report. Objects are named by handles carrying their slot, the slot's generation and their
-//! world ([`rigid::BodyHandle`], [`aggregate::ParticleId`], [`aggregate::LinkId`],
+//! world ([`rigid::BodyHandle`], [`rigid::ColliderHandle`], [`rigid::JointHandle`],
+//! [`aggregate::ParticleId`], [`aggregate::LinkId`],
 //! [`aggregate::GeneratorId`]; the particle world's [`particles::ParticleHandle`] is an id
 //! never reused): a removed object's handle, or another world's, is
 //! [`Error::StaleHandle`] naming the kind of handle, and changes nothing. `len()` is the live

@@ -535,6 +535,22 @@ fn a_saved_world_keeps_its_colliders() {
             // The loaded world's colliders change like any.
             l.set_collider_restitution(lh, 0.5).unwrap();
             assert_eq!(l.collider(lh).unwrap().restitution, 0.5, "{name}");
+            // Its hull read back is the stored one: cast, added again and reshaped to, it
+            // stores no second copy.
+            let words = l.hull_words().len();
+            let hull = l.collider(lh).unwrap();
+            let cast = l.cast_shape(
+                &hull.shape,
+                Vec3::new(0.0, 5.0, 0.0),
+                glam::Quat::IDENTITY,
+                -Vec3::Y,
+                20.0,
+                &wgphys::rigid::QueryFilter::new(),
+            );
+            assert!(cast.is_ok(), "{name}: {cast:?}");
+            l.add_collider(lb, hull.clone()).unwrap();
+            l.set_collider_shape(lh, hull.shape.clone()).unwrap();
+            assert_eq!(l.hull_words().len(), words, "{name}: {format:?}");
         }
     }
 }

@@ -22,7 +22,6 @@ mod reads;
 mod report;
 #[cfg(feature = "serde")]
 mod save;
-use links::too_many_colours;
 pub use report::AggregateStepReport;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -252,23 +251,7 @@ impl AggregateWorld {
         self.gen_offsets = offsets;
         self.gen_refs = refs;
 
-        let mut used: Vec<u64> = vec![0; n];
-        let mut coloured: Vec<(u32, GpuLink)> = Vec::new();
-        for l in self.links.iter().flatten() {
-            let mut mask = used[l.a as usize];
-            if l.b != NONE {
-                mask |= used[l.b as usize];
-            }
-            let c = (!mask).trailing_zeros();
-            if c >= MAX_COLOURS {
-                return Err(too_many_colours());
-            }
-            used[l.a as usize] |= 1 << c;
-            if l.b != NONE {
-                used[l.b as usize] |= 1 << c;
-            }
-            coloured.push((c, *l));
-        }
+        let (used, mut coloured) = links::colour_greedily(n, self.links.iter().flatten().copied())?;
         coloured.sort_by_key(|(c, _)| *c);
         let colours = coloured.last().map_or(0, |(c, _)| c + 1);
         let mut start = vec![0u32; colours as usize + 1];

@@ -162,7 +162,7 @@ fn version_check(version: u32) -> Result<()> {
             format!(
                 "the file is save format {version}, written by an older wgphys (before collider \
                  handles and aggregate handle generations); this build reads format \
-                 {SAVE_VERSION}: save the world again with this build"
+                 {SAVE_VERSION} only, and a format-1 save cannot be read: build the world again"
             ),
         ));
     }

@@ -105,6 +105,19 @@ impl AggregateWorld {
         if c >= MAX_COLOURS {
             return Err(too_many_colours());
         }
+        // A removed link's slot is reused first, and the tables colour links in slot order, so
+        // a link put in a reused slot is coloured before later ones: check the whole greedy
+        // pass the next step makes, not just this link's colour (O(links), on reuse only).
+        if let Some(&reused) = self.link_slots.free.first() {
+            let order = self.links.iter().enumerate().map(|(k, l)| {
+                if k == reused as usize {
+                    Some(rec)
+                } else {
+                    *l
+                }
+            });
+            colour_greedily(n, order.flatten())?;
+        }
         self.colour_masks[rec.a as usize] |= 1 << c;
         if rec.b != NONE {
             self.colour_masks[rec.b as usize] |= 1 << c;
@@ -122,7 +135,11 @@ impl AggregateWorld {
         })
     }
 
-    /// Removes a link; its slot is reused by a later `add_link`.
+    /// Removes a link; its slot is reused by a later `add_link`. The next step colours the
+    /// links again in slot order, first fit; first-fit colouring is not monotone, so at a
+    /// particle with more than 32 links a removal can push the links after it past the 64
+    /// colours, and that step returns the error naming it (remove another link, or fewer links
+    /// a particle). Up to 32 links a particle any order fits.
     ///
     /// # Errors
     /// [`Error::StaleHandle`] for a removed link or another world's handle.
@@ -175,4 +192,32 @@ pub(super) fn too_many_colours() -> Error {
         value: format!("a link that needs more than {MAX_COLOURS} colours (batches)"),
         fix: "join each particle to fewer links (at most 64, fewer where links chain densely)",
     }
+}
+
+/// Each particle's mask of the colours its links took, and each link with its colour.
+pub(super) type Colouring = (Vec<u64>, Vec<(u32, GpuLink)>);
+
+/// Colours links greedily in the order given (each takes the lowest colour free at both of its
+/// particles, among `n`): the particles' colour masks and each link with its colour, or
+/// [`too_many_colours`] when one needs more than [`MAX_COLOURS`]. The step's tables and
+/// `add_link`'s check both colour this way, so a link `add_link` accepts always fits.
+pub(super) fn colour_greedily(n: usize, links: impl Iterator<Item = GpuLink>) -> Result<Colouring> {
+    let mut used: Vec<u64> = vec![0; n];
+    let mut coloured = Vec::new();
+    for l in links {
+        let mut mask = used[l.a as usize];
+        if l.b != NONE {
+            mask |= used[l.b as usize];
+        }
+        let c = (!mask).trailing_zeros();
+        if c >= MAX_COLOURS {
+            return Err(too_many_colours());
+        }
+        used[l.a as usize] |= 1 << c;
+        if l.b != NONE {
+            used[l.b as usize] |= 1 << c;
+        }
+        coloured.push((c, l));
+    }
+    Ok((used, coloured))
 }

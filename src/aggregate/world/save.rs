@@ -16,6 +16,7 @@
 //! slot that does not exist or was removed or is of another generation, arrays of different
 //! lengths, more particles than slots) and refuses it as [`Error::Load`] naming the field, before any world is built.
 
+use super::links::too_many_colours;
 use super::*;
 use crate::save::{check, decode, encode, load_error, SaveFormat, WorldKind};
 use serde::{Deserialize, Serialize};

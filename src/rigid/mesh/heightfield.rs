@@ -199,7 +199,8 @@ impl HeightField {
 
     /// The nearest triangle `origin + t·dir` crosses for `t` in `[0, max_t]`, from either
     /// side, walking the cells the ray's footprint crosses in order (Amanatides–Woo), so the
-    /// first cell with a hit holds the nearest one; ties go to the lower triangle id.
+    /// first cell with a hit holds the nearest one; of a cell's two triangles the nearer hit
+    /// wins, the even one on a tie (a hit on a cell's border may be found in either cell).
     pub fn cast_ray(&self, origin: Vec3, dir: Vec3, max_t: f32) -> Option<TriangleHit> {
         let bounds = self.aabb();
         let (t_in, t_out) = bounds.ray_interval(origin, dir.recip(), max_t)?;

@@ -19,7 +19,7 @@ impl RigidWorld {
 
     /// How many times the world's GPU buffers were replaced: a growth of its capacities (by
     /// `auto_grow`, [`RigidWorld::grow_pairs`], a grid cell that changed size) or a load makes
-    /// new buffers (the bodies, shapes and every other [`RigidWorld::gpu`] buffer), and a
+    /// new buffers (every buffer of [`RigidWorld::render_buffers`] and the rest), and a
     /// renderer holding a bind group of the old ones rebuilds it when this changes. 0 on the
     /// CPU.
     pub fn buffers_generation(&self) -> u64 {

@@ -2,7 +2,9 @@
 //! in one [`HullStore`], mirrored into the GPU's `hulls` buffer as bodies are added. A hull
 //! stays stored while the world lives, so a body added again with the same collider costs
 //! nothing; a world that churns through many distinct hulls grows by each (share one
-//! `Collider`'s hull between bodies to avoid that).
+//! `Collider`'s hull between bodies to avoid that). Removing or reshaping a collider does not
+//! free its hull's words either. A loaded world reads its hulls back once
+//! ([`WorldHulls::register_loaded`]), so the same rule holds after a load.
 
 use super::*;
 use crate::rigid::hull::{Hull, HullStore, MAX_HULL_WORD};
@@ -85,6 +87,23 @@ impl WorldHulls {
                 };
                 s.dims.x = base as f32;
             }
+        }
+        Ok(())
+    }
+
+    /// Reads back each distinct hull the shapes of a loaded world name (header words `bases`)
+    /// and keeps it, so that [`WorldHulls::hull_at`] hands out one `Arc` per stored hull, and a
+    /// collider read back from a loaded world and added again (or cast) is the stored hull,
+    /// not a second copy.
+    #[cfg(feature = "serde")]
+    pub(super) fn register_loaded(&mut self, bases: impl IntoIterator<Item = u32>) -> Result<()> {
+        for base in bases {
+            if self.at.values().any(|&b| b == base) {
+                continue;
+            }
+            let hull = self.hull_at(base)?;
+            self.at.insert(Self::key(&hull), base);
+            self.kept.push(hull);
         }
         Ok(())
     }

@@ -243,6 +243,13 @@ impl RigidWorld {
             loaded: true,
             ..Default::default()
         };
+        let hull_bases: Vec<u32> = self
+            .shapes
+            .iter()
+            .filter(|sh| sh.kind == shape_kind::HULL && sh.body != NONE)
+            .map(|sh| sh.dims.x as u32)
+            .collect();
+        self.hulls.register_loaded(hull_bases)?;
         self.plan = BroadPlan {
             cell_size: s.cell_size,
             large: s.large,
