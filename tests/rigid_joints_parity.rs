@@ -371,8 +371,11 @@ fn gpu_runs_of_a_jointed_scene_are_bit_identical() {
 /// The CPU golden hash of a jointed scene: FNV-1a of every body (`hash_bodies`) after 120 steps
 /// of three ragdolls thrown down a flight of stairs (`scenes::joints`), at 1/60 s. It pins the
 /// CPU path with joints bit for bit; re-mint it only on purpose, with the reason in the commit
-/// (as `rigid_step.rs`'s box rain hash).
-const CPU_GOLDEN_RAGDOLLS: u64 = 0x26da_9c9b_339a_23bc;
+/// (as `rigid_step.rs`'s box rain hash). Re-minted at 2026-11-29 when mass properties moved to
+/// `rigid::mass`: a bone's explicit mass is now spread over its collider as ρ·V scaled to the
+/// mass, and its inertia is the collider's unit inertia times that mass, where it was the
+/// shape's inertia of the mass: the same tensor up to the last bits of rounding.
+const CPU_GOLDEN_RAGDOLLS: u64 = 0x3fcc_443c_4e5a_71c4;
 
 #[test]
 fn cpu_golden_hash_of_ragdolls_on_stairs() {

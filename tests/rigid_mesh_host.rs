@@ -145,7 +145,7 @@ fn bvh_ray_casts_equal_brute_force() {
         let (v, t, _) = soup(&mut rng, n);
         let mesh = TriMesh::new(&v, &t).expect("mesh");
         let tris: Vec<[Vec3; 3]> = (0..mesh.triangles().len() as u32)
-            .map(|i| mesh.triangle(i))
+            .map(|i| mesh.triangle(i).unwrap())
             .collect();
         for _ in 0..300 {
             let o = rng.vec3(-15.0, 15.0);
@@ -442,7 +442,7 @@ fn a_ball_across_seams_feels_only_the_plane() {
             max: centre + Vec3::splat(r + margin),
         };
         for tri in mesh.query_aabb(&q) {
-            let corners = mesh.triangle(tri);
+            let corners = mesh.triangle(tri).unwrap();
             if let Some(c) =
                 sphere_triangle(centre, r, corners, mesh.active_edges(tri), false, margin)
             {
@@ -503,7 +503,7 @@ fn convex_edges_push_and_backs_are_one_sided() {
             sphere_triangle(
                 centre,
                 r,
-                mesh.triangle(i),
+                mesh.triangle(i).unwrap(),
                 mesh.active_edges(i),
                 false,
                 0.0,
@@ -518,10 +518,10 @@ fn convex_edges_push_and_backs_are_one_sided() {
     // Below the top face, one-sided: nothing; two-sided: the face, reversed.
     let below = Vec3::new(0.5, 0.8, 0.5);
     assert_eq!(
-        sphere_triangle(below, 0.3, mesh.triangle(0), 0b111, false, 0.0),
+        sphere_triangle(below, 0.3, mesh.triangle(0).unwrap(), 0b111, false, 0.0),
         None
     );
-    let back = sphere_triangle(below, 0.3, mesh.triangle(0), 0b111, true, 0.0).unwrap();
+    let back = sphere_triangle(below, 0.3, mesh.triangle(0).unwrap(), 0b111, true, 0.0).unwrap();
     assert_eq!(back.normal, -Vec3::Y);
 }
 
@@ -554,7 +554,7 @@ fn a_capsule_rests_on_its_ends_and_rides_a_ridge() {
                 p0,
                 p1,
                 r,
-                mesh.triangle(tri),
+                mesh.triangle(tri).unwrap(),
                 mesh.active_edges(tri),
                 false,
                 0.01,
@@ -595,7 +595,7 @@ fn a_capsule_rests_on_its_ends_and_rides_a_ridge() {
             p0,
             p1,
             r,
-            ridge.triangle(tri),
+            ridge.triangle(tri).unwrap(),
             ridge.active_edges(tri),
             false,
             0.0,

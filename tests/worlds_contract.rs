@@ -150,7 +150,7 @@ fn encode_step_on_the_cpu_is_step() {
             "rigid step {k}"
         );
     }
-    // Nothing was recorded: the encoder submits as an empty one.
+    // The encoder, which the CPU worlds leave alone, still submits.
     shared_gpu().queue.submit([enc.finish()]);
 }
 

@@ -55,6 +55,14 @@ impl HeightField {
                 fix: "give at least 2 × 2 samples (one cell)",
             });
         }
+        // Triangle ids are u32: 2·(rows − 1)·(columns − 1) of them must fit.
+        if 2 * (u64::from(rows) - 1) * (u64::from(columns) - 1) > u64::from(u32::MAX) {
+            return Err(Error::InvalidInput {
+                what: "heightfield size",
+                value: format!("{rows} × {columns} samples"),
+                fix: "split the terrain into several heightfields of fewer than 2³¹ cells",
+            });
+        }
         let n = rows as usize * columns as usize;
         if heights.len() != n {
             return Err(Error::InvalidInput {

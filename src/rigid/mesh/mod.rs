@@ -172,9 +172,10 @@ impl TriMesh {
         &self.triangles
     }
 
-    /// Triangle `t`'s corners.
-    pub fn triangle(&self, t: u32) -> [Vec3; 3] {
-        self.triangles[t as usize].map(|i| self.vertices[i as usize])
+    /// Triangle `t`'s corners; `None` past the last triangle.
+    pub fn triangle(&self, t: u32) -> Option<[Vec3; 3]> {
+        let tri = self.triangles.get(t as usize)?;
+        Some(tri.map(|i| self.vertices[i as usize]))
     }
 
     /// How many degenerate triangles were dropped when the mesh was built.
@@ -187,9 +188,10 @@ impl TriMesh {
         &self.bvh
     }
 
-    /// Triangle `t`'s active-edge bits (bit e: the edge from vertex e to e + 1 may push).
+    /// Triangle `t`'s active-edge bits (bit e: the edge from vertex e to e + 1 may push); 0
+    /// past the last triangle.
     pub fn active_edges(&self, t: u32) -> u8 {
-        self.active[t as usize]
+        self.active.get(t as usize).copied().unwrap_or(0)
     }
 
     /// The box around the whole mesh.
@@ -217,7 +219,7 @@ impl TriMesh {
         let mut best: Option<TriangleHit> = None;
         self.bvh.query_ray(origin, dir, max_t, |k, t_max| {
             let tri = self.bvh.order[k as usize];
-            let [a, b, c] = self.triangle(tri);
+            let [a, b, c] = self.triangles[tri as usize].map(|i| self.vertices[i as usize]);
             if let Some(t) = ray_triangle(origin, dir, t_max, a, b, c) {
                 let better = best.is_none_or(|h| t < h.t || (t == h.t && tri < h.triangle));
                 if better {
