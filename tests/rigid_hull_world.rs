@@ -333,8 +333,9 @@ fn box_inertia(m: f32, h: Vec3) -> Vec3 {
 }
 
 /// A hull body's inverse inertia is the box's closed form (within 8 ulps: the f64 tetrahedral
-/// sums rounded to f32, inverted in f32); a hull whose points sit off its origin adds the
-/// parallel-axis term of its centre like any collider offset, and `centred` takes it away.
+/// sums rounded to f32, inverted in f32) about its centre of mass, the hull's centroid,
+/// wherever the hull's points sit in the body's frame; the centroid is read back as the body's
+/// centre of mass (`centred` moves it to the origin).
 #[test]
 fn hull_body_mass_properties_are_the_closed_forms() {
     let h = Vec3::new(0.3, 0.2, 0.1);
@@ -360,13 +361,17 @@ fn hull_body_mass_properties_are_the_closed_forms() {
             .add_body(RigidBody::dynamic().mass(m), &[collider])
             .expect("body");
         let body = w.body_raw(b).expect("body");
-        let d = box_inertia(m, h);
-        // Parallel axis: m·(|c|²·1 − c cᵀ).
-        let want = Mat3::from_diagonal(d)
-            + (Mat3::from_diagonal(Vec3::splat(at.dot(at)))
-                - glam::Mat3::from_cols(at * at.x, at * at.y, at * at.z))
-                * m;
+        // The body turns about the hull's centroid, its centre of mass: the box's own
+        // tensor, with no parallel-axis term wherever the hull sits in the body's frame.
+        let want = Mat3::from_diagonal(box_inertia(m, h));
         let inv = want.inverse();
+        // The centroid is a volume-weighted sum over the hull's tetrahedra: a few dozen f32
+        // operations on coordinates below 1 m, so 64 ulps of 1 m.
+        let centre = w.body(b).expect("body").centre_of_mass;
+        assert!(
+            (centre - at).abs().max_element() <= 64.0 * f32::EPSILON,
+            "{what}: centre of mass {centre} against {at}"
+        );
         for k in 0..3 {
             let got = body.inv_inertia[k].xyz();
             let err = (got - inv.col(k)).abs().max_element();

@@ -28,15 +28,6 @@ fn mass(w: &mut RigidWorld, h: BodyHandle) -> f32 {
     1.0 / raw(w, h).pos.w
 }
 
-fn inertia_of(b: &GpuBody) -> Mat3 {
-    Mat3::from_cols(
-        b.inv_inertia[0].xyz(),
-        b.inv_inertia[1].xyz(),
-        b.inv_inertia[2].xyz(),
-    )
-    .inverse()
-}
-
 /// Relative error of a mass: ρ·V is a product and sum of a handful of f32 roundings on each
 /// side (the closed form here, the engine's there), and the reciprocal read back (1/(1/m)) two
 /// more: about 10 roundings of 6e-8, so 1e-6.
@@ -46,25 +37,6 @@ fn close(got: f32, want: f32, tol: f32, what: &str) {
     assert!(
         (got - want).abs() <= tol * want.abs(),
         "{what}: {got} against the closed form {want}"
-    );
-}
-
-/// A tensor against a closed form, entry by entry relative to its largest moment: the
-/// tensor is inverted twice in f64 and once rounded to f32 each way (the engine's stored
-/// inverse, this test's inverse of it), with the parallel-axis sums in f32: some 20 roundings
-/// of 6e-8, so 2e-6 of the largest moment.
-fn close_tensor(got: Mat3, want: Mat3, what: &str) {
-    let scale = want
-        .to_cols_array()
-        .iter()
-        .fold(0.0f32, |a, v| a.max(v.abs()));
-    let err = (got - want)
-        .to_cols_array()
-        .iter()
-        .fold(0.0f32, |a, v| a.max(v.abs()));
-    assert!(
-        err <= 2e-6 * scale,
-        "{what}: {got:?} against the closed form {want:?}"
     );
 }
 
@@ -157,8 +129,11 @@ fn a_compound_weighs_its_solids_and_not_its_sensor() {
         7850.0 * 4.0 / 3.0 * PI * r * r * r,
         600.0 * 8.0 * half.x * half.y * half.z,
     );
-    let want = inertia::parallel_axis(inertia::solid_sphere(m_ball, r), m_ball, ball_at)
-        + inertia::parallel_axis(inertia::cuboid(m_box, half), m_box, box_at);
+    // The centre of mass is the mass-weighted mean of the solids' centres (the sensor has no
+    // mass), and each solid's tensor is moved to it.
+    let centre = (ball_at * m_ball + box_at * m_box) / (m_ball + m_box);
+    let want = inertia::parallel_axis(inertia::solid_sphere(m_ball, r), m_ball, ball_at - centre)
+        + inertia::parallel_axis(inertia::cuboid(m_box, half), m_box, box_at - centre);
     for (name, backend) in backends() {
         let mut w = world(backend);
         let b = w
@@ -183,6 +158,15 @@ fn a_compound_weighs_its_solids_and_not_its_sensor() {
             &format!("{name}: compound mass"),
         );
         close_tensor(inertia_of(&got), want, &format!("{name}: compound inertia"));
+        // The body's origin is where it was put and its centre where the solids balance: the
+        // mean is a few f32 products and sums of values below 2, so 1e-6 m.
+        let body = w.read_body(b).unwrap();
+        assert_eq!(body.position, Vec3::ZERO, "{name}: the origin stays");
+        assert!(
+            (body.centre_of_mass - centre).abs().max_element() <= 1e-6,
+            "{name}: centre {} against {centre}",
+            body.centre_of_mass
+        );
         // The same from colliders added one by one to a body with none: the same mass
         // properties, bit for bit (the same sums in the same order).
         let built = w
@@ -205,7 +189,7 @@ fn a_compound_weighs_its_solids_and_not_its_sensor() {
             (got.pos.w, got.inv_inertia),
             "{name}: added one by one"
         );
-        // Making the ball a sensor leaves the box's mass, about the same origin.
+        // Making the ball a sensor leaves the box's mass, its centre the box's.
         let ball = w.colliders_of(b).unwrap()[0];
         w.set_collider_sensor(ball, true).unwrap();
         let only_box = raw(&mut w, b);
@@ -215,7 +199,7 @@ fn a_compound_weighs_its_solids_and_not_its_sensor() {
             MASS,
             &format!("{name}: ball made a sensor"),
         );
-        let box_alone = inertia::parallel_axis(inertia::cuboid(m_box, half), m_box, box_at);
+        let box_alone = inertia::cuboid(m_box, half);
         close_tensor(
             inertia_of(&only_box),
             box_alone,
@@ -318,15 +302,15 @@ fn an_explicit_mass_or_inertia_is_kept() {
             inertia::cuboid(m, half),
             &format!("{name}: box of mass 3"),
         );
-        // A second, equal box 2 m up: the mass stays 3, shared equally (equal ρ·V), each
-        // half moved by the parallel-axis theorem.
+        // A second, equal box 2 m up: the mass stays 3, shared equally (equal ρ·V), the
+        // centre halfway, each half moved to it by the parallel-axis theorem.
         let up = Vec3::Y * 2.0;
         w.add_collider(b, Collider::cuboid(half).at(up, Quat::IDENTITY))
             .unwrap();
         let got = raw(&mut w, b);
         assert_eq!(got.pos.w, 1.0 / m, "{name}: the mass set stays");
-        let want = inertia::cuboid(m / 2.0, half)
-            + inertia::parallel_axis(inertia::cuboid(m / 2.0, half), m / 2.0, up);
+        let want = inertia::parallel_axis(inertia::cuboid(m / 2.0, half), m / 2.0, -up / 2.0)
+            + inertia::parallel_axis(inertia::cuboid(m / 2.0, half), m / 2.0, up / 2.0);
         close_tensor(
             inertia_of(&got),
             want,
@@ -407,9 +391,11 @@ fn bad_densities_are_refused() {
 /// The inertia of a box turned about z and set off the body's origin, against the tensor
 /// worked out by hand (not with the engine's helpers): in the box's frame diag(m/3·(b² + c²),
 /// m/3·(a² + c²), m/3·(a² + b²)); turned by θ about z, I'xx = Ixx·cos²θ + Iyy·sin²θ,
-/// I'yy = Ixx·sin²θ + Iyy·cos²θ, I'xy = (Ixx − Iyy)·sinθ·cosθ; moved by d, plus
-/// m·(|d|²·E − d·dᵀ). The engine stores the inverse: its inverse is compared, each entry within
-/// 1e-5 of the largest (f32 products and one 3 × 3 inversion, a few ulps each).
+/// I'yy = Ixx·sin²θ + Iyy·cos²θ, I'xy = (Ixx − Iyy)·sinθ·cosθ. The box is the body's only
+/// solid, so its centre, d, is the body's centre of mass and the tensor is taken there: no
+/// parallel-axis term. The engine stores the inverse: its inverse is compared, each entry
+/// within 1e-5 of the largest (f32 products and one 3 × 3 inversion, a few ulps each); the
+/// centre read back is d·m/m plus the origin: within 2 ulps of |d|.
 #[test]
 fn a_turned_offset_box_has_the_hand_computed_tensor() {
     let (a, b, c, m) = (0.6f32, 0.2f32, 0.35f32, 7.5f32);
@@ -427,13 +413,6 @@ fn a_turned_offset_box_has_the_hand_computed_tensor() {
     want[2][2] = izz;
     want[0][1] = (ixx - iyy) * s * co;
     want[1][0] = want[0][1];
-    let dd = d.to_array();
-    for (i, row) in want.iter_mut().enumerate() {
-        for (j, entry) in row.iter_mut().enumerate() {
-            let delta = if i == j { d.length_squared() } else { 0.0 };
-            *entry += m * (delta - dd[i] * dd[j]);
-        }
-    }
     for backend in [Backend::Cpu, Backend::Gpu(common::gpu())] {
         let mut w = world(backend);
         let h = w
@@ -442,6 +421,13 @@ fn a_turned_offset_box_has_the_hand_computed_tensor() {
                 &[Collider::cuboid(Vec3::new(a, b, c)).at(d, Quat::from_rotation_z(theta))],
             )
             .unwrap();
+        let body = w.read_body(h).unwrap();
+        assert_eq!(body.position, Vec3::ZERO);
+        assert!(
+            (body.centre_of_mass - d).abs().max_element() <= 2.0 * f32::EPSILON * d.length(),
+            "centre {} against {d}",
+            body.centre_of_mass
+        );
         let r = raw(&mut w, h);
         let inv = Mat3::from_cols(
             r.inv_inertia[0].xyz(),

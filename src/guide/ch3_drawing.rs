@@ -113,7 +113,7 @@
 //!
 //! ```wgsl
 //! struct Body {
-//!     pos: vec4<f32>,        // centre of mass (xyz), inverse mass (w)
+//!     pos: vec4<f32>,        // centre of mass (xyz; the shapes' offsets are from it), inverse mass (w)
 //!     orient: vec4<f32>,     // quaternion (x, y, z, w)
 //!     lin_vel: vec4<f32>,
 //!     ang_vel: vec4<f32>,

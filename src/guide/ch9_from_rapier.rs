@@ -26,21 +26,47 @@
 //! # let _ = (undamped, like_rapier);
 //! ```
 //!
-//! ## Mass from density; the position is the centre of mass
+//! ## Mass from density; the position is the origin
 //!
 //! As in rapier, a dynamic body with no mass set weighs its solid colliders' volume times their
 //! density, 1 kg/m³ by default ([`rigid::mass`](crate::rigid::mass)): a density per collider
 //! ([`Collider::density`](crate::rigid::Collider::density)), else the body's
 //! ([`RigidBody::density`](crate::rigid::RigidBody::density)), else 1. Sensors have no mass. An
 //! explicit [`RigidBody::mass`](crate::rigid::RigidBody::mass) overrides the sum (the inertia is
-//! then the colliders' scaled to it), and [`RigidBody::inertia`](crate::rigid::RigidBody::inertia)
-//! the tensor. A body with no solid collider and no mass set weighs 1 kg. Adding, removing or
+//! then the colliders' scaled to it), [`RigidBody::inertia`](crate::rigid::RigidBody::inertia)
+//! the tensor and [`RigidBody::centre_of_mass`](crate::rigid::RigidBody::centre_of_mass) the
+//! centre. A body with no solid collider and no mass set weighs 1 kg. Adding, removing or
 //! reshaping a collider ([`RigidWorld::add_collider`](crate::rigid::RigidWorld::add_collider)
-//! and its kin) recomputes the mass properties, keeping what was set explicitly. The body's
-//! position **is** its centre of mass, and collider offsets
-//! ([`Collider::at`](crate::rigid::Collider::at)) are relative to it; unlike rapier, nothing
-//! moves the centre of mass to the colliders' centroid. For a body whose mass is off its
-//! origin, place the body at the centre of mass and offset the colliders from there.
+//! and its kin) recomputes the mass properties, keeping what was set explicitly.
+//!
+//! As in rapier, a body's position is its origin, the frame its colliders
+//! ([`Collider::at`](crate::rigid::Collider::at)), joint frames and generator points are given
+//! in, and the centre of mass is the colliders' mass-weighted centre: a hammer built from its
+//! handle's end turns about a point near its head. [`Body::position`](crate::rigid::Body) reads
+//! the origin and [`Body::centre_of_mass`](crate::rigid::Body) the centre; the linear velocity
+//! is the centre's. The GPU record a renderer reads holds the centre
+//! (`GpuBody::pos`), with the shapes' offsets taken from it, so shapes drawn by body and offset
+//! land where they are.
+//!
+//! ```
+//! use wgphys::prelude::*;
+//!
+//! let mut world = RigidWorld::new(Backend::Cpu, RigidConfig::default())?;
+//! // A 1 m handle from the origin up, a heavy head on top.
+//! let hammer = world.add_body(
+//!     RigidBody::dynamic().position(Vec3::new(0.0, 3.0, 0.0)),
+//!     &[
+//!         Collider::cuboid(Vec3::new(0.05, 0.5, 0.05)).at(Vec3::Y * 0.5, Quat::IDENTITY),
+//!         Collider::cuboid(Vec3::new(0.2, 0.1, 0.1))
+//!             .density(20.0)
+//!             .at(Vec3::Y * 1.1, Quat::IDENTITY),
+//!     ],
+//! )?;
+//! let body = world.body(hammer)?;
+//! assert_eq!(body.position, Vec3::new(0.0, 3.0, 0.0));
+//! assert!(body.centre_of_mass.y > 3.9); // near the head
+//! # Ok::<(), wgphys::Error>(())
+//! ```
 //!
 //! ## Argument orders
 //!

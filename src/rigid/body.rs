@@ -24,8 +24,14 @@ pub struct Body {
     pub handle: BodyHandle,
     /// How it moves.
     pub kind: BodyKind,
-    /// Centre of mass in the world (m).
+    /// The body's origin in the world (m): the point its colliders, joint frames and generator
+    /// points are placed from, as [`super::RigidBody::position`] (see [`super::mass`] on the
+    /// origin and the centre of mass).
     pub position: Vec3,
+    /// The body's centre of mass in the world (m): the point it turns about. It is
+    /// [`Body::position`] for a body whose colliders balance about its origin, and for static
+    /// and kinematic bodies.
+    pub centre_of_mass: Vec3,
     /// Orientation (the engine keeps it unit length).
     pub rotation: Quat,
     /// Linear velocity of the centre of mass (m/s).
@@ -56,11 +62,19 @@ pub struct Body {
 
 impl Body {
     /// The typed view of `raw`, the record of `handle`'s slot (from
-    /// [`super::RigidWorld::read_bodies`] at [`BodyHandle::index`], for example). Nothing checks
-    /// that the record is that body's: a [`BodySnapshot`] does.
+    /// [`super::RigidWorld::read_bodies`] at [`BodyHandle::index`], for example), for a body
+    /// whose centre of mass is its origin: a raw record holds the centre's position (see
+    /// [`super::mass`]). Nothing checks that the record is that body's: a [`BodySnapshot`]
+    /// and the world's reads do, and they also place the origin.
     #[must_use]
     pub fn from_gpu(handle: BodyHandle, raw: &GpuBody) -> Self {
+        Self::from_record(handle, raw, Vec3::ZERO)
+    }
+
+    /// The typed view of `raw` for a body whose centre of mass is at `centre` in its frame.
+    pub(crate) fn from_record(handle: BodyHandle, raw: &GpuBody, centre: Vec3) -> Self {
         let inverse_mass = raw.pos.w;
+        let centre_of_mass = raw.pos.truncate();
         Self {
             handle,
             kind: match raw.kind {
@@ -68,7 +82,8 @@ impl Body {
                 body_kind::KINEMATIC => BodyKind::Kinematic,
                 _ => BodyKind::Static,
             },
-            position: raw.pos.truncate(),
+            position: centre_of_mass - super::math::quat_rotate(raw.orient, centre),
+            centre_of_mass,
             rotation: Quat::from_vec4(raw.orient),
             linear_velocity: raw.lin_vel.truncate(),
             angular_velocity: raw.ang_vel.truncate(),
@@ -87,9 +102,10 @@ impl Body {
         }
     }
 
-    /// The velocity of the world point `point` carried by the body: v + ω × (p − c).
+    /// The velocity of the world point `point` carried by the body: v + ω × (p − c), c the
+    /// centre of mass.
     pub fn velocity_at_point(&self, point: Vec3) -> Vec3 {
-        self.linear_velocity + self.angular_velocity.cross(point - self.position)
+        self.linear_velocity + self.angular_velocity.cross(point - self.centre_of_mass)
     }
 
     /// Whether forces and contacts move it.
@@ -107,23 +123,33 @@ pub struct BodySnapshot {
     bodies: Arc<[GpuBody]>,
     /// Each slot's generation when the copy was taken; `None` for a free slot.
     generations: Arc<[Option<u32>]>,
+    /// Each slot's centre of mass in its body's frame when the copy was taken; empty when
+    /// every centre was zero (a slot past the end reads zero).
+    centres: Arc<[Vec3]>,
 }
 
 impl BodySnapshot {
     /// A snapshot of `bodies` (slot order) after step `step` of world `world`, whose slots held
-    /// the bodies of `generations` (`None`: free).
+    /// the bodies of `generations` (`None`: free) with their centres of mass at `centres` in
+    /// their frames (empty: all zero).
     pub(crate) fn new(
         step: u64,
         world: u32,
         bodies: Arc<[GpuBody]>,
         generations: Arc<[Option<u32>]>,
+        centres: Arc<[Vec3]>,
     ) -> Self {
         Self {
             step,
             world,
             bodies,
             generations,
+            centres,
         }
+    }
+
+    fn centre(&self, i: usize) -> Vec3 {
+        self.centres.get(i).copied().unwrap_or(Vec3::ZERO)
     }
 
     /// The step whose end this describes (0: before the first step).
@@ -140,7 +166,9 @@ impl BodySnapshot {
         {
             return None;
         }
-        self.bodies.get(i).map(|raw| Body::from_gpu(h, raw))
+        self.bodies
+            .get(i)
+            .map(|raw| Body::from_record(h, raw, self.centre(i)))
     }
 
     /// The live bodies, in slot order.
@@ -156,7 +184,7 @@ impl BodySnapshot {
                     generation,
                     world: self.world,
                 };
-                Some(Body::from_gpu(handle, raw))
+                Some(Body::from_record(handle, raw, self.centre(i)))
             })
     }
 
@@ -171,7 +199,8 @@ impl BodySnapshot {
     }
 
     /// The raw records of every slot, live or free, in slot order (as
-    /// [`super::RigidWorld::read_bodies`] returns them).
+    /// [`super::RigidWorld::read_bodies`] returns them): their positions are the bodies'
+    /// centres of mass (see [`super::mass`]).
     pub fn raw(&self) -> &[GpuBody] {
         &self.bodies
     }

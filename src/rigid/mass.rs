@@ -1,6 +1,7 @@
 //! A body's mass properties from its colliders: the mass is each solid collider's volume times
-//! its density, summed; the inertia tensor is each collider's own tensor for its share, moved to
-//! the body's origin with the parallel-axis theorem and summed.
+//! its density, summed; the centre of mass is the mass-weighted mean of the colliders' centres;
+//! the inertia tensor is each collider's own tensor for its share, moved to that centre with the
+//! parallel-axis theorem and summed.
 //!
 //! The rules, as rapier's:
 //! - **Density.** A collider's density is its own ([`super::Collider::density`]), else its
@@ -11,18 +12,34 @@
 //!   inertia. Planes have no volume and add nothing either.
 //! - **An explicit mass** ([`super::RigidBody::mass`]) overrides the sum; the inertia is then the
 //!   colliders' tensor scaled to that mass (each collider's share of it is its share of ρ·V).
-//! - **An explicit inertia** ([`super::RigidBody::inertia`]) overrides the derived tensor.
+//! - **An explicit inertia** ([`super::RigidBody::inertia`]) overrides the derived tensor; it is
+//!   taken about the centre of mass, in the body's axes.
+//! - **An explicit centre of mass** ([`super::RigidBody::centre_of_mass`], in the body's frame)
+//!   overrides the derived one; a derived inertia is then taken about it.
 //! - **No solid collider** (none, only sensors, or only planes) and no explicit mass: the body
 //!   weighs [`FALLBACK_MASS`] = 1 kg with the inertia of a solid ball of radius
-//!   [`FALLBACK_RADIUS`] = 1 m about its origin (2/5 kg·m²), so a body whose colliders are all
+//!   [`FALLBACK_RADIUS`] = 1 m about its origin (2/5 kg·m²), its centre of mass at its origin, so a body whose colliders are all
 //!   removed, or that only carries a sensor, still moves sensibly instead of being refused. With
 //!   an explicit mass and no solid collider the same ball's inertia is taken for that mass.
 //!
 //! Every change of the colliders (added, removed, reshaped, made a sensor or a solid) recomputes
 //! the body's mass properties by these rules; an explicit mass or inertia is kept as set.
 //!
-//! The body's origin is its centre of mass as far as the solver is concerned: the tensors are
-//! taken about the origin, and a collider placed off it turns the body about the origin.
+//! # The body's origin and its centre of mass
+//! A body's position ([`super::RigidBody::position`], `Body::position`, `set_position`) is its
+//! origin, the frame its colliders, joint frames and generator points are given in, as in
+//! rapier. The solver works about the centre of mass: a dynamic body's GPU record
+//! (`GpuBody::pos`) holds the world position of its centre of mass, and its shapes' offsets
+//! (`GpuShape::offset_pos`) are taken from it, so the body turns about its centre of mass and
+//! a renderer that places shapes by body and offset draws them where they are. The world keeps
+//! each body's centre in its frame and converts at every read and write (`Body::position` is
+//! the origin, `Body::centre_of_mass` the centre; linear velocities are the centre's, as in
+//! rapier). Static and kinematic bodies have no mass to balance: their centre is their origin.
+//!
+//! A change of a body's colliders that moves its centre moves the record's position, the
+//! shapes' offsets, its joints' anchors and its generators' points by the shift, and gives the
+//! new centre the velocity of that point of the body, v + ω × Δ, so the body's motion does
+//! not jump.
 
 use super::inertia::{inverse_inertia, parallel_axis, solid_sphere};
 use super::model::Shape;
@@ -51,6 +68,9 @@ pub(crate) struct MassSpec {
     pub(crate) inertia: Option<Mat3>,
     /// The body's density (kg/m³) for colliders without their own.
     pub(crate) density: f32,
+    /// An explicit centre of mass in the body's frame, or `None` for the colliders' centre.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub(crate) centre: Option<Vec3>,
 }
 
 impl Default for MassSpec {
@@ -59,6 +79,7 @@ impl Default for MassSpec {
             mass: None,
             inertia: None,
             density: DEFAULT_DENSITY,
+            centre: None,
         }
     }
 }
@@ -110,13 +131,25 @@ pub(crate) fn check_density(what: &'static str, density: f32) -> Result<()> {
     positive(what, density)
 }
 
-/// The mass and the inverse of the body-space inertia tensor of a dynamic body of `spec` with
-/// the colliders `parts` (see the module docs).
+/// A dynamic body's mass properties: what the solver needs and where its centre is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct MassProps {
+    /// Mass (kg).
+    pub(crate) mass: f32,
+    /// The inverse of the inertia tensor about the centre of mass, in the body's axes.
+    pub(crate) inv_inertia: Mat3,
+    /// The centre of mass in the body's frame.
+    pub(crate) centre: Vec3,
+}
+
+/// The mass, the centre of mass and the inverse of the inertia tensor about that centre of a
+/// dynamic body of `spec` with the colliders `parts` (see the module docs).
 ///
 /// # Errors
-/// [`crate::Error::InvalidInput`] for an explicit mass that is not positive, or a tensor that
-/// is not positive definite (an explicit one, or one of a degenerate compound).
-pub(crate) fn mass_properties(spec: &MassSpec, parts: &[ShapeMass]) -> Result<(f32, Mat3)> {
+/// [`crate::Error::InvalidInput`] for an explicit mass that is not positive, an explicit centre
+/// that is not finite, or a tensor that is not positive definite (an explicit one, or one of a
+/// degenerate compound).
+pub(crate) fn mass_properties(spec: &MassSpec, parts: &[ShapeMass]) -> Result<MassProps> {
     let solid = || parts.iter().filter(|p| p.solid());
     let own_mass = |p: &ShapeMass| p.density.unwrap_or(spec.density) * p.volume;
     let sum: f32 = solid().map(own_mass).sum();
@@ -129,16 +162,31 @@ pub(crate) fn mass_properties(spec: &MassSpec, parts: &[ShapeMass]) -> Result<(f
         None => FALLBACK_MASS,
     };
     positive("body mass", mass)?;
+    let centre = match spec.centre {
+        Some(c) => {
+            crate::error::finite3("body centre of mass", c)?;
+            c
+        }
+        // The density-weighted mean of the solids' centres (the explicit mass scales every
+        // share alike, so it does not move the centre). A lone collider at the origin, or
+        // colliders placed symmetrically, give exactly zero.
+        None if sum > 0.0 => solid().fold(Vec3::ZERO, |acc, p| acc + p.centre * own_mass(p)) / sum,
+        None => Vec3::ZERO,
+    };
     let inertia = match spec.inertia {
         Some(i) => i,
         None if sum > 0.0 => {
             let scale = mass / sum;
             solid().fold(Mat3::ZERO, |acc, p| {
                 let m = own_mass(p) * scale;
-                acc + parallel_axis(p.unit_inertia * m, m, p.centre)
+                acc + parallel_axis(p.unit_inertia * m, m, p.centre - centre)
             })
         }
         None => solid_sphere(mass, FALLBACK_RADIUS),
     };
-    Ok((mass, inverse_inertia(inertia)?))
+    Ok(MassProps {
+        mass,
+        inv_inertia: inverse_inertia(inertia)?,
+        centre,
+    })
 }

@@ -399,7 +399,9 @@ pub(crate) fn unit_quat(what: &'static str, q: Quat) -> Result<Vec4> {
 pub struct RigidBody {
     /// How it moves.
     pub kind: BodyKind,
-    /// Centre of mass in the world.
+    /// The body's origin in the world: the point its colliders, joint frames and generator
+    /// points are placed from (its centre of mass is wherever its colliders put it; see
+    /// [`crate::rigid::mass`]).
     pub position: Vec3,
     /// Orientation.
     pub rotation: Quat,
@@ -410,8 +412,12 @@ pub struct RigidBody {
     /// An explicit mass (dynamic bodies; > 0), or `None` (the default) for the colliders'
     /// volume times their density (see [`crate::rigid::mass`]).
     pub mass: Option<f32>,
-    /// Inertia tensor in body space; `None` derives it from the colliders and the mass.
+    /// Inertia tensor about the centre of mass, in the body's axes; `None` derives it from the
+    /// colliders and the mass.
     pub inertia: Option<Mat3>,
+    /// An explicit centre of mass in the body's frame (dynamic bodies); `None` (the default)
+    /// for the colliders' (see [`crate::rigid::mass`]).
+    pub centre_of_mass: Option<Vec3>,
     /// Linear damping: the fraction of linear velocity kept per second, in (0, 1] (1 = none;
     /// default 0.99). Not a rate: rapier's linear damping c corresponds to about e^(−c).
     pub linear_damping: f32,
@@ -445,6 +451,7 @@ impl RigidBody {
             angular_velocity: Vec3::ZERO,
             mass: None,
             inertia: None,
+            centre_of_mass: None,
             linear_damping: 0.99,
             angular_damping: 0.99,
             acceleration: None,
@@ -514,10 +521,19 @@ impl RigidBody {
         self.mass = None;
         self
     }
-    /// Sets the body-space inertia tensor explicitly.
+    /// Sets the inertia tensor explicitly: about the centre of mass, in the body's axes.
     #[must_use]
     pub fn inertia(mut self, i: Mat3) -> Self {
         self.inertia = Some(i);
+        self
+    }
+    /// Sets the centre of mass explicitly, in the body's frame (a car's low centre, a
+    /// weighted toy), instead of the colliders' mass-weighted centre; a derived inertia is then
+    /// taken about it. It stays as set when colliders change. Static and kinematic bodies
+    /// ignore it.
+    #[must_use]
+    pub fn centre_of_mass(mut self, local: Vec3) -> Self {
+        self.centre_of_mass = Some(local);
         self
     }
     /// Sets linear and angular damping: the fraction of velocity kept per second, each in
@@ -575,16 +591,19 @@ impl RigidBody {
             mass: self.mass,
             inertia: self.inertia,
             density: self.density.unwrap_or(DEFAULT_DENSITY),
+            centre: self.centre_of_mass,
         })
     }
 
-    /// The GPU record of this body with its colliders, validated.
+    /// The GPU record of this body with its colliders, validated, and its centre of mass in
+    /// its frame (zero for static and kinematic bodies). The record's position is the centre's
+    /// (see [`crate::rigid::mass`]); the colliders' offsets are to be taken from it.
     pub(crate) fn to_gpu(
         self,
         colliders: &[Collider],
         gravity: Vec3,
         sleep_epsilon: f32,
-    ) -> Result<GpuBody> {
+    ) -> Result<(GpuBody, Vec3)> {
         finite3("body position", self.position)?;
         finite3("body linear velocity", self.linear_velocity)?;
         finite3("body angular velocity", self.angular_velocity)?;
@@ -612,7 +631,7 @@ impl RigidBody {
             }
         }
         let spec = self.mass_spec()?;
-        let (inv_mass, inv_inertia) = match self.kind {
+        let (inv_mass, inv_inertia, centre) = match self.kind {
             BodyKind::Dynamic => {
                 // A bad shape is named as itself (a zero-size box is its size, not a missing
                 // inertia).
@@ -623,10 +642,10 @@ impl RigidBody {
                     }
                 }
                 let parts: Vec<ShapeMass> = colliders.iter().map(Collider::mass_part).collect();
-                let (mass, inv) = mass_properties(&spec, &parts)?;
-                (1.0 / mass, inv)
+                let props = mass_properties(&spec, &parts)?;
+                (1.0 / props.mass, props.inv_inertia, props.centre)
             }
-            BodyKind::Static | BodyKind::Kinematic => (0.0, Mat3::ZERO),
+            BodyKind::Static | BodyKind::Kinematic => (0.0, Mat3::ZERO, Vec3::ZERO),
         };
         let inv_inertia = cols_of(inv_inertia);
         let kind = match self.kind {
@@ -639,8 +658,10 @@ impl RigidBody {
         } else {
             (self.linear_velocity, self.angular_velocity)
         };
-        Ok(GpuBody {
-            pos: self.position.extend(inv_mass),
+        let at = self.position + super::math::quat_rotate(q, centre);
+        finite3("body centre of mass in the world", at)?;
+        let record = GpuBody {
+            pos: at.extend(inv_mass),
             orient: q,
             lin_vel: lin.extend(self.linear_damping),
             ang_vel: ang.extend(self.angular_damping),
@@ -654,7 +675,8 @@ impl RigidBody {
             awake: u32::from(!self.asleep && self.kind != BodyKind::Static),
             can_sleep: u32::from(self.can_sleep),
             flags: u32::from(self.ccd),
-        })
+        };
+        Ok((record, centre))
     }
 }
 

@@ -21,6 +21,7 @@ use std::mem::offset_of;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 mod capacity;
+mod centre;
 mod colliders;
 mod config;
 mod control;
@@ -98,6 +99,13 @@ pub struct RigidWorld {
     shape_mass: Vec<crate::rigid::mass::ShapeMass>,
     /// What the user set of each body slot's mass properties (`rigid::mass`).
     mass_specs: Vec<crate::rigid::mass::MassSpec>,
+    /// Each body slot's centre of mass in its frame (`world/centre.rs`): the record's position
+    /// is the centre's and its shapes' offsets are taken from it (zero for static and kinematic
+    /// bodies and free slots).
+    centres: Vec<Vec3>,
+    /// `centres` as the body snapshots share it, rebuilt when a centre changed (`None`); empty
+    /// while every centre is zero.
+    centres_shared: Option<std::sync::Arc<[Vec3]>>,
     /// Shapes that are boxes or capsules of CCD bodies (see [`StepShape::ccd_convex`]), kept by
     /// `add_body` and `remove_body`: a body's CCD flag is set only when it is made.
     ccd_convex_shapes: u32,
@@ -245,6 +253,8 @@ impl RigidWorld {
             shape_generations: Vec::new(),
             shape_mass: Vec::new(),
             mass_specs: Vec::new(),
+            centres: Vec::new(),
+            centres_shared: None,
             ccd_convex_shapes: 0,
             plan,
             plan_dirty: true,
@@ -315,7 +325,8 @@ impl RigidWorld {
         body: RigidBody,
         colliders: &[Collider],
     ) -> Result<BodyHandle> {
-        let mut record = body.to_gpu(colliders, self.config.gravity, self.config.sleep_epsilon)?;
+        let (mut record, centre) =
+            body.to_gpu(colliders, self.config.gravity, self.config.sleep_epsilon)?;
         let index = match self.free_bodies.last() {
             Some(&i) => i,
             None => self.bodies.len() as u32,
@@ -324,6 +335,9 @@ impl RigidWorld {
             .iter()
             .map(|c| c.to_gpu(index, body.kind))
             .collect::<Result<Vec<_>>>()?;
+        for s in &mut gpu_shapes {
+            s.offset_pos -= centre.extend(0.0);
+        }
         self.hulls.check(colliders)?;
         let need_bodies = if self.free_bodies.is_empty() {
             self.bodies.len() as u32 + 1
@@ -360,6 +374,7 @@ impl RigidWorld {
             self.alive.push(true);
             self.body_shapes.push(shape_ids.clone());
             self.mass_specs.push(spec);
+            self.centres.push(Vec3::ZERO);
         } else {
             let i = index as usize;
             self.bodies[i] = record;
@@ -368,6 +383,7 @@ impl RigidWorld {
             self.body_shapes[i] = shape_ids.clone();
             self.mass_specs[i] = spec;
         }
+        self.set_centre_slot(slot, centre);
         self.plan_dirty = true;
         self.query_epoch = self.query_epoch.wrapping_add(1);
         if let Engine::Gpu(g) = &mut self.engine {
@@ -428,6 +444,7 @@ impl RigidWorld {
             *b = None;
         }
         self.mass_specs[i] = Default::default();
+        self.set_centre_slot(i, Vec3::ZERO);
         let ids = std::mem::take(&mut self.body_shapes[i]);
         for &id in &ids {
             self.free_shape_slot(id);
@@ -615,7 +632,7 @@ impl RigidWorld {
         };
         // Which body each slot holds as the step's copy of the bodies is recorded (GPU).
         let gpu = matches!(self.engine, Engine::Gpu(_));
-        let slots = (gpu && self.reads.wanted()).then(|| self.slot_generations());
+        let slots = (gpu && self.reads.wanted()).then(|| self.slots_now());
         let landed = match &mut self.engine {
             Engine::Cpu(c) => {
                 let spec = grid_spec(self.plan.cell_size, self.shape_capacity)?;

@@ -465,17 +465,14 @@ impl RagdollRain {
     /// # Errors
     /// GPU readback errors; stale handles if the ragdolls' bodies were removed.
     pub fn recycle(&mut self, world: &mut RigidWorld) -> Result<usize> {
-        let bodies = world.read_bodies()?;
-        let pos = |h: BodyHandle| {
-            bodies
-                .get(h.index() as usize)
-                .map_or(Vec3::ZERO, |b| b.pos.truncate())
-        };
+        let bodies = world.read_snapshot()?;
+        // Origins, as set_position takes them (a bone's centre of mass may be off its origin).
+        let pos = |h: BodyHandle| bodies.get(h).map_or(Vec3::ZERO, |b| b.position);
         let asleep = |i: usize| {
             self.ragdolls[i]
                 .bones
                 .iter()
-                .all(|h| bodies.get(h.index() as usize).is_some_and(|b| b.awake == 0))
+                .all(|&h| bodies.get(h).is_some_and(|b| !b.awake))
         };
         let due = self.due(world.steps(), asleep);
         for &i in &due {

@@ -122,3 +122,32 @@ pub fn max_move(a: &[Vec3], b: &[Vec3]) -> (f32, usize) {
         .enumerate()
         .fold((0.0, 0), |m, (i, d)| if d > m.0 { (d, i) } else { m })
 }
+
+/// The body-space inertia tensor of `b` (the inverse of its stored inverse).
+pub fn inertia_of(b: &GpuBody) -> Mat3 {
+    Mat3::from_cols(
+        b.inv_inertia[0].xyz(),
+        b.inv_inertia[1].xyz(),
+        b.inv_inertia[2].xyz(),
+    )
+    .inverse()
+}
+
+/// A tensor against a closed form, entry by entry relative to its largest moment: the
+/// tensor is inverted twice in f64 and once rounded to f32 each way (the engine's stored
+/// inverse, this test's inverse of it), with the parallel-axis sums in f32: some 20 roundings
+/// of 6e-8, so 2e-6 of the largest moment.
+pub fn close_tensor(got: Mat3, want: Mat3, what: &str) {
+    let scale = want
+        .to_cols_array()
+        .iter()
+        .fold(0.0f32, |a, v| a.max(v.abs()));
+    let err = (got - want)
+        .to_cols_array()
+        .iter()
+        .fold(0.0f32, |a, v| a.max(v.abs()));
+    assert!(
+        err <= 2e-6 * scale,
+        "{what}: {got:?} against the closed form {want:?}"
+    );
+}

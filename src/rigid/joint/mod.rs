@@ -179,8 +179,9 @@ impl Joint {
     }
 
     /// Places the joint in each body's own frame instead: the anchors relative to each body's
-    /// centre of mass and the frames' rotations in each body's frame (for no body, the world's).
-    /// The joint's axis is each frame's x axis.
+    /// origin (its position; see [`crate::rigid::mass`] on the origin and the centre of mass)
+    /// and the frames' rotations in each body's frame (for no body, the world's). The joint's
+    /// axis is each frame's x axis.
     pub fn in_body_frames(
         mut self,
         anchor_a: Vec3,
@@ -195,6 +196,11 @@ impl Joint {
             rot_b,
         };
         self
+    }
+
+    /// Whether the joint's frames are given in the bodies' frames ([`Joint::in_body_frames`]).
+    pub(crate) fn in_local_frames(&self) -> bool {
+        matches!(self.placement, Placement::Local { .. })
     }
 
     /// Turns a world-placed joint's frame so its x axis is world direction `axis` (a ball's

@@ -9,15 +9,17 @@
 //! as [`Error::StaleHandle`] with `kind: "collider"`, as is a handle of another world.
 //!
 //! Anything that changes the body's mass distribution (adding, removing or reshaping a
-//! collider, or turning it into a sensor or back) recomputes the body's mass and inertia by the
-//! rules of [`crate::rigid::mass`], keeping a mass or inertia the user set explicitly. On the
-//! GPU the new inertia is turned into the world frame with the host's last known orientation
-//! (as [`RigidWorld::set_rotation`] would): call [`RigidWorld::read_bodies`] first if the body
-//! turned since; the step's integration derives it again from the device's orientation at the
-//! end of its first substep.
+//! collider, or turning it into a sensor or back) recomputes the body's mass, centre of mass
+//! and inertia by the rules of [`crate::rigid::mass`], keeping a mass, centre or inertia the
+//! user set explicitly. A change that moves the centre moves the body's record and what hangs
+//! on it so that nothing moves in the world (`world/centre.rs`); on the GPU it reads the body
+//! first (blocking). Otherwise the new inertia is turned into the world frame with the host's
+//! last known orientation (as [`RigidWorld::set_rotation`] would): call
+//! [`RigidWorld::read_bodies`] first if the body turned since; the step's integration derives
+//! it again from the device's orientation at the end of its first substep.
 
 use super::*;
-use crate::rigid::mass::{mass_properties, ShapeMass};
+use crate::rigid::mass::{mass_properties, MassProps, ShapeMass};
 
 impl RigidWorld {
     /// Puts `s` (with its part in its body's mass, `m`) into a free shape slot or a new one.
@@ -165,7 +167,8 @@ impl RigidWorld {
         let m = s.material;
         Ok(Collider {
             shape,
-            offset: s.offset_pos.xyz(),
+            // The slot's offset is taken from the body's centre of mass (`rigid::mass`).
+            offset: s.offset_pos.xyz() + self.centre_at(s.body as usize),
             rotation: glam::Quat::from_vec4(s.offset_rot),
             friction: m.x,
             restitution: m.y,
@@ -200,11 +203,13 @@ impl RigidWorld {
         let b = self.check(body)?;
         self.refuse_breakable(b, "adding a collider to")?;
         let mut s = collider.to_gpu(b as u32, self.body_kind_at(b))?;
+        s.offset_pos -= self.centre_at(b).extend(0.0);
         self.hulls.check(std::slice::from_ref(&collider))?;
         let part = collider.mass_part();
         let mut parts = self.parts_of(b, None);
         parts.push(part);
         let mass = self.mass_of(b, &parts)?;
+        self.sync_for_centre(b, &mass)?;
         let need = self.shapes.len() as u32 + u32::from(self.free_shapes.is_empty());
         self.ensure_capacity(self.bodies.len() as u32, need)?;
         self.hulls.store(
@@ -220,7 +225,7 @@ impl RigidWorld {
         let after = self.ccd_convex_count(&self.bodies[b], &self.body_shapes[b]);
         self.ccd_convex_shapes = self.ccd_convex_shapes - before + after;
         self.shape_changed(id);
-        self.set_mass(b, mass);
+        self.set_mass(b, mass)?;
         Ok(self.collider_handle(id))
     }
 
@@ -236,14 +241,14 @@ impl RigidWorld {
         self.refuse_breakable(b, "removing a collider from")?;
         let parts = self.parts_of(b, Some(i as u32));
         let mass = self.mass_of(b, &parts)?;
+        self.sync_for_centre(b, &mass)?;
         let before = self.ccd_convex_count(&self.bodies[b], &self.body_shapes[b]);
         self.body_shapes[b].retain(|&id| id as usize != i);
         let after = self.ccd_convex_count(&self.bodies[b], &self.body_shapes[b]);
         self.ccd_convex_shapes = self.ccd_convex_shapes - before + after;
         self.free_shape_slot(i as u32);
         self.shape_changed(i as u32);
-        self.set_mass(b, mass);
-        Ok(())
+        self.set_mass(b, mass)
     }
 
     /// Sets a collider's Coulomb friction (>= 0), as [`Collider::material`]; wakes its body.
@@ -331,6 +336,7 @@ impl RigidWorld {
     fn replace_collider(&mut self, h: ColliderHandle, c: Collider, reshape: bool) -> Result<()> {
         let (i, b) = self.check_collider(h)?;
         let mut s = c.to_gpu(b as u32, self.body_kind_at(b))?;
+        s.offset_pos -= self.centre_at(b).extend(0.0);
         if !reshape {
             s.dims = self.shapes[i].dims;
             let part = self.shape_mass[i];
@@ -345,15 +351,16 @@ impl RigidWorld {
                     },
                 ),
             )?;
+            self.sync_for_centre(b, &mass)?;
             self.shapes[i] = s;
             self.shape_mass[i].sensor = c.sensor;
             self.write_shape(i as u32);
-            self.set_mass(b, mass);
-            return Ok(());
+            return self.set_mass(b, mass);
         }
         self.hulls.check(std::slice::from_ref(&c))?;
         let part = c.mass_part();
         let mass = self.mass_of(b, &self.parts_with(b, i, part))?;
+        self.sync_for_centre(b, &mass)?;
         self.hulls
             .store(std::slice::from_ref(&c), std::slice::from_mut(&mut s))?;
         if let Engine::Gpu(g) = &mut self.engine {
@@ -369,8 +376,7 @@ impl RigidWorld {
             self.plan_dirty = true;
         }
         self.write_shape(i as u32);
-        self.set_mass(b, mass);
-        Ok(())
+        self.set_mass(b, mass)
     }
 
     fn refuse_breakable(&self, b: usize, doing: &'static str) -> Result<()> {
@@ -409,27 +415,39 @@ impl RigidWorld {
             .collect()
     }
 
-    /// The inverse mass and body-space inverse inertia of body `b` with the colliders `parts`
-    /// (`None` for a body that is not dynamic).
-    fn mass_of(&self, b: usize, parts: &[ShapeMass]) -> Result<Option<(f32, glam::Mat3)>> {
+    /// The mass properties of body `b` with the colliders `parts` (`None` for a body that is
+    /// not dynamic).
+    fn mass_of(&self, b: usize, parts: &[ShapeMass]) -> Result<Option<MassProps>> {
         if self.bodies[b].kind != body_kind::DYNAMIC {
             return Ok(None);
         }
-        let (mass, inv) = mass_properties(&self.mass_specs[b], parts)?;
-        Ok(Some((1.0 / mass, inv)))
+        mass_properties(&self.mass_specs[b], parts).map(Some)
     }
 
-    /// Writes body `b`'s new mass properties (if dynamic) and wakes it.
-    fn set_mass(&mut self, b: usize, mass: Option<(f32, glam::Mat3)>) {
-        if let Some((inv_mass, inv)) = mass {
-            let cols = crate::rigid::math::cols_of(inv);
+    /// Reads body `b` from the device first (GPU) when `mass` moves its centre of mass: the
+    /// shift is turned by its orientation now (`world/centre.rs`). Called before anything
+    /// changes, so a failed read changes nothing.
+    fn sync_for_centre(&mut self, b: usize, mass: &Option<MassProps>) -> Result<()> {
+        match mass {
+            Some(props) if props.centre != self.centre_at(b) => self.sync_body(b),
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes body `b`'s new mass properties (if dynamic), moving its centre of mass where
+    /// they put it (`world/centre.rs`), and wakes it.
+    fn set_mass(&mut self, b: usize, mass: Option<MassProps>) -> Result<()> {
+        if let Some(props) = mass {
+            self.move_centre(b, props.centre)?;
+            let cols = crate::rigid::math::cols_of(props.inv_inertia);
             let world =
                 crate::rigid::integrate::world_inverse_inertia(self.bodies[b].orient, &cols);
-            self.write_field(b, offset_of!(GpuBody, pos) + 12, inv_mass);
+            self.write_field(b, offset_of!(GpuBody, pos) + 12, 1.0 / props.mass);
             self.write_field(b, offset_of!(GpuBody, inv_inertia), cols);
             self.write_field(b, offset_of!(GpuBody, inv_inertia_world), world);
         }
         self.wake_index(b);
+        Ok(())
     }
 
     /// A shape slot added or freed: the broad phase is planned again and the slot written.
@@ -440,7 +458,7 @@ impl RigidWorld {
 
     /// Writes shape slot `id` to the GPU; the scene queries' grid is built again on the next
     /// query (a collider's size, groups or sensor flag are what it sorts and filters by).
-    fn write_shape(&mut self, id: u32) {
+    pub(super) fn write_shape(&mut self, id: u32) {
         self.query_epoch = self.query_epoch.wrapping_add(1);
         if let Engine::Gpu(g) = &self.engine {
             let r = &g.rigid;

@@ -62,14 +62,22 @@ impl RigidWorld {
         Ok(())
     }
 
-    /// Moves a body (teleport) and wakes it.
+    /// Moves a body's origin to `p` (teleport) and wakes it. For a body whose centre of mass
+    /// is off its origin ([`crate::rigid::mass`]) the record's position is placed by the
+    /// body's orientation, read from the device first on the GPU (blocking).
     ///
     /// # Errors
-    /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for a non-finite position.
+    /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for a non-finite position; GPU readback
+    /// errors.
     pub fn set_position(&mut self, h: BodyHandle, p: Vec3) -> Result<()> {
         let i = self.check(h)?;
         crate::error::finite3("position", p)?;
-        self.write_field(i, offset_of!(GpuBody, pos), p);
+        if self.centre_at(i) != Vec3::ZERO {
+            self.sync_body(i)?;
+        }
+        let at = self.centre_position(i, p, self.bodies[i].orient);
+        crate::error::finite3("position", at)?;
+        self.write_field(i, offset_of!(GpuBody, pos), at);
         self.wake_index(i);
         Ok(())
     }
@@ -127,7 +135,9 @@ impl RigidWorld {
         let i = self.check(h)?;
         crate::error::finite3("body point", body_point)?;
         let b = self.bodies[i];
-        let world = b.pos.xyz() + crate::rigid::math::quat_rotate(b.orient, body_point);
+        // The point is given from the body's origin; the record is at its centre of mass.
+        let arm = body_point - self.centre_at(i);
+        let world = b.pos.xyz() + crate::rigid::math::quat_rotate(b.orient, arm);
         self.add_force_at_point(h, f, Some(world))
     }
 

@@ -72,7 +72,7 @@ impl RigidWorld {
         })
     }
 
-    fn generator_record(&self, generator: &ForceGen) -> Result<GpuForceGen> {
+    pub(super) fn generator_record(&self, generator: &ForceGen) -> Result<GpuForceGen> {
         let (a, b) = generator.bodies();
         let ia = self.check(a)?;
         let ib = match b {
@@ -88,7 +88,16 @@ impl RigidWorld {
             });
         }
         let g = self.config.gravity.length();
-        generator.to_gpu(ia as u32, ib.map(|i| i as u32), g)
+        let mut record = generator.to_gpu(ia as u32, ib.map(|i| i as u32), g)?;
+        // Points given in a body's frame are taken from its centre of mass (`rigid::mass`):
+        // every kind's `point_a` is on body a; a two-body spring's `point_b` is on body b.
+        record.point_a -= self.centre_at(ia).extend(0.0);
+        if let Some(ib) = ib {
+            if record.kind == force_gen_kind::SPRING {
+                record.point_b -= self.centre_at(ib).extend(0.0);
+            }
+        }
+        Ok(record)
     }
 
     fn add_generator_unguarded(&mut self, generator: ForceGen) -> Result<ForceGenHandle> {

@@ -153,7 +153,15 @@ impl RigidWorld {
         let pa = pose(self, ia)?;
         let pb = pose(self, Some(ib))?;
         let body_a = ia.map_or(NONE, |i| i as u32);
-        let record = joint.to_gpu(body_a, ib as u32, pa, pb)?;
+        let mut record = joint.to_gpu(body_a, ib as u32, pa, pb)?;
+        if joint.in_local_frames() {
+            // Frames given in the bodies' frames are taken from their centres of mass, as
+            // the solver measures anchors (`rigid::mass`); world-placed ones already are.
+            if let Some(i) = ia {
+                record.anchor_a -= self.centre_at(i).extend(0.0);
+            }
+            record.anchor_b -= self.centre_at(ib).extend(0.0);
+        }
         let index = match self.joints.free.last() {
             Some(&j) => j,
             None => self.joints.slots(),
@@ -271,6 +279,33 @@ impl RigidWorld {
         for body in [a, b] {
             if (body as usize) < self.bodies.len() && self.alive[body as usize] {
                 self.wake_index(body as usize);
+            }
+        }
+    }
+
+    /// Moves the anchors body `i`'s joints hold in its frame by `-d` (its centre of mass moved
+    /// by `d`), writes them, and keeps the joints' other words.
+    pub(super) fn shift_joint_anchors(&mut self, i: u32, d: Vec3) {
+        for j in 0..self.joints.table.len() {
+            if !self.joints.alive[j] {
+                continue;
+            }
+            let jt = &mut self.joints.table[j];
+            let mut moved = false;
+            if jt.body_a == i {
+                jt.anchor_a -= d.extend(0.0);
+                moved = true;
+            }
+            if jt.body_b == i {
+                jt.anchor_b -= d.extend(0.0);
+                moved = true;
+            }
+            if moved {
+                if let Engine::Gpu(g) = &self.engine {
+                    let bytes = &bytemuck::bytes_of(&self.joints.table[j])[..DEFINITION_BYTES];
+                    let r = &g.rigid;
+                    r.write_at(&r.joints, joint_offset(j as u32), bytes);
+                }
             }
         }
     }

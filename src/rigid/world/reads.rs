@@ -13,11 +13,15 @@ use super::*;
 use crate::rigid::body::{Body, BodySnapshot};
 use std::sync::Arc;
 
+/// Which body each slot held when a copy was recorded, and each slot's centre of mass in its
+/// body's frame then (empty: all zero).
+pub(super) type SlotsAt = (Arc<[Option<u32>]>, Arc<[Vec3]>);
+
 /// The body ring and what it brought back (`RigidWorld::reads`).
 pub(super) struct BodyReads {
     ring: StatusRing,
-    /// The generations of the copies in flight, by step.
-    pending: Vec<(u64, Arc<[Option<u32>]>)>,
+    /// The generations and centres of mass of the copies in flight, by step.
+    pending: Vec<(u64, SlotsAt)>,
     /// [`RigidWorld::request_bodies`]: the next step copies.
     requested: bool,
     /// [`RigidWorld::set_body_tracking`]: every step copies.
@@ -42,15 +46,16 @@ impl BodyReads {
         self.requested || self.tracking
     }
 
-    /// Records into `encoder`, after step `step`'s passes, the copy of the first `slots` body
-    /// records into a free slot of the ring (`generations.len()` records).
+    /// Records into `encoder`, after step `step`'s passes, the copy of the body records of
+    /// `slots` into a free slot of the ring (`slots.0.len()` records).
     pub(super) fn record(
         &mut self,
         r: &GpuRigid,
         encoder: &mut wgpu::CommandEncoder,
         step: u64,
-        generations: Arc<[Option<u32>]>,
+        slots: SlotsAt,
     ) {
+        let generations = &slots.0;
         self.requested = false;
         let bytes = (generations.len() * std::mem::size_of::<GpuBody>()) as u64;
         let bodies = &r.bodies;
@@ -60,7 +65,7 @@ impl BodyReads {
                     encoder.copy_buffer_to_buffer(bodies, 0, slot, 0, bytes);
                 }
             });
-        self.pending.push((step, generations));
+        self.pending.push((step, slots));
     }
 
     /// Takes in the copies that have landed, without blocking.
@@ -75,7 +80,7 @@ impl BodyReads {
             let Some(at) = pending.iter().position(|(s, _)| *s == step) else {
                 return;
             };
-            let generations = pending[at].1.clone();
+            let (generations, centres) = pending[at].1.clone();
             // Copies older than this one whose maps failed never land.
             pending.retain(|(s, _)| *s > step);
             let n = generations.len() * std::mem::size_of::<GpuBody>();
@@ -87,7 +92,8 @@ impl BodyReads {
                 .chunks_exact(std::mem::size_of::<GpuBody>())
                 .map(bytemuck::pod_read_unaligned)
                 .collect();
-            keep_newer(latest, BodySnapshot::new(step, world, bodies, generations));
+            let snapshot = BodySnapshot::new(step, world, bodies, generations, centres);
+            keep_newer(latest, snapshot);
         });
         if ring.in_flight() == 0 {
             // Copies whose encoders were dropped unsubmitted: their slots are free again.
@@ -183,7 +189,7 @@ impl RigidWorld {
                 return Ok(b);
             }
         }
-        Ok(Body::from_gpu(h, &self.bodies[i]))
+        Ok(Body::from_record(h, &self.bodies[i], self.centre_at(i)))
     }
 
     /// One body's state now, typed (blocking on the GPU: it reads the body slots up to the
@@ -193,11 +199,12 @@ impl RigidWorld {
     /// [`Error::StaleHandle`]; GPU readback errors.
     pub fn read_body(&mut self, h: BodyHandle) -> Result<Body> {
         let raw = self.body_raw(h)?;
-        Ok(Body::from_gpu(h, &raw))
+        Ok(Body::from_record(h, &raw, self.centre_at(h.index as usize)))
     }
 
     /// One body's raw record now (blocking on the GPU: it reads the body slots up to the
-    /// body's; tests and tools): position and inverse mass, the orientation (x, y, z, w),
+    /// body's; tests and tools): the centre of mass's position (see [`crate::rigid::mass`])
+    /// and the inverse mass, the orientation (x, y, z, w),
     /// velocities and damping, `awake` as a `u32`. [`read_body`](Self::read_body) is the typed
     /// form, [`body`](Self::body) the one that does not block.
     ///
@@ -245,6 +252,13 @@ impl RigidWorld {
 
     /// A snapshot of `bodies` (every slot, now) at the current step.
     fn snapshot_of(&self, bodies: Vec<GpuBody>) -> BodySnapshot {
-        BodySnapshot::new(self.steps, self.tag, bodies.into(), self.slot_generations())
+        let (generations, centres) = (self.slot_generations(), self.centres_now());
+        BodySnapshot::new(self.steps, self.tag, bodies.into(), generations, centres)
+    }
+
+    /// Which body each slot holds now and each slot's centre of mass (what a copy of the
+    /// bodies taken now holds).
+    pub(super) fn slots_now(&mut self) -> SlotsAt {
+        (self.slot_generations(), self.shared_centres())
     }
 }

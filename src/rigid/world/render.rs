@@ -12,6 +12,8 @@ use super::*;
 #[non_exhaustive]
 pub struct RigidRenderBuffers<'a> {
     /// `array<Body>`, one per body slot; a free slot is a static body with `kind` 0 shapes.
+    /// A body's `pos` is its centre of mass, and its shapes' `offset_pos` are taken from it
+    /// (`rigid::mass`): place a shape at `pos + rotate(orient, offset_pos)`.
     pub bodies: &'a wgpu::Buffer,
     /// `array<Shape>`, one per shape slot; a free slot has kind 0 and draws nothing.
     pub shapes: &'a wgpu::Buffer,

@@ -238,6 +238,9 @@ impl RigidWorld {
         self.shape_generations = s.shape_generations;
         self.shape_mass = s.shape_mass;
         self.mass_specs = s.mass_specs;
+        // The records hold the centres of mass; the world's copy of each body's centre in its
+        // frame is derived again by the rules that placed them.
+        self.recompute_centres()?;
         self.hulls = hulls::WorldHulls {
             store: HullStore::from_words(s.hulls),
             loaded: true,

@@ -18,14 +18,24 @@ use crate::rigid::model::{check_damping, unit_quat};
 pub(super) type Impulse = (u32, u32, Vec3, Vec3);
 
 impl RigidWorld {
-    /// Sets a body's orientation (its world inverse inertia with it) and wakes it.
+    /// Sets a body's orientation (its world inverse inertia with it) about its origin and
+    /// wakes it. A body whose centre of mass is off its origin ([`crate::rigid::mass`]) keeps
+    /// its origin where it is, so its centre moves; on the GPU it is read from the device
+    /// first (blocking).
     ///
     /// # Errors
     /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for a zero or non-finite quaternion
-    /// (any other is normalised).
+    /// (any other is normalised); GPU readback errors.
     pub fn set_rotation(&mut self, h: BodyHandle, rotation: glam::Quat) -> Result<()> {
         let i = self.check(h)?;
         let q = unit_quat("rotation", rotation)?;
+        if self.centre_at(i) != Vec3::ZERO {
+            self.sync_body(i)?;
+            let b = self.bodies[i];
+            let origin = self.origin_of(i, &b);
+            let at = self.centre_position(i, origin, q);
+            self.write_field(i, offset_of!(GpuBody, pos), at);
+        }
         let inv = self.bodies[i].inv_inertia;
         let world = crate::rigid::integrate::world_inverse_inertia(q, &inv);
         self.write_field(i, offset_of!(GpuBody, orient), q);
