@@ -160,7 +160,7 @@ impl AggregateDemo for Sand {
     }
 
     fn step(&mut self) -> wgphys::Result<()> {
-        let room = CAPACITY - self.world.len();
+        let room = CAPACITY - self.world.len() as u32;
         if self.pouring && room > 0 && self.steps.is_multiple_of(POUR_EVERY) {
             scenes::aggregate::sand_pour(&mut self.world, POUR.min(room), RADIUS, self.steps)?;
         }
@@ -182,7 +182,7 @@ impl AggregateDemo for Sand {
     }
 
     fn title(&self) -> String {
-        let state = if self.world.len() >= CAPACITY {
+        let state = if self.world.len() as u32 >= CAPACITY {
             "box full, settling"
         } else if self.pouring {
             "pouring (P: pause)"

@@ -174,7 +174,7 @@ const SAND_STEPS: u32 = 45;
 const SAND_DRIFT: f32 = 5e-4;
 
 fn pour(w: &mut AggregateWorld, s: u32) {
-    if s.is_multiple_of(3) && w.len() < SAND_CAPACITY {
+    if s.is_multiple_of(3) && (w.len() as u32) < SAND_CAPACITY {
         sc::sand_pour(w, SAND_POUR, SAND_RADIUS, s).expect("pour");
     }
 }

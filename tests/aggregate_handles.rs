@@ -37,7 +37,7 @@ fn world(backend: Backend, capacity: u32) -> AggregateWorld {
 #[derive(Debug, PartialEq)]
 struct Seen {
     snapshot: AggSnapshot,
-    counts: [u32; 4],
+    counts: [usize; 4],
     links: Vec<(LinkId, Link)>,
     particles: Vec<ParticleId>,
     generators: Vec<Option<GeneratorId>>,
@@ -46,7 +46,12 @@ struct Seen {
 fn seen(w: &AggregateWorld, gen_slots: u32) -> Seen {
     Seen {
         snapshot: w.read_snapshot().expect("snapshot"),
-        counts: [w.len(), w.slots(), w.generator_count(), w.link_count()],
+        counts: [
+            w.len(),
+            w.slots() as usize,
+            w.generator_count(),
+            w.link_count(),
+        ],
         links: w.links().collect(),
         particles: w.particle_handles().collect(),
         generators: (0..gen_slots).map(|i| w.generator_handle_at(i)).collect(),
@@ -77,8 +82,8 @@ impl ModelTable {
         }
     }
 
-    fn live(&self) -> u32 {
-        self.0.iter().filter(|s| s.0).count() as u32
+    fn live(&self) -> usize {
+        self.0.iter().filter(|s| s.0).count()
     }
 }
 

@@ -371,7 +371,7 @@ fn a_op() -> impl Strategy<Value = AOp> {
     ]
 }
 
-fn a_seen(w: &AggregateWorld) -> Result<(u32, String), TestCaseError> {
+fn a_seen(w: &AggregateWorld) -> Result<(usize, String), TestCaseError> {
     let s = w.read_snapshot().map_err(fail)?;
     Ok((w.len(), format!("{:?}{:?}", s.pos, s.vel)))
 }

@@ -241,7 +241,7 @@ fn fields(w: &AggregateWorld) -> Vec<u32> {
         .flatten()
         .collect();
     if let Some(s) = w.cpu_state() {
-        let n = w.len() as usize;
+        let n = w.len();
         for v in [&s.acc[..n], &s.colour[..n]] {
             out.extend(v.iter().flat_map(|x| x.to_array().map(f32::to_bits)));
         }

@@ -333,7 +333,7 @@ pub fn sand(backend: Backend, capacity: u32, radius: f32) -> Result<AggregateWor
 /// # Errors
 /// Propagates world errors (a full world stops pouring with [`crate::Error::Full`]).
 pub fn sand_pour(world: &mut AggregateWorld, count: u32, radius: f32, step: u32) -> Result<()> {
-    let first = world.len();
+    let first = world.len() as u32;
     let side = (count as f32).sqrt().ceil() as u32;
     let mut batch = Vec::with_capacity(count as usize);
     for k in 0..count {

@@ -207,9 +207,9 @@ pub fn pour(
 ) -> crate::Result<(crate::aggregate::AggregateWorld, u32)> {
     let mut world = super::aggregate::sand(backend, count, radius)?;
     let mut step = 0u32;
-    while world.len() < count {
+    while (world.len() as u32) < count {
         if step.is_multiple_of(3) {
-            let sheet = POUR_SHEET.min(count - world.len());
+            let sheet = POUR_SHEET.min(count - world.len() as u32);
             super::aggregate::sand_pour(&mut world, sheet, radius, step)?;
         }
         world.step(super::DT)?;

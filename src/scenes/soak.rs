@@ -189,7 +189,7 @@ impl World {
                 w.step(DT)?;
             }
             World::Sand(w) => {
-                if step.is_multiple_of(3) && w.len() + 100 <= SAND_CAPACITY {
+                if step.is_multiple_of(3) && w.len() as u32 + 100 <= SAND_CAPACITY {
                     aggregate::sand_pour(w, 100, SAND_RADIUS, step as u32)?;
                 } else if !w.is_empty() {
                     // Once full, an edit per step: a small push on one grain, taken off at the
@@ -243,7 +243,7 @@ impl World {
             World::Sand(w) => {
                 let s = w.read_snapshot()?;
                 let n = s.pos.iter().chain(&s.vel).map(|&v| bad(v)).sum();
-                (n, u64::from(w.len()))
+                (n, w.len() as u64)
             }
             World::Rain(w, _) => {
                 let b = w.read_bodies()?;

@@ -233,7 +233,7 @@ fn a_pile_of_grains_comes_to_rest_inside_the_box() {
         .collect();
     let mut history = Vec::new();
     for s in 0..600u32 {
-        if s.is_multiple_of(3) && w.len() < capacity {
+        if s.is_multiple_of(3) && (w.len() as u32) < capacity {
             sc::sand_pour(&mut w, 50, radius, s).expect("pour");
         }
         w.step(1.0 / 60.0).expect("step");

@@ -151,9 +151,10 @@ impl AggregateWorld {
         (0..self.n).filter_map(|i| self.particle_handle_at(i))
     }
 
-    /// Live particles (removed ones do not count; see [`AggregateWorld::slots`]).
-    pub fn len(&self) -> u32 {
-        self.particle_slots.live()
+    /// Live particles (removed ones do not count; see [`AggregateWorld::slots`]), as
+    /// `RigidWorld::len` counts live bodies.
+    pub fn len(&self) -> usize {
+        self.particle_slots.live() as usize
     }
 
     /// Whether the world holds no live particle.
@@ -169,13 +170,13 @@ impl AggregateWorld {
     }
 
     /// Live force generators.
-    pub fn generator_count(&self) -> u32 {
-        self.gen_slots.live()
+    pub fn generator_count(&self) -> usize {
+        self.gen_slots.live() as usize
     }
 
     /// Live links.
-    pub fn link_count(&self) -> u32 {
-        self.link_slots.live()
+    pub fn link_count(&self) -> usize {
+        self.link_slots.live() as usize
     }
 
     /// The handle of a particle known live in slot `i` (a generator's or link's end).

@@ -37,10 +37,10 @@ impl AggregateWorld {
         };
         AggregateStepReport {
             step: self.steps,
-            particles: self.len(),
+            particles: self.particle_slots.live(),
             slots: self.n,
-            generators: self.generator_count(),
-            links: self.link_count(),
+            generators: self.gen_slots.live(),
+            links: self.link_slots.live(),
             link_colours: self.link_colours(),
             dispatches,
         }
