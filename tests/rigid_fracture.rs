@@ -184,8 +184,9 @@ fn the_pieces_tile_the_block_and_carry_its_momentum() {
     }
 }
 
-/// A breakable body must be a dynamic box: two colliders, a sphere, an offset box, a static
-/// body, a non-positive impulse or a negative burst are refused, the world unchanged.
+/// A breakable body must be a dynamic box: two colliders, a sphere, an offset box, a centre of
+/// mass set off the box's centre, a static body, a non-positive impulse or a negative burst are
+/// refused, the world unchanged.
 #[test]
 fn bad_breakable_bodies_are_refused() {
     for (name, backend) in backends() {
@@ -206,6 +207,13 @@ fn bad_breakable_bodies_are_refused() {
                 "an offset box",
                 RigidBody::dynamic().breakable(10.0, 1.0),
                 vec![cube.clone().at(Vec3::X, glam::Quat::IDENTITY)],
+            ),
+            (
+                "a centre of mass off the box's centre",
+                RigidBody::dynamic()
+                    .breakable(10.0, 1.0)
+                    .centre_of_mass(Vec3::Y * 0.2),
+                vec![cube.clone()],
             ),
             (
                 "a static body",

@@ -89,8 +89,8 @@
 //! moves a joint written in a model's own coordinates to where the model is placed.
 //!
 //! [`in_body_frames(anchor_a, rot_a, anchor_b, rot_b)`](crate::rigid::Joint::in_body_frames)
-//! places it **in each body's own frame** instead: each anchor relative to its body's centre of
-//! mass, each rotation in its body's frame (for the world, the world's), the axis being each
+//! places it **in each body's own frame** instead: each anchor relative to its body's origin
+//! (its position), each rotation in its body's frame (for the world, the world's), the axis being each
 //! frame's x axis. Use it when you know where the joint sits on each body (a skeleton's bone
 //! ends) regardless of where the bodies are now. The kind still comes from the constructor,
 //! whose world-space arguments are then ignored, and `with_axis` and `transformed` no longer

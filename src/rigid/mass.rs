@@ -18,7 +18,8 @@
 //!   overrides the derived one; a derived inertia is then taken about it.
 //! - **No solid collider** (none, only sensors, or only planes) and no explicit mass: the body
 //!   weighs [`FALLBACK_MASS`] = 1 kg with the inertia of a solid ball of radius
-//!   [`FALLBACK_RADIUS`] = 1 m about its origin (2/5 kg·m²), its centre of mass at its origin, so a body whose colliders are all
+//!   [`FALLBACK_RADIUS`] = 1 m (2/5 kg·m²) about its centre of mass, which is its origin
+//!   unless set explicitly, so a body whose colliders are all
 //!   removed, or that only carries a sensor, still moves sensibly instead of being refused. With
 //!   an explicit mass and no solid collider the same ball's inertia is taken for that mass.
 //!
@@ -69,7 +70,6 @@ pub(crate) struct MassSpec {
     /// The body's density (kg/m³) for colliders without their own.
     pub(crate) density: f32,
     /// An explicit centre of mass in the body's frame, or `None` for the colliders' centre.
-    #[cfg_attr(feature = "serde", serde(default))]
     pub(crate) centre: Option<Vec3>,
 }
 

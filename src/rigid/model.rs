@@ -153,7 +153,7 @@ impl Shape {
 pub struct Collider {
     /// Geometry.
     pub shape: Shape,
-    /// Position in the body's frame (relative to the centre of mass).
+    /// Position in the body's frame (relative to the body's origin, its position).
     pub offset: Vec3,
     /// Rotation in the body's frame.
     pub rotation: Quat,
@@ -276,9 +276,10 @@ impl Collider {
         self
     }
 
-    /// Moves the collider so that its solid's centre of mass sits at the body's origin (the
-    /// body's position is its centre of mass): the offset becomes `−rotation·centre`. Only a
-    /// hull's centre can lie off its collider's origin; other shapes are left alone.
+    /// Moves the collider so that its solid's centre of mass sits at the body's origin: the
+    /// offset becomes `−rotation·centre`. Only a hull's centre can lie off its collider's
+    /// origin; other shapes are left alone. (A body turns about its colliders' centre of mass
+    /// wherever it lies; this makes a lone hull's body's origin that centre.)
     #[must_use]
     pub fn centred(mut self) -> Self {
         if let Shape::ConvexHull { hull } = &self.shape {
@@ -627,6 +628,14 @@ impl RigidBody {
                     value: format!("a {:?} body with {} colliders", self.kind, colliders.len()),
                     fix: "make a breakable body dynamic, with one box collider at its centre \
                           (Collider::cuboid without an offset or rotation)",
+                });
+            }
+            if self.centre_of_mass.is_some_and(|c| c != Vec3::ZERO) {
+                return Err(Error::InvalidInput {
+                    what: "breakable body",
+                    value: format!("centre of mass set at {:?}", self.centre_of_mass),
+                    fix: "a breakable box splits about its centre: leave its centre of mass \
+                          unset (or at the origin)",
                 });
             }
         }

@@ -210,7 +210,9 @@ gpu_struct! {
         pub group: u32,
         /// Collision mask bits.
         pub mask: u32,
-        /// Offset of the shape in its body's frame (xyz); w unused.
+        /// Offset of the shape in its body's frame, measured from the body's centre of mass
+        /// (`GpuBody::pos`; the collider's offset from the body's origin minus the body's
+        /// centre, `rigid::mass`) (xyz); w unused.
         pub offset_pos: Vec4,
         /// Rotation of the shape in its body's frame (quaternion).
         pub offset_rot: Vec4,
@@ -479,12 +481,13 @@ gpu_struct! {
         pub kind: u32,
         /// [`joint_flag`] bits.
         pub flags: u32,
-        /// The anchor in a's frame (xyz; the world's for [`NONE`]); w unused.
+        /// The anchor in a's frame, measured from a's centre of mass (xyz; the world's for
+        /// [`NONE`]); w unused.
         pub anchor_a: Vec4,
         /// The joint frame's rotation in a's frame (a quaternion; its x axis is the hinge or
         /// slider axis and the cone's axis).
         pub rot_a: Vec4,
-        /// The anchor in b's frame.
+        /// The anchor in b's frame, measured from b's centre of mass.
         pub anchor_b: Vec4,
         /// The joint frame's rotation in b's frame.
         pub rot_b: Vec4,
@@ -550,11 +553,11 @@ gpu_struct! {
         pub body_b: u32,
         /// Unused (0).
         pub flags: u32,
-        /// The point on body a in a's frame: a spring's end, an aerodynamic surface's
+        /// The point on body a in a's frame, measured from a's centre of mass: a spring's end, an aerodynamic surface's
         /// attachment, the centre of buoyancy (xyz); the spring's stiffness k (N/m) or the
         /// buoyancy's maximum depth (w, m).
         pub point_a: Vec4,
-        /// The spring's other end: b's point in b's frame or the anchor in the world (xyz), or
+        /// The spring's other end: b's point in b's frame (from b's centre of mass) or the anchor in the world (xyz), or
         /// a thrust's force in the body's frame (xyz, N); the spring's rest length (w, m) or the
         /// buoyancy's volume (w, m³).
         pub point_b: Vec4,

@@ -39,8 +39,10 @@ use serde::Serialize;
 
 /// The version of the save format this build writes, and the only one it reads. Format 2
 /// (2026-11-29) added collider handles and mass settings to rigid saves and generations to the
-/// aggregate world's handles; format 1 files are refused by their version.
-pub const SAVE_VERSION: u32 = 2;
+/// aggregate world's handles; format 3 (2026-11-29) holds each rigid body's centre of mass in
+/// its record, its shapes' offsets taken from it, and an explicit centre in its mass settings
+/// (`rigid::mass`). Older files are refused by their version.
+pub const SAVE_VERSION: u32 = 3;
 
 /// The first bytes of a binary save.
 pub const MAGIC: [u8; 8] = *b"WGPHYS\0S";
@@ -160,9 +162,9 @@ fn version_check(version: u32) -> Result<()> {
         return Err(load_error(
             "header.version",
             format!(
-                "the file is save format {version}, written by an older wgphys (before collider \
-                 handles and aggregate handle generations); this build reads format \
-                 {SAVE_VERSION} only, and a format-1 save cannot be read: build the world again"
+                "the file is save format {version}, written by an older wgphys (before rigid \
+                 bodies' centres of mass came from their colliders); this build reads format \
+                 {SAVE_VERSION} only, and an older save cannot be read: build the world again"
             ),
         ));
     }

@@ -84,6 +84,9 @@ pub fn aircraft(w: &mut RigidWorld, at: Vec3, speed: f32) -> Result<Aircraft> {
         .velocity(Vec3::new(-speed, 0.0, 0.0))
         .mass(2.5)
         .inertia(inertia)
+        // The book's model: its mass and inertia are about the body's origin, whatever the
+        // colliders that draw it weigh.
+        .centre_of_mass(Vec3::ZERO)
         .damping(0.8, 0.8)
         .can_sleep(false);
     let colliders = [

@@ -51,6 +51,9 @@ pub fn catamaran(w: &mut RigidWorld, at: Vec3, heading: f32) -> Result<Catamaran
         .rotation(Quat::from_rotation_y(heading))
         .mass(200.0)
         .inertia(inertia)
+        // The book's model: its mass and inertia are about the body's origin, whatever the
+        // colliders that draw it weigh.
+        .centre_of_mass(Vec3::ZERO)
         .damping(0.8, 0.8)
         .can_sleep(false);
     let colliders = [

@@ -78,7 +78,7 @@ enum Placement {
         anchor_b: Vec3,
         rotation: Quat,
     },
-    /// In each body's frame (relative to its centre of mass; the world's for no body).
+    /// In each body's frame (relative to its origin; the world's for no body).
     Local {
         anchor_a: Vec3,
         rot_a: Quat,
@@ -198,11 +198,6 @@ impl Joint {
         self
     }
 
-    /// Whether the joint's frames are given in the bodies' frames ([`Joint::in_body_frames`]).
-    pub(crate) fn in_local_frames(&self) -> bool {
-        matches!(self.placement, Placement::Local { .. })
-    }
-
     /// Turns a world-placed joint's frame so its x axis is world direction `axis` (a ball's
     /// cone and twist axis; the axis of a hinge or slider).
     #[must_use]
@@ -307,14 +302,17 @@ impl Joint {
         self
     }
 
-    /// The joint's record for bodies at poses `a` and `b` ((centre, orientation); the world's
-    /// for no body), every value checked.
+    /// The joint's record for bodies at poses `a` and `b` ((centre of mass, orientation); the
+    /// world's for no body) whose centres of mass lie at `centres` in their frames (zero for
+    /// the world), every value checked. The record's anchors are measured from the centres,
+    /// as the solver measures them (`rigid::mass`).
     pub(crate) fn to_gpu(
         self,
         body_a: u32,
         body_b: u32,
         a: (Vec3, Vec4),
         b: (Vec3, Vec4),
+        centres: (Vec3, Vec3),
     ) -> Result<GpuJoint> {
         self.check()?;
         let (anchor_a, rot_a, anchor_b, rot_b) = match self.placement {
@@ -338,9 +336,9 @@ impl Joint {
                 anchor_b,
                 rot_b,
             } => (
-                anchor_a,
+                anchor_a - centres.0,
                 from_quat(rot_a.normalize()),
-                anchor_b,
+                anchor_b - centres.1,
                 from_quat(rot_b.normalize()),
             ),
         };

@@ -11,12 +11,11 @@
 //! Anything that changes the body's mass distribution (adding, removing or reshaping a
 //! collider, or turning it into a sensor or back) recomputes the body's mass, centre of mass
 //! and inertia by the rules of [`crate::rigid::mass`], keeping a mass, centre or inertia the
-//! user set explicitly. A change that moves the centre moves the body's record and what hangs
-//! on it so that nothing moves in the world (`world/centre.rs`); on the GPU it reads the body
-//! first (blocking). Otherwise the new inertia is turned into the world frame with the host's
-//! last known orientation (as [`RigidWorld::set_rotation`] would): call
-//! [`RigidWorld::read_bodies`] first if the body turned since; the step's integration derives
-//! it again from the device's orientation at the end of its first substep.
+//! user set explicitly. A change of the mass properties reads the body from the device first
+//! on the GPU (blocking), so the new world-frame inertia is turned by the body's orientation
+//! now, and a change that moves the centre moves the body's record and what hangs on it so
+//! that nothing moves in the world (`world/centre.rs`). An edit that leaves them as they are
+//! (a material, a filter) reads and writes nothing of the body but wakes it.
 
 use super::*;
 use crate::rigid::mass::{mass_properties, MassProps, ShapeMass};
@@ -424,20 +423,30 @@ impl RigidWorld {
         mass_properties(&self.mass_specs[b], parts).map(Some)
     }
 
-    /// Reads body `b` from the device first (GPU) when `mass` moves its centre of mass: the
-    /// shift is turned by its orientation now (`world/centre.rs`). Called before anything
-    /// changes, so a failed read changes nothing.
+    /// Reads body `b` from the device first (GPU) when `mass` changes its inertia or moves
+    /// its centre of mass: the world-frame inertia and the centre's shift are turned by its
+    /// orientation now (`world/centre.rs`). Called before anything changes, so a failed read
+    /// changes nothing; an edit that leaves the mass properties as they are (a material, a
+    /// filter) reads nothing.
     fn sync_for_centre(&mut self, b: usize, mass: &Option<MassProps>) -> Result<()> {
         match mass {
-            Some(props) if props.centre != self.centre_at(b) => self.sync_body(b),
+            Some(props) if self.mass_changes(b, props) => self.sync_body(b),
             _ => Ok(()),
         }
     }
 
-    /// Writes body `b`'s new mass properties (if dynamic), moving its centre of mass where
-    /// they put it (`world/centre.rs`), and wakes it.
+    /// Whether `props` differ from body `b`'s record (inverse mass and inertia) or centre.
+    fn mass_changes(&self, b: usize, props: &MassProps) -> bool {
+        let body = &self.bodies[b];
+        props.centre != self.centre_at(b)
+            || body.pos.w != 1.0 / props.mass
+            || body.inv_inertia != crate::rigid::math::cols_of(props.inv_inertia)
+    }
+
+    /// Writes body `b`'s new mass properties (if dynamic and changed), moving its centre of
+    /// mass where they put it (`world/centre.rs`), and wakes it.
     fn set_mass(&mut self, b: usize, mass: Option<MassProps>) -> Result<()> {
-        if let Some(props) = mass {
+        if let Some(props) = mass.filter(|p| self.mass_changes(b, p)) {
             self.move_centre(b, props.centre)?;
             let cols = crate::rigid::math::cols_of(props.inv_inertia);
             let world =

@@ -90,9 +90,10 @@ impl RigidWorld {
         self.add_force_at_point(h, f, None)
     }
 
-    /// Adds a force at a world point (force plus the torque (p − centre) × f) for the next step,
-    /// and wakes the body. On the GPU the body's position is the host's last known one (the
-    /// last `read_bodies`, or where it was added) — read first if it moved far.
+    /// Adds a force at a world point (force plus the torque (p − c) × f about the body's centre
+    /// of mass c) for the next step, and wakes the body. On the GPU the centre is the host's
+    /// last known one (the last `read_bodies`, or where it was added) — read first if it moved
+    /// far.
     ///
     /// # Errors
     /// [`Error::StaleHandle`]; [`Error::InvalidInput`] for non-finite input.

@@ -153,15 +153,11 @@ impl RigidWorld {
         let pa = pose(self, ia)?;
         let pb = pose(self, Some(ib))?;
         let body_a = ia.map_or(NONE, |i| i as u32);
-        let mut record = joint.to_gpu(body_a, ib as u32, pa, pb)?;
-        if joint.in_local_frames() {
-            // Frames given in the bodies' frames are taken from their centres of mass, as
-            // the solver measures anchors (`rigid::mass`); world-placed ones already are.
-            if let Some(i) = ia {
-                record.anchor_a -= self.centre_at(i).extend(0.0);
-            }
-            record.anchor_b -= self.centre_at(ib).extend(0.0);
-        }
+        let centres = (
+            ia.map_or(Vec3::ZERO, |i| self.centre_at(i)),
+            self.centre_at(ib),
+        );
+        let record = joint.to_gpu(body_a, ib as u32, pa, pb, centres)?;
         let index = match self.joints.free.last() {
             Some(&j) => j,
             None => self.joints.slots(),

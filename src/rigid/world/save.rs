@@ -409,6 +409,8 @@ impl RigidState {
                 i,
                 &m.inertia.unwrap_or_default().to_cols_array(),
             )?;
+            let c = m.centre.unwrap_or_default();
+            check::finite("mass_specs", i, &[c.x, c.y, c.z])?;
             let bad = m.mass.is_some_and(|v| v <= 0.0) || m.density <= 0.0;
             if bad {
                 return Err(load_error(
