@@ -32,6 +32,7 @@ mod generators;
 mod hulls;
 mod joints;
 mod kinematic;
+mod level;
 mod queries;
 mod query_grid;
 mod reads;
@@ -324,6 +325,7 @@ impl RigidWorld {
             .iter()
             .map(|c| c.to_gpu(index, body.kind))
             .collect::<Result<Vec<_>>>()?;
+        self.refuse_level_on_gpu(colliders)?;
         self.hulls.check(colliders)?;
         let need_bodies = if self.free_bodies.is_empty() {
             self.bodies.len() as u32 + 1

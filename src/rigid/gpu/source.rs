@@ -239,6 +239,8 @@ pub(crate) fn wgsl_constants() -> Vec<(&'static str, u32)> {
         ("SHAPE_HALF_SPACE", shape_kind::HALF_SPACE),
         ("SHAPE_PLANE", shape_kind::PLANE),
         ("SHAPE_HULL", shape_kind::HULL),
+        ("SHAPE_MESH", shape_kind::MESH),
+        ("SHAPE_HEIGHTFIELD", shape_kind::HEIGHTFIELD),
         ("HULL_HEADER_WORDS", hull::HULL_HEADER_WORDS),
         ("HULL_UNIT_CUBE", hull::UNIT_CUBE),
         ("HULL_MAX_VERTICES", hull::MAX_HULL_VERTICES),

@@ -24,6 +24,8 @@ pub(super) struct WorldHulls {
     pub(super) uploaded: usize,
     /// The store came from a saved world: it holds hulls no `Arc` in `kept` names.
     pub(super) loaded: bool,
+    /// Triangle meshes and heightfields stored (`world/level.rs`).
+    pub(super) level: super::level::WorldLevel,
 }
 
 impl WorldHulls {
@@ -48,6 +50,7 @@ impl WorldHulls {
 
     /// Checks that the colliders' hulls not stored yet fit the store.
     pub(super) fn check(&self, colliders: &[Collider]) -> Result<()> {
+        self.check_level(colliders)?;
         let mut words = self.store.len() as u64;
         let mut seen = Vec::new();
         for c in colliders {
@@ -73,6 +76,7 @@ impl WorldHulls {
     /// Stores the hulls of `colliders` not stored yet and points each hull shape of `shapes`
     /// (one per collider, in order) at its hull's header.
     pub(super) fn store(&mut self, colliders: &[Collider], shapes: &mut [GpuShape]) -> Result<()> {
+        self.store_level(colliders, shapes)?;
         for (c, s) in colliders.iter().zip(shapes.iter_mut()) {
             if let Shape::ConvexHull { hull } = &c.shape {
                 let k = Self::key(hull);
