@@ -325,7 +325,6 @@ impl RigidWorld {
             .iter()
             .map(|c| c.to_gpu(index, body.kind))
             .collect::<Result<Vec<_>>>()?;
-        self.refuse_level_on_gpu(colliders)?;
         self.hulls.check(colliders)?;
         let need_bodies = if self.free_bodies.is_empty() {
             self.bodies.len() as u32 + 1

@@ -242,6 +242,10 @@ pub(crate) fn wgsl_constants() -> Vec<(&'static str, u32)> {
         ("SHAPE_MESH", shape_kind::MESH),
         ("SHAPE_HEIGHTFIELD", shape_kind::HEIGHTFIELD),
         ("HULL_HEADER_WORDS", hull::HULL_HEADER_WORDS),
+        (
+            "MESH_HEADER_WORDS",
+            crate::rigid::mesh::layout::MESH_HEADER_WORDS,
+        ),
         ("HULL_UNIT_CUBE", hull::UNIT_CUBE),
         ("HULL_MAX_VERTICES", hull::MAX_HULL_VERTICES),
         ("HULL_MAX_FACES", hull::MAX_HULL_FACES),
@@ -283,6 +287,7 @@ pub fn shader_source() -> String {
             include_str!("../../../shaders/rigid/narrow/narrow.wgsl"),
             include_str!("../../../shaders/rigid/narrow/box_box.wgsl"),
             include_str!("../../../shaders/rigid/narrow/hull_pairs.wgsl"),
+            include_str!("../../../shaders/rigid/narrow/mesh.wgsl"),
             include_str!("../../../shaders/rigid/hull/hull.wgsl"),
             include_str!("../../../shaders/rigid/hull/gjk.wgsl"),
             include_str!("../../../shaders/rigid/hull/epa.wgsl"),

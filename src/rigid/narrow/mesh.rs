@@ -1,4 +1,6 @@
-//! Pairs with level geometry (part of stage `narrow`): a sphere, box, capsule or hull against a
+//! Pairs with level geometry (part of stage `narrow`; WGSL twin in
+//! `shaders/rigid/narrow/mesh.wgsl`, run by the `narrow_hull` kernel, same functions in the
+//! same operation order): a sphere, box, capsule or hull against a
 //! static triangle mesh ([`shape_kind::MESH`]) or heightfield ([`shape_kind::HEIGHTFIELD`]). The
 //! pair arrives turned by [`shape_kind::order`] (level geometry sorts last), so the convex shape
 //! is a and the geometry b; pairs of level geometry with a plane, a half-space or each other
@@ -61,6 +63,10 @@ pub const MESH_AXIS_REL: f32 = 0.05;
 /// ... plus this (metres): a rounding-sized margin, so a box flat on a triangle keeps the
 /// triangle's normal.
 pub const MESH_AXIS_ABS: f32 = 1e-4;
+/// Heightfield cells one pair walks at most (a bound for software adapters' loop limits): a
+/// shape spanning more cells is met by those nearest the query's low corner (16 × 16 cells;
+/// size heightfield cells to the bodies on them).
+pub const MESH_MAX_CELLS: u32 = 256;
 /// Polygon points a clip may hold: a hull face (32 vertices) clipped by three sides, or a
 /// triangle clipped by a face's 32 sides.
 const CLIP_POINTS: usize = MAX_CLIP + 4;
@@ -223,8 +229,13 @@ pub(super) fn mesh_pair(
         let f = layout::heightfield_ref(words, block);
         if let Some((r0, r1, c0, c1)) = layout::heightfield_cells(&f, &query) {
             let cols = f.cell_columns();
+            let mut cells = 0u32;
             for r in r0..=r1 {
                 for col in c0..=c1 {
+                    cells += 1;
+                    if cells > MESH_MAX_CELLS {
+                        break;
+                    }
                     let k = r * cols + col;
                     for t in [2 * k, 2 * k + 1] {
                         if let Some((tri, active)) = layout::heightfield_triangle(words, &f, t) {

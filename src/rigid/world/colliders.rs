@@ -206,7 +206,6 @@ impl RigidWorld {
         let b = self.check(body)?;
         self.refuse_breakable(b, "adding a collider to")?;
         let mut s = collider.to_gpu(b as u32, self.body_kind_at(b))?;
-        self.refuse_level_on_gpu(std::slice::from_ref(&collider))?;
         self.hulls.check(std::slice::from_ref(&collider))?;
         let part = collider.mass_part();
         let mut parts = self.parts_of(b, None);
@@ -358,7 +357,6 @@ impl RigidWorld {
             self.set_mass(b, mass);
             return Ok(());
         }
-        self.refuse_level_on_gpu(std::slice::from_ref(&c))?;
         self.hulls.check(std::slice::from_ref(&c))?;
         let part = c.mass_part();
         let mass = self.mass_of(b, &self.parts_with(b, i, part))?;

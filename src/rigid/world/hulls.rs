@@ -34,9 +34,10 @@ impl WorldHulls {
         &self.store
     }
 
-    /// Whether any hull was stored (the narrow stage then runs `narrow_hull` on the GPU).
+    /// Whether any hull, triangle mesh or heightfield was stored (the narrow stage then runs
+    /// `narrow_hull` on the GPU).
     pub(super) fn any(&self) -> bool {
-        !self.kept.is_empty() || self.loaded
+        !self.kept.is_empty() || self.loaded || self.level.any()
     }
 
     fn key(hull: &Arc<Hull>) -> usize {

@@ -3,8 +3,7 @@
 //! (`crate::rigid::mesh::layout`), next to the hulls, so the narrow phase reads it where it
 //! reads hulls. As with hulls, a block stays stored while the world lives.
 //!
-//! Limits of this first version: level geometry runs on the CPU backend only (the GPU backend
-//! refuses it, naming the fix); a world holding any is not saved (the error says so); shape
+//! Limits of this first version: a world holding any is not saved (the error says so); shape
 //! casts and continuous collision do not meet it yet (ray casts and the world's queries do).
 
 use super::*;
@@ -26,7 +25,6 @@ pub(super) struct WorldLevel {
 
 impl WorldLevel {
     /// Whether any level geometry is stored.
-    #[cfg(feature = "serde")]
     pub(super) fn any(&self) -> bool {
         !self.at.is_empty()
     }
@@ -148,19 +146,6 @@ fn corrupt(what: &'static str, base: u32) -> Error {
 }
 
 impl RigidWorld {
-    /// Refuses level geometry on the GPU backend (it runs on the CPU backend only, for now).
-    pub(super) fn refuse_level_on_gpu(&self, colliders: &[Collider]) -> Result<()> {
-        if matches!(self.engine, Engine::Gpu(_)) && colliders.iter().any(|c| c.shape.is_level()) {
-            return Err(Error::InvalidInput {
-                what: "collider shape",
-                value: "a triangle mesh or heightfield in a GPU world".to_string(),
-                fix: "level geometry runs on the CPU backend for now: make the world with \
-                      Backend::Cpu",
-            });
-        }
-        Ok(())
-    }
-
     /// Refuses to save a world holding level geometry (the save format has no place for it
     /// yet).
     #[cfg(feature = "serde")]
