@@ -1,7 +1,7 @@
 //! Pairs with level geometry on the GPU against the CPU twin: the narrow stage (`narrow` then
 //! `narrow_hull`, whose `mesh.wgsl` walks the stored mesh's BVH or the heightfield's cells)
 //! every field of every manifold of spheres, boxes, capsules and hulls scattered over a bumpy
-//! triangle mesh and a bumpy heightfield.
+//! triangle mesh and a bumpy heightfield; and a pile on both steps to the same bits twice.
 //!
 //! **The model** (`rigid_hull_gpu.rs` argues it for hull pairs, whose chain this is): a contact
 //! comes from the poses through the shape taken into the geometry's frame (a turn and a sum),
@@ -403,4 +403,91 @@ fn narrow_mesh_pairs_match_the_cpu_twin() {
             );
         }
     }
+}
+
+/// A pile of spheres, boxes, capsules and hulls falling onto a bumpy mesh and a bumpy
+/// heightfield steps to the same bits twice on the GPU (the walks and reductions have no
+/// order that depends on the device's scheduling).
+#[test]
+fn a_pile_on_level_geometry_steps_to_the_same_bits_twice_on_the_gpu() {
+    use common::rigid::hash_bodies;
+    use glam::Quat;
+    use wgphys::rigid::{Collider, RigidBody, RigidConfig, RigidWorld};
+    use wgphys::Backend;
+    let run = || {
+        let mut w =
+            RigidWorld::new(Backend::Gpu(gpu()), RigidConfig::default()).expect("gpu world");
+        let mut rng = Rng::new(5);
+        let cells = 12u32;
+        let (mut v, mut t) = (Vec::new(), Vec::new());
+        for r in 0..=cells {
+            for c in 0..=cells {
+                let (x, z) = (c as f32 * 0.5 - 3.0, r as f32 * 0.5 - 3.0);
+                v.push(Vec3::new(x, bump(x, z), z));
+            }
+        }
+        let id = |r: u32, c: u32| r * (cells + 1) + c;
+        for r in 0..cells {
+            for c in 0..cells {
+                t.push([id(r, c), id(r + 1, c), id(r + 1, c + 1)]);
+                t.push([id(r, c), id(r + 1, c + 1), id(r, c + 1)]);
+            }
+        }
+        let s = cells + 1;
+        let heights: Vec<f32> = (0..s * s)
+            .map(|i| bump((i % s) as f32 * 0.5 - 3.0, (i / s) as f32 * 0.5 - 3.0))
+            .collect();
+        w.add_body(
+            RigidBody::fixed().position(Vec3::new(-3.5, 0.0, 0.0)),
+            &[Collider::trimesh(&v, &t).expect("mesh")],
+        )
+        .expect("mesh body");
+        w.add_body(
+            RigidBody::fixed().position(Vec3::new(3.5, 0.0, 0.0)),
+            &[Collider::heightfield(s, s, &heights, Vec3::new(6.0, 1.0, 6.0)).expect("field")],
+        )
+        .expect("field body");
+        for i in 0..24 {
+            let side = if i % 2 == 0 { -3.5 } else { 3.5 };
+            let p = Vec3::new(
+                side + rng.range(-2.0, 2.0),
+                0.8 + 0.3 * i as f32,
+                rng.range(-2.0, 2.0),
+            );
+            let c = match (i / 2) % 4 {
+                0 => Collider::sphere(0.2),
+                1 => Collider::cuboid(Vec3::splat(0.15)),
+                2 => Collider::capsule_y(0.15, 0.1),
+                _ => {
+                    let pts: Vec<Vec3> = (0..12)
+                        .map(|_| rng.vec3(-1.0, 1.0).normalize_or(Vec3::Y) * 0.2)
+                        .collect();
+                    Collider::convex_hull(&pts).expect("rock").centred()
+                }
+            };
+            w.add_body(
+                RigidBody::dynamic()
+                    .position(p)
+                    .rotation(Quat::from_rotation_y(i as f32)),
+                &[c],
+            )
+            .expect("body");
+        }
+        for _ in 0..60 {
+            w.step(1.0 / 60.0).expect("step");
+        }
+        let bodies = w.read_bodies().expect("bodies");
+        // Nothing fell through: the grounds' lowest point is at y = −0.3, and a body resting
+        // on them has its centre above their surface.
+        for b in &bodies[2..] {
+            assert!(b.pos.y > -0.3, "a body fell through: {:?}", b.pos);
+        }
+        hash_bodies(&bodies)
+    };
+    let (a, b) = (run(), run());
+    println!("gpu level pile hash after 60 steps: {a:#018x}");
+    assert_eq!(
+        a, b,
+        "two GPU runs of the same pile on level geometry differ"
+    );
 }
