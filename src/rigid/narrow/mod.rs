@@ -96,7 +96,7 @@ mod mesh;
 pub use box_box::{box_box_sat, BoxBoxSat};
 use capsule::{box_capsule, capsule_capsule, capsule_plane};
 pub use hull::{convex_of, shape_hull, HULL_FACE_EPS};
-pub use mesh::{MESH_AXIS_ABS, MESH_AXIS_REL, MESH_NORMAL_COS};
+pub use mesh::{MESH_AXIS_ABS, MESH_AXIS_REL, MESH_MAX_CELLS, MESH_NORMAL_COS};
 
 /// Edge crosses with |a × b|² below this are skipped (near-parallel edges; the book's 0.001).
 pub const PARALLEL_EPS: f32 = 1e-3;
