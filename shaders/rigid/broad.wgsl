@@ -42,7 +42,7 @@ struct BroadSide {
 }
 
 fn broad_valid_kind(kind: u32) -> bool {
-    return kind >= SHAPE_SPHERE && kind <= SHAPE_HULL;
+    return kind >= SHAPE_SPHERE && kind <= SHAPE_HEIGHTFIELD;
 }
 
 fn broad_is_plane(kind: u32) -> bool {
@@ -54,7 +54,7 @@ fn broad_bounding_radius(kind: u32, dims: vec4<f32>) -> f32 {
         case SHAPE_SPHERE: { return dims.x; }
         case SHAPE_BOX: { return length(dims.xyz); }
         case SHAPE_CAPSULE: { return dims.x + dims.y; }
-        case SHAPE_HULL: { return dims.y; }
+        case SHAPE_HULL, SHAPE_MESH, SHAPE_HEIGHTFIELD: { return dims.y; }
         case SHAPE_HALF_SPACE, SHAPE_PLANE: { return BROAD_FAR; }
         default: { return 0.0; }
     }
@@ -70,7 +70,7 @@ fn broad_half_extent(kind: u32, dims: vec4<f32>, q: vec4<f32>) -> vec3<f32> {
         let axis = quat_rotate(q, vec3<f32>(0.0, 1.0, 0.0));
         return abs(axis) * dims.y + vec3<f32>(dims.x);
     }
-    if (kind == SHAPE_HULL) {
+    if (kind == SHAPE_HULL || kind == SHAPE_MESH || kind == SHAPE_HEIGHTFIELD) {
         return vec3<f32>(dims.y);
     }
     return vec3<f32>(dims.x);

@@ -305,6 +305,9 @@ fn ccd_inner_radius(s: Shape) -> f32 {
 /// (ccd.rs `convex_toi`).
 fn ccd_convex_toi(own: Shape, a: ConvexShape, centre: vec3<f32>, disp: vec3<f32>,
                   theta: vec3<f32>, arm: f32, tgt: Shape, tp: NcPose) -> f32 {
+    if (tgt.kind == SHAPE_MESH || tgt.kind == SHAPE_HEIGHTFIELD) {
+        return -1.0;
+    }
     let gap = 0.5 * max(params.position_slop, 0.0);
     let tol = max(gap, CCD_CA_MIN_TOLERANCE);
     let start = a.frame.pos - disp;

@@ -5,7 +5,7 @@
 //!
 //! # What a pair is
 //! Shapes `a < b` form a pair when [`BroadInput::pair_ok`] holds: both shapes are live
-//! (kind 1..=6, owning body in range), they belong to different bodies, their groups and masks
+//! (kind 1..=8, owning body in range), they belong to different bodies, their groups and masks
 //! accept each other (`(a.group & b.mask) != 0 && (b.group & a.mask) != 0`), at least one of the
 //! two bodies is dynamic, at least one is *moving* (awake and not static), and their volumes
 //! touch:
@@ -20,7 +20,7 @@
 //! what it reaches instead of passing through it.
 //!
 //! AABBs are the shape's tight world box (sphere: r; box: |R|·h; capsule: |axis|·half + r; a
-//! hull: its bounding sphere about its origin)
+//! hull, a triangle mesh or a heightfield: its bounding sphere about its origin, `dims.y`)
 //! grown by `contact_margin` on every side, so pairs within about two margins are found. Planes
 //! and half-spaces get ±`f32::MAX` boxes.
 //!
@@ -162,7 +162,7 @@ pub fn is_plane(kind: u32) -> bool {
 }
 
 fn valid_kind(kind: u32) -> bool {
-    (shape_kind::SPHERE..=shape_kind::HULL).contains(&kind)
+    (shape_kind::SPHERE..=shape_kind::HEIGHTFIELD).contains(&kind)
 }
 
 /// Radius of the sphere around the shape's centre that encloses it (sphere r, box |h|,
@@ -174,7 +174,7 @@ pub fn bounding_radius(shape: &GpuShape) -> f32 {
         shape_kind::SPHERE => d.x,
         shape_kind::BOX => d.xyz().length(),
         shape_kind::CAPSULE => d.x + d.y,
-        shape_kind::HULL => d.y,
+        shape_kind::HULL | shape_kind::MESH | shape_kind::HEIGHTFIELD => d.y,
         shape_kind::HALF_SPACE | shape_kind::PLANE => FAR,
         _ => 0.0,
     }
@@ -255,7 +255,7 @@ pub fn plan_grid(shapes: &[GpuShape], margin: f32) -> BroadPlan {
 /// hull's is its bounding sphere's (about the shape's origin, from `dims.y`): it needs no read
 /// of the hull store, and for round hulls such as rocks it is no looser than the turned local
 /// box (up to √3 times the radius).
-fn half_extent(kind: u32, dims: Vec4, q: Vec4) -> Vec3 {
+pub(crate) fn half_extent(kind: u32, dims: Vec4, q: Vec4) -> Vec3 {
     match kind {
         shape_kind::BOX => {
             let r = quat_to_mat3(q);
@@ -265,7 +265,10 @@ fn half_extent(kind: u32, dims: Vec4, q: Vec4) -> Vec3 {
             let axis = quat_rotate(q, Vec3::Y);
             axis.abs() * dims.y + Vec3::splat(dims.x)
         }
-        shape_kind::HULL => Vec3::splat(dims.y),
+        // Level geometry is bounded the same way: its sphere about the shape's origin
+        // (static, so its box is made once per plan; the narrow phase walks the exact
+        // triangles).
+        shape_kind::HULL | shape_kind::MESH | shape_kind::HEIGHTFIELD => Vec3::splat(dims.y),
         _ => Vec3::splat(dims.x),
     }
 }

@@ -2,7 +2,9 @@
 //! planes, a GPU broad phase over shape AABBs on a uniform grid, a narrow phase with SAT
 //! box–box and hull–hull and GJK/EPA for round shapes against hulls ([`hull`]), and a contact
 //! solver of per-contact impulses in coloured batches, with sleeping, continuous collision for
-//! fast bodies and ray casts. Every GPU stage has a CPU twin of the same name.
+//! fast bodies and ray casts. Every GPU stage has a CPU twin of the same name. Static triangle
+//! meshes and heightfields ([`mesh`]) are static colliders on both backends (their narrow phase
+//! is `narrow/mesh.rs` and `shaders/rigid/narrow/mesh.wgsl`, run by `narrow_hull` on the GPU).
 //!
 //! A step is Box2D v3's soft step: collide once, then substep only the solver. In order (the
 //! order of [`step::RigidStage`], which [`step::sequence`] expands and both backends walk), each

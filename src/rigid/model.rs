@@ -62,6 +62,18 @@ pub enum Shape {
         /// The cooked hull.
         hull: Arc<super::hull::Hull>,
     },
+    /// A static triangle mesh ([`Collider::trimesh`]), in the collider's frame; static bodies
+    /// only, no mass. A world stores each distinct mesh (each `Arc`) once.
+    TriMesh {
+        /// The cooked mesh.
+        mesh: Arc<super::mesh::TriMesh>,
+    },
+    /// A static heightfield ([`Collider::heightfield`]), centred on the collider's origin;
+    /// static bodies only, no mass. A world stores each distinct field (each `Arc`) once.
+    HeightField {
+        /// The cooked field.
+        field: Arc<super::mesh::HeightField>,
+    },
 }
 
 impl Shape {
@@ -76,6 +88,7 @@ impl Shape {
                 half_height,
             } => PI * radius * radius * (4.0 / 3.0 * radius + 2.0 * half_height),
             Shape::HalfSpace { .. } | Shape::Plane { .. } => 0.0,
+            Shape::TriMesh { .. } | Shape::HeightField { .. } => 0.0,
             Shape::ConvexHull { ref hull } => hull.volume(),
         }
     }
@@ -93,10 +106,15 @@ impl Shape {
         matches!(self, Shape::HalfSpace { .. } | Shape::Plane { .. })
     }
 
+    /// Whether the shape is level geometry (a triangle mesh or heightfield): static only.
+    pub(crate) fn is_level(&self) -> bool {
+        matches!(self, Shape::TriMesh { .. } | Shape::HeightField { .. })
+    }
+
     pub(crate) fn validate(&self) -> Result<()> {
         match *self {
             // Cooked and checked when the collider was made.
-            Shape::ConvexHull { .. } => Ok(()),
+            Shape::ConvexHull { .. } | Shape::TriMesh { .. } | Shape::HeightField { .. } => Ok(()),
             Shape::Sphere { radius } => positive("sphere radius", radius),
             Shape::Cuboid { half_extents: h } => {
                 if h.is_finite() && h.min_element() > 0.0 {
@@ -143,6 +161,7 @@ impl Shape {
                 half_height,
             } => super::inertia::capsule(mass, radius, half_height),
             Shape::HalfSpace { .. } | Shape::Plane { .. } => Mat3::ZERO,
+            Shape::TriMesh { .. } | Shape::HeightField { .. } => Mat3::ZERO,
         }
     }
 }
@@ -322,6 +341,9 @@ impl Collider {
                 fix: "planes and half-spaces have no mass: put them on a RigidBody::fixed() body",
             });
         }
+        if self.shape.is_level() && kind != BodyKind::Static {
+            return Err(level_on_moving_body(kind));
+        }
         let (kind_code, dims) = match self.shape {
             // dims.x, the header's word in the world's hull store, is set when the world stores
             // the hull (see `shape_kind::HULL`).
@@ -351,6 +373,20 @@ impl Collider {
                 let l = normal.length();
                 (shape_kind::PLANE, (normal / l).extend(offset / l))
             }
+            // dims.x, the block's first word in the world's hull store, is set when the world
+            // stores the geometry (see `shape_kind::MESH`).
+            Shape::TriMesh { ref mesh } => {
+                let r = mesh
+                    .vertices()
+                    .iter()
+                    .fold(0.0f32, |r, v| r.max(v.length()));
+                (shape_kind::MESH, Vec4::new(0.0, r, 0.0, 0.0))
+            }
+            Shape::HeightField { ref field } => {
+                let b = field.aabb();
+                let r = b.min.abs().max(b.max.abs()).length();
+                (shape_kind::HEIGHTFIELD, Vec4::new(0.0, r, 0.0, 0.0))
+            }
         };
         Ok(GpuShape {
             kind: kind_code,
@@ -367,6 +403,15 @@ impl Collider {
                 if self.sensor { 1.0 } else { 0.0 },
             ),
         })
+    }
+}
+
+/// The error for level geometry on a body that moves.
+fn level_on_moving_body(kind: BodyKind) -> Error {
+    Error::InvalidInput {
+        what: "collider shape",
+        value: format!("a triangle mesh or heightfield on a {kind:?} body"),
+        fix: "level geometry is static and has no mass: put it on a RigidBody::fixed() body",
     }
 }
 
@@ -638,6 +683,9 @@ impl RigidBody {
                           unset (or at the origin)",
                 });
             }
+        }
+        if self.kind != BodyKind::Static && colliders.iter().any(|c| c.shape.is_level()) {
+            return Err(level_on_moving_body(self.kind));
         }
         let spec = self.mass_spec()?;
         let (inv_mass, inv_inertia, centre) = match self.kind {

@@ -151,6 +151,8 @@ pub fn ray_shape(
     let d = quat_rotate_inv(q, ray.dir);
     let (t, n) = if shape.kind == shape_kind::HULL {
         ray_hull(o, d, hulls, shape.dims.x as u32, ray.max_t)?
+    } else if shape.kind == shape_kind::MESH || shape.kind == shape_kind::HEIGHTFIELD {
+        ray_level(o, d, hulls, shape, ray.max_t)?
     } else {
         ray_local(shape.kind, shape.dims, 0.0, o, d, ray.max_t)?
     };
@@ -223,6 +225,33 @@ pub(crate) fn ray_local(
         shape_kind::PLANE => ray_plane(o, d, dims.xyz(), dims.w, inflate, max_t),
         _ => None,
     }
+}
+
+/// Ray against a triangle mesh or heightfield shape stored in `hulls` (local frame): the
+/// nearest triangle crossed from either side (`mesh::layout`'s walks); the normal faces the
+/// ray. A surface has no inside, so a hit is never at `t = 0` unless the origin is on it.
+fn ray_level(
+    o: Vec3,
+    d: Vec3,
+    hulls: &[UVec4],
+    shape: &GpuShape,
+    max_t: f32,
+) -> Option<(f32, Vec3)> {
+    use super::mesh::layout;
+    let base = shape.dims.x as u32;
+    let hit = if shape.kind == shape_kind::MESH {
+        layout::mesh_cast_ray(hulls, &layout::mesh_ref(hulls, base), o, d, max_t)
+    } else {
+        layout::heightfield_cast_ray(hulls, &layout::heightfield_ref(hulls, base), o, d, max_t)
+    }?;
+    let n = if hit.normal.dot(d) > 0.0 {
+        -hit.normal
+    } else {
+        hit.normal
+    };
+    // A hit exactly at the origin would read as "inside" (t = 0): nudge it to the smallest
+    // positive distance, as a surface holds no solid.
+    Some((hit.t.max(f32::MIN_POSITIVE), n))
 }
 
 /// Ray against the hull whose header is word `base` of `hulls` (local frame): Cyrus–Beck over

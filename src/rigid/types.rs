@@ -50,9 +50,17 @@ pub mod shape_kind {
     /// mass| + the hull's radius), `dims.z` the hull's inner radius. It takes the narrow phase's
     /// order between capsules and half-spaces ([`order`]).
     pub const HULL: u32 = 6;
+    /// A static triangle mesh in the world's hull store (`crate::rigid::mesh::layout`):
+    /// `dims.x` the word index of its block (exact in f32, as a hull's header), `dims.y` a
+    /// bounding radius about the shape's origin. Static bodies only; it sorts last in the
+    /// narrow phase's order ([`order`]), so a pair with it arrives as (convex shape, mesh).
+    pub const MESH: u32 = 7;
+    /// A static heightfield in the world's hull store, `dims` as [`MESH`]. Sorts after it.
+    pub const HEIGHTFIELD: u32 = 8;
 
     /// The narrow phase's order of kinds (a pair is turned so that the lower order comes first):
-    /// sphere < box < capsule < hull < half-space < plane, the kind itself for all but hulls.
+    /// sphere < box < capsule < hull < half-space < plane < mesh < heightfield, twice the
+    /// kind itself for all but hulls.
     pub fn order(kind: u32) -> u32 {
         if kind == HULL {
             CAPSULE * 2 + 1

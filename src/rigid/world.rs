@@ -33,6 +33,7 @@ mod generators;
 mod hulls;
 mod joints;
 mod kinematic;
+mod level;
 mod queries;
 mod query_grid;
 mod reads;

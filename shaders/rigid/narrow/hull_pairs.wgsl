@@ -194,7 +194,8 @@ fn nc_is_hull_pair(ka: u32, kb: u32) -> bool {
     return kb == SHAPE_HULL || (ka == SHAPE_HULL && (kb == SHAPE_HALF_SPACE || kb == SHAPE_PLANE));
 }
 
-// One thread per pair slot k below the pairs `narrow` handled: the contacts of a hull pair,
+// One thread per pair slot k below the pairs `narrow` handled: the contacts of a hull pair or
+// of a pair with a triangle mesh or heightfield (mesh.wgsl),
 // into the manifold `narrow` left with none (its shapes already in the narrow phase's order).
 // Other slots are left alone.
 @compute @workgroup_size(RIGID_WG)
@@ -212,11 +213,16 @@ fn narrow_hull(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let sa = shapes[m.shape_a];
     let sb = shapes[m.shape_b];
-    if (!nc_is_hull_pair(sa.kind, sb.kind) || (sa.body == sb.body && sa.body != NONE)) {
+    let level = nc_is_mesh_pair(sa.kind, sb.kind);
+    if (!(nc_is_hull_pair(sa.kind, sb.kind) || level) || (sa.body == sb.body && sa.body != NONE)) {
         return;
     }
     let friction = m.normal.w;
-    nc_hull_pair(&m, params.contact_margin, sa, nc_shape_pose(sa), sb, nc_shape_pose(sb));
+    if (level) {
+        nc_mesh_pair(&m, params.contact_margin, sa, nc_shape_pose(sa), sb, nc_shape_pose(sb));
+    } else {
+        nc_hull_pair(&m, params.contact_margin, sa, nc_shape_pose(sa), sb, nc_shape_pose(sb));
+    }
     m.normal.w = friction;
     manifolds[k] = m;
 }

@@ -357,6 +357,26 @@ impl HullStore {
         Ok(self.hull(base))
     }
 
+    /// Appends a block of words made elsewhere (a triangle mesh or heightfield,
+    /// `crate::rigid::mesh::layout`); returns its first word's index.
+    ///
+    /// # Errors
+    /// [`Error::TooMany`] when the store would pass [`MAX_HULL_WORD`] words.
+    pub fn push_words(&mut self, words: &[UVec4]) -> Result<u32> {
+        let base = self.words.len() as u64;
+        if base + words.len() as u64 > u64::from(MAX_HULL_WORD) {
+            return Err(Error::TooMany {
+                what: "hull store words in one world (meshes, heightfields and hulls)",
+                count: (base + words.len() as u64) as usize,
+                max: MAX_HULL_WORD,
+                fix: "share level geometry between bodies (clone one Collider), or split or \
+                      simplify the meshes",
+            });
+        }
+        self.words.extend_from_slice(words);
+        Ok(base as u32)
+    }
+
     fn push(&mut self, hull: &Hull) -> u32 {
         let base = self.words.len() as u32;
         let (v, f) = (hull.vertices.len() as u32, hull.planes.len() as u32);

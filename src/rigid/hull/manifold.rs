@@ -378,7 +378,7 @@ fn face_contacts(
 /// box–box picks them: the deepest, the farthest from it, the one making the largest triangle
 /// (about `normal`) with those two, and the one farthest outside that triangle. Near-ties keep
 /// the earlier point.
-fn reduce4(
+pub(crate) fn reduce4(
     poly: &[Vec4; 2 * MAX_CLIP],
     at: usize,
     depth: &[f32; MAX_CLIP],

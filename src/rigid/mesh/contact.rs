@@ -198,12 +198,27 @@ pub fn capsule_triangle(
     two_sided: bool,
     margin: f32,
 ) -> Vec<TriangleContact> {
-    let mut out = Vec::with_capacity(3);
-    for p in [p0, p1] {
-        if let Some(c) = sphere_triangle(p, radius, tri, active, two_sided, margin) {
-            out.push(c);
-        }
-    }
+    capsule_triangle_slots(p0, p1, radius, tri, active, two_sided, margin)
+        .into_iter()
+        .flatten()
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// [`capsule_triangle`]'s contacts by where they come from: the end `p0`, the end `p1`, the
+/// point between them (a narrow phase names a contact by its slot, so it keeps its feature id
+/// from step to step), each with the point of the segment it is the ball about.
+pub fn capsule_triangle_slots(
+    p0: Vec3,
+    p1: Vec3,
+    radius: f32,
+    tri: [Vec3; 3],
+    active: u8,
+    two_sided: bool,
+    margin: f32,
+) -> [Option<(Vec3, TriangleContact)>; 3] {
+    let e0 = sphere_triangle(p0, radius, tri, active, two_sided, margin);
+    let e1 = sphere_triangle(p1, radius, tri, active, two_sided, margin);
     // The segment's point nearest any edge of the triangle, between the ends.
     let [a, b, c] = tri;
     let mut best: Option<(f32, Vec3)> = None;
@@ -217,12 +232,10 @@ pub fn capsule_triangle(
             }
         }
     }
-    if let Some((_, mid)) = best {
-        if let Some(m) = sphere_triangle(mid, radius, tri, active, two_sided, margin) {
-            if out.iter().all(|e| m.depth > e.depth) {
-                out.push(m);
-            }
-        }
-    }
-    out
+    let mid = best
+        .and_then(|(_, mid)| {
+            sphere_triangle(mid, radius, tri, active, two_sided, margin).map(|m| (mid, m))
+        })
+        .filter(|(_, m)| [e0, e1].iter().flatten().all(|e| m.depth > e.depth));
+    [e0.map(|c| (p0, c)), e1.map(|c| (p1, c)), mid]
 }

@@ -113,6 +113,11 @@ impl HeightField {
         Ok(field)
     }
 
+    /// The heights as given, row-major (multiply by `scale.y` for y).
+    pub fn heights(&self) -> &[f32] {
+        &self.heights
+    }
+
     /// Samples along z.
     pub fn rows(&self) -> u32 {
         self.rows
@@ -210,71 +215,15 @@ impl HeightField {
     /// first cell with a hit holds the nearest one; of a cell's two triangles the nearer hit
     /// wins, the even one on a tie (a hit on a cell's border may be found in either cell).
     pub fn cast_ray(&self, origin: Vec3, dir: Vec3, max_t: f32) -> Option<TriangleHit> {
-        let bounds = self.aabb();
-        let (t_in, t_out) = bounds.ray_interval(origin, dir.recip(), max_t)?;
-        let (cw, cd) = self.cell_size();
-        let cols = self.columns - 1;
-        let rows = self.rows - 1;
-        let start = origin + dir * t_in;
-        let cell = |v: f32, lo: f32, size: f32, n: u32| {
-            (((v - lo) / size).floor().max(0.0) as u32).min(n - 1)
-        };
-        let mut c = cell(start.x, bounds.min.x, cw, cols);
-        let mut r = cell(start.z, bounds.min.z, cd, rows);
-        // Per axis: the step, the ray parameter of the next cell boundary, and the parameter
-        // to cross one cell.
-        let axis = |d: f32, p: f32, lo: f32, size: f32, i: u32| -> (i32, f32, f32) {
-            if d > 0.0 {
-                (1, (lo + (i + 1) as f32 * size - p) / d, size / d)
-            } else if d < 0.0 {
-                (-1, (lo + i as f32 * size - p) / d, -size / d)
-            } else {
-                (0, f32::INFINITY, f32::INFINITY)
-            }
-        };
-        let (sx, mut next_x, dx) = axis(dir.x, origin.x, bounds.min.x, cw, c);
-        let (sz, mut next_z, dz) = axis(dir.z, origin.z, bounds.min.z, cd, r);
-        loop {
-            let k = r * cols + c;
-            let mut best: Option<TriangleHit> = None;
-            for t in [2 * k, 2 * k + 1] {
-                if let Some([a, b, cc]) = self.triangle(t) {
-                    if let Some(th) = ray_triangle(origin, dir, max_t, a, b, cc) {
-                        if best.is_none_or(|h| th < h.t) {
-                            best = Some(TriangleHit {
-                                t: th,
-                                triangle: t,
-                                normal: (b - a).cross(cc - a).normalize(),
-                            });
-                        }
-                    }
-                }
-            }
-            // A hit found in this cell is the nearest: the cells ahead lie at larger t.
-            if best.is_some() {
-                return best;
-            }
-            let step_x = next_x <= next_z;
-            let t_next = if step_x { next_x } else { next_z };
-            if t_next > t_out {
-                return None;
-            }
-            if step_x {
-                let n = c as i32 + sx;
-                if n < 0 || n >= cols as i32 {
-                    return None;
-                }
-                c = n as u32;
-                next_x += dx;
-            } else {
-                let n = r as i32 + sz;
-                if n < 0 || n >= rows as i32 {
-                    return None;
-                }
-                r = n as u32;
-                next_z += dz;
-            }
-        }
+        cast_ray_cells(
+            self.aabb(),
+            self.rows - 1,
+            self.columns - 1,
+            |t| self.triangle(t),
+            origin,
+            dir,
+            max_t,
+        )
     }
 
     /// A cell's size along x and z.
@@ -332,5 +281,87 @@ impl HeightField {
             out[t as usize] = b;
         }
         out
+    }
+}
+
+/// The ray walk of [`HeightField::cast_ray`] over a field of `rows × cols` cells spanning
+/// `bounds` (x and z; its y range bounds the heights), with `triangle(t)` giving triangle slot
+/// `t`'s corners (`None` for a hole): the cells the ray's footprint crosses, in order
+/// (Amanatides–Woo), so the first cell with a hit holds the nearest one; of a cell's two
+/// triangles the nearer hit wins, the even one on a tie. Shared by the host field and the
+/// world's stored copy (`super::layout`), so both hit the same triangle.
+pub(crate) fn cast_ray_cells(
+    bounds: Aabb,
+    rows: u32,
+    cols: u32,
+    triangle: impl Fn(u32) -> Option<[Vec3; 3]>,
+    origin: Vec3,
+    dir: Vec3,
+    max_t: f32,
+) -> Option<TriangleHit> {
+    if rows == 0 || cols == 0 {
+        return None;
+    }
+    let (t_in, t_out) = bounds.ray_interval(origin, dir.recip(), max_t)?;
+    let cw = (bounds.max.x - bounds.min.x) / cols as f32;
+    let cd = (bounds.max.z - bounds.min.z) / rows as f32;
+    let start = origin + dir * t_in;
+    let cell =
+        |v: f32, lo: f32, size: f32, n: u32| (((v - lo) / size).floor().max(0.0) as u32).min(n - 1);
+    let mut c = cell(start.x, bounds.min.x, cw, cols);
+    let mut r = cell(start.z, bounds.min.z, cd, rows);
+    // Per axis: the step, the ray parameter of the next cell boundary, and the parameter
+    // to cross one cell.
+    let axis = |d: f32, p: f32, lo: f32, size: f32, i: u32| -> (i32, f32, f32) {
+        if d > 0.0 {
+            (1, (lo + (i + 1) as f32 * size - p) / d, size / d)
+        } else if d < 0.0 {
+            (-1, (lo + i as f32 * size - p) / d, -size / d)
+        } else {
+            (0, f32::INFINITY, f32::INFINITY)
+        }
+    };
+    let (sx, mut next_x, dx) = axis(dir.x, origin.x, bounds.min.x, cw, c);
+    let (sz, mut next_z, dz) = axis(dir.z, origin.z, bounds.min.z, cd, r);
+    loop {
+        let k = r * cols + c;
+        let mut best: Option<TriangleHit> = None;
+        for t in [2 * k, 2 * k + 1] {
+            if let Some([a, b, cc]) = triangle(t) {
+                if let Some(th) = ray_triangle(origin, dir, max_t, a, b, cc) {
+                    if best.is_none_or(|h| th < h.t) {
+                        best = Some(TriangleHit {
+                            t: th,
+                            triangle: t,
+                            normal: (b - a).cross(cc - a).normalize(),
+                        });
+                    }
+                }
+            }
+        }
+        // A hit found in this cell is the nearest: the cells ahead lie at larger t.
+        if best.is_some() {
+            return best;
+        }
+        let step_x = next_x <= next_z;
+        let t_next = if step_x { next_x } else { next_z };
+        if t_next > t_out {
+            return None;
+        }
+        if step_x {
+            let n = c as i32 + sx;
+            if n < 0 || n >= cols as i32 {
+                return None;
+            }
+            c = n as u32;
+            next_x += dx;
+        } else {
+            let n = r as i32 + sz;
+            if n < 0 || n >= rows as i32 {
+                return None;
+            }
+            r = n as u32;
+            next_z += dz;
+        }
     }
 }

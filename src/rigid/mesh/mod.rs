@@ -3,13 +3,17 @@
 //! a mesh, the cell grid for a heightfield) and the internal-edge flags that keep a body from
 //! bumping on the seams between triangles (DESIGN.md, "Shapes are data").
 //!
-//! This is the host half of level geometry: building and checking a mesh or heightfield, its
-//! bounding-volume hierarchy, edge flags, ray casts and box queries against it, and a ball's
-//! and a capsule's contacts with a triangle under the internal-edge rule. The rigid world does
-//! not yet take them as colliders.
+//! Building and checking a mesh or heightfield, its bounding-volume hierarchy, edge flags, ray
+//! casts and box queries against it, and a ball's and a capsule's contacts with a triangle
+//! under the internal-edge rule. A world takes them as static colliders
+//! ([`crate::rigid::Collider::trimesh`], [`crate::rigid::Collider::heightfield`]), stored as
+//! words of its hull store (`layout.rs`); the narrow phase's pairs with them are
+//! `crate::rigid::narrow`'s `mesh.rs`.
 //!
 //! | file | what |
 //! |---|---|
+//! | `collider.rs` | [`crate::rigid::Collider::trimesh`], [`crate::rigid::Collider::heightfield`] |
+//! | `layout.rs` | the stored words of a mesh or heightfield, and their decoder and walks |
 //! | `bvh.rs` | [`Bvh`], binned-SAH build, stackless walks for boxes and rays |
 //! | `contact.rs` | [`closest_on_triangle`], [`sphere_triangle`] and [`capsule_triangle`] with the internal-edge rule |
 //! | `edges.rs` | [`classify_edges`]: boundary, convex, flat and concave edges |
@@ -17,14 +21,16 @@
 //! | `mod.rs` | [`TriMesh`], the triangle ray test |
 
 mod bvh;
+mod collider;
 mod contact;
 mod edges;
 mod heightfield;
+pub mod layout;
 
 pub use bvh::{Aabb, Bvh, BvhNode, BINS, LEAF_SIZE};
 pub use contact::{
-    capsule_triangle, closest_on_triangle, closest_segments, region_is_active, sphere_triangle,
-    TriangleContact, TriangleRegion,
+    capsule_triangle, capsule_triangle_slots, closest_on_triangle, closest_segments,
+    region_is_active, sphere_triangle, TriangleContact, TriangleRegion,
 };
 pub use edges::{active_bits, classify_edges, EdgeKind, ACTIVE_ANGLE_DEG};
 pub use heightfield::HeightField;

@@ -5,7 +5,8 @@
 //!
 //! Conventions (see `types.rs`): the normal points from shape b to shape a (it pushes a out);
 //! penetration is positive when overlapping. A pair is reordered so the lower shape kind comes
-//! first (sphere < box < capsule < hull < half-space < plane, [`shape_kind::order`]; ties keep
+//! first (sphere < box < capsule < hull < half-space < plane < mesh < heightfield,
+//! [`shape_kind::order`]; ties keep
 //! the pair's order), so the
 //! manifold's `shape_a` / `body_a` may be the pair's second entry. Contacts are made whenever
 //! the separation is below `contact_margin`, so penetration may be slightly negative. Every
@@ -40,6 +41,9 @@
 //! - every pair with a convex hull: `hull.rs` (SAT with face clipping for box–hull and
 //!   hull–hull, GJK and EPA for sphere–hull and capsule–hull, the deepest vertices for
 //!   hull–plane).
+//! - every pair with a static triangle mesh or heightfield: `mesh.rs` (the triangles under the
+//!   shape from the BVH or the cells, per-triangle contacts with the internal-edge rule, one
+//!   manifold of up to four points about the deepest contact's normal).
 //!
 //! Shapes of one body never collide with each other (count 0). Discrete choices between
 //! near-equal candidates (deepest point, incident face, closest box feature) keep the earlier
@@ -58,6 +62,7 @@
 //! | box–box edge | [`FEATURE_EDGE`] \| axis << 16 \| edge of a << 8 \| edge of b |
 //! | box–capsule | segment end 0/1, 2 + box edge, or 2·(16 + face code) + clipped end |
 //! | pairs with a hull | see `hull.rs` (the SAT manifold's face and edge ids, vertex index, ...) |
+//! | pairs with a mesh or heightfield | triangle id · 256 + a local feature (see `mesh.rs`) |
 //!
 //! A face code is 2·axis + 1 for the negative side (axis in SAT numbering for the reference,
 //! 0..3 for the incident face); an edge is 4·axis + sign bits of the other two coordinates. A
@@ -67,9 +72,10 @@
 //! keep their ids while they jitter across the sides of the face below (clipped one step, not
 //! the next), and so do the corners of a half-offset stack.
 //!
-//! On the GPU the stage is two kernels: `narrow` over every pair, then (in worlds with hulls)
-//! `narrow_hull`, which gives the pairs with a hull their contacts (see
-//! `shaders/rigid/narrow/hull_pairs.wgsl`); here [`collide_shapes`] does both for each pair.
+//! On the GPU the stage is two kernels: `narrow` over every pair, then (in worlds with hulls,
+//! meshes or heightfields) `narrow_hull`, which gives the pairs with a hull or level geometry
+//! their contacts (see `shaders/rigid/narrow/hull_pairs.wgsl` and `mesh.wgsl`); here
+//! [`collide_shapes`] does both for each pair.
 //!
 //! The shapes' world pose is recomputed from their bodies (body position + rotated offset,
 //! body orientation · offset rotation) rather than read from `shape_xf`, so the stage does not
@@ -86,9 +92,11 @@ use super::types::{
 mod box_box;
 mod capsule;
 mod hull;
+mod mesh;
 pub use box_box::{box_box_sat, BoxBoxSat};
 use capsule::{box_capsule, capsule_capsule, capsule_plane};
 pub use hull::{convex_of, shape_hull, HULL_FACE_EPS};
+pub use mesh::{MESH_AXIS_ABS, MESH_AXIS_REL, MESH_MAX_CELLS, MESH_NORMAL_COS};
 
 /// Edge crosses with |a × b|² below this are skipped (near-parallel edges; the book's 0.001).
 pub const PARALLEL_EPS: f32 = 1e-3;
@@ -237,6 +245,9 @@ pub fn collide_shapes(
         }
         (SPHERE | BOX | CAPSULE | HULL, HULL) | (HULL, HALF_SPACE | PLANE) => {
             hull::hull_pair(&mut m, hulls, margin, sa, pa, sb, pb);
+        }
+        (SPHERE | BOX | CAPSULE | HULL, MESH | HEIGHTFIELD) => {
+            mesh::mesh_pair(&mut m, hulls, margin, sa, pa, sb, pb);
         }
         _ => {}
     }

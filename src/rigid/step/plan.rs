@@ -92,8 +92,9 @@ pub struct StepShape {
     /// With blocks, the velocity stages solve each bin against a workgroup copy of its bodies
     /// (their `_staged` entry points; [`crate::rigid::RigidWorld::set_block_staging`]).
     pub block_stage: bool,
-    /// Whether the world has convex hulls: the narrow stage then adds the `narrow_hull`
-    /// dispatch, which gives hull pairs their contacts (`shaders/rigid/narrow/hull_pairs.wgsl`).
+    /// Whether the world has convex hulls, triangle meshes or heightfields: the narrow stage
+    /// then adds the `narrow_hull` dispatch, which gives hull pairs and pairs with level
+    /// geometry their contacts (`shaders/rigid/narrow/hull_pairs.wgsl`, `mesh.wgsl`).
     pub hulls: bool,
     /// Whether the ccd stage may sweep by conservative advancement: the world has hulls, or a
     /// CCD body with a box or a capsule (else its kernel is compiled without that code).

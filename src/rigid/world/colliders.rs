@@ -159,6 +159,12 @@ impl RigidWorld {
                 normal: d.xyz(),
                 offset: d.w,
             },
+            shape_kind::MESH => Shape::TriMesh {
+                mesh: self.hulls.mesh_at(d.x as u32)?,
+            },
+            shape_kind::HEIGHTFIELD => Shape::HeightField {
+                field: self.hulls.heightfield_at(d.x as u32)?,
+            },
             _ => Shape::ConvexHull {
                 hull: self.hulls.hull_at(d.x as u32)?,
             },

@@ -24,6 +24,8 @@ pub(super) struct WorldHulls {
     pub(super) uploaded: usize,
     /// The store came from a saved world: it holds hulls no `Arc` in `kept` names.
     pub(super) loaded: bool,
+    /// Triangle meshes and heightfields stored (`world/level.rs`).
+    pub(super) level: super::level::WorldLevel,
 }
 
 impl WorldHulls {
@@ -32,9 +34,10 @@ impl WorldHulls {
         &self.store
     }
 
-    /// Whether any hull was stored (the narrow stage then runs `narrow_hull` on the GPU).
+    /// Whether any hull, triangle mesh or heightfield was stored (the narrow stage then runs
+    /// `narrow_hull` on the GPU).
     pub(super) fn any(&self) -> bool {
-        !self.kept.is_empty() || self.loaded
+        !self.kept.is_empty() || self.loaded || self.level.any()
     }
 
     fn key(hull: &Arc<Hull>) -> usize {
@@ -48,6 +51,7 @@ impl WorldHulls {
 
     /// Checks that the colliders' hulls not stored yet fit the store.
     pub(super) fn check(&self, colliders: &[Collider]) -> Result<()> {
+        self.check_level(colliders)?;
         let mut words = self.store.len() as u64;
         let mut seen = Vec::new();
         for c in colliders {
@@ -73,6 +77,7 @@ impl WorldHulls {
     /// Stores the hulls of `colliders` not stored yet and points each hull shape of `shapes`
     /// (one per collider, in order) at its hull's header.
     pub(super) fn store(&mut self, colliders: &[Collider], shapes: &mut [GpuShape]) -> Result<()> {
+        self.store_level(colliders, shapes)?;
         for (c, s) in colliders.iter().zip(shapes.iter_mut()) {
             if let Shape::ConvexHull { hull } = &c.shape {
                 let k = Self::key(hull);

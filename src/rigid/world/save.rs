@@ -139,6 +139,7 @@ impl RigidWorld {
     }
 
     fn state(&mut self) -> Result<RigidState> {
+        self.refuse_level_save()?;
         if matches!(self.engine, Engine::Gpu(_)) {
             // The reports in flight land first (a broken joint, a fracture, growth), then the
             // device's state is read.
