@@ -28,6 +28,12 @@ const CCD_CA_MIN_TOLERANCE: f32 = 1e-4;
 /// the 5k wall, where no body sweeps (0.84 → 6.9 ms a step on lavapipe, 2026-11-29).
 override CCD_CONVEX: bool = true;
 
+/// Whether the advancement also sweeps against triangle meshes and heightfields: set true only
+/// for worlds holding level geometry (pipeline variant `CCD_LEVEL`). Its walks are compiled
+/// out otherwise: on a software adapter their code alone, never run, changed which sweeps of a
+/// crowded scene finished within the adapter's loop limit.
+override CCD_LEVEL: bool = false;
+
 fn ccd_is_ccd_body(b: Body) -> bool {
     return b.kind == BODY_DYNAMIC && b.awake != 0u && (b.flags & CCD_FLAG) != 0u;
 }
@@ -305,11 +311,14 @@ fn ccd_inner_radius(s: Shape) -> f32 {
 /// (ccd.rs `convex_toi`).
 fn ccd_convex_toi(own: Shape, a: ConvexShape, centre: vec3<f32>, disp: vec3<f32>,
                   theta: vec3<f32>, arm: f32, tgt: Shape, tp: NcPose) -> f32 {
-    if (tgt.kind == SHAPE_MESH || tgt.kind == SHAPE_HEIGHTFIELD) {
-        return -1.0;
-    }
     let gap = 0.5 * max(params.position_slop, 0.0);
     let tol = max(gap, CCD_CA_MIN_TOLERANCE);
+    if (tgt.kind == SHAPE_MESH || tgt.kind == SHAPE_HEIGHTFIELD) {
+        if (CCD_LEVEL) {
+            return ccd_level_toi(a, centre, disp, theta, arm, tgt, tp, gap, tol);
+        }
+        return -1.0;
+    }
     let start = a.frame.pos - disp;
     var b: ConvexShape;
     var plane = vec4<f32>(0.0);
@@ -334,6 +343,91 @@ fn ccd_convex_toi(own: Shape, a: ConvexShape, centre: vec3<f32>, disp: vec3<f32>
         b = nc_convex_of(tgt, tp);
     }
     return ca_sweep_toi(a, centre, disp, theta, arm, plane_target, b, plane, gap, tol);
+}
+
+/// One triangle of level geometry in ccd_level_toi (ccd.rs `level_toi`'s `each`): the
+/// earlier of `best` and the triangle's fraction.
+fn ccd_triangle_toi(best: f32, a: ConvexShape, centre: vec3<f32>, disp: vec3<f32>,
+                    theta: vec3<f32>, arm: f32, t: MeshTriangle, tp: NcPose, s: vec3<f32>,
+                    query: MeshAabb, gap: f32, tol: f32) -> f32 {
+    let box = MeshAabb(min(min(t.a, t.b), t.c), max(max(t.a, t.b), t.c));
+    if (!mesh_aabb_overlaps(box, query)) {
+        return best;
+    }
+    let e1 = t.b - t.a;
+    let e2 = t.c - t.a;
+    let n = cross(e1, e2);
+    if (dot(n, s - t.a) < 0.0) {
+        return best;
+    }
+    let frame = HullFrame(
+        tp.pos + quat_rotate(tp.rot, t.a),
+        mat3x3<f32>(quat_rotate(tp.rot, e1), quat_rotate(tp.rot, e2), quat_rotate(tp.rot, n)),
+    );
+    let f = ca_sweep_toi(a, centre, disp, theta, arm, false, cs_triangle(frame), vec4<f32>(0.0),
+                         gap, tol);
+    if (f >= 0.0 && f < best) {
+        return f;
+    }
+    return best;
+}
+
+/// Conservative advancement against a triangle mesh or heightfield (ccd.rs `level_toi`): the
+/// earliest fraction over the triangles the swept bounding sphere may reach, or −1.
+fn ccd_level_toi(a: ConvexShape, centre: vec3<f32>, disp: vec3<f32>, theta: vec3<f32>,
+                 arm: f32, tgt: Shape, tp: NcPose, gap: f32, tol: f32) -> f32 {
+    let start = a.frame.pos - disp;
+    let reach = cs_core_bound(a) + a.dims.w + sqrt(dot(theta, theta)) * arm + gap + tol;
+    let s = quat_rotate_inv(tp.rot, start - tp.pos);
+    let e = quat_rotate_inv(tp.rot, a.frame.pos - tp.pos);
+    let query = MeshAabb(min(s, e) - vec3<f32>(reach), max(s, e) + vec3<f32>(reach));
+    var best = 2.0;
+    let block = u32(tgt.dims.x);
+    if (tgt.kind == SHAPE_MESH) {
+        let mr = mesh_ref(block);
+        var i = 0u;
+        for (var trip = 0u; trip < mr.node_count; trip++) {
+            if (i >= mr.node_count) {
+                break;
+            }
+            let node = mesh_node(mr, i);
+            if (!mesh_aabb_overlaps(node.bounds, query)) {
+                i = max(node.escape, i + 1u);
+            } else if (node.count > 0u) {
+                for (var j = 0u; j < node.count; j++) {
+                    let t = mesh_triangle(mr, node.first + j);
+                    best = ccd_triangle_toi(best, a, centre, disp, theta, arm, t, tp, s, query,
+                                            gap, tol);
+                }
+                i = max(node.escape, i + 1u);
+            } else {
+                i += 1u;
+            }
+        }
+    } else {
+        let f = heightfield_ref(block);
+        let hc = heightfield_cells(f, query);
+        if (hc.hit) {
+            var cells = 0u;
+            for (var r = hc.r0; r <= hc.r1; r++) {
+                for (var col = hc.c0; col <= hc.c1; col++) {
+                    cells += 1u;
+                    if (cells > MESH_MAX_CELLS) {
+                        break;
+                    }
+                    let k = r * hc.cols + col;
+                    for (var h = 0u; h < 2u; h++) {
+                        let t = heightfield_triangle(f, 2u * k + h);
+                        if (t.edges != 0xffffffffu) {
+                            best = ccd_triangle_toi(best, a, centre, disp, theta, arm, t, tp, s,
+                                                    query, gap, tol);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return select(-1.0, best, best <= 1.0);
 }
 
 @compute @workgroup_size(RIGID_WG)
@@ -406,7 +500,9 @@ fn ccd(@builtin(global_invocation_id) gid: vec3<u32>) {
                 continue;
             }
             var frac: f32;
-            if (round && tgt.kind != SHAPE_HULL) {
+            let convex_target = tgt.kind == SHAPE_HULL || tgt.kind == SHAPE_MESH
+                || tgt.kind == SHAPE_HEIGHTFIELD;
+            if (round && !convex_target) {
                 // The exact sweep of a sphere.
                 let len = sqrt(len2);
                 let dir = rel * (1.0 / len);

@@ -45,6 +45,10 @@
 //! swept by conservative advancement ([`super::hull::sweep_toi`]; GJK's distance to a bounded
 //! target, the plane's to a half-space or plane) until it comes within `½·position_slop` of the
 //! target (stopping within `max(½·position_slop, CA_MIN_TOLERANCE)` of that), never nearer:
+//! against a triangle mesh or heightfield, every shape, spheres included, is advanced against
+//! each triangle its swept bounding sphere may reach ([`level_toi`]; one-sided, as the narrow
+//! phase; compiled into the GPU kernel only for worlds holding level geometry, WGSL
+//! `CCD_LEVEL`),
 //! the next step's narrow phase then makes a speculative contact. One already within reach at
 //! the start is held there when the motion would carry it further towards the target than that
 //! band (a body the solver stopped at one contact while turning its other side into a wall),
@@ -72,6 +76,9 @@ use glam::{UVec4, Vec3, Vec4, Vec4Swizzles};
 use super::broad::bounding_radius;
 use super::hull::{integrator_turn, quat_from_rotation, sweep_toi, ConvexShape, SweepTarget};
 use super::math::{quat_mul, quat_normalize, quat_rotate, quat_rotate_inv};
+use super::mesh::layout;
+use super::mesh::Aabb;
+use super::narrow::MESH_MAX_CELLS;
 use super::narrow::{convex_of, Pose};
 use super::ray::{ray_local, shape_pose};
 use super::types::{body_kind, shape_kind, GpuBody, GpuRigidParams, GpuShape, NONE};
@@ -234,7 +241,7 @@ fn ccd_body(
             if len2 <= 0.0 && theta == Vec3::ZERO {
                 continue;
             }
-            let frac = if round && target.kind != shape_kind::HULL {
+            let frac = if round && !convex_target(target.kind) {
                 // The exact sweep of a sphere.
                 let len = len2.sqrt();
                 let dir = rel * (1.0 / len);
@@ -291,6 +298,15 @@ fn ccd_body(
     }
 }
 
+/// Targets a sphere is swept against by conservative advancement rather than its exact sweep:
+/// hulls and level geometry.
+fn convex_target(kind: u32) -> bool {
+    matches!(
+        kind,
+        shape_kind::HULL | shape_kind::MESH | shape_kind::HEIGHTFIELD
+    )
+}
+
 /// The kinds the stage sweeps.
 fn swept_kind(kind: u32) -> bool {
     matches!(
@@ -325,13 +341,11 @@ fn convex_toi(
     target: &GpuShape,
     tp: Pose,
 ) -> Option<f32> {
-    if target.kind == shape_kind::MESH || target.kind == shape_kind::HEIGHTFIELD {
-        // Sweeps against level geometry are not made yet: its contacts stop what the margin
-        // reaches.
-        return None;
-    }
     let gap = 0.5 * params.position_slop.max(0.0);
     let tol = gap.max(CA_MIN_TOLERANCE);
+    if target.kind == shape_kind::MESH || target.kind == shape_kind::HEIGHTFIELD {
+        return level_toi(hulls, a, sweep, target, tp, gap, tol);
+    }
     let start = a.frame.pos - sweep.disp;
     let t = if target.kind == shape_kind::HALF_SPACE || target.kind == shape_kind::PLANE {
         let mut n = quat_rotate(tp.rot, target.dims.xyz());
@@ -365,4 +379,68 @@ fn convex_toi(
         gap,
         tol,
     )
+}
+
+/// Conservative advancement of `a` (swept back along `sweep`) against the level geometry
+/// `target` at `tp`: the earliest fraction over the triangles its swept bounding sphere may
+/// reach, each triangle a flat core for GJK ([`ConvexShape::triangle`]). Triangles are
+/// one-sided, as in the narrow phase: one whose plane the shape's centre starts behind is
+/// skipped. The triangles are found as the narrow phase finds them (the BVH walk, the
+/// heightfield's cells up to [`MESH_MAX_CELLS`]) in the box of the sweep's start and end
+/// spheres, of radius the shape's bound, its turn's reach, the gap and the tolerance.
+fn level_toi(
+    hulls: &[UVec4],
+    a: &ConvexShape,
+    sweep: &Sweep3,
+    target: &GpuShape,
+    tp: Pose,
+    gap: f32,
+    tol: f32,
+) -> Option<f32> {
+    let start = a.frame.pos - sweep.disp;
+    let reach = a.bound() + sweep.theta.dot(sweep.theta).sqrt() * sweep.arm + gap + tol;
+    let s = quat_rotate_inv(tp.rot, start - tp.pos);
+    let e = quat_rotate_inv(tp.rot, a.frame.pos - tp.pos);
+    let query = Aabb {
+        min: s.min(e) - Vec3::splat(reach),
+        max: s.max(e) + Vec3::splat(reach),
+    };
+    let mut best = 2.0f32;
+    let mut each = |tri: [Vec3; 3]| {
+        let b = Aabb::EMPTY.with(tri[0]).with(tri[1]).with(tri[2]);
+        if !b.overlaps(&query) {
+            return;
+        }
+        let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
+        if n.dot(s - tri[0]) < 0.0 {
+            return;
+        }
+        let t = SweepTarget::Convex(ConvexShape::triangle_at(tp.pos, tp.rot, tri));
+        let toi = sweep_toi(
+            hulls,
+            a,
+            sweep.centre,
+            sweep.disp,
+            sweep.theta,
+            sweep.arm,
+            &t,
+            gap,
+            tol,
+        );
+        if let Some(f) = toi {
+            if f < best {
+                best = f;
+            }
+        }
+    };
+    let block = target.dims.x as u32;
+    layout::visit_triangles(
+        hulls,
+        target.kind,
+        block,
+        &query,
+        MESH_MAX_CELLS,
+        |tri, _, _| each(tri),
+    );
+    (best <= 1.0).then_some(best)
 }

@@ -202,6 +202,13 @@ fn cs_hull(frame: HullFrame, hull: HullRef) -> ConvexShape {
     return ConvexShape(CORE_HULL, hull, vec4<f32>(0.0), frame);
 }
 
+/// A flat triangle: frame.pos and frame.pos plus the frame's first and second columns
+/// (support.rs `ConvexShape::triangle`; the frame is not a rotation).
+fn cs_triangle(frame: HullFrame) -> ConvexShape {
+    var h: HullRef;
+    return ConvexShape(CORE_TRIANGLE, h, vec4<f32>(0.0), frame);
+}
+
 fn cs_support_local(s: ConvexShape, d: vec3<f32>) -> vec3<f32> {
     switch s.kind {
         case CORE_SEGMENT: {
@@ -216,6 +223,18 @@ fn cs_support_local(s: ConvexShape, d: vec3<f32>) -> vec3<f32> {
         }
         case CORE_HULL: {
             return hull_support(s.hull, d);
+        }
+        case CORE_TRIANGLE: {
+            var p = vec3<f32>(0.0);
+            var best = 0.0;
+            if (d.x > best) {
+                p = vec3<f32>(1.0, 0.0, 0.0);
+                best = d.x;
+            }
+            if (d.y > best) {
+                p = vec3<f32>(0.0, 1.0, 0.0);
+            }
+            return p;
         }
         default: {
             return vec3<f32>(0.0);
@@ -244,6 +263,11 @@ fn cs_core_bound(s: ConvexShape) -> f32 {
         }
         case CORE_HULL: {
             return sqrt(dot(s.hull.centre.xyz, s.hull.centre.xyz)) + s.hull.centre.w;
+        }
+        case CORE_TRIANGLE: {
+            let e1 = s.frame.rot[0];
+            let e2 = s.frame.rot[1];
+            return max(sqrt(dot(e1, e1)), sqrt(dot(e2, e2)));
         }
         default: {
             return 0.0;

@@ -131,3 +131,32 @@ fn heightfield_triangle(f: HeightFieldRef, t: u32) -> MeshTriangle {
 fn heightfield_index(v: f32, lo: f32, size: f32, n: u32) -> u32 {
     return min(u32(max(floor((v - lo) / size), 0.0)), n - 1u);
 }
+
+/// The cells under a query box's footprint (layout.rs `heightfield_cells`): rows r0..=r1 and
+/// columns c0..=c1 of the field's `cols` cell columns; `hit` false when the box misses it.
+struct HeightfieldCells {
+    r0: u32,
+    r1: u32,
+    c0: u32,
+    c1: u32,
+    cols: u32,
+    hit: bool,
+}
+
+fn heightfield_cells(f: HeightFieldRef, query: MeshAabb) -> HeightfieldCells {
+    var out: HeightfieldCells;
+    let rows = select(0u, f.rows - 1u, f.rows > 0u);
+    let cols = select(0u, f.columns - 1u, f.columns > 0u);
+    out.cols = cols;
+    out.hit = rows > 0u && cols > 0u && mesh_aabb_overlaps(f.bounds, query);
+    if (out.hit) {
+        let b = f.bounds;
+        let cw = (b.hi.x - b.lo.x) / f32(cols);
+        let cd = (b.hi.z - b.lo.z) / f32(rows);
+        out.r0 = heightfield_index(query.lo.z, b.lo.z, cd, rows);
+        out.r1 = heightfield_index(query.hi.z, b.lo.z, cd, rows);
+        out.c0 = heightfield_index(query.lo.x, b.lo.x, cw, cols);
+        out.c1 = heightfield_index(query.hi.x, b.lo.x, cw, cols);
+    }
+    return out;
+}

@@ -514,24 +514,16 @@ fn nc_mesh_pair(m: ptr<function, Manifold>, margin: f32, sa: Shape, pa: NcPose, 
         }
     } else if (sb.kind == SHAPE_HEIGHTFIELD) {
         let f = heightfield_ref(block);
-        let rows = select(0u, f.rows - 1u, f.rows > 0u);
-        let cols = select(0u, f.columns - 1u, f.columns > 0u);
-        if (rows > 0u && cols > 0u && mesh_aabb_overlaps(f.bounds, query)) {
-            let b = f.bounds;
-            let cw = (b.hi.x - b.lo.x) / f32(cols);
-            let cd = (b.hi.z - b.lo.z) / f32(rows);
-            let r0 = heightfield_index(query.lo.z, b.lo.z, cd, rows);
-            let r1 = heightfield_index(query.hi.z, b.lo.z, cd, rows);
-            let c0 = heightfield_index(query.lo.x, b.lo.x, cw, cols);
-            let c1 = heightfield_index(query.hi.x, b.lo.x, cw, cols);
+        let hc = heightfield_cells(f, query);
+        if (hc.hit) {
             var cells = 0u;
-            for (var r = r0; r <= r1; r++) {
-                for (var col = c0; col <= c1; col++) {
+            for (var r = hc.r0; r <= hc.r1; r++) {
+                for (var col = hc.c0; col <= hc.c1; col++) {
                     cells += 1u;
                     if (cells > MESH_MAX_CELLS) {
                         break;
                     }
-                    let k = r * cols + col;
+                    let k = r * hc.cols + col;
                     for (var h = 0u; h < 2u; h++) {
                         let t = heightfield_triangle(f, 2u * k + h);
                         if (t.edges != 0xffffffffu) {

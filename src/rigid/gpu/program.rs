@@ -123,6 +123,7 @@ impl RigidProgram {
         let constants = [
             ("SOLVE_JOINTS", on(Variant::JOINTS)),
             ("CCD_CONVEX", on(Variant::CCD_CONVEX)),
+            ("CCD_LEVEL", on(Variant::CCD_LEVEL)),
         ];
         map.entry((entry, variant))
             .or_insert_with(|| {
@@ -152,7 +153,12 @@ impl Variant {
     pub(crate) const JOINTS: u8 = 1;
     /// The ccd stage's conservative advancement (WGSL `CCD_CONVEX`).
     pub(crate) const CCD_CONVEX: u8 = 2;
-    /// Every optional part.
+    /// The ccd stage's sweeps against level geometry (WGSL `CCD_LEVEL`): only worlds holding
+    /// triangle meshes or heightfields compile it, and it is not part of [`Self::ALL`] (the
+    /// passes recorded one by one and `precompile`), so a world with level geometry compiles
+    /// its variant at its first step.
+    pub(crate) const CCD_LEVEL: u8 = 4;
+    /// Every optional part but [`Self::CCD_LEVEL`].
     pub(crate) const ALL: u8 = Self::JOINTS | Self::CCD_CONVEX;
 
     /// The variant a step of `shape` needs.
@@ -163,6 +169,9 @@ impl Variant {
         }
         if shape.ccd_convex {
             v |= Self::CCD_CONVEX;
+        }
+        if shape.ccd_level {
+            v |= Self::CCD_LEVEL;
         }
         v
     }

@@ -259,6 +259,7 @@ pub(crate) fn wgsl_constants() -> Vec<(&'static str, u32)> {
         ("CORE_SEGMENT", hull::support::core::SEGMENT),
         ("CORE_BOX", hull::support::core::BOX),
         ("CORE_HULL", hull::support::core::HULL),
+        ("CORE_TRIANGLE", hull::support::core::TRIANGLE),
         ("GJK_MAX_ITERATIONS", hull::gjk::GJK_MAX_ITERATIONS),
         ("EPA_MAX_VERTICES", hull::epa::EPA_MAX_VERTICES as u32),
         ("EPA_MAX_FACES", hull::epa::EPA_MAX_FACES as u32),

@@ -120,6 +120,9 @@ pub mod core {
     pub const BOX: u32 = 2;
     /// A hull from a [`crate::rigid::hull::HullStore`].
     pub const HULL: u32 = 3;
+    /// A triangle: the frame's origin and the origin plus its first and second columns (a
+    /// frame that is not a rotation: [`super::ConvexShape::triangle`]).
+    pub const TRIANGLE: u32 = 4;
 }
 
 /// A convex shape for GJK, EPA and conservative advancement: a core of kind `kind` placed by
@@ -181,6 +184,37 @@ impl ConvexShape {
         }
     }
 
+    /// A flat triangle (a level geometry's, for conservative advancement): its corners are
+    /// `frame.pos` and `frame.pos` plus `frame.rot`'s first and second columns (its third is
+    /// unused). The frame is not a rotation, so only the support function and the bounds
+    /// read it, which is all GJK's distance does.
+    #[must_use]
+    pub fn triangle(frame: Frame) -> Self {
+        Self {
+            kind: core::TRIANGLE,
+            hull: HullRef::default(),
+            dims: Vec4::ZERO,
+            frame,
+        }
+    }
+
+    /// The triangle `tri` (corners in a frame placed at `pos`, turned by the quaternion `rot`)
+    /// as a [`ConvexShape::triangle`] in the world: its first corner and two edges turned into
+    /// the world (the normal as the unused third column).
+    #[must_use]
+    pub fn triangle_at(pos: Vec3, rot: Vec4, tri: [Vec3; 3]) -> Self {
+        use crate::rigid::math::quat_rotate;
+        let (e1, e2) = (tri[1] - tri[0], tri[2] - tri[0]);
+        Self::triangle(Frame {
+            pos: pos + quat_rotate(rot, tri[0]),
+            rot: Mat3::from_cols(
+                quat_rotate(rot, e1),
+                quat_rotate(rot, e2),
+                quat_rotate(rot, e1.cross(e2)),
+            ),
+        })
+    }
+
     /// The radius added around the core.
     pub fn radius(&self) -> f32 {
         self.dims.w
@@ -216,6 +250,19 @@ impl ConvexShape {
                 },
             ),
             core::HULL => hull_support(store, &self.hull, d),
+            core::TRIANGLE => {
+                // Corners (0, 0, 0), (1, 0, 0), (0, 1, 0) in the frame: the first of equals.
+                let mut p = Vec3::ZERO;
+                let mut best = 0.0f32;
+                if d.x > best {
+                    p = Vec3::X;
+                    best = d.x;
+                }
+                if d.y > best {
+                    p = Vec3::Y;
+                }
+                p
+            }
             _ => Vec3::ZERO,
         }
     }
@@ -241,6 +288,10 @@ impl ConvexShape {
             core::SEGMENT => self.dims.y.abs(),
             core::BOX => self.dims.xyz().length(),
             core::HULL => self.hull.centre.xyz().length() + self.hull.centre.w,
+            core::TRIANGLE => {
+                let (e1, e2) = (self.frame.rot.x_axis, self.frame.rot.y_axis);
+                e1.dot(e1).sqrt().max(e2.dot(e2).sqrt())
+            }
             _ => 0.0,
         }
     }

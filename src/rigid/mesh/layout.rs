@@ -380,3 +380,49 @@ pub fn heightfield_cast_ray(
         max_t,
     )
 }
+
+/// Calls `visit(corners, active-edge bits, id)` for every triangle of the level block at word
+/// `block` (of a shape of kind `kind`: [`crate::rigid::types::shape_kind::MESH`] or
+/// `HEIGHTFIELD`) that the walk reaches for `query` (a box in the geometry's frame): the
+/// mesh's leaves whose boxes overlap it ([`mesh_walk`]), or the heightfield's cells under it
+/// ([`heightfield_cells`], at most `max_cells` of them, holes skipped). The continuous
+/// collision stage and the shape casts walk level geometry through this, as the narrow phase
+/// does in its own loop.
+pub fn visit_triangles(
+    words: &[UVec4],
+    kind: u32,
+    block: u32,
+    query: &Aabb,
+    max_cells: u32,
+    mut visit: impl FnMut([Vec3; 3], u32, u32),
+) {
+    use crate::rigid::types::shape_kind;
+    if kind == shape_kind::MESH {
+        let m = mesh_ref(words, block);
+        mesh_walk(words, &m, query, |k| {
+            let (tri, active, id) = mesh_triangle(words, &m, k);
+            visit(tri, active, id);
+        });
+    } else if kind == shape_kind::HEIGHTFIELD {
+        let f = heightfield_ref(words, block);
+        let Some((r0, r1, c0, c1)) = heightfield_cells(&f, query) else {
+            return;
+        };
+        let cols = f.cell_columns();
+        let mut cells = 0u32;
+        for r in r0..=r1 {
+            for col in c0..=c1 {
+                cells += 1;
+                if cells > max_cells {
+                    break;
+                }
+                let k = r * cols + col;
+                for t in [2 * k, 2 * k + 1] {
+                    if let Some((tri, active)) = heightfield_triangle(words, &f, t) {
+                        visit(tri, active, t);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -219,33 +219,7 @@ pub(super) fn mesh_pair(
         }
     };
     let block = sb.dims.x as u32;
-    if sb.kind == MESH {
-        let mr = layout::mesh_ref(words, block);
-        layout::mesh_walk(words, &mr, &query, |k| {
-            let (tri, active, id) = layout::mesh_triangle(words, &mr, k);
-            each(tri, active, id);
-        });
-    } else if sb.kind == HEIGHTFIELD {
-        let f = layout::heightfield_ref(words, block);
-        if let Some((r0, r1, c0, c1)) = layout::heightfield_cells(&f, &query) {
-            let cols = f.cell_columns();
-            let mut cells = 0u32;
-            for r in r0..=r1 {
-                for col in c0..=c1 {
-                    cells += 1;
-                    if cells > MESH_MAX_CELLS {
-                        break;
-                    }
-                    let k = r * cols + col;
-                    for t in [2 * k, 2 * k + 1] {
-                        if let Some((tri, active)) = layout::heightfield_triangle(words, &f, t) {
-                            each(tri, active, t);
-                        }
-                    }
-                }
-            }
-        }
-    }
+    layout::visit_triangles(words, sb.kind, block, &query, MESH_MAX_CELLS, &mut each);
     finish(m, &c, pb, sa.kind == SPHERE);
 }
 

@@ -99,6 +99,9 @@ pub struct StepShape {
     /// Whether the ccd stage may sweep by conservative advancement: the world has hulls, or a
     /// CCD body with a box or a capsule (else its kernel is compiled without that code).
     pub ccd_convex: bool,
+    /// Whether the ccd stage sweeps against level geometry: the world holds triangle meshes or
+    /// heightfields (else its kernel is compiled without that code).
+    pub ccd_level: bool,
     /// Whether contact events are on (the `contact_events` stage runs).
     pub events: bool,
 }

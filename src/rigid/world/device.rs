@@ -118,6 +118,7 @@ impl RigidWorld {
                 && matches!(&self.engine, Engine::Gpu(g) if g.block_staging),
             hulls: self.hulls.any(),
             ccd_convex: self.hulls.any() || self.ccd_convex_shapes > 0,
+            ccd_level: self.hulls.level.any(),
             events: self.events.on,
         }
     }

@@ -3,8 +3,8 @@
 //! (`crate::rigid::mesh::layout`), next to the hulls, so the narrow phase reads it where it
 //! reads hulls. As with hulls, a block stays stored while the world lives.
 //!
-//! Limits of this first version: a world holding any is not saved (the error says so); shape
-//! casts and continuous collision do not meet it yet (ray casts and the world's queries do).
+//! Ray casts, shape casts, the world's queries and continuous collision meet it. Limit of this
+//! version: a world holding any is not saved (the error says so).
 
 use super::*;
 use crate::rigid::hull::MAX_HULL_WORD;

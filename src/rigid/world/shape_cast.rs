@@ -19,8 +19,10 @@
 //! distance reached is reported: the caster does not overlap the collider there (each step is
 //! conservative), it only stops early.
 //!
-//! Triangle meshes and heightfields are not met by shape casts yet (a cast passes through
-//! them; a ray cast, [`RigidWorld::cast_ray_filtered`], hits them).
+//! Against a triangle mesh or heightfield the caster advances against each triangle its path
+//! may reach (each a flat convex core for GJK, `ConvexShape::triangle`; one-sided, as the
+//! narrow phase: a triangle whose plane the caster's centre starts behind is passed), and the
+//! nearest wins.
 
 use super::*;
 use crate::rigid::hull::{gjk, ConvexShape, Frame, HullWords};
@@ -107,12 +109,10 @@ impl RigidWorld {
                     continue;
                 }
                 let s = &self.shapes[i as usize];
-                if s.kind == shape_kind::MESH || s.kind == shape_kind::HEIGHTFIELD {
-                    // Casts against level geometry are not answered yet (see the module docs).
-                    continue;
-                }
                 let (c, q) = shape_pose(s, &bodies[h.index as usize]);
-                let meet = if broad::is_plane(s.kind) {
+                let meet = if s.kind == shape_kind::MESH || s.kind == shape_kind::HEIGHTFIELD {
+                    cast_level(words, &caster, d, max_distance, s, Pose { pos: c, rot: q })
+                } else if broad::is_plane(s.kind) {
                     let (n, w) = broad::world_plane(s.dims, c, q);
                     cast_plane(words, &caster, d, max_distance, n, w, s.kind)
                 } else {
@@ -243,6 +243,49 @@ fn cast_convex(
         return Some((s, last.0, last.1));
     }
     Some((s, g.point_b, g.normal))
+}
+
+/// `caster` along unit `d` (at most `max`) against the level geometry `s` at `pose`: the
+/// nearest meeting over the triangles in the box of its path (see the module docs).
+fn cast_level(
+    words: &[UVec4],
+    caster: &ConvexShape,
+    d: Vec3,
+    max: f32,
+    s: &GpuShape,
+    pose: Pose,
+) -> Option<Meet> {
+    use crate::rigid::math::quat_rotate_inv;
+    use crate::rigid::mesh::{layout, Aabb};
+    let reach = Vec3::splat(caster.bound());
+    let a = quat_rotate_inv(pose.rot, caster.frame.pos - pose.pos);
+    let b = quat_rotate_inv(pose.rot, caster.frame.pos + d * max - pose.pos);
+    let query = Aabb {
+        min: a.min(b) - reach,
+        max: a.max(b) + reach,
+    };
+    let mut best: Option<Meet> = None;
+    let cells = crate::rigid::narrow::MESH_MAX_CELLS;
+    layout::visit_triangles(
+        words,
+        s.kind,
+        s.dims.x as u32,
+        &query,
+        cells,
+        |tri, _, _| {
+            let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
+            if n.dot(a - tri[0]) < 0.0 {
+                return;
+            }
+            let target = ConvexShape::triangle_at(pose.pos, pose.rot, tri);
+            if let Some(m) = cast_convex(words, caster, d, max, &target) {
+                if best.is_none_or(|b| m.0 < b.0) {
+                    best = Some(m);
+                }
+            }
+        },
+    );
+    best
 }
 
 /// `caster` along unit `d` (at most `max`) against the plane `p·n = w` of a half-space (solid
