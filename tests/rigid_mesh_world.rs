@@ -693,17 +693,69 @@ fn stored_level_geometry_decodes_to_the_host_geometry() {
     }
 }
 
-/// A world holding level geometry is not saved (the format has no place for it yet): the
-/// error says so, and the world steps on unchanged.
+/// A world holding level geometry saves and loads: the load cooks each mesh and heightfield
+/// again, checks it against the stored words and hands the same geometry back through the
+/// colliders; the loaded world then steps to the same bits as the one saved (both formats),
+/// and a load whose stored words were changed is refused naming the level block.
 #[cfg(feature = "serde")]
 #[test]
-fn a_world_with_level_geometry_refuses_to_save() {
-    let mut w = cpu_world(4);
-    w.add_body(RigidBody::fixed(), &[ground(Ground::Mesh)])
+fn a_world_with_level_geometry_saves_and_loads() {
+    use wgphys::save::SaveFormat;
+    let mut w = cpu_world(8);
+    let mesh = w
+        .add_body(RigidBody::fixed(), &[ground(Ground::Mesh)])
         .expect("mesh");
-    let e = w
-        .save(wgphys::save::SaveFormat::Binary)
-        .expect_err("saved a mesh");
-    assert!(e.to_string().contains("level geometry"), "{e}");
-    w.step(DT).expect("step after the refusal");
+    let field = w
+        .add_body(
+            RigidBody::fixed().position(Vec3::new(0.0, 0.0, 30.0)),
+            &[ground(Ground::Field)],
+        )
+        .expect("field");
+    for (i, z) in [0.0f32, 30.0].into_iter().enumerate() {
+        w.add_body(
+            RigidBody::dynamic()
+                .position(Vec3::new(0.3 * i as f32, 1.0, z))
+                .velocity(Vec3::new(2.0, 0.0, 0.5)),
+            &[Collider::cuboid(Vec3::splat(0.3))],
+        )
+        .expect("box");
+    }
+    for _ in 0..20 {
+        w.step(DT).expect("step");
+    }
+    let level = [mesh, field].map(|b| w.colliders_of(b).expect("colliders")[0]);
+    for format in [SaveFormat::Binary, SaveFormat::Text] {
+        let bytes = w.save(format).expect("save");
+        let mut loaded = RigidWorld::load(Backend::Cpu, &bytes).expect("load");
+        for h in level {
+            let mine = loaded
+                .collider_handle_at(h.index())
+                .expect("a level collider");
+            assert_eq!(
+                loaded.collider(mine).expect("read").shape,
+                w.collider(h).expect("read").shape,
+                "{format:?}: the geometry read back"
+            );
+        }
+        for _ in 0..20 {
+            w.step(DT).expect("step");
+            loaded.step(DT).expect("step");
+        }
+        assert_eq!(
+            loaded.read_bodies().expect("read"),
+            w.read_bodies().expect("read"),
+            "{format:?}: the loaded world steps to the same bits"
+        );
+    }
+    // A save whose mesh names another block than the one its words are at is refused naming
+    // the level entry, before any world is built.
+    let text = String::from_utf8(w.save(SaveFormat::Text).expect("save")).expect("utf-8");
+    let at = text.find("base: ").expect("a level block") + "base: ".len();
+    let end = at + text[at..].find(',').expect("a number");
+    let base: u32 = text[at..end].parse().expect("a word index");
+    let moved = format!("{}{}{}", &text[..at], base + 1, &text[end..]);
+    match RigidWorld::load(Backend::Cpu, moved.as_bytes()) {
+        Err(Error::Load { field, .. }) => assert_eq!(field, "level[0]"),
+        other => panic!("a moved level block was not refused: {:?}", other.err()),
+    }
 }

@@ -3,8 +3,9 @@
 //! (`crate::rigid::mesh::layout`), next to the hulls, so the narrow phase reads it where it
 //! reads hulls. As with hulls, a block stays stored while the world lives.
 //!
-//! Ray casts, shape casts, the world's queries and continuous collision meet it. Limit of this
-//! version: a world holding any is not saved (the error says so).
+//! Ray casts, shape casts, the world's queries and continuous collision meet it. A save holds
+//! what each block was cooked from ([`SavedLevel`]); a load cooks it again and checks that it
+//! comes out as the stored words.
 
 use super::*;
 use crate::rigid::hull::MAX_HULL_WORD;
@@ -145,18 +146,125 @@ fn corrupt(what: &'static str, base: u32) -> Error {
     }
 }
 
-impl RigidWorld {
-    /// Refuses to save a world holding level geometry (the save format has no place for it
-    /// yet).
-    #[cfg(feature = "serde")]
-    pub(super) fn refuse_level_save(&self) -> Result<()> {
-        if self.hulls.level.any() {
-            return Err(Error::InvalidInput {
-                what: "rigid world save",
-                value: "a world holding triangle meshes or heightfields".to_string(),
-                fix: "saving level geometry is not supported yet: rebuild the level's static \
-                      colliders after loading a world saved without them",
-            });
+/// A stored mesh or heightfield as a save holds it: its word block's first word and what it
+/// was cooked from, cooked again when the save is loaded (the cooking is deterministic, so
+/// the block comes out as the stored words, which the load checks).
+#[cfg(feature = "serde")]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(super) enum SavedLevel {
+    /// A triangle mesh: its vertices and kept triangles.
+    Mesh {
+        base: u32,
+        vertices: Vec<glam::Vec3>,
+        triangles: Vec<[u32; 3]>,
+    },
+    /// A heightfield: its samples, scale and holes (cells by row and column).
+    Field {
+        base: u32,
+        rows: u32,
+        columns: u32,
+        heights: Vec<f32>,
+        scale: glam::Vec3,
+        holes: Vec<(u32, u32)>,
+    },
+}
+
+#[cfg(feature = "serde")]
+impl SavedLevel {
+    /// The block's first word and the geometry cooked again, or the load error naming
+    /// `field` when it does not cook.
+    fn cook(&self, field: &str) -> Result<(u32, Shape)> {
+        let refused = |e: Error| crate::save::load_error(field, e.to_string());
+        Ok(match self {
+            Self::Mesh {
+                base,
+                vertices,
+                triangles,
+            } => (
+                *base,
+                Shape::TriMesh {
+                    mesh: Arc::new(TriMesh::new(vertices, triangles).map_err(refused)?),
+                },
+            ),
+            Self::Field {
+                base,
+                rows,
+                columns,
+                heights,
+                scale,
+                holes,
+            } => (
+                *base,
+                Shape::HeightField {
+                    field: Arc::new(
+                        HeightField::with_holes(*rows, *columns, heights, *scale, holes)
+                            .map_err(refused)?,
+                    ),
+                },
+            ),
+        })
+    }
+
+    /// Checks that each saved block cooks again to the words stored at its place in `store`.
+    pub(super) fn check_all(saved: &[SavedLevel], store: &[glam::UVec4]) -> Result<()> {
+        for (i, s) in saved.iter().enumerate() {
+            let field = format!("level[{i}]");
+            let (base, shape) = s.cook(&field)?;
+            let words = words_of(&shape);
+            let end = base as usize + words.len();
+            if store.get(base as usize..end) != Some(&words[..]) {
+                return Err(crate::save::load_error(
+                    field,
+                    format!("the geometry cooked again is not the stored block at word {base}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl hulls::WorldHulls {
+    /// The stored meshes and heightfields as a save holds them.
+    pub(super) fn saved_level(&self) -> Vec<SavedLevel> {
+        let meshes = self.level.meshes.iter().map(|(base, m)| SavedLevel::Mesh {
+            base: *base,
+            vertices: m.vertices().to_vec(),
+            triangles: m.triangles().to_vec(),
+        });
+        let fields = self.level.fields.iter().map(|(base, f)| {
+            let cols = f.columns().saturating_sub(1);
+            let holes = (0..f.triangle_slots() / 2)
+                .filter(|&k| f.is_hole(2 * k))
+                .map(|k| (k / cols.max(1), k % cols.max(1)))
+                .collect();
+            SavedLevel::Field {
+                base: *base,
+                rows: f.rows(),
+                columns: f.columns(),
+                heights: f.heights().to_vec(),
+                scale: f.scale(),
+                holes,
+            }
+        });
+        meshes.chain(fields).collect()
+    }
+
+    /// Registers the saved geometry (checked by [`SavedLevel::check_all`]) at its blocks.
+    pub(super) fn register_saved_level(&mut self, saved: &[SavedLevel]) -> Result<()> {
+        for (i, s) in saved.iter().enumerate() {
+            let (base, shape) = s.cook(&format!("level[{i}]"))?;
+            match shape {
+                Shape::TriMesh { mesh } => {
+                    self.level.at.insert(Arc::as_ptr(&mesh) as usize, base);
+                    self.level.meshes.push((base, mesh));
+                }
+                Shape::HeightField { field } => {
+                    self.level.at.insert(Arc::as_ptr(&field) as usize, base);
+                    self.level.fields.push((base, field));
+                }
+                _ => {}
+            }
         }
         Ok(())
     }

@@ -44,6 +44,8 @@ struct RigidState {
     shape_mass: Vec<ShapeMass>,
     mass_specs: Vec<MassSpec>,
     hulls: Vec<UVec4>,
+    /// The meshes and heightfields stored in `hulls`, as they were cooked.
+    level: Vec<level::SavedLevel>,
     cell_size: f32,
     large: Vec<u32>,
     explosion: Option<(Explosion, f32)>,
@@ -139,7 +141,6 @@ impl RigidWorld {
     }
 
     fn state(&mut self) -> Result<RigidState> {
-        self.refuse_level_save()?;
         if matches!(self.engine, Engine::Gpu(_)) {
             // The reports in flight land first (a broken joint, a fracture, growth), then the
             // device's state is read.
@@ -187,6 +188,7 @@ impl RigidWorld {
             shape_mass: self.shape_mass.clone(),
             mass_specs: self.mass_specs.clone(),
             hulls: self.hulls.words().to_vec(),
+            level: self.hulls.saved_level(),
             cell_size: self.plan.cell_size,
             large: self.plan.large.clone(),
             explosion: self.explosion,
@@ -254,6 +256,7 @@ impl RigidWorld {
             .map(|sh| sh.dims.x as u32)
             .collect();
         self.hulls.register_loaded(hull_bases)?;
+        self.hulls.register_saved_level(&s.level)?;
         self.plan = BroadPlan {
             cell_size: s.cell_size,
             large: s.large,
@@ -339,6 +342,7 @@ impl RigidWorld {
 impl RigidState {
     /// Refuses what a world built through the API could not hold, naming the field.
     fn check(&self) -> Result<()> {
+        level::SavedLevel::check_all(&self.level, &self.hulls)?;
         let n = self.bodies.len();
         let ns = self.shapes.len();
         let cap = &self.capacity;
@@ -479,11 +483,29 @@ impl RigidState {
                 i,
                 &[s.offset_pos, s.offset_rot, s.dims, s.material],
             )?;
-            if s.kind > shape_kind::HULL {
+            if s.kind > shape_kind::HEIGHTFIELD {
                 return Err(load_error(
                     format!("shapes[{i}].kind"),
-                    format!("{} is not a shape kind (0 to {})", s.kind, shape_kind::HULL),
+                    format!(
+                        "{} is not a shape kind (0 to {})",
+                        s.kind,
+                        shape_kind::HEIGHTFIELD
+                    ),
                 ));
+            }
+            if s.kind == shape_kind::MESH || s.kind == shape_kind::HEIGHTFIELD {
+                let base = s.dims.x;
+                let mesh = s.kind == shape_kind::MESH;
+                let named = self.level.iter().any(|l| match l {
+                    level::SavedLevel::Mesh { base: b, .. } => mesh && *b as f32 == base,
+                    level::SavedLevel::Field { base: b, .. } => !mesh && *b as f32 == base,
+                });
+                if !named {
+                    return Err(load_error(
+                        format!("shapes[{i}].dims.x"),
+                        format!("block {base} is not a saved mesh or heightfield"),
+                    ));
+                }
             }
             if s.kind != 0 {
                 check::index("shapes.body", i, s.body, n, "bodies")?;
