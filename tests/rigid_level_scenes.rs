@@ -130,8 +130,9 @@ fn convex_vs_mesh_bodies_land_and_come_to_rest() {
 /// contact with another triangle or normal would push a body in one step.
 ///
 /// Past the first landings (from step 39 with this seed) the backends part by centimetres as
-/// more crates and rocks land: the GPU's and the CPU twin's box- and hull-against-triangle
-/// contacts are not yet the same there, which this test does not cover.
+/// more crates and rocks land: the GPU's box- and hull-against-triangle contacts are not yet
+/// the CPU twin's there (on the GPU some crates and rocks sink through the wavy mesh as they
+/// land, 18 of 100 in 90 steps with seed 7, none on the CPU), which this test does not cover.
 const PARITY: f32 = 1e-4;
 
 #[test]

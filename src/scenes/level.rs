@@ -189,8 +189,9 @@ fn level_world(backend: Backend, bodies: u32) -> Result<RigidWorld> {
 /// The `terrain` scene: a 64 × 64 heightfield slope 40 m across ([`terrain_height`]) falling
 /// 16 m along +x into a triangle-mesh bowl ([`BOWL_QUADS`] quads, 4,928 triangles, 4 m deep),
 /// with `bodies` rocks, crates and balls (in turn) dropped from a grid of 12 columns along x
-/// by up to 24 along z (fewer for fewer bodies, centred on z = 0), 1.25 m apart, over the top third of the slope, layer upon layer 1.25 m apart from 2 m above
-/// it, so they tumble down into the bowl. Deterministic from `seed`.
+/// by up to 24 along z (fewer for fewer bodies, centred on z = 0), 1.5 m apart, over the top
+/// of the slope, layer upon layer 1.5 m apart from 2 m above it (far enough apart that no two
+/// bodies start overlapping), so they tumble down into the bowl. Deterministic from `seed`.
 ///
 /// # Errors
 /// World construction errors.
@@ -237,7 +238,7 @@ pub fn terrain(backend: Backend, bodies: u32, seed: u32) -> Result<LevelScene> {
         terrain_height,
         &mut level,
     );
-    let (cols_x, spacing) = (12u32, 1.25f32);
+    let (cols_x, spacing) = (12u32, 1.5f32);
     let cols_z = bodies.div_ceil(cols_x).clamp(1, 24);
     let kinds = [Kind::Rock, Kind::Crate, Kind::Ball];
     let mut handles = Vec::with_capacity(bodies as usize);
