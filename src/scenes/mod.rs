@@ -271,6 +271,7 @@ pub fn fireworks_busy_tick(world: &mut ParticleWorld, per_step: u32) -> Result<(
 pub mod aggregate;
 pub mod flight;
 pub mod joints;
+pub mod level;
 pub mod pile;
 pub mod rigid;
 pub mod rocks;

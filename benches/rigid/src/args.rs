@@ -134,11 +134,14 @@ pub(crate) fn parse_args() -> Res<Args> {
                 "pyramid" => Ok(Scene::Pyramid),
                 "rain" | "box_rain" => Ok(Scene::Rain),
                 "hulls" | "convex_pile" => Ok(Scene::ConvexPile),
+                "convex_vs_mesh" => Ok(Scene::ConvexVsMesh),
+                "terrain" => Ok(Scene::Terrain),
                 "joint_grid" => Ok(Scene::JointGrid),
                 "ragdoll_rain" => Ok(Scene::RagdollRain),
                 "fleet" | "wavy_sea" => Ok(Scene::Fleet),
                 _ => Err(format!(
-                    "unknown scene {n:?} (pyramid, rain, hulls, joint_grid, ragdoll_rain, fleet)"
+                    "unknown scene {n:?} (pyramid, rain, hulls, convex_vs_mesh, terrain, joint_grid, \
+                     ragdoll_rain, fleet)"
                 )),
             })
             .collect::<Result<_, _>>()?,

@@ -18,6 +18,18 @@
 //!   Box3D's 8 × 8 × 80. Built on each backend directly (the hulls are the world's data), and
 //!   mirrored into rapier as `ConvexPolyhedron`s of the same vertices (rapier's own quickhull
 //!   of them). Stability as for the rain.
+//! - **convex_vs_mesh** (`--scenes convex_vs_mesh`, not in the default set): Jolt's
+//!   `ConvexVsMesh`, `scenes::level::convex_vs_mesh(n, seed 7)`: n hulls and boxes (1,764 =
+//!   42 × 42) dropped from a grid 2 m apart onto a wavy 20,000-triangle mesh 100 m across.
+//! - **terrain** (`--scenes terrain`, not in the default set): the `terrain` example's scene,
+//!   `scenes::level::terrain(n, seed 7)`: n rocks, crates and balls dropped over a 64 × 64
+//!   heightfield slope that runs into a 4,928-triangle mesh bowl.
+//!
+//!   Both are built on each backend directly (the level is the world's data) and mirrored into
+//!   rapier as a `TriMesh` and a `HeightField` of the world's stored triangles, with parry's
+//!   internal-edge fix (`level.rs` says how the heightfield's conventions were matched), the
+//!   hulls as `ConvexPolyhedron`s. Stability as for the rain. The solver flags (`--relax` and
+//!   the others) do not reach them, as for the hulls.
 //! - **joint_grid** (`--scenes joint_grid`, not run by default): `scenes::joints::joint_grid(n)`
 //!   with n² the nearest square to the size (`--sizes 400,2500,10000`: 20×20, 50×50 and
 //!   100×100, Box3D's size): spheres 1 m apart in a vertical plane, each joined to its right and
@@ -65,6 +77,8 @@
 //! cargo run --release -p wgphys-rigid-bench -- --sizes 10000 --scenes fleet
 //! cargo run --release -p wgphys-rigid-bench -- --sizes 5000,20000 --scenes pyramid --no-cpu
 //! cargo run --release -p wgphys-rigid-bench -- --scenes hulls --sizes 5120 --no-rapier-default
+//! cargo run --release -p wgphys-rigid-bench -- --scenes convex_vs_mesh --sizes 1764
+//! cargo run --release -p wgphys-rigid-bench -- --scenes terrain --sizes 10000
 //! cargo run --release -p wgphys-rigid-bench -- --markdown target/rigid.md
 //! # diagnostics: wgphys' step report every step, and a check of the colouring
 //! cargo run --release -p wgphys-rigid-bench -- --sizes 11000 --scenes pyramid --no-rapier \
@@ -95,6 +109,7 @@
 mod args;
 mod fleet;
 mod joints;
+mod level;
 mod report;
 mod run_rapier;
 mod run_wgphys;
@@ -120,6 +135,8 @@ enum Scene {
     Pyramid,
     Rain,
     ConvexPile,
+    ConvexVsMesh,
+    Terrain,
     JointGrid,
     RagdollRain,
     Fleet,
@@ -131,6 +148,8 @@ impl Scene {
             Scene::Pyramid => "pyramid",
             Scene::Rain => "box rain",
             Scene::ConvexPile => "convex pile",
+            Scene::ConvexVsMesh => "convex vs mesh",
+            Scene::Terrain => "terrain",
             Scene::JointGrid => "joint grid",
             Scene::RagdollRain => "ragdoll rain",
             Scene::Fleet => "fleet on waves",
@@ -153,7 +172,7 @@ fn main() -> Res<()> {
         (_, true) => 70,
         (Scene::Pyramid | Scene::JointGrid, false) => 120,
         (Scene::Rain, false) => 180,
-        (Scene::ConvexPile, false) => 120,
+        (Scene::ConvexPile | Scene::ConvexVsMesh | Scene::Terrain, false) => 120,
         (Scene::RagdollRain, false) => 300,
         (Scene::Fleet, false) => 120,
     };

@@ -68,7 +68,12 @@ pub(crate) fn stability(
             }
             None => "– (run shorter than 1 s)".into(),
         },
-        Scene::Rain | Scene::RagdollRain | Scene::ConvexPile | Scene::Fleet => {
+        Scene::Rain
+        | Scene::RagdollRain
+        | Scene::ConvexPile
+        | Scene::Fleet
+        | Scene::ConvexVsMesh
+        | Scene::Terrain => {
             let mean_y = end.iter().map(|s| s.pos[1]).sum::<f32>() / end.len().max(1) as f32;
             format!("max speed {vmax:.3} m/s, mean height {mean_y:.2} m")
         }

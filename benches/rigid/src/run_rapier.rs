@@ -42,9 +42,10 @@ fn combine(c: wgphys::rigid::Combine) -> Res<rp::CoefficientCombineRule> {
     })
 }
 
-/// Mirrors a wgphys world (bodies, boxes, capsules, spheres, hulls and the ground plane) into a
-/// rapier world: a hull as a `ConvexPolyhedron` of its vertices (read from the world's hull
-/// store). Returns the rapier world and, for each wgphys body slot, its rapier handle.
+/// Mirrors a wgphys world (bodies, boxes, capsules, spheres, hulls, meshes, heightfields and the
+/// ground plane) into a rapier world: a hull as a `ConvexPolyhedron` of its vertices, a mesh as
+/// a `TriMesh` and a heightfield as a `HeightField` (`level.rs`), all read from the world's hull
+/// store. Returns the rapier world and, for each wgphys body slot, its rapier handle.
 fn mirror(world: &mut RigidWorld) -> Res<(rp::PhysicsWorld, Vec<Option<rp::RigidBodyHandle>>)> {
     let config = world.config().clone();
     let bodies = world.read_bodies()?;
@@ -126,6 +127,10 @@ fn mirror(world: &mut RigidWorld) -> Res<(rp::PhysicsWorld, Vec<Option<rp::Rigid
                     rp::ColliderBuilder::cuboid(reach, 1.0, reach).position(
                         rp::Pose::from_translation(rp::Vector::new(0.0, s.dims.w - 1.0, 0.0)),
                     )
+                }
+                shape_kind::MESH => crate::level::mesh_collider(&words, s)?.position(offset),
+                shape_kind::HEIGHTFIELD => {
+                    crate::level::heightfield_collider(&words, s).position(offset)
                 }
                 k => return Err(format!("shape kind {k} is not mirrored into rapier").into()),
             }

@@ -52,6 +52,9 @@ pub(crate) fn build(scene: Scene, n: u32, backend: Backend, relax: Tuning) -> Re
                 fleet: None,
             });
         }
+        Scene::ConvexVsMesh | Scene::Terrain => {
+            return crate::level::build_level(scene, n, backend);
+        }
         Scene::JointGrid | Scene::RagdollRain => return build_jointed(scene, n, backend, relax),
         Scene::Fleet => return crate::fleet::build_fleet(n, backend, relax),
     };

@@ -1,7 +1,7 @@
 //! The rigid examples' family (`pyramid`, `stacks`, `explosion`, `bigballistics`, `ragdoll`,
-//! `chain`): the [`RigidDemo`] trait, a renderer for rigid bodies ([`RigidRenderer`], its WGSL
-//! is `rigid.wgsl` after the engine's own struct and quaternion sources: `shader.rs`) and
-//! [`run`].
+//! `chain`, `rocks`, `terrain`): the [`RigidDemo`] trait, a renderer for rigid bodies
+//! ([`RigidRenderer`], its WGSL is `rigid.wgsl` after the engine's own struct and quaternion
+//! sources: `shader.rs`) and [`run`].
 //!
 //! Every shape slot is one instance. The vertex shader reads the slot's `Shape` and its body's
 //! `Body` straight from the engine's storage buffers, so a frame reads nothing back and the
@@ -12,7 +12,10 @@
 //! does not fit the slot's kind (and every vertex of an empty slot) collapses outside the clip
 //! volume. Half-spaces and planes are a large checkered quad around the camera's target. Convex
 //! hulls are a second, non-indexed draw per slot that reads each hull's faces from the engine's
-//! hull store (`vs_hull`, through the engine's `shaders/rigid/hull/hull.wgsl`).
+//! hull store (`vs_hull`, through the engine's `shaders/rigid/hull/hull.wgsl`). Triangle meshes
+//! and heightfields (shape kinds `MESH` and `HEIGHTFIELD`) are skipped by all three; a demo
+//! with a static level hands its world-space triangles over once ([`RigidDemo::level`],
+//! `RigidRenderer::set_level`), drawn lit and shadowed by `vs_level`.
 //!
 //! Colours come from a hash of the body index (static bodies are grey, sleeping bodies dimmed),
 //! boxes get dark edges and round shapes an octant pattern so that spin shows. The light casts
@@ -82,6 +85,11 @@ pub trait RigidDemo: Sized {
     fn click(&mut self) -> Result<(), BoxError> {
         Ok(())
     }
+    /// The static level to draw under the bodies (world-space triangles, three corners each;
+    /// none by default), taken once when the app starts.
+    fn level(&self) -> Vec<wgphys::scenes::level::LevelVertex> {
+        Vec::new()
+    }
     /// The count shown in the title.
     fn count(&self) -> String {
         format!("{} shape slots", self.buffers().shape_slots)
@@ -140,7 +148,8 @@ impl<D: RigidDemo> App for RigidApp<D> {
             );
         }
         let demo = D::new(ctx, headless_frames)?;
-        let renderer = RigidRenderer::new(&ctx.device, format, width, height);
+        let mut renderer = RigidRenderer::new(&ctx.device, format, width, height);
+        renderer.set_level(&ctx.device, &demo.level());
         Ok(Self {
             demo,
             renderer,

@@ -1,11 +1,13 @@
 //! [`RigidRenderer`]: draws every shape slot of a rigid world from the engine's buffers
-//! ([`RigidBuffers`]), with shadows from one light and optional contact, joint and line
-//! overlays, in the look of a [`RigidStyle`].
+//! ([`RigidBuffers`]) and a static level's triangles ([`RigidRenderer::set_level`]), with
+//! shadows from one light and optional contact, joint and line overlays, in the look of a
+//! [`RigidStyle`].
 
 use glam::{Mat4, Vec3, Vec4};
 use wgphys::gpu::GpuContext;
 use wgphys::rigid::types::{GpuJoint, GpuManifold, GpuShape};
 use wgphys::rigid::RigidWorld;
+use wgphys::scenes::level::LevelVertex;
 use wgpu::util::DeviceExt;
 
 use super::depth::{depth_texture, vertex_storage_entry};
@@ -149,6 +151,10 @@ pub struct RigidRenderer {
     contacts: wgpu::RenderPipeline,
     joints: wgpu::RenderPipeline,
     line: wgpu::RenderPipeline,
+    /// Static level triangles (`vs_level`, `vs_level_shadow`) and their vertex buffer.
+    level: wgpu::RenderPipeline,
+    level_shadow: wgpu::RenderPipeline,
+    level_vertices: Option<(wgpu::Buffer, u32)>,
     mesh: wgpu::Buffer,
     index: wgpu::Buffer,
     index_count: u32,
@@ -390,6 +396,40 @@ impl RigidRenderer {
                 )
             },
         );
+        let level_attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
+        let level_buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<[[f32; 3]; 2]>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &level_attributes,
+        })];
+        let level = render_pipeline(
+            device,
+            &module,
+            &spec(
+                "examples:rigid-level",
+                "vs_level",
+                &level_buffers,
+                "fs_level",
+                tri,
+                back,
+            ),
+        );
+        let level_shadow = render_pipeline(
+            device,
+            &module,
+            &PipelineSpec {
+                layout: &depth_only,
+                format: None,
+                ..spec(
+                    "examples:rigid-level-shadow",
+                    "vs_level_shadow",
+                    &level_buffers,
+                    "",
+                    tri,
+                    back,
+                )
+            },
+        );
         let (vertices, indices) = unit_meshes();
         let init = |label, contents: &[u8], usage| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -443,6 +483,9 @@ impl RigidRenderer {
             contacts,
             joints,
             line,
+            level,
+            level_shadow,
+            level_vertices: None,
             mesh,
             index,
             index_count: indices.len() as u32,
@@ -489,6 +532,24 @@ impl RigidRenderer {
             lines,
             old,
         );
+    }
+
+    /// Sets the static level drawn under the bodies: world-space triangles, three corners
+    /// each, counter-clockwise seen from the side drawn (a scene's `LevelScene::level`).
+    /// Uploaded once; an empty slice draws none.
+    pub fn set_level(&mut self, device: &wgpu::Device, level: &[LevelVertex]) {
+        let data: Vec<[[f32; 3]; 2]> = level
+            .iter()
+            .map(|v| [v.position.to_array(), v.normal.to_array()])
+            .collect();
+        self.level_vertices = (!data.is_empty()).then(|| {
+            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("examples:rigid-level"),
+                contents: bytemuck::cast_slice(&data),
+                usage: wgpu::BufferUsages::VERTEX,
+            });
+            (buffer, data.len() as u32)
+        });
     }
 
     /// The bind group over `bufs`, made again only when the engine's buffers change (a world
@@ -616,6 +677,11 @@ impl RigidRenderer {
                 pass.set_pipeline(&self.hull_shadow);
                 pass.draw(0..HULL_VERTICES, 0..slots);
             }
+            if let Some((buffer, count)) = &self.level_vertices {
+                pass.set_pipeline(&self.level_shadow);
+                pass.set_vertex_buffer(0, buffer.slice(..));
+                pass.draw(0..*count, 0..1);
+            }
         }
 
         let bg = s.background.as_dvec3();
@@ -657,6 +723,11 @@ impl RigidRenderer {
         if bufs.hulls.is_some() {
             pass.set_pipeline(&self.hulls);
             pass.draw(0..HULL_VERTICES, 0..slots);
+        }
+        if let Some((buffer, count)) = &self.level_vertices {
+            pass.set_pipeline(&self.level);
+            pass.set_vertex_buffer(0, buffer.slice(..));
+            pass.draw(0..*count, 0..1);
         }
         pass.set_pipeline(&self.planes);
         pass.draw(0..6, 0..slots);

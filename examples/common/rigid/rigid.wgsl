@@ -291,6 +291,53 @@ fn fs_shape(in: ShapeOut) -> @location(0) vec4<f32> {
     return vec4<f32>(shade(albedo, in.world, in.normal, 0.35), 1.0);
 }
 
+// Static level geometry (triangle meshes and heightfields, shape kinds SHAPE_MESH and
+// SHAPE_HEIGHTFIELD, which `place`, `place_hull` and `vs_plane` all skip): the level's
+// world-space triangles, uploaded once by the renderer (`RigidRenderer::set_level`), a
+// position and a normal a corner.
+struct LevelIn {
+    @location(0) pos: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+};
+
+struct LevelOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+};
+
+@vertex
+fn vs_level(v: LevelIn) -> LevelOut {
+    var out: LevelOut;
+    out.clip = g.view_proj * vec4<f32>(v.pos, 1.0);
+    out.world = v.pos;
+    out.normal = v.normal;
+    return out;
+}
+
+@vertex
+fn vs_level_shadow(v: LevelIn) -> @builtin(position) vec4<f32> {
+    return g.light_proj * vec4<f32>(v.pos, 1.0);
+}
+
+@fragment
+fn fs_level(in: LevelOut) -> @location(0) vec4<f32> {
+    // Derivatives first (uniform control flow).
+    let cell = max(g.background.w, 1e-3) * 2.0;
+    let uv = in.world.xz / cell;
+    let fw = max(fwidth(uv), vec2<f32>(1e-6));
+    let n = normalize(in.normal);
+    // Grass on the flats, rock and earth where it steepens; a faint grid of `2 × checker`
+    // metres shows scale and slope.
+    let steep = smoothstep(0.80, 0.95, n.y);
+    var albedo = mix(vec3<f32>(0.36, 0.30, 0.24), vec3<f32>(0.30, 0.42, 0.22), steep);
+    albedo *= 0.92 + 0.08 * sin(0.7 * in.world.y);
+    let d = abs(fract(uv + 0.5) - 0.5) / fw;
+    let line = 1.0 - smoothstep(0.5, 1.5, min(d.x, d.y));
+    albedo *= 1.0 - 0.25 * line;
+    return vec4<f32>(shade(albedo, in.world, n, 0.05), 1.0);
+}
+
 struct PlaneOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) world: vec3<f32>,
