@@ -46,7 +46,7 @@
 //! target, the plane's to a half-space or plane) until it comes within `½·position_slop` of the
 //! target (stopping within `max(½·position_slop, CA_MIN_TOLERANCE)` of that), never nearer:
 //! against a triangle mesh or heightfield, every shape, spheres included, is advanced against
-//! each triangle its swept bounding sphere may reach ([`level_toi`]; one-sided, as the narrow
+//! each triangle its swept bounding sphere may reach (`level_toi`; one-sided, as the narrow
 //! phase; compiled into the GPU kernel only for worlds holding level geometry, WGSL
 //! `CCD_LEVEL`),
 //! the next step's narrow phase then makes a speculative contact. One already within reach at

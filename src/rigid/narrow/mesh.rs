@@ -44,6 +44,15 @@
 //! or hull 32 + k for the incident face's k-th clipped point, 128 + k for the triangle's k-th
 //! clipped point against a polytope face, 192 + 16·(triangle edge) + (polytope edge mod 16)
 //! for an edge pair. Only ids within one manifold need to differ.
+//!
+//! **Software adapters.** Mesa's lavapipe and llvmpipe break every loop of a SIMD group of 8
+//! invocations after 65,535 iterations in all. The SAT of a hull of 24 points against one
+//! triangle costs about 6,000 trips (its face and edge axes, each over its vertices), so a
+//! group of 8 level pairs with hulls among them can run past the limit, and its pairs then keep
+//! one contact instead of up to four (bodies sink into the level there, on those adapters
+//! only; real GPUs have no such limit, and 6 such pairs to a group stay within it). The fix
+//! planned is cheaper axes: a box's intervals in closed form and the hull's edges pruned by
+//! their Gauss map, as the hull–hull SAT does.
 
 use super::*;
 use crate::rigid::broad::half_extent;
