@@ -116,6 +116,69 @@ fn a_box_at_100_m_per_s_stops_at_a_5_cm_mesh_wall() {
     );
 }
 
+/// A sheet of two triangles in the plane x = 5 (no thickness), 4 m square, its front facing −x.
+fn sheet(two_sided: bool) -> Collider {
+    let v = [
+        Vec3::new(5.0, -2.0, -2.0),
+        Vec3::new(5.0, 2.0, -2.0),
+        Vec3::new(5.0, 2.0, 2.0),
+        Vec3::new(5.0, -2.0, 2.0),
+    ];
+    let t = [[0, 2, 1], [0, 3, 2]];
+    if two_sided {
+        Collider::two_sided_trimesh(&v, &t).expect("sheet")
+    } else {
+        Collider::trimesh(&v, &t).expect("sheet")
+    }
+}
+
+/// A box of half size 0.25 thrown at 100 m/s (1.67 m a step) at a sheet of triangles with no
+/// thickness: a two-sided sheet stops it from either side, its face never more than the slop
+/// past the sheet and the box ending on the side it came from, on both backends; a one-sided
+/// sheet stops it coming at its front and lets it through from behind (nothing there to meet).
+#[test]
+fn a_box_at_100_m_per_s_stops_at_either_side_of_a_two_sided_sheet() {
+    let half = 0.25;
+    for (name, backend) in backends() {
+        for (two_sided, from) in [(true, -1.0f32), (true, 1.0), (false, -1.0), (false, 1.0)] {
+            let mut w = world(backend.clone());
+            w.add_body(RigidBody::fixed(), &[sheet(two_sided)]).unwrap();
+            // From x = 0.3 going +x (the front), or from x = 9.7 going −x (the back).
+            let h = w
+                .add_body(
+                    bullet(
+                        Vec3::new(5.0 + 4.7 * from, 0.0, 0.0),
+                        Vec3::new(-100.0 * from, 0.0, 0.0),
+                    ),
+                    &[Collider::cuboid(Vec3::splat(half))],
+                )
+                .unwrap();
+            let slop = w.config().position_slop;
+            let mut deepest = f32::MIN;
+            for _ in 0..12 {
+                w.step(DT).unwrap();
+                let x = w.read_body(h).unwrap().position.x;
+                // How far the box's leading face got past the sheet.
+                deepest = deepest.max((5.0 - x) * from - half);
+            }
+            let end = w.read_body(h).unwrap().position.x;
+            let what = format!("{name} two-sided {two_sided}, from the {from} side");
+            if two_sided || from < 0.0 {
+                assert!(
+                    deepest <= slop,
+                    "{what}: the face went {deepest} m past the sheet"
+                );
+                assert!((end - 5.0) * from > 0.0, "{what}: ended at x = {end}");
+            } else {
+                assert!(
+                    (end - 5.0) * from < -10.0,
+                    "{what}: the box should have passed the sheet's back, ended at x = {end}"
+                );
+            }
+        }
+    }
+}
+
 /// A ball of radius 0.2 fired straight down at 100 m/s onto a flat heightfield (1.67 m a step)
 /// stops on it instead of tunnelling: its centre never goes below the surface plus its radius
 /// less the slop, on both backends.
@@ -155,7 +218,9 @@ fn a_ball_at_100_m_per_s_stops_on_a_heightfield() {
 /// its centre is r from it, r/cos θ above it). A cast stops within `CAST_REL_TOLERANCE` (1e-4)
 /// of the smaller shape's bound short of touching (it never passes the surface): the caster's
 /// bound, at most 0.36 m here, so 4e-5 m, plus f32 rounding of 5 m (1e-6 m). Casts see the
-/// triangles' front faces only: from below the ramp the ball passes through.
+/// triangles' front faces only: from below the ramp the ball passes through, unless the ramp is
+/// a two-sided mesh: then the cast from below stops where the plane's closed form says
+/// (3.5 − 0.3·√(1 + 1/4) up from y = −3).
 #[test]
 fn shape_casts_stop_on_meshes_and_heightfields_as_the_closed_forms_say() {
     use wgphys::rigid::CAST_REL_TOLERANCE;
@@ -175,6 +240,7 @@ fn shape_casts_stop_on_meshes_and_heightfields_as_the_closed_forms_say() {
         Vec3::new(-2.0, -1.0, 2.0),
     ];
     let ramp = Collider::trimesh(&ramp_v, &[[0, 2, 1], [0, 3, 2]]).expect("ramp");
+    let ramp2 = Collider::two_sided_trimesh(&ramp_v, &[[0, 2, 1], [0, 3, 2]]).expect("ramp");
     let r = 0.3f32;
     let half = 0.25f32;
     let ball = Shape::Sphere { radius: r };
@@ -245,6 +311,29 @@ fn shape_casts_stop_on_meshes_and_heightfields_as_the_closed_forms_say() {
         assert!(
             from_below.is_none(),
             "{name}: stopped from behind: {from_below:?}"
+        );
+        w.add_body(
+            RigidBody::fixed().position(Vec3::new(40.0, 0.0, 0.0)),
+            std::slice::from_ref(&ramp2),
+        )
+        .unwrap();
+        let want = 3.5 - r * 1.25f32.sqrt();
+        let hit = w
+            .cast_shape(
+                &ball,
+                Vec3::new(41.0, -3.0, 0.3),
+                glam::Quat::IDENTITY,
+                Vec3::Y,
+                3.5,
+                &any,
+            )
+            .unwrap()
+            .unwrap_or_else(|| panic!("{name}: the two-sided ramp let the ball through"));
+        let tol = CAST_REL_TOLERANCE * r + 1e-6;
+        assert!(
+            hit.distance <= want + 1e-6 && hit.distance >= want - tol,
+            "{name}: from below the two-sided ramp: {} m, the closed form {want}",
+            hit.distance
         );
     }
 }

@@ -1,5 +1,5 @@
 //! Pairs with level geometry on the GPU against the CPU twin: the narrow stage (`narrow` then
-//! `narrow_hull`, whose `mesh.wgsl` walks the stored mesh's BVH or the heightfield's cells)
+//! `narrow_mesh`, whose `mesh.wgsl` walks the stored mesh's BVH or the heightfield's cells)
 //! every field of every manifold of spheres, boxes, capsules and hulls scattered over a bumpy
 //! triangle mesh and a bumpy heightfield; and a pile on both steps to the same bits twice.
 //!
@@ -118,7 +118,14 @@ fn bounds(draws: &[Vec<Vec<f32>>], items: usize, fields: usize) -> Vec<Vec<f32>>
 
 /// A bumpy mesh (shape 0, at x = −4) and a bumpy heightfield (shape 1, at x = +4) on static
 /// bodies, and `n` convex shapes over them, close to their surfaces so that most touch.
-fn scene(rng: &mut Rng, n: u32, store: &mut HullStore) -> (Vec<GpuBody>, Vec<GpuShape>) {
+fn scene(
+    rng: &mut Rng,
+    n: u32,
+    store: &mut HullStore,
+    kinds: &[u32],
+    big: bool,
+    two_sided: bool,
+) -> (Vec<GpuBody>, Vec<GpuShape>) {
     let cells = 12u32;
     let mut v = Vec::new();
     for r in 0..=cells {
@@ -135,7 +142,9 @@ fn scene(rng: &mut Rng, n: u32, store: &mut HullStore) -> (Vec<GpuBody>, Vec<Gpu
             t.push([id(r, c), id(r + 1, c + 1), id(r, c + 1)]);
         }
     }
-    let mesh = TriMesh::new(&v, &t).expect("mesh");
+    let mesh = TriMesh::new(&v, &t)
+        .expect("mesh")
+        .with_two_sided(two_sided);
     let samples = cells + 1;
     let heights: Vec<f32> = (0..samples * samples)
         .map(|i| {
@@ -182,25 +191,31 @@ fn scene(rng: &mut Rng, n: u32, store: &mut HullStore) -> (Vec<GpuBody>, Vec<Gpu
             Vec4::new(field_at as f32, 5.0, 0.0, 0.0),
         ),
     ];
-    let kinds = [
-        shape_kind::SPHERE,
-        shape_kind::BOX,
-        shape_kind::CAPSULE,
-        shape_kind::HULL,
-    ];
     for i in 0..n {
         let kind = kinds[i as usize % kinds.len()];
         let side = if (i / 4) % 2 == 0 { -4.0 } else { 4.0 };
         let (x, z) = (rng.range(-2.5, 2.5), rng.range(-2.5, 2.5));
-        let size = rng.range(0.15, 0.4);
-        let y = bump(x, z) + size * rng.range(-0.3, 1.1);
+        let size = if big {
+            rng.range(0.4, 0.8)
+        } else {
+            rng.range(0.15, 0.4)
+        };
+        // With a two-sided mesh every other eight shapes (four by the mesh, four by the
+        // heightfield, one of each kind) are under the ground, each centre at least a
+        // fifth of its size (3 cm) below: the triangles lie within curvature × cell² / 8 =
+        // 0.3·1.3²·0.5²/8 = 1.6 cm of `bump`, so the centre is behind the triangles under it.
+        let y = if two_sided && (i / 8) % 2 == 1 {
+            bump(x, z) - size * rng.range(0.2, 1.1)
+        } else {
+            bump(x, z) + size * rng.range(-0.3, 1.1)
+        };
         let at = Vec3::new(side + x, y, z);
         let dims = match kind {
             shape_kind::SPHERE => Vec4::new(size, 0.0, 0.0, 0.0),
             shape_kind::BOX => (rng.vec3(0.5, 1.0) * size).extend(0.0),
             shape_kind::CAPSULE => Vec4::new(0.5 * size, rng.range(0.0, 0.4), 0.0, 0.0),
             _ => {
-                let pts: Vec<Vec3> = (0..12)
+                let pts: Vec<Vec3> = (0..if big { 24 } else { 12 })
                     .map(|_| rng.vec3(-1.0, 1.0).normalize_or(Vec3::Y) * size)
                     .collect();
                 let h = convex_hull(&pts).expect("rock");
@@ -246,11 +261,42 @@ fn backend(n: u32, cap: u32, hulls: &[UVec4]) -> GpuRigid {
 /// of every manifold, at margins 0, 2 cm and 10 cm; every convex kind touches both grounds.
 #[test]
 fn narrow_mesh_pairs_match_the_cpu_twin() {
-    for seed in 71u64..74 {
+    use shape_kind::*;
+    narrow_parity(71..74, &[SPHERE, BOX, CAPSULE, HULL], false, false);
+}
+
+/// The same with the mesh two-sided and every other shape under the grounds: those under the
+/// mesh meet its triangles' backs (turned round, with the backs' edge flags), those under the
+/// one-sided heightfield meet nothing.
+#[test]
+fn narrow_two_sided_mesh_pairs_match_the_cpu_twin() {
+    use shape_kind::*;
+    narrow_parity(91..94, &[SPHERE, BOX, CAPSULE, HULL], false, true);
+}
+
+/// Boxes and hulls only, so every group of eight invocations is eight polytope pairs, each
+/// against several triangles. Mesa's software adapters break a group's loops after 65,535
+/// trips in all; a polytope–triangle test that projected the polytope on every axis (over a
+/// thousand trips for these 12-point rocks) ran past that with a few triangles a pair, and the
+/// pairs cut short kept one contact where the twin has up to four. Every field must match here
+/// as above.
+#[test]
+fn full_groups_of_polytope_pairs_match_the_cpu_twin() {
+    use shape_kind::*;
+    narrow_parity(81..84, &[BOX, HULL], true, false);
+}
+
+/// Every pair of `kinds` scattered shapes (seeds `seeds`) with the mesh and the heightfield,
+/// GPU against twin (see the two tests above).
+fn narrow_parity(seeds: std::ops::Range<u64>, kinds: &[u32], big: bool, two_sided: bool) {
+    for seed in seeds {
         let margin = [0.0f32, 0.02, 0.1][(seed % 3) as usize];
         let mut rng = Rng::new(seed);
         let mut store = HullStore::new();
-        let (bodies, shapes) = scene(&mut rng, 40, &mut store);
+        // Half the shapes under the grounds in a two-sided run: more of them, so that every
+        // kind meets each ground from above and the mesh from below.
+        let shapes = if two_sided { 64 } else { 40 };
+        let (bodies, shapes) = scene(&mut rng, shapes, &mut store, kinds, big, two_sided);
         let n = shapes.len() as u32;
         // Every convex shape with both grounds (half of them far apart: empty manifolds),
         // listed both ways round so the narrow phase's reordering is exercised.
@@ -284,8 +330,12 @@ fn narrow_mesh_pairs_match_the_cpu_twin() {
         g.write(&g.pairs, &flat);
         g.write(&g.counters, &counters);
         g.write(&g.manifolds, &vec![sentinel; cap as usize]);
-        g.run(&[Pass::over("narrow", cap), Pass::over("narrow_hull", cap)])
-            .expect("run");
+        g.run(&[
+            Pass::over("narrow", cap),
+            Pass::over("narrow_hull", cap),
+            Pass::over("narrow_mesh", cap),
+        ])
+        .expect("run");
         let got: Vec<GpuManifold> = g.read(&g.manifolds, cap as usize).expect("read");
         let mut want = vec![sentinel; cap as usize];
         narrow(
@@ -329,6 +379,7 @@ fn narrow_mesh_pairs_match_the_cpu_twin() {
         }
         let bound = bounds(&draws, pairs.len(), 3);
         let mut touching = std::collections::BTreeSet::new();
+        let mut touching_under = std::collections::BTreeSet::new();
         let mut flagged = 0;
         for (k, (a, c)) in got.iter().zip(&want).enumerate() {
             assert_eq!(
@@ -354,7 +405,7 @@ fn narrow_mesh_pairs_match_the_cpu_twin() {
                 "seed {seed} manifold {k} kinds {kinds:?}: count, features\ngpu {a:?}\ncpu {c:?}"
             );
             // Friction, restitution, radii: the narrow kernel's rules, unchanged by
-            // narrow_hull (rigid_hull_gpu.rs: 32u).
+            // narrow_mesh (rigid_hull_gpu.rs: 32u).
             let material = (32.0 * U) as f32;
             assert!((a.material - c.material).abs().max_element() <= material);
             assert!((a.normal.w - c.normal.w).abs() <= material);
@@ -379,8 +430,17 @@ fn narrow_mesh_pairs_match_the_cpu_twin() {
                     b[2]
                 );
             }
-            if c.count > 0 {
+            // Shapes under the grounds (two-sided runs): the convex shape's index from 2 on.
+            let under = two_sided && ((c.shape_a - 2) / 8) % 2 == 1;
+            if c.count > 0 && !under {
                 touching.insert(kinds);
+            }
+            if c.count > 0 && under && kinds.1 == shape_kind::MESH {
+                // Under the mesh (not rotated, so `bump` is its surface) a shape meets the
+                // triangles' backs. (The heightfield is turned about y, so `bump` at a shape's
+                // offset is not the height under it: one placed "under" it may lie over its
+                // front.)
+                touching_under.insert(kinds.0);
             }
         }
         eprintln!(
@@ -393,13 +453,17 @@ fn narrow_mesh_pairs_match_the_cpu_twin() {
             "seed {seed}: {flagged} divergent pairs"
         );
         use shape_kind::*;
-        for kinds in [SPHERE, BOX, CAPSULE, HULL]
-            .iter()
-            .flat_map(|&k| [(k, MESH), (k, HEIGHTFIELD)])
-        {
+        for kinds in kinds.iter().flat_map(|&k| [(k, MESH), (k, HEIGHTFIELD)]) {
             assert!(
                 touching.contains(&kinds),
                 "seed {seed}: no touching {kinds:?} pair"
+            );
+        }
+        if two_sided {
+            assert_eq!(
+                touching_under.len(),
+                kinds.len(),
+                "seed {seed}: kinds meeting the mesh's backs {touching_under:?}"
             );
         }
     }

@@ -53,9 +53,12 @@ enum Ground {
     Mesh,
     /// A flat heightfield of 0.5 m cells over 24 m × 24 m.
     Field,
+    /// The mesh wound the other way (its fronts face −y) and made two-sided: bodies rest on
+    /// the triangles' backs, with the backs' edge flags.
+    MeshBack,
 }
 
-const GROUNDS: [Ground; 3] = [Ground::Plane, Ground::Mesh, Ground::Field];
+const GROUNDS: [Ground; 4] = [Ground::Plane, Ground::Mesh, Ground::Field, Ground::MeshBack];
 const CELL: f32 = 0.5;
 const CELLS: u32 = 48;
 
@@ -65,6 +68,11 @@ fn ground(g: Ground) -> Collider {
         Ground::Mesh => {
             let (v, t) = flat_grid(CELLS, CELL);
             Collider::trimesh(&v, &t).expect("mesh")
+        }
+        Ground::MeshBack => {
+            let (v, t) = flat_grid(CELLS, CELL);
+            let t: Vec<[u32; 3]> = t.iter().map(|&[a, b, c]| [a, c, b]).collect();
+            Collider::two_sided_trimesh(&v, &t).expect("mesh")
         }
         Ground::Field => {
             let n = CELLS + 1;
@@ -122,8 +130,8 @@ fn roll(backend: &Backend, g: Ground) -> Vec<(f32, f32)> {
         .collect()
 }
 
-/// A rolling ball keeps its speed within 1% over 2 s on the mesh and the heightfield, as on the
-/// plane, and never hops at a seam.
+/// A rolling ball keeps its speed within 1% over 2 s on the mesh, the heightfield and a
+/// two-sided mesh's backs, as on the plane, and never hops at a seam.
 #[test]
 fn a_ball_rolls_across_mesh_and_heightfield_seams_as_on_a_plane() {
     let v0 = Vec3::new(3.0, 0.0, 1.0).length();
@@ -217,8 +225,8 @@ fn fit_slope(xy: &[(f32, f32)]) -> f32 {
     (sxy / sxx) as f32
 }
 
-/// A box sliding across the seams of the mesh and the heightfield decelerates at μg within 3%
-/// (the bound), as on the plane.
+/// A box sliding across the seams of the mesh, the heightfield and a two-sided mesh's backs
+/// decelerates at μg within 3% (the bound), as on the plane.
 #[test]
 fn a_box_slides_across_mesh_and_heightfield_seams_at_mu_g() {
     let mu_g = 0.3 * G;
@@ -292,13 +300,13 @@ fn rest(backend: &Backend, g: Ground) -> Vec<Vec3> {
         .collect()
 }
 
-/// A sphere, a lying capsule, a box and a hull come to rest on the mesh and the heightfield
-/// where they rest on the plane.
+/// A sphere, a lying capsule, a box and a hull come to rest on the mesh, the heightfield and a
+/// two-sided mesh's backs where they rest on the plane.
 #[test]
 fn every_convex_kind_rests_on_mesh_and_heightfield_as_on_the_plane() {
     for (name, backend) in backends() {
         let plane = rest(&backend, Ground::Plane);
-        for g in [Ground::Mesh, Ground::Field] {
+        for g in [Ground::Mesh, Ground::Field, Ground::MeshBack] {
             let got = rest(&backend, g);
             for (i, (p, q)) in plane.iter().zip(&got).enumerate() {
                 println!("{name} {g:?} shape {i}: plane {p}, here {q}");
@@ -693,8 +701,8 @@ fn stored_level_geometry_decodes_to_the_host_geometry() {
     }
 }
 
-/// A world holding level geometry saves and loads: the load cooks each mesh and heightfield
-/// again, checks it against the stored words and hands the same geometry back through the
+/// A world holding level geometry (a one-sided and a two-sided mesh, a heightfield) saves and
+/// loads: the load cooks each mesh and heightfield again, checks it against the stored words and hands the same geometry back through the
 /// colliders; the loaded world then steps to the same bits as the one saved (both formats),
 /// and a load whose stored words were changed is refused naming the level block.
 #[cfg(feature = "serde")]
@@ -711,7 +719,13 @@ fn a_world_with_level_geometry_saves_and_loads() {
             &[ground(Ground::Field)],
         )
         .expect("field");
-    for (i, z) in [0.0f32, 30.0].into_iter().enumerate() {
+    let back = w
+        .add_body(
+            RigidBody::fixed().position(Vec3::new(0.0, 0.0, -30.0)),
+            &[ground(Ground::MeshBack)],
+        )
+        .expect("two-sided mesh");
+    for (i, z) in [0.0f32, 30.0, -30.0].into_iter().enumerate() {
         w.add_body(
             RigidBody::dynamic()
                 .position(Vec3::new(0.3 * i as f32, 1.0, z))
@@ -723,7 +737,7 @@ fn a_world_with_level_geometry_saves_and_loads() {
     for _ in 0..20 {
         w.step(DT).expect("step");
     }
-    let level = [mesh, field].map(|b| w.colliders_of(b).expect("colliders")[0]);
+    let level = [mesh, field, back].map(|b| w.colliders_of(b).expect("colliders")[0]);
     for format in [SaveFormat::Binary, SaveFormat::Text] {
         let bytes = w.save(format).expect("save");
         let mut loaded = RigidWorld::load(Backend::Cpu, &bytes).expect("load");

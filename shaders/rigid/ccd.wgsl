@@ -395,7 +395,7 @@ fn ccd_level_toi(a: ConvexShape, centre: vec3<f32>, disp: vec3<f32>, theta: vec3
                 i = max(node.escape, i + 1u);
             } else if (node.count > 0u) {
                 for (var j = 0u; j < node.count; j++) {
-                    let t = mesh_triangle(mr, node.first + j);
+                    let t = mesh_facing(mr, node.first + j, s);
                     best = ccd_triangle_toi(best, a, centre, disp, theta, arm, t, tp, s, query,
                                             gap, tol);
                 }

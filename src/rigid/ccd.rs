@@ -385,7 +385,7 @@ fn convex_toi(
 /// `target` at `tp`: the earliest fraction over the triangles its swept bounding sphere may
 /// reach, each triangle a flat core for GJK ([`ConvexShape::triangle`]). Triangles are
 /// one-sided, as in the narrow phase: one whose plane the shape's centre starts behind is
-/// skipped. The triangles are found as the narrow phase finds them (the BVH walk, the
+/// skipped (a two-sided mesh's triangles come turned to face it, `layout::mesh_facing`). The triangles are found as the narrow phase finds them (the BVH walk, the
 /// heightfield's cells up to [`MESH_MAX_CELLS`]) in the box of the sweep's start and end
 /// spheres, of radius the shape's bound, its turn's reach, the gap and the tolerance.
 fn level_toi(
@@ -440,6 +440,7 @@ fn level_toi(
         block,
         &query,
         MESH_MAX_CELLS,
+        s,
         |tri, _, _| each(tri),
     );
     (best <= 1.0).then_some(best)

@@ -4,7 +4,7 @@
 //! solver of per-contact impulses in coloured batches, with sleeping, continuous collision for
 //! fast bodies and ray casts. Every GPU stage has a CPU twin of the same name. Static triangle
 //! meshes and heightfields ([`mesh`]) are static colliders on both backends (their narrow phase
-//! is `narrow/mesh.rs` and `shaders/rigid/narrow/mesh.wgsl`, run by `narrow_hull` on the GPU).
+//! is `narrow/mesh.rs` and `shaders/rigid/narrow/mesh.wgsl`, run by `narrow_mesh` on the GPU).
 //!
 //! A step is Box2D v3's soft step: collide once, then substep only the solver. In order (the
 //! order of [`step::RigidStage`], which [`step::sequence`] expands and both backends walk), each
@@ -19,7 +19,7 @@
 //! | `shape_aabbs` | world pose, bounding sphere and AABB of every shape | `broad.rs`, `broad.wgsl`, `rigid_broad*.rs` |
 //! | `grid_build` | cell keys of shape centres, stable radix sort, cell ranges | `crate::grid` |
 //! | `broad` (`broad_count` / `broad_scan` / `broad_scan_sums` / `broad_write`) | sorted, unique shape pairs | `broad.rs`, `broad.wgsl`, `rigid_broad*.rs` |
-//! | `narrow` | one manifold of up to four contacts per pair (a second kernel, `narrow_hull`, for pairs with a hull) | `narrow/`, `narrow/`, `hull/`, `hull/`, `rigid_narrow*.rs`, `rigid_hull*.rs` |
+//! | `narrow` | one manifold of up to four contacts per pair (second and third kernels, `narrow_hull` and `narrow_mesh`, for pairs with a hull or level geometry) | `narrow/`, `narrow/`, `hull/`, `hull/`, `rigid_narrow*.rs`, `rigid_hull*.rs` |
 //! | `joint_slots` (`joint_slots_filter` / `joint_slots`) | a manifold slot per joint after the contacts; contacts between bodies a joint keeps apart emptied | `joint/`, `joint.wgsl`, `rigid_joints*.rs` |
 //! | `wake_mark` / `wake_apply` | wake sleepers that awake bodies press on | `sleep.rs`, `sleep.wgsl`, `rigid_sleep.rs` |
 //! | `warm_start` | last step's impulses, matched by feature | `solver/`, `solver/solver.wgsl`, `rigid_solver*.rs` |

@@ -23,6 +23,7 @@ struct MeshRef {
     triangles_at: u32,
     nodes_at: u32,
     bounds: MeshAabb,
+    two_sided: bool,
 }
 
 fn mesh_ref(base: u32) -> MeshRef {
@@ -34,6 +35,7 @@ fn mesh_ref(base: u32) -> MeshRef {
     m.triangles_at = base + MESH_HEADER_WORDS;
     m.nodes_at = base + h.z;
     m.bounds = MeshAabb(mesh_vec3(hull_word(base + 1u)), mesh_vec3(hull_word(base + 2u)));
+    m.two_sided = (h.w & 1u) != 0u;
     return m;
 }
 
@@ -51,6 +53,22 @@ fn mesh_triangle(m: MeshRef, k: u32) -> MeshTriangle {
     let w1 = hull_word(at + 1u);
     let w2 = hull_word(at + 2u);
     return MeshTriangle(mesh_vec3(w0), mesh_vec3(w1), mesh_vec3(w2), w0.w & 7u, w1.w);
+}
+
+/// Stored triangle k as a shape at `toward` meets it: a two-sided mesh's triangle whose plane
+/// `toward` lies behind comes turned round with its back's edge bits (layout.rs `mesh_facing`).
+fn mesh_facing(m: MeshRef, k: u32, toward: vec3<f32>) -> MeshTriangle {
+    let t = mesh_triangle(m, k);
+    if (!m.two_sided) {
+        return t;
+    }
+    let n = cross(t.b - t.a, t.c - t.a);
+    if (dot(n, toward - t.a) >= 0.0) {
+        return t;
+    }
+    let back = hull_word(m.triangles_at + k * 3u).w >> 3u;
+    let turned = ((back >> 2u) & 1u) | (back & 2u) | ((back & 1u) << 2u);
+    return MeshTriangle(t.a, t.c, t.b, turned, t.id);
 }
 
 struct MeshNode {

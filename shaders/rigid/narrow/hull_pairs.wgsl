@@ -9,7 +9,8 @@
 // only in worlds with hulls, `narrow_hull` over the same slots, which adds a hull pair's
 // contacts to the manifold `narrow` wrote. So the hull routines' code and private arrays (GJK's
 // simplex, EPA's polytope, the clipping buffers) stay out of the kernel every world runs, and
-// what that kernel computes is unchanged.
+// what that kernel computes is unchanged. Pairs with level geometry get theirs from a third
+// kernel, `narrow_mesh` (mesh.wgsl), in worlds holding meshes or heightfields.
 
 /// narrow/hull.rs `HULL_FACE_EPS` (box–capsule's FACE_EPS).
 const NC_HULL_FACE_EPS: f32 = 1e-4;
@@ -194,35 +195,46 @@ fn nc_is_hull_pair(ka: u32, kb: u32) -> bool {
     return kb == SHAPE_HULL || (ka == SHAPE_HULL && (kb == SHAPE_HALF_SPACE || kb == SHAPE_PLANE));
 }
 
-// One thread per pair slot k below the pairs `narrow` handled: the contacts of a hull pair or
-// of a pair with a triangle mesh or heightfield (mesh.wgsl),
-// into the manifold `narrow` left with none (its shapes already in the narrow phase's order).
-// Other slots are left alone.
-@compute @workgroup_size(RIGID_WG)
-fn narrow_hull(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let k = gid.x;
+/// Pair slot k as the kernels after `narrow` read it (`narrow_hull`, `narrow_mesh` in mesh.wgsl):
+/// its manifold and ordered shapes; `ok` is false for a slot past the pairs, a shape out of
+/// range or two shapes of one body (all left alone).
+struct NcSlot {
+    ok: bool,
+    m: Manifold,
+    sa: Shape,
+    sb: Shape,
+}
+
+fn nc_slot(k: u32) -> NcSlot {
+    var slot: NcSlot;
     let n = min(min(atomicLoad(&counters[COUNTER_PAIRS]), params.pair_capacity),
                 arrayLength(&manifolds));
     if (k >= n) {
-        return;
+        return slot;
     }
-    var m = manifolds[k];
+    slot.m = manifolds[k];
     let ns = arrayLength(&shapes);
-    if (m.shape_a >= ns || m.shape_b >= ns) {
+    if (slot.m.shape_a >= ns || slot.m.shape_b >= ns) {
+        return slot;
+    }
+    slot.sa = shapes[slot.m.shape_a];
+    slot.sb = shapes[slot.m.shape_b];
+    slot.ok = slot.sa.body != slot.sb.body || slot.sa.body == NONE;
+    return slot;
+}
+
+// One thread per pair slot k below the pairs `narrow` handled: the contacts of a hull pair,
+// into the manifold `narrow` left with none (its shapes already in the narrow phase's order).
+// Other slots are left alone (pairs with level geometry are `narrow_mesh`'s, mesh.wgsl).
+@compute @workgroup_size(RIGID_WG)
+fn narrow_hull(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let s = nc_slot(gid.x);
+    if (!s.ok || !nc_is_hull_pair(s.sa.kind, s.sb.kind)) {
         return;
     }
-    let sa = shapes[m.shape_a];
-    let sb = shapes[m.shape_b];
-    let level = nc_is_mesh_pair(sa.kind, sb.kind);
-    if (!(nc_is_hull_pair(sa.kind, sb.kind) || level) || (sa.body == sb.body && sa.body != NONE)) {
-        return;
-    }
-    let friction = m.normal.w;
-    if (level) {
-        nc_mesh_pair(&m, params.contact_margin, sa, nc_shape_pose(sa), sb, nc_shape_pose(sb));
-    } else {
-        nc_hull_pair(&m, params.contact_margin, sa, nc_shape_pose(sa), sb, nc_shape_pose(sb));
-    }
-    m.normal.w = friction;
-    manifolds[k] = m;
+    var m = s.m;
+    let pa = nc_shape_pose(s.sa);
+    nc_hull_pair(&m, params.contact_margin, s.sa, pa, s.sb, nc_shape_pose(s.sb));
+    m.normal.w = s.m.normal.w; // the friction `narrow` combined
+    manifolds[gid.x] = m;
 }

@@ -2,12 +2,15 @@
 // heightfield stored in `hulls`. CPU twin: src/rigid/narrow/mesh.rs (the method, the manifold,
 // the feature ids), same functions in the same operation order, over the stored words
 // (shaders/rigid/mesh/layout.wgsl) and a ball's and a capsule's triangle contacts
-// (shaders/rigid/mesh/contact.wgsl). Run by `narrow_hull` (hull_pairs.wgsl).
+// (shaders/rigid/mesh/contact.wgsl). Run by `narrow_mesh` (below), a kernel of its own so worlds
+// without level geometry never compile this code.
 //
 // Loops are bounded for software adapters: the BVH walk makes at most one trip per node, a
 // leaf holds at most MESH_LEAF_SIZE triangles, the heightfield walk at most MESH_MAX_CELLS
 // cells (both from the prelude; a shape spanning more cells is met by those nearest the
-// query's low corner).
+// query's low corner). Mesa's lavapipe also breaks a group's loops after 65,535 trips in all,
+// so the polytope–triangle SAT makes one trip per polytope vertex, face and edge (see
+// narrow/mesh.rs, "Software adapters").
 
 /// narrow/mesh.rs `MESH_NORMAL_COS`, `MESH_AXIS_REL`, `MESH_AXIS_ABS`.
 const MESH_NORMAL_COS: f32 = 0.9063078;
@@ -175,6 +178,63 @@ fn mesh_better(o: f32, best: f32) -> bool {
     return o < best - (MESH_AXIS_REL * abs(best) + MESH_AXIS_ABS);
 }
 
+/// The polytope–triangle SAT so far: the shallowest axis (its overlap, kind, polytope face or
+/// edge, triangle edge and contact normal from the triangle towards the polytope), and whether
+/// an axis separates the two by more than the margin.
+struct MeshSat {
+    best: f32,
+    axis: u32,
+    which: u32,
+    tri_edge: u32,
+    normal: vec3<f32>,
+    apart: bool,
+}
+
+/// Weighs one axis of overlap o (normal from the triangle towards the polytope) against the
+/// best so far (narrow/mesh.rs `polytope_triangle`'s face and edge loops).
+fn mesh_sat_axis(sat: ptr<function, MeshSat>, normal: vec3<f32>, o: f32, margin: f32, axis: u32,
+                 which: u32, tri_edge: u32) {
+    if (o < -margin) {
+        (*sat).apart = true;
+        return;
+    }
+    if (mesh_better(o, (*sat).best)) {
+        (*sat).best = o;
+        (*sat).axis = axis;
+        (*sat).which = which;
+        (*sat).tri_edge = tri_edge;
+        (*sat).normal = normal;
+    }
+}
+
+/// The Minkowski-face axis of a polytope edge and a triangle edge, out of the polytope, or zero
+/// (narrow/mesh.rs `edge_axis`).
+fn mesh_edge_axis(fa: vec3<f32>, fb: vec3<f32>, d: vec3<f32>, te: vec3<f32>,
+                  nf: vec3<f32>) -> vec3<f32> {
+    let s = dot(fa, te);
+    let t = dot(fb, te);
+    if (s * t >= 0.0) {
+        return vec3<f32>(0.0);
+    }
+    var x = fb * s - fa * t;
+    if (s < 0.0) {
+        x = -x;
+    }
+    if (dot(x, cross(te, nf)) >= 0.0) {
+        return vec3<f32>(0.0);
+    }
+    let c = cross(d, te);
+    let l2 = dot(c, c);
+    if (l2 <= NC_PARALLEL_EPS * dot(d, d) * dot(te, te)) {
+        return vec3<f32>(0.0);
+    }
+    let u = c / sqrt(l2);
+    if (dot(u, x) < 0.0) {
+        return -u;
+    }
+    return u;
+}
+
 /// The triangle's feature farthest along n (narrow/mesh.rs `support_region`).
 fn mesh_support_region(t: MeshTriangle, n: vec3<f32>, size: f32) -> u32 {
     let s0 = dot(n, t.a);
@@ -321,66 +381,50 @@ fn mesh_polytope_triangle(c: ptr<function, MeshCandidates>, p: ptr<function, Mes
     if (pi.y - plane < -margin) {
         return;
     }
-    var best = plane - pi.x;
-    if (best < -margin) {
+    var sat = MeshSat(plane - pi.x, MESH_AXIS_TRIANGLE, 0u, 0u, nf, false);
+    if (sat.best < -margin) {
         return;
     }
-    var axis = MESH_AXIS_TRIANGLE;
-    var which = 0u;
-    var tri_edge = 0u;
-    var normal = nf;
     for (var f = 0u; f < (*p).face_count; f++) {
-        let n = (*p).planes[f].xyz;
-        let ti = mesh_tri_interval(t, n);
-        let ii = mesh_polytope_interval(p, n);
-        let push_minus = ii.y - ti.x;
-        let push_plus = ti.y - ii.x;
-        let o = min(push_minus, push_plus);
-        if (o < -margin) {
+        let pl = (*p).planes[f];
+        let ti = mesh_tri_interval(t, pl.xyz);
+        mesh_sat_axis(&sat, -pl.xyz, pl.w - ti.x, margin, MESH_AXIS_FACE, f, 0u);
+        if (sat.apart) {
             return;
         }
-        if (push_minus <= push_plus && mesh_better(push_minus, best)) {
-            best = push_minus;
-            axis = MESH_AXIS_FACE;
-            which = f;
-            normal = -n;
-        }
     }
-    let centroid = (t.a + t.b + t.c) * (1.0 / 3.0);
     let h = (*p).hull;
     let ne = min(h.edge_count, HULL_MAX_EDGES);
+    let last_face = max((*p).face_count, 1u) - 1u;
     for (var e = 0u; e < ne; e++) {
         let ed = hull_edge(h, e);
-        let d = (*p).vertices[min(ed.x, 63u)] - (*p).vertices[min(ed.y, 63u)];
-        for (var j = 0u; j < 3u; j++) {
-            let te = mesh_tri_corner(t, (j + 1u) % 3u) - mesh_tri_corner(t, j);
-            let x = cross(d, te);
-            let l2 = dot(x, x);
-            if (l2 <= NC_PARALLEL_EPS * dot(d, d) * dot(te, te)) {
-                continue;
-            }
-            var n = x / sqrt(l2);
-            if (dot(n, (*p).centre - centroid) < 0.0) {
-                n = -n;
-            }
-            let ti = mesh_tri_interval(t, n);
-            let ii = mesh_polytope_interval(p, n);
-            if (ii.y - ti.x < -margin) {
-                return;
-            }
-            let o = ti.y - ii.x;
-            if (o < -margin) {
-                return;
-            }
-            if (mesh_better(o, best)) {
-                best = o;
-                axis = MESH_AXIS_EDGES;
-                which = e;
-                tri_edge = j;
-                normal = n;
-            }
+        let q0 = (*p).vertices[min(ed.x, 63u)];
+        let d = q0 - (*p).vertices[min(ed.y, 63u)];
+        let fa = (*p).planes[min(ed.z, last_face)].xyz;
+        let fb = (*p).planes[min(ed.w, last_face)].xyz;
+        // The three triangle edges written out (no inner loop: fewer trips on software
+        // adapters, see the header). A zero axis builds no Minkowski face and is skipped.
+        let u0 = mesh_edge_axis(fa, fb, d, t.b - t.a, nf);
+        let u1 = mesh_edge_axis(fa, fb, d, t.c - t.b, nf);
+        let u2 = mesh_edge_axis(fa, fb, d, t.a - t.c, nf);
+        if (any(u0 != vec3<f32>(0.0))) {
+            mesh_sat_axis(&sat, -u0, dot(u0, q0 - t.a), margin, MESH_AXIS_EDGES, e, 0u);
+        }
+        if (any(u1 != vec3<f32>(0.0)) && !sat.apart) {
+            mesh_sat_axis(&sat, -u1, dot(u1, q0 - t.b), margin, MESH_AXIS_EDGES, e, 1u);
+        }
+        if (any(u2 != vec3<f32>(0.0)) && !sat.apart) {
+            mesh_sat_axis(&sat, -u2, dot(u2, q0 - t.c), margin, MESH_AXIS_EDGES, e, 2u);
+        }
+        if (sat.apart) {
+            return;
         }
     }
+    var axis = sat.axis;
+    let which = sat.which;
+    let tri_edge = sat.tri_edge;
+    var normal = sat.normal;
+    let best = sat.best;
     if (axis != MESH_AXIS_TRIANGLE) {
         var region = 1u + tri_edge;
         if (axis != MESH_AXIS_EDGES) {
@@ -486,8 +530,11 @@ fn nc_mesh_pair(m: ptr<function, Manifold>, margin: f32, sa: Shape, pa: NcPose, 
     let ext = broad_half_extent(ka, sa.dims, local.rot) + vec3<f32>(margin);
     let query = MeshAabb(local.pos - ext, local.pos + ext);
     var poly: MeshPolytope;
+    // A two-sided mesh's triangles face the point the one-sided tests measure from.
+    var toward = local.pos;
     if (ka == SHAPE_BOX || ka == SHAPE_HULL) {
         mesh_polytope(&poly, sa, local);
+        toward = poly.centre;
     }
     var c: MeshCandidates;
     c.n = 0u;
@@ -504,7 +551,7 @@ fn nc_mesh_pair(m: ptr<function, Manifold>, margin: f32, sa: Shape, pa: NcPose, 
                 i = max(node.escape, i + 1u);
             } else if (node.count > 0u) {
                 for (var j = 0u; j < node.count; j++) {
-                    let t = mesh_triangle(mr, node.first + j);
+                    let t = mesh_facing(mr, node.first + j, toward);
                     mesh_each(&c, &poly, sa, local, margin, query, t);
                 }
                 i = max(node.escape, i + 1u);
@@ -540,4 +587,21 @@ fn nc_mesh_pair(m: ptr<function, Manifold>, margin: f32, sa: Shape, pa: NcPose, 
 /// Whether a manifold's (ordered) shapes make a pair with level geometry.
 fn nc_is_mesh_pair(ka: u32, kb: u32) -> bool {
     return kb == SHAPE_MESH || kb == SHAPE_HEIGHTFIELD;
+}
+
+// One thread per pair slot k below the pairs `narrow` handled: the contacts of a pair with a
+// triangle mesh or heightfield, into the manifold `narrow` left with none (its shapes already in
+// the narrow phase's order). Other slots are left alone. Dispatched only in worlds holding level
+// geometry, after `narrow_hull` (hull_pairs.wgsl), whose slots it never touches.
+@compute @workgroup_size(RIGID_WG)
+fn narrow_mesh(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let s = nc_slot(gid.x);
+    if (!s.ok || !nc_is_mesh_pair(s.sa.kind, s.sb.kind)) {
+        return;
+    }
+    var m = s.m;
+    let pa = nc_shape_pose(s.sa);
+    nc_mesh_pair(&m, params.contact_margin, s.sa, pa, s.sb, nc_shape_pose(s.sb));
+    m.normal.w = s.m.normal.w; // the friction `narrow` combined
+    manifolds[gid.x] = m;
 }

@@ -170,7 +170,7 @@ impl Variant {
         if shape.ccd_convex {
             v |= Self::CCD_CONVEX;
         }
-        if shape.ccd_level {
+        if shape.level {
             v |= Self::CCD_LEVEL;
         }
         v

@@ -5,7 +5,8 @@
 //!
 //! Level geometry is static: it goes on a [`crate::rigid::RigidBody::fixed`] body (a dynamic or
 //! kinematic body with one is refused when it is added) and adds no mass. Its triangles are
-//! one-sided: a shape whose centre lies behind a triangle's plane makes no contact with it.
+//! one-sided: a shape whose centre lies behind a triangle's plane makes no contact with it,
+//! unless the mesh is two-sided ([`Collider::two_sided_trimesh`], [`TriMesh::with_two_sided`]).
 
 use std::sync::Arc;
 
@@ -27,6 +28,17 @@ impl Collider {
     /// [`super::MAX_TRIANGLES`].
     pub fn trimesh(vertices: &[Vec3], indices: &[[u32; 3]]) -> Result<Self> {
         Ok(Self::of_trimesh(Arc::new(TriMesh::new(vertices, indices)?)))
+    }
+
+    /// A two-sided static triangle mesh: as [`Collider::trimesh`], but a shape behind a
+    /// triangle meets its back instead of passing (a thin wall, a platform, a cave ceiling;
+    /// see [`TriMesh::with_two_sided`]).
+    ///
+    /// # Errors
+    /// As [`Collider::trimesh`].
+    pub fn two_sided_trimesh(vertices: &[Vec3], indices: &[[u32; 3]]) -> Result<Self> {
+        let mesh = TriMesh::new(vertices, indices)?.with_two_sided(true);
+        Ok(Self::of_trimesh(Arc::new(mesh)))
     }
 
     /// A collider of a mesh cooked elsewhere (share one `Arc` between worlds or bodies).

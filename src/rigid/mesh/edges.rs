@@ -13,6 +13,10 @@
 //! Flat edges (normals within the angle) and concave ones (the neighbour rises above the
 //! plane) are inactive. Flags are computed once when a mesh is built, three bits a triangle
 //! (bit `e` for the edge from vertex `e` to vertex `(e + 1) % 3`).
+//!
+//! Seen from behind (a two-sided mesh, [`super::TriMesh::with_two_sided`]) a convex edge is
+//! concave and a concave one convex: the back's active edges are the boundaries and the
+//! concave edges ([`back_active_bits`]), flat edges staying inactive on both sides.
 
 use glam::Vec3;
 use std::collections::HashMap;
@@ -38,6 +42,12 @@ impl EdgeKind {
     /// Whether a contact on such an edge may push along the edge's own normal.
     pub fn is_active(self) -> bool {
         matches!(self, EdgeKind::Boundary | EdgeKind::Convex)
+    }
+
+    /// Whether a contact on such an edge may push a shape behind the triangle (a two-sided
+    /// mesh's back): the edge is convex seen from there.
+    pub fn is_active_from_behind(self) -> bool {
+        matches!(self, EdgeKind::Boundary | EdgeKind::Concave)
     }
 }
 
@@ -99,6 +109,19 @@ pub fn active_bits(kinds: &[[EdgeKind; 3]]) -> Vec<u8> {
             k.iter()
                 .enumerate()
                 .fold(0u8, |m, (e, kind)| m | (u8::from(kind.is_active()) << e))
+        })
+        .collect()
+}
+
+/// The three active-edge bits of each triangle's back (bit e set: edge e, numbered as on the
+/// front, is active seen from behind; see the module docs).
+pub fn back_active_bits(kinds: &[[EdgeKind; 3]]) -> Vec<u8> {
+    kinds
+        .iter()
+        .map(|k| {
+            k.iter().enumerate().fold(0u8, |m, (e, kind)| {
+                m | (u8::from(kind.is_active_from_behind()) << e)
+            })
         })
         .collect()
 }

@@ -11,10 +11,10 @@
 //! # Mesh block ([`mesh_words`], read by [`mesh_ref`])
 //! | word | x | y | z | w |
 //! |---|---|---|---|---|
-//! | 0 | triangle count T | node count N | offset of the nodes | 0 |
+//! | 0 | triangle count T | node count N | offset of the nodes | 1 when two-sided, else 0 |
 //! | 1 | box min x | y | z | 0 |
 //! | 2 | box max x | y | z | 0 |
-//! | 3 + 3k + j | corner j of triangle k: x | y | z | j = 0: active-edge bits; j = 1: the triangle's id; j = 2: 0 |
+//! | 3 + 3k + j | corner j of triangle k: x | y | z | j = 0: active-edge bits, the front's in bits 0–2 and the back's in 3–5; j = 1: the triangle's id; j = 2: 0 |
 //! | nodes + 2i | node i's box min x | y | z | escape index |
 //! | nodes + 2i + 1 | node i's box max x | y | z | `first \| count << 24` (count 0: inner node) |
 //!
@@ -73,12 +73,14 @@ pub fn mesh_words(mesh: &TriMesh) -> Vec<UVec4> {
     let nodes_at = MESH_HEADER_WORDS + 3 * t;
     let mut out = Vec::with_capacity((nodes_at as usize) + 2 * bvh.nodes.len());
     let b = mesh.aabb();
-    out.push(UVec4::new(t, bvh.nodes.len() as u32, nodes_at, 0));
+    let sides = u32::from(mesh.is_two_sided());
+    out.push(UVec4::new(t, bvh.nodes.len() as u32, nodes_at, sides));
     out.push(bits3(b.min, 0));
     out.push(bits3(b.max, 0));
     for &id in &bvh.order {
         let corners = mesh.triangle(id).unwrap_or([Vec3::ZERO; 3]);
-        out.push(bits3(corners[0], u32::from(mesh.active_edges(id))));
+        let bits = mesh.active_edges(id) | mesh.back_active_edges(id) << 3;
+        out.push(bits3(corners[0], u32::from(bits)));
         out.push(bits3(corners[1], id));
         out.push(bits3(corners[2], 0));
     }
@@ -141,6 +143,8 @@ pub struct MeshRef {
     pub nodes_at: u32,
     /// The mesh's box in its own frame.
     pub bounds: Aabb,
+    /// Whether shapes meet the triangles' backs too ([`TriMesh::with_two_sided`]).
+    pub two_sided: bool,
 }
 
 /// The mesh block whose first word is `base` (see the module docs).
@@ -156,6 +160,7 @@ pub fn mesh_ref(words: &[UVec4], base: u32) -> MeshRef {
             min: vec3_of(words.word(base.wrapping_add(1))),
             max: vec3_of(words.word(base.wrapping_add(2))),
         },
+        two_sided: h.w & 1 != 0,
     }
 }
 
@@ -166,6 +171,25 @@ pub fn mesh_triangle(words: &[UVec4], m: &MeshRef, k: u32) -> ([Vec3; 3], u32, u
     let w1 = words.word(at.wrapping_add(1));
     let w2 = words.word(at.wrapping_add(2));
     ([vec3_of(w0), vec3_of(w1), vec3_of(w2)], w0.w & 7, w1.w)
+}
+
+/// Stored triangle `k` of mesh `m` as a shape at `toward` (a point in the mesh's frame) meets
+/// it: as [`mesh_triangle`], but a two-sided mesh's triangle whose plane `toward` lies behind
+/// comes turned round (corners a, c, b) with its back's active-edge bits renumbered to match
+/// (edge 0 of the turned triangle is the stored edge 2, edge 2 the stored edge 0). Every walk
+/// that meets shapes reads triangles through this, so from then on a triangle is one-sided.
+pub fn mesh_facing(words: &[UVec4], m: &MeshRef, k: u32, toward: Vec3) -> ([Vec3; 3], u32, u32) {
+    let (tri, active, id) = mesh_triangle(words, m, k);
+    if !m.two_sided {
+        return (tri, active, id);
+    }
+    let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
+    if n.dot(toward - tri[0]) >= 0.0 {
+        return (tri, active, id);
+    }
+    let back = words.word(m.triangles_at.wrapping_add(k.wrapping_mul(3))).w >> 3;
+    let turned = (back >> 2 & 1) | (back & 2) | (back & 1) << 2;
+    ([tri[0], tri[2], tri[1]], turned, id)
 }
 
 /// Node `i` of mesh `m`'s BVH.
@@ -385,22 +409,24 @@ pub fn heightfield_cast_ray(
 /// `block` (of a shape of kind `kind`: [`crate::rigid::types::shape_kind::MESH`] or
 /// `HEIGHTFIELD`) that the walk reaches for `query` (a box in the geometry's frame): the
 /// mesh's leaves whose boxes overlap it ([`mesh_walk`]), or the heightfield's cells under it
-/// ([`heightfield_cells`], at most `max_cells` of them, holes skipped). The continuous
-/// collision stage and the shape casts walk level geometry through this, as the narrow phase
-/// does in its own loop.
+/// ([`heightfield_cells`], at most `max_cells` of them, holes skipped). A two-sided mesh's
+/// triangles come facing `toward` (the shape's centre in the geometry's frame; see
+/// [`mesh_facing`]). The narrow phase, the continuous collision stage and the shape casts walk
+/// level geometry through this.
 pub fn visit_triangles(
     words: &[UVec4],
     kind: u32,
     block: u32,
     query: &Aabb,
     max_cells: u32,
+    toward: Vec3,
     mut visit: impl FnMut([Vec3; 3], u32, u32),
 ) {
     use crate::rigid::types::shape_kind;
     if kind == shape_kind::MESH {
         let m = mesh_ref(words, block);
         mesh_walk(words, &m, query, |k| {
-            let (tri, active, id) = mesh_triangle(words, &m, k);
+            let (tri, active, id) = mesh_facing(words, &m, k, toward);
             visit(tri, active, id);
         });
     } else if kind == shape_kind::HEIGHTFIELD {

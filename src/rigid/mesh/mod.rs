@@ -32,7 +32,7 @@ pub use contact::{
     capsule_triangle, capsule_triangle_slots, closest_on_triangle, closest_segments,
     region_is_active, sphere_triangle, TriangleContact, TriangleRegion,
 };
-pub use edges::{active_bits, classify_edges, EdgeKind, ACTIVE_ANGLE_DEG};
+pub use edges::{active_bits, back_active_bits, classify_edges, EdgeKind, ACTIVE_ANGLE_DEG};
 pub use heightfield::HeightField;
 
 use crate::error::{Error, Result};
@@ -82,7 +82,12 @@ pub fn ray_triangle(origin: Vec3, dir: Vec3, max_t: f32, a: Vec3, b: Vec3, c: Ve
 }
 
 /// A static triangle mesh: vertices, triangles, the BVH over them and each triangle's
-/// active-edge bits ([`classify_edges`]).
+/// active-edge bits ([`classify_edges`]), for its front and its back.
+///
+/// A mesh is one-sided unless made two-sided ([`TriMesh::with_two_sided`]): a shape whose
+/// centre lies behind a triangle's plane then meets the triangle's back, as a shape in front
+/// meets its front (the triangle turned round, its back's edge flags in force), where a
+/// one-sided mesh lets it through. Rays hit both sides of either kind.
 ///
 /// Degenerate triangles (two equal indices, or corners on a line to rounding) are dropped when the mesh is built
 /// and counted ([`TriMesh::dropped`]); everything else wrong is an error.
@@ -91,8 +96,10 @@ pub struct TriMesh {
     vertices: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,
     bvh: Bvh,
+    /// Bits 0–2: the front's active edges; bits 3–5: the back's.
     active: Vec<u8>,
     dropped: u32,
+    two_sided: bool,
 }
 
 impl TriMesh {
@@ -158,14 +165,34 @@ impl TriMesh {
             .map(|t| padded(triangle_box(vertices, t)))
             .collect();
         let bvh = Bvh::build(&boxes);
-        let active = active_bits(&classify_edges(vertices, &kept));
+        let kinds = classify_edges(vertices, &kept);
+        let active = active_bits(&kinds)
+            .iter()
+            .zip(back_active_bits(&kinds))
+            .map(|(front, back)| front | back << 3)
+            .collect();
         Ok(TriMesh {
             vertices: vertices.to_vec(),
             triangles: kept,
             bvh,
             active,
             dropped,
+            two_sided: false,
         })
+    }
+
+    /// The mesh made two-sided (`true`) or one-sided (`false`, as built): see the type's
+    /// docs. A thin wall, a floating platform or a cave ceiling a body may meet from either
+    /// side wants two sides; a closed level surface, whose inside nothing should reach, one.
+    #[must_use]
+    pub fn with_two_sided(mut self, on: bool) -> TriMesh {
+        self.two_sided = on;
+        self
+    }
+
+    /// Whether shapes meet the triangles' backs too ([`TriMesh::with_two_sided`]).
+    pub fn is_two_sided(&self) -> bool {
+        self.two_sided
     }
 
     /// The vertices.
@@ -197,7 +224,13 @@ impl TriMesh {
     /// Triangle `t`'s active-edge bits (bit e: the edge from vertex e to e + 1 may push); 0
     /// past the last triangle.
     pub fn active_edges(&self, t: u32) -> u8 {
-        self.active.get(t as usize).copied().unwrap_or(0)
+        self.active.get(t as usize).map_or(0, |a| a & 7)
+    }
+
+    /// Triangle `t`'s active-edge bits seen from behind (bit e: edge e, numbered as on the
+    /// front, may push a shape behind it; see [`back_active_bits`]); 0 past the last triangle.
+    pub fn back_active_edges(&self, t: u32) -> u8 {
+        self.active.get(t as usize).map_or(0, |a| a >> 3)
     }
 
     /// The box around the whole mesh.

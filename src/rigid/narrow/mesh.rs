@@ -1,5 +1,5 @@
 //! Pairs with level geometry (part of stage `narrow`; WGSL twin in
-//! `shaders/rigid/narrow/mesh.wgsl`, run by the `narrow_hull` kernel, same functions in the
+//! `shaders/rigid/narrow/mesh.wgsl`, run by the `narrow_mesh` kernel, same functions in the
 //! same operation order): a sphere, box, capsule or hull against a
 //! static triangle mesh ([`shape_kind::MESH`]) or heightfield ([`shape_kind::HEIGHTFIELD`]). The
 //! pair arrives turned by [`shape_kind::order`] (level geometry sorts last), so the convex shape
@@ -14,13 +14,19 @@
 //!    under the query's footprint ([`layout::heightfield_cells`]). Each triangle whose own box
 //!    meets the query is tested.
 //! 3. Contacts with one triangle (its normal from the triangle to the shape; one-sided: a
-//!    shape whose centre is behind the triangle's plane makes none):
+//!    shape whose centre is behind the triangle's plane makes none; a two-sided mesh's
+//!    triangle comes turned to face the shape's centre, with its back's edge flags,
+//!    [`layout::mesh_facing`]):
 //!    - sphere: [`sphere_triangle`]; capsule: [`capsule_triangle_slots`]; both with the
 //!      internal-edge rule of `crate::rigid::mesh`;
 //!    - box and hull (a box is the store's unit cube scaled): SAT over the triangle's normal,
-//!      the polytope's face normals and the crosses of its edges with the triangle's (13 axes
-//!      for a box), the triangle's normal kept unless another axis is shallower by
-//!      [`MESH_AXIS_REL`] of it plus [`MESH_AXIS_ABS`], polytope faces before edge pairs. The
+//!      the polytope's face normals and the crosses of its edges with the triangle's, only
+//!      those pairs that build a face of the Minkowski difference (Gauss-map pruning,
+//!      `edge_axis`), as the hull–hull SAT does. Only the triangle's normal projects the
+//!      polytope; a polytope face's extent is its plane and an edge pair's overlap is the
+//!      edges' distance along the axis. The triangle's normal is kept unless another axis is
+//!      shallower by [`MESH_AXIS_REL`] of it plus [`MESH_AXIS_ABS`], polytope faces before edge
+//!      pairs. The
 //!      triangle's normal clips the polytope's incident face (its face most against the normal)
 //!      to the triangle; a polytope face clips the triangle to that face; an edge pair gives
 //!      one point between the two edges. Then the internal-edge rule: when the axis is not the
@@ -46,13 +52,13 @@
 //! for an edge pair. Only ids within one manifold need to differ.
 //!
 //! **Software adapters.** Mesa's lavapipe and llvmpipe break every loop of a SIMD group of 8
-//! invocations after 65,535 iterations in all. The SAT of a hull of 24 points against one
-//! triangle costs about 6,000 trips (its face and edge axes, each over its vertices), so a
-//! group of 8 level pairs with hulls among them can run past the limit, and its pairs then keep
-//! one contact instead of up to four (bodies sink into the level there, on those adapters
-//! only; real GPUs have no such limit, and 6 such pairs to a group stay within it). The fix
-//! planned is cheaper axes: a box's intervals in closed form and the hull's edges pruned by
-//! their Gauss map, as the hull–hull SAT does.
+//! invocations after 65,535 iterations in all. Projecting the polytope on every axis cost a
+//! hull of 24 points about 6,000 trips a triangle, enough for a group of 8 level pairs with
+//! hulls to run past the limit and keep one contact a pair (bodies sank there). The SAT above
+//! costs such a hull one trip per vertex (the triangle's normal), per face and per edge, about
+//! 24 + 44 + 66 a triangle, and the three triangle edges of a polytope edge are written out in
+//! the WGSL rather than looped; `rigid_mesh_gpu`'s full groups of polytope pairs hold the GPU
+//! to the twin with eight such pairs to every group.
 
 use super::*;
 use crate::rigid::broad::half_extent;
@@ -227,8 +233,18 @@ pub(super) fn mesh_pair(
             None => round_triangle(&mut c, sa, local, margin, tri, active, base),
         }
     };
+    // A two-sided mesh's triangles face the point the one-sided tests measure from.
+    let toward = poly.as_ref().map_or(local.pos, |p| p.centre);
     let block = sb.dims.x as u32;
-    layout::visit_triangles(words, sb.kind, block, &query, MESH_MAX_CELLS, &mut each);
+    layout::visit_triangles(
+        words,
+        sb.kind,
+        block,
+        &query,
+        MESH_MAX_CELLS,
+        toward,
+        &mut each,
+    );
     finish(m, &c, pb, sa.kind == SPHERE);
 }
 
@@ -331,54 +347,50 @@ fn polytope_triangle(
     let mut axis = Axis::Triangle;
     let mut normal = nf;
     let better = |o: f32, best: f32| o < best - (MESH_AXIS_REL * best.abs() + MESH_AXIS_ABS);
-    // Polytope faces: push along −n_f (the face towards the triangle).
+    // Polytope faces: push along −n_f (the face towards the triangle). The polytope's extent
+    // along its own face normal is the plane's offset, so the face needs no projection. The
+    // other side of the axis (pushing along +n_f, the triangle deeper than the polytope's
+    // middle) is not a face of the Minkowski difference and is left out, as in hull–hull SAT.
     for f in 0..p.face_count {
-        let n = p.planes[f as usize].xyz();
-        let (tlo, thi) = tri_interval(n);
-        let (lo, hi) = p.interval(n);
-        let push_minus = hi - tlo; // move the polytope along −n
-        let push_plus = thi - lo; // along +n
-        let o = push_minus.min(push_plus);
+        let pl = p.planes[f as usize];
+        let n = pl.xyz();
+        let (tlo, _) = tri_interval(n);
+        let o = pl.w - tlo;
         if o < -margin {
             return;
         }
-        if push_minus <= push_plus && better(push_minus, best) {
-            best = push_minus;
+        if better(o, best) {
+            best = o;
             axis = Axis::Face(f);
             normal = -n;
         }
     }
-    // Edge pairs, oriented from the triangle towards the polytope's centre.
-    let centroid = (a + b + cc) * (1.0 / 3.0);
+    // Edge pairs that build a face of the Minkowski difference (Gauss-map pruning, see
+    // `edge_axis`): the edges are then each shape's support feature along the axis, so the
+    // overlap is their distance along it, with no projection of the polytope.
     let h = &p.hull;
     let ne = h.edge_count.min(MAX_HULL_EDGES);
+    let last_face = p.face_count.max(1) as usize - 1;
     for e in 0..ne {
         let ed = words.edge(h, e);
-        let d = p.vertices[(ed.v0 as usize).min(63)] - p.vertices[(ed.v1 as usize).min(63)];
+        let q0 = p.vertices[(ed.v0 as usize).min(63)];
+        let d = q0 - p.vertices[(ed.v1 as usize).min(63)];
+        let fa = p.planes[(ed.f0 as usize).min(last_face)].xyz();
+        let fb = p.planes[(ed.f1 as usize).min(last_face)].xyz();
         for j in 0..3u32 {
-            let te = tri[((j + 1) % 3) as usize] - tri[j as usize];
-            let x = d.cross(te);
-            let l2 = x.dot(x);
-            if l2 <= PARALLEL_EPS * d.dot(d) * te.dot(te) {
+            let t0 = tri[j as usize];
+            let u = edge_axis(fa, fb, d, tri[((j + 1) % 3) as usize] - t0, nf);
+            if u == Vec3::ZERO {
                 continue;
             }
-            let mut n = x / l2.sqrt();
-            if n.dot(p.centre - centroid) < 0.0 {
-                n = -n;
-            }
-            let (tlo, thi) = tri_interval(n);
-            let (lo, hi) = p.interval(n);
-            if hi - tlo < -margin {
-                return;
-            }
-            let o = thi - lo;
+            let o = u.dot(q0 - t0);
             if o < -margin {
                 return;
             }
             if better(o, best) {
                 best = o;
                 axis = Axis::Edges(e, j);
-                normal = n;
+                normal = -u;
             }
         }
     }
@@ -411,6 +423,42 @@ fn polytope_triangle(
                 base + 192 + 16 * j + (e & 15),
             );
         }
+    }
+}
+
+/// The axis of a polytope edge and a triangle edge when the pair builds a face of the Minkowski
+/// difference, pointing out of the polytope (towards the triangle); zero when it does not, or the
+/// edges are near parallel. The polytope edge (direction `d`) spans the arc of outward normals
+/// between its faces' normals `fa` and `fb`; the triangle edge (direction `te`, the triangle's
+/// normal `nf`) is the support of the half circle of directions at right angles to it through
+/// its outward side (`te × nf`, both faces of the flat triangle). They build a face when the
+/// first arc crosses the plane at right angles to `te` (`fa·te`, `fb·te` of opposite signs), at
+/// a direction `x` whose opposite lies in the second half circle (`x·(te × nf) < 0`). Every axis
+/// left out is one along which the overlap exceeds the penetration, so the deepest-axis choice
+/// and the separation test are the same as over all edge pairs.
+fn edge_axis(fa: Vec3, fb: Vec3, d: Vec3, te: Vec3, nf: Vec3) -> Vec3 {
+    let s = fa.dot(te);
+    let t = fb.dot(te);
+    if s * t >= 0.0 {
+        return Vec3::ZERO;
+    }
+    let mut x = fb * s - fa * t;
+    if s < 0.0 {
+        x = -x;
+    }
+    if x.dot(te.cross(nf)) >= 0.0 {
+        return Vec3::ZERO;
+    }
+    let c = d.cross(te);
+    let l2 = c.dot(c);
+    if l2 <= PARALLEL_EPS * d.dot(d) * te.dot(te) {
+        return Vec3::ZERO;
+    }
+    let u = c / l2.sqrt();
+    if u.dot(x) < 0.0 {
+        -u
+    } else {
+        u
     }
 }
 

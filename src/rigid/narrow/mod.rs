@@ -72,10 +72,11 @@
 //! keep their ids while they jitter across the sides of the face below (clipped one step, not
 //! the next), and so do the corners of a half-offset stack.
 //!
-//! On the GPU the stage is two kernels: `narrow` over every pair, then (in worlds with hulls,
-//! meshes or heightfields) `narrow_hull`, which gives the pairs with a hull or level geometry
-//! their contacts (see `shaders/rigid/narrow/hull_pairs.wgsl` and `mesh.wgsl`); here
-//! [`collide_shapes`] does both for each pair.
+//! On the GPU the stage is up to three kernels: `narrow` over every pair, then (in worlds with
+//! hulls) `narrow_hull`, which gives the pairs with a hull their contacts
+//! (`shaders/rigid/narrow/hull_pairs.wgsl`), then (in worlds with meshes or heightfields)
+//! `narrow_mesh`, which gives the pairs with level geometry theirs (`mesh.wgsl`); here
+//! [`collide_shapes`] does all for each pair.
 //!
 //! The shapes' world pose is recomputed from their bodies (body position + rotated offset,
 //! body orientation · offset rotation) rather than read from `shape_xf`, so the stage does not

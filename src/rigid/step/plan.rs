@@ -92,16 +92,19 @@ pub struct StepShape {
     /// With blocks, the velocity stages solve each bin against a workgroup copy of its bodies
     /// (their `_staged` entry points; [`crate::rigid::RigidWorld::set_block_staging`]).
     pub block_stage: bool,
-    /// Whether the world has convex hulls, triangle meshes or heightfields: the narrow stage
-    /// then adds the `narrow_hull` dispatch, which gives hull pairs and pairs with level
-    /// geometry their contacts (`shaders/rigid/narrow/hull_pairs.wgsl`, `mesh.wgsl`).
+    /// Whether the world has convex hulls: the narrow stage then adds the `narrow_hull`
+    /// dispatch, which gives hull pairs their contacts (`shaders/rigid/narrow/hull_pairs.wgsl`).
     pub hulls: bool,
-    /// Whether the ccd stage may sweep by conservative advancement: the world has hulls, or a
-    /// CCD body with a box or a capsule (else its kernel is compiled without that code).
+    /// Whether the ccd stage may sweep by conservative advancement: the world has hulls or level
+    /// geometry, or a CCD body with a box or a capsule (else its kernel is compiled without that
+    /// code).
     pub ccd_convex: bool,
-    /// Whether the ccd stage sweeps against level geometry: the world holds triangle meshes or
-    /// heightfields (else its kernel is compiled without that code).
-    pub ccd_level: bool,
+    /// Whether the world holds triangle meshes or heightfields: the narrow stage then adds the
+    /// `narrow_mesh` dispatch, which gives pairs with level geometry their contacts
+    /// (`shaders/rigid/narrow/mesh.wgsl`), and the ccd stage sweeps against them (else its
+    /// kernel is compiled without that code). A world without level geometry never compiles
+    /// either.
+    pub level: bool,
     /// Whether contact events are on (the `contact_events` stage runs).
     pub events: bool,
 }
@@ -497,6 +500,9 @@ pub fn stage_ops(
             ops.push(per_pair_stage(stage));
             if shape.hulls {
                 ops.push(per_pair(stage, "narrow_hull", shape.pair_capacity, 0));
+            }
+            if shape.level {
+                ops.push(per_pair(stage, "narrow_mesh", shape.pair_capacity, 0));
             }
         }
         WakeMark | WarmStart => ops.push(per_pair_stage(stage)),

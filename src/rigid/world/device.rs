@@ -116,9 +116,9 @@ impl RigidWorld {
             },
             block_stage: self.blocks_run()
                 && matches!(&self.engine, Engine::Gpu(g) if g.block_staging),
-            hulls: self.hulls.any(),
-            ccd_convex: self.hulls.any() || self.ccd_convex_shapes > 0,
-            ccd_level: self.hulls.level.any(),
+            hulls: self.hulls.convex(),
+            ccd_convex: self.hulls.convex() || self.hulls.level.any() || self.ccd_convex_shapes > 0,
+            level: self.hulls.level.any(),
             events: self.events.on,
         }
     }

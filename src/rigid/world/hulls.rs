@@ -34,10 +34,10 @@ impl WorldHulls {
         &self.store
     }
 
-    /// Whether any hull, triangle mesh or heightfield was stored (the narrow stage then runs
-    /// `narrow_hull` on the GPU).
-    pub(super) fn any(&self) -> bool {
-        !self.kept.is_empty() || self.loaded || self.level.any()
+    /// Whether a convex hull may be stored (the narrow stage then runs `narrow_hull` on the
+    /// GPU). A loaded store counts: its hulls are not named by `kept`.
+    pub(super) fn convex(&self) -> bool {
+        !self.kept.is_empty() || self.loaded
     }
 
     fn key(hull: &Arc<Hull>) -> usize {

@@ -152,11 +152,15 @@ fn corrupt(what: &'static str, base: u32) -> Error {
 #[cfg(feature = "serde")]
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) enum SavedLevel {
-    /// A triangle mesh: its vertices and kept triangles.
+    /// A triangle mesh: its vertices, kept triangles and sides.
     Mesh {
         base: u32,
         vertices: Vec<glam::Vec3>,
         triangles: Vec<[u32; 3]>,
+        /// [`TriMesh::with_two_sided`] (absent from saves made before meshes had two sides:
+        /// one-sided).
+        #[serde(default)]
+        two_sided: bool,
     },
     /// A heightfield: its samples, scale and holes (cells by row and column).
     Field {
@@ -180,12 +184,12 @@ impl SavedLevel {
                 base,
                 vertices,
                 triangles,
-            } => (
-                *base,
-                Shape::TriMesh {
-                    mesh: Arc::new(TriMesh::new(vertices, triangles).map_err(refused)?),
-                },
-            ),
+                two_sided,
+            } => {
+                let mesh = TriMesh::new(vertices, triangles).map_err(refused)?;
+                let mesh = Arc::new(mesh.with_two_sided(*two_sided));
+                (*base, Shape::TriMesh { mesh })
+            }
             Self::Field {
                 base,
                 rows,
@@ -231,6 +235,7 @@ impl hulls::WorldHulls {
             base: *base,
             vertices: m.vertices().to_vec(),
             triangles: m.triangles().to_vec(),
+            two_sided: m.is_two_sided(),
         });
         let fields = self.level.fields.iter().map(|(base, f)| {
             let cols = f.columns().saturating_sub(1);

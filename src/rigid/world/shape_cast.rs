@@ -21,8 +21,8 @@
 //!
 //! Against a triangle mesh or heightfield the caster advances against each triangle its path
 //! may reach (each a flat convex core for GJK, `ConvexShape::triangle`; one-sided, as the
-//! narrow phase: a triangle whose plane the caster's centre starts behind is passed), and the
-//! nearest wins.
+//! narrow phase: a triangle whose plane the caster's centre starts behind is passed, a
+//! two-sided mesh's triangles turned to face it first), and the nearest wins.
 
 use super::*;
 use crate::rigid::hull::{gjk, ConvexShape, Frame, HullWords};
@@ -272,6 +272,7 @@ fn cast_level(
         s.dims.x as u32,
         &query,
         cells,
+        a,
         |tri, _, _| {
             let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
             if n.dot(a - tri[0]) < 0.0 {
