@@ -1,8 +1,9 @@
-//! Triangle meshes and heightfields as static colliders of a `RigidWorld` (issue 37): a ball rolls and a box slides across the seams of a flat mesh and a flat
-//! heightfield as on a plane, a box rests on a heightfield slope below its friction angle and
-//! sleeps, a box dropped into a mesh bowl comes to rest at the bottom, ray casts hit the
-//! triangle brute force says, and bad input is refused with the world unchanged. The world
-//! tests run on both backends. Every tolerance says why it is that size.
+//! Triangle meshes and heightfields as static colliders of a `RigidWorld` (issue 37): a ball
+//! rolls and a box slides across the seams of a flat mesh, a flat heightfield and the backs of a
+//! two-sided mesh as on a plane, a box rests on a heightfield slope below its friction angle and
+//! sleeps, a box and a rock dropped into a mesh bowl come to rest at the bottom and sleep, ray
+//! casts hit the triangle brute force says, and bad input is refused with the world unchanged.
+//! The world tests run on both backends. Every tolerance says why it is that size.
 
 mod common;
 
@@ -397,16 +398,32 @@ fn slope_rest(name: &str, backend: &Backend) {
 // ---------------------------------------------------------------------------------------------
 // 4. A box dropped into a mesh bowl
 
-/// A box let down off-centre into a paraboloid bowl y = k·(x² + z²), where the slope is
-/// steeper than its friction angle, slides down and comes to rest at the bottom.
+/// A box and a rock (a 12-point hull) let down off-centre into a paraboloid bowl
+/// y = k·(x² + z²), where the slope is steeper than their friction angle, slide or roll down,
+/// come to rest at the bottom and fall asleep.
 #[test]
 fn a_box_dropped_into_a_mesh_bowl_comes_to_rest_at_the_bottom() {
     for (name, backend) in backends() {
-        bowl(name, &backend);
+        for rock in [false, true] {
+            bowl(name, &backend, rock);
+        }
     }
 }
 
-fn bowl(name: &str, backend: &Backend) {
+/// An icosahedron of circumradius `r`: a rock with faces large enough to rest on (neighbouring
+/// face normals 41.8° apart).
+fn rock_points(r: f32) -> Vec<Vec3> {
+    let p = (1.0 + 5f32.sqrt()) / 2.0;
+    let mut v = Vec::new();
+    for (a, b) in [(1.0, p), (-1.0, p), (1.0, -p), (-1.0, -p)] {
+        v.push(Vec3::new(0.0, a, b));
+        v.push(Vec3::new(a, b, 0.0));
+        v.push(Vec3::new(b, 0.0, a));
+    }
+    v.iter().map(|q| q.normalize() * r).collect()
+}
+
+fn bowl(name: &str, backend: &Backend, rock: bool) {
     let k = 0.25;
     let (v, t) = grid_with(24, 0.5, |x, z| k * (x * x + z * z));
     let mu = 0.5;
@@ -417,49 +434,73 @@ fn bowl(name: &str, backend: &Backend) {
     )
     .expect("bowl");
     let h = 0.2;
+    let (shape, what, reach) = if rock {
+        // Its largest half width on the ground: the circumradius.
+        let c = Collider::convex_hull(&rock_points(0.25)).expect("rock");
+        (c, "rock", 0.25)
+    } else {
+        (Collider::cuboid(Vec3::splat(h)), "box", h * 2f32.sqrt())
+    };
     let b = w
         .add_body(
             RigidBody::dynamic()
                 .position(Vec3::new(1.04, 0.72, 0.78))
                 .mass(1.0),
-            &[Collider::cuboid(Vec3::splat(h)).material(mu, 0.0)],
+            &[shape.material(mu, 0.0)],
         )
-        .expect("box");
-    // 1.5 s to land and settle, then 0.5 s watched.
-    run(&mut w, 90, DT);
-    let before = w.body_raw(b).expect("box").pos.xyz();
+        .expect("body");
+    // 1.5 s for the box to land and settle (3.5 s for the rock, which rolls down and rocks from
+    // face to face about the bottom before it settles), then 0.5 s watched, then up to 4 s
+    // more to fall asleep.
+    run(&mut w, if rock { 210 } else { 90 }, DT);
+    let before = w.body_raw(b).expect("body").pos.xyz();
     run(&mut w, 30, DT);
-    let body = w.body_raw(b).expect("box");
+    let body = w.body_raw(b).expect("body");
     let p = body.pos.xyz();
     let rho = Vec3::new(p.x, 0.0, p.z).length();
     let (v, spin) = (body.lin_vel.xyz().length(), body.ang_vel.xyz().length());
     let crept = (p - before).length();
-    println!("{name}: rest at {p}, ρ {rho}, |v| {v}, |ω| {spin}, moved {crept} m in 0.5 s");
-    // The bowl's slope at radius ρ is 2kρ; the box can rest only where that is below its
-    // friction coefficient, ρ ≤ μ/(2k) = 1 m, plus its half diagonal on the ground (0.28 m)
-    // for where its centre sits over its contacts.
-    let rest = mu / (2.0 * k) + h * 2f32.sqrt();
+    println!("{name} {what}: rest at {p}, ρ {rho}, |v| {v}, |ω| {spin}, moved {crept} m in 0.5 s");
+    // The bowl's slope at radius ρ is 2kρ; a body can rest only where that is below its
+    // friction coefficient, ρ ≤ μ/(2k) = 1 m, plus its half width on the ground (the box's half
+    // diagonal, the rock's circumradius) for where its centre sits over its contacts. (The
+    // rock also tips on a slope past half its faces' 41.8° turn, atan(2kρ) > 20.9° beyond
+    // ρ = 0.76 m, which keeps it further in.)
+    let rest = mu / (2.0 * k) + reach;
     assert!(
         rho <= rest,
-        "the box stopped at ρ = {rho} m, beyond {rest} m"
+        "{name} {what}: stopped at ρ = {rho} m, beyond {rest} m"
     );
-    // It sits on the surface: its centre a half size above the bowl there, within the
-    // bowl's curvature under the box (k·(2h)² = 4 cm) and the slop.
+    // It sits on the surface: its centre less than its size above the bowl there, plus the
+    // bowl's curvature under it (k·(2·0.28)² < 8 cm) and the slop.
     let floor = k * rho * rho;
     assert!(
-        p.y > floor && p.y < floor + 2.0 * h + 0.05,
-        "height {} over floor {floor}",
+        p.y > floor && p.y < floor + 2.0 * reach + 0.08,
+        "{name} {what}: height {} over floor {floor}",
         p.y
     );
-    // At rest: a box still sliding down the bowl (at least the 0.5 m/s it lands with, or the
-    // cm/s of a slow creep) would move centimetres in the last 0.5 s; 1 mm is the settling of
-    // its contacts into the slop (2 mm) and no more, and 1 mm/s and 10 mrad/s are far below
-    // the motion the world's own sleep rule still counts as still (|v|² + |ω|² < 0.05).
-    assert!(crept < 1e-3, "the box moved {crept} m in the last 0.5 s");
+    // At rest: a body still sliding or rolling down the bowl (at least the 0.5 m/s it lands
+    // with, or the cm/s of a slow creep) would move centimetres in the last 0.5 s; 1 mm is the
+    // settling of its contacts into the slop (2 mm) and no more, and 1 mm/s and 10 mrad/s are
+    // far below the motion the world's own sleep rule still counts as still
+    // (|v|² + |ω|² < 0.05).
+    assert!(
+        crept < 1e-3,
+        "{name} {what}: moved {crept} m in the last 0.5 s"
+    );
     assert!(
         v < 1e-3 && spin < 1e-2,
-        "the box still moves: |v| {v}, |ω| {spin}"
+        "{name} {what}: still moves: |v| {v}, |ω| {spin}"
     );
+    // And it sleeps: its recency-weighted motion (clamped at ten times `sleep_epsilon` while
+    // it moved, now fed |v|² + |ω|² under 1e-4) falls by `sleep_base_bias`^dt = 0.5^dt a
+    // step, so from the clamp to the threshold in log2(10) = 3.3 s of stillness; it has been
+    // still since before the last 0.5 s, so 4 s more is enough.
+    let slept = (0..240).find(|_| {
+        w.step(DT).expect("step");
+        w.body_raw(b).expect("body").awake == 0
+    });
+    assert!(slept.is_some(), "{name} {what}: never fell asleep");
 }
 
 // ---------------------------------------------------------------------------------------------
