@@ -274,8 +274,9 @@ fn narrow_two_sided_mesh_pairs_match_the_cpu_twin() {
     narrow_parity(91..94, &[SPHERE, BOX, CAPSULE, HULL], false, true);
 }
 
-/// Boxes and hulls only, so every group of eight invocations is eight polytope pairs, each
-/// against several triangles. Mesa's software adapters break a group's loops after 65,535
+/// Boxes and hulls only, so every group of eight invocations is eight polytope pairs, about
+/// half of them (each shape is listed with the near and the far ground) against several
+/// triangles. Mesa's software adapters break a group's loops after 65,535
 /// trips in all; a polytope–triangle test that projected the polytope on every axis (over a
 /// thousand trips for these 12-point rocks) ran past that with a few triangles a pair, and the
 /// pairs cut short kept one contact where the twin has up to four. Every field must match here

@@ -223,30 +223,31 @@ fn edges_of_known_shapes_are_classified() {
             // The fold is edge 1→4: edge 1 of triangle 1 ([0, 4, 1]: 4→1) and edge 0 of
             // triangle 2 ([1, 4, 5]: 1→4).
             assert_eq!((k[1][1], k[2][0]), (kind, kind), "{deg}° with sign {sign}");
-            // Seen from behind a valley is a ridge and a ridge a valley: the fold pushes from
-            // the side where it is convex only, and a flat fold from neither.
-            let mesh = TriMesh::new(&v, &t).unwrap();
-            let front = (mesh.active_edges(1) >> 1 & 1, mesh.active_edges(2) & 1);
-            let back = (
-                mesh.back_active_edges(1) >> 1 & 1,
-                mesh.back_active_edges(2) & 1,
-            );
-            let (f, b) = match kind {
-                EdgeKind::Convex => (1, 0),
+            // One-sided, the fold pushes only where it is convex; two-sided, wherever it is a
+            // fold (either side may be met), and a flat fold never.
+            let one = TriMesh::new(&v, &t).unwrap();
+            let two = one.clone().with_two_sided(true);
+            let fold = |m: &TriMesh| (m.active_edges(1) >> 1 & 1, m.active_edges(2) & 1);
+            let (f1, f2) = match kind {
+                EdgeKind::Convex => (1, 1),
                 EdgeKind::Concave => (0, 1),
                 _ => (0, 0),
             };
-            assert_eq!((front, back), ((f, f), (b, b)), "{deg}° with sign {sign}");
-            back_bits_follow_the_turned_triangles(&mesh.with_two_sided(true));
+            assert_eq!(
+                (fold(&one), fold(&two)),
+                ((f1, f1), (f2, f2)),
+                "{deg}° with sign {sign}"
+            );
+            bits_follow_the_turned_triangles(&two);
         }
     }
 }
 
 /// A two-sided mesh's stored triangles read from behind (`layout::mesh_facing` with a point
 /// below every triangle of the fold) come turned round, and each edge of a turned triangle
-/// carries the back's flag of the stored edge between the same two corners; from the front
-/// they come as stored.
-fn back_bits_follow_the_turned_triangles(mesh: &TriMesh) {
+/// carries the flag of the stored edge between the same two corners; from the front they come
+/// as stored.
+fn bits_follow_the_turned_triangles(mesh: &TriMesh) {
     use wgphys::rigid::mesh::layout::{mesh_facing, mesh_ref, mesh_triangle, mesh_words};
     let words = mesh_words(mesh);
     let m = mesh_ref(&words, 0);
@@ -257,7 +258,7 @@ fn back_bits_follow_the_turned_triangles(mesh: &TriMesh) {
         let (turned, bits, id) = mesh_facing(&words, &m, k, Vec3::new(0.0, -5.0, 0.5));
         let [a, b, c] = stored.0;
         assert_eq!((turned, id), ([a, c, b], stored.2));
-        let back = mesh.back_active_edges(id);
+        let flags = mesh.active_edges(id);
         for e in 0..3 {
             let (p, q) = (turned[e], turned[(e + 1) % 3]);
             let was = (0..3)
@@ -268,7 +269,7 @@ fn back_bits_follow_the_turned_triangles(mesh: &TriMesh) {
                 .expect("the same edge");
             assert_eq!(
                 bits >> e & 1,
-                u32::from(back >> was & 1),
+                u32::from(flags >> was & 1),
                 "triangle {id}: turned edge {e} is stored edge {was}"
             );
         }

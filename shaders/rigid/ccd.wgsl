@@ -385,44 +385,24 @@ fn ccd_level_toi(a: ConvexShape, centre: vec3<f32>, disp: vec3<f32>, theta: vec3
     let block = u32(tgt.dims.x);
     if (tgt.kind == SHAPE_MESH) {
         let mr = mesh_ref(block);
-        var i = 0u;
-        for (var trip = 0u; trip < mr.node_count; trip++) {
-            if (i >= mr.node_count) {
-                break;
-            }
-            let node = mesh_node(mr, i);
-            if (!mesh_aabb_overlaps(node.bounds, query)) {
-                i = max(node.escape, i + 1u);
-            } else if (node.count > 0u) {
-                for (var j = 0u; j < node.count; j++) {
-                    let t = mesh_facing(mr, node.first + j, s);
-                    best = ccd_triangle_toi(best, a, centre, disp, theta, arm, t, tp, s, query,
-                                            gap, tol);
-                }
-                i = max(node.escape, i + 1u);
-            } else {
-                i += 1u;
+        var walk = mesh_walk_start();
+        while (mesh_next_leaf(mr, query, &walk)) {
+            for (var j = 0u; j < walk.count; j++) {
+                let t = mesh_facing(mr, walk.first + j, s);
+                best = ccd_triangle_toi(best, a, centre, disp, theta, arm, t, tp, s, query, gap,
+                                        tol);
             }
         }
     } else {
         let f = heightfield_ref(block);
         let hc = heightfield_cells(f, query);
-        if (hc.hit) {
-            var cells = 0u;
-            for (var r = hc.r0; r <= hc.r1; r++) {
-                for (var col = hc.c0; col <= hc.c1; col++) {
-                    cells += 1u;
-                    if (cells > MESH_MAX_CELLS) {
-                        break;
-                    }
-                    let k = r * hc.cols + col;
-                    for (var h = 0u; h < 2u; h++) {
-                        let t = heightfield_triangle(f, 2u * k + h);
-                        if (t.edges != 0xffffffffu) {
-                            best = ccd_triangle_toi(best, a, centre, disp, theta, arm, t, tp, s,
-                                                    query, gap, tol);
-                        }
-                    }
+        for (var n = 0u; n < heightfield_cell_count(hc); n++) {
+            let k = heightfield_cell(hc, n);
+            for (var h = 0u; h < 2u; h++) {
+                let t = heightfield_triangle(f, 2u * k + h);
+                if (t.edges != 0xffffffffu) {
+                    best = ccd_triangle_toi(best, a, centre, disp, theta, arm, t, tp, s, query,
+                                            gap, tol);
                 }
             }
         }

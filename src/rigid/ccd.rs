@@ -47,7 +47,7 @@
 //! target (stopping within `max(½·position_slop, CA_MIN_TOLERANCE)` of that), never nearer:
 //! against a triangle mesh or heightfield, every shape, spheres included, is advanced against
 //! each triangle its swept bounding sphere may reach (`level_toi`; one-sided, as the narrow
-//! phase; compiled into the GPU kernel only for worlds holding level geometry, WGSL
+//! phase, a two-sided mesh's triangles turned to face the shape; compiled into the GPU kernel only for worlds holding level geometry, WGSL
 //! `CCD_LEVEL`),
 //! the next step's narrow phase then makes a speculative contact. One already within reach at
 //! the start is held there when the motion would carry it further towards the target than that

@@ -151,3 +151,39 @@ pub fn close_tensor(got: Mat3, want: Mat3, what: &str) {
         "{what}: {got:?} against the closed form {want:?}"
     );
 }
+
+/// A closed box of triangles from `lo` to `hi`, each triangle wound counter-clockwise seen from
+/// outside (its normal pointing away from the box's centre).
+pub fn slab(lo: Vec3, hi: Vec3) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let v: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::new(
+                if i & 1 == 0 { lo.x } else { hi.x },
+                if i & 2 == 0 { lo.y } else { hi.y },
+                if i & 4 == 0 { lo.z } else { hi.z },
+            )
+        })
+        .collect();
+    let quads = [
+        [0, 2, 6, 4],
+        [1, 3, 7, 5],
+        [0, 1, 5, 4],
+        [2, 3, 7, 6],
+        [0, 1, 3, 2],
+        [4, 5, 7, 6],
+    ];
+    let centre = (lo + hi) * 0.5;
+    let mut t = Vec::new();
+    for q in quads {
+        for tri in [[q[0], q[1], q[2]], [q[0], q[2], q[3]]] {
+            let [a, b, c] = tri.map(|i| v[i as usize]);
+            let outward = (a + b + c) / 3.0 - centre;
+            if (b - a).cross(c - a).dot(outward) < 0.0 {
+                t.push([tri[0], tri[2], tri[1]]);
+            } else {
+                t.push(tri);
+            }
+        }
+    }
+    (v, t)
+}

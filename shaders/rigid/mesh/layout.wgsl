@@ -56,7 +56,7 @@ fn mesh_triangle(m: MeshRef, k: u32) -> MeshTriangle {
 }
 
 /// Stored triangle k as a shape at `toward` meets it: a two-sided mesh's triangle whose plane
-/// `toward` lies behind comes turned round with its back's edge bits (layout.rs `mesh_facing`).
+/// `toward` lies behind comes turned round, its edge bits renumbered (layout.rs `mesh_facing`).
 fn mesh_facing(m: MeshRef, k: u32, toward: vec3<f32>) -> MeshTriangle {
     let t = mesh_triangle(m, k);
     if (!m.two_sided) {
@@ -66,8 +66,8 @@ fn mesh_facing(m: MeshRef, k: u32, toward: vec3<f32>) -> MeshTriangle {
     if (dot(n, toward - t.a) >= 0.0) {
         return t;
     }
-    let back = hull_word(m.triangles_at + k * 3u).w >> 3u;
-    let turned = ((back >> 2u) & 1u) | (back & 2u) | ((back & 1u) << 2u);
+    let e = t.edges;
+    let turned = ((e >> 2u) & 1u) | (e & 2u) | ((e & 1u) << 2u);
     return MeshTriangle(t.a, t.c, t.b, turned, t.id);
 }
 
@@ -177,4 +177,56 @@ fn heightfield_cells(f: HeightFieldRef, query: MeshAabb) -> HeightfieldCells {
         out.c1 = heightfield_index(query.hi.x, b.lo.x, cw, cols);
     }
     return out;
+}
+
+/// The stackless walk of a mesh's BVH for a box, a leaf at a time (layout.rs `mesh_walk`): each
+/// call of `mesh_next_leaf` moves the walk to the next leaf whose box meets the query, its
+/// triangles `first .. first + count`, and returns true, or false when the walk is done. At most
+/// `node_count` trips in all over the calls (each visits a node and moves forward: to the next
+/// node or to the escape, which lies past the node).
+struct MeshWalk {
+    i: u32,
+    trips: u32,
+    first: u32,
+    count: u32,
+}
+
+fn mesh_walk_start() -> MeshWalk {
+    return MeshWalk(0u, 0u, 0u, 0u);
+}
+
+fn mesh_next_leaf(m: MeshRef, query: MeshAabb, w: ptr<function, MeshWalk>) -> bool {
+    loop {
+        if ((*w).trips >= m.node_count || (*w).i >= m.node_count) {
+            return false;
+        }
+        (*w).trips += 1u;
+        let node = mesh_node(m, (*w).i);
+        if (!mesh_aabb_overlaps(node.bounds, query)) {
+            (*w).i = max(node.escape, (*w).i + 1u);
+        } else if (node.count > 0u) {
+            (*w).i = max(node.escape, (*w).i + 1u);
+            (*w).first = node.first;
+            (*w).count = node.count;
+            return true;
+        } else {
+            (*w).i += 1u;
+        }
+    }
+    return false; // not reached: the loop returns
+}
+
+/// How many of the cells under a query a walk meets: at most MESH_MAX_CELLS, the first in
+/// row-major order (layout.rs `visit_triangles`).
+fn heightfield_cell_count(hc: HeightfieldCells) -> u32 {
+    if (!hc.hit) {
+        return 0u;
+    }
+    return min((hc.r1 - hc.r0 + 1u) * (hc.c1 - hc.c0 + 1u), MESH_MAX_CELLS);
+}
+
+/// The n-th of those cells, row-major from (r0, c0): its index row·cols + column.
+fn heightfield_cell(hc: HeightfieldCells, n: u32) -> u32 {
+    let w = hc.c1 - hc.c0 + 1u;
+    return (hc.r0 + n / w) * hc.cols + hc.c0 + n % w;
 }

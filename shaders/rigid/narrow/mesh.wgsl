@@ -541,42 +541,22 @@ fn nc_mesh_pair(m: ptr<function, Manifold>, margin: f32, sa: Shape, pa: NcPose, 
     let block = u32(sb.dims.x);
     if (sb.kind == SHAPE_MESH) {
         let mr = mesh_ref(block);
-        var i = 0u;
-        for (var trip = 0u; trip < mr.node_count; trip++) {
-            if (i >= mr.node_count) {
-                break;
-            }
-            let node = mesh_node(mr, i);
-            if (!mesh_aabb_overlaps(node.bounds, query)) {
-                i = max(node.escape, i + 1u);
-            } else if (node.count > 0u) {
-                for (var j = 0u; j < node.count; j++) {
-                    let t = mesh_facing(mr, node.first + j, toward);
-                    mesh_each(&c, &poly, sa, local, margin, query, t);
-                }
-                i = max(node.escape, i + 1u);
-            } else {
-                i += 1u;
+        var walk = mesh_walk_start();
+        while (mesh_next_leaf(mr, query, &walk)) {
+            for (var j = 0u; j < walk.count; j++) {
+                let t = mesh_facing(mr, walk.first + j, toward);
+                mesh_each(&c, &poly, sa, local, margin, query, t);
             }
         }
     } else if (sb.kind == SHAPE_HEIGHTFIELD) {
         let f = heightfield_ref(block);
         let hc = heightfield_cells(f, query);
-        if (hc.hit) {
-            var cells = 0u;
-            for (var r = hc.r0; r <= hc.r1; r++) {
-                for (var col = hc.c0; col <= hc.c1; col++) {
-                    cells += 1u;
-                    if (cells > MESH_MAX_CELLS) {
-                        break;
-                    }
-                    let k = r * hc.cols + col;
-                    for (var h = 0u; h < 2u; h++) {
-                        let t = heightfield_triangle(f, 2u * k + h);
-                        if (t.edges != 0xffffffffu) {
-                            mesh_each(&c, &poly, sa, local, margin, query, t);
-                        }
-                    }
+        for (var n = 0u; n < heightfield_cell_count(hc); n++) {
+            let k = heightfield_cell(hc, n);
+            for (var h = 0u; h < 2u; h++) {
+                let t = heightfield_triangle(f, 2u * k + h);
+                if (t.edges != 0xffffffffu) {
+                    mesh_each(&c, &poly, sa, local, margin, query, t);
                 }
             }
         }

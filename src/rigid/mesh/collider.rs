@@ -49,7 +49,9 @@ impl Collider {
 
     /// A static heightfield of `rows × columns` samples (row-major `heights`, rows along z)
     /// spanning `scale` (the size along x, the height scale, the size along z), centred on the
-    /// collider's origin; see [`HeightField::new`].
+    /// collider's origin; see [`HeightField::new`]. A heightfield is one-sided: a shape whose
+    /// centre is below its surface passes up through it (a surface to meet from both sides is
+    /// a mesh, [`Collider::two_sided_trimesh`]).
     ///
     /// # Errors
     /// [`crate::Error::InvalidInput`] for fewer than 2 × 2 samples, a height count other than

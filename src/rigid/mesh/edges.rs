@@ -14,9 +14,14 @@
 //! plane) are inactive. Flags are computed once when a mesh is built, three bits a triangle
 //! (bit `e` for the edge from vertex `e` to vertex `(e + 1) % 3`).
 //!
-//! Seen from behind (a two-sided mesh, [`super::TriMesh::with_two_sided`]) a convex edge is
-//! concave and a concave one convex: the back's active edges are the boundaries and the
-//! concave edges ([`back_active_bits`]), flat edges staying inactive on both sides.
+//! A two-sided mesh ([`super::TriMesh::with_two_sided`]) keeps every fold active, convex or
+//! concave, and only its flat edges inactive ([`fold_bits`]). Its triangles are met from the side
+//! the shape is on, decided triangle by triangle, and near a fold a shape can be in front of one
+//! face and behind the other (above a box's top, near the edge, it is behind the plane of the
+//! side). Flags for "seen from behind" (a convex edge is concave from there) would then describe
+//! the wrong side of the fold and replace the edge's true normal with a face normal the shape is
+//! nowhere near, a push of about its size. An active fold gives the true closest-point normal
+//! from whichever side; a flat edge is flat from both.
 
 use glam::Vec3;
 use std::collections::HashMap;
@@ -44,10 +49,10 @@ impl EdgeKind {
         matches!(self, EdgeKind::Boundary | EdgeKind::Convex)
     }
 
-    /// Whether a contact on such an edge may push a shape behind the triangle (a two-sided
-    /// mesh's back): the edge is convex seen from there.
-    pub fn is_active_from_behind(self) -> bool {
-        matches!(self, EdgeKind::Boundary | EdgeKind::Concave)
+    /// Whether a contact on such an edge of a two-sided mesh may push along the edge's own
+    /// normal: every edge but a flat one (see the module docs).
+    pub fn is_fold(self) -> bool {
+        !matches!(self, EdgeKind::Flat)
     }
 }
 
@@ -113,15 +118,15 @@ pub fn active_bits(kinds: &[[EdgeKind; 3]]) -> Vec<u8> {
         .collect()
 }
 
-/// The three active-edge bits of each triangle's back (bit e set: edge e, numbered as on the
-/// front, is active seen from behind; see the module docs).
-pub fn back_active_bits(kinds: &[[EdgeKind; 3]]) -> Vec<u8> {
+/// The three active-edge bits of each triangle of a two-sided mesh (bit e set: edge e is not
+/// flat; see the module docs).
+pub fn fold_bits(kinds: &[[EdgeKind; 3]]) -> Vec<u8> {
     kinds
         .iter()
         .map(|k| {
-            k.iter().enumerate().fold(0u8, |m, (e, kind)| {
-                m | (u8::from(kind.is_active_from_behind()) << e)
-            })
+            k.iter()
+                .enumerate()
+                .fold(0u8, |m, (e, kind)| m | (u8::from(kind.is_fold()) << e))
         })
         .collect()
 }

@@ -14,7 +14,9 @@ use super::{active_bits, classify_edges, ray_triangle, Aabb, TriangleHit};
 use crate::error::{Error, Result};
 use glam::Vec3;
 
-/// Terrain: heights on a regular grid (see the module docs for the layout).
+/// Terrain: heights on a regular grid (see the module docs for the layout), met from above
+/// only: one-sided, its triangles facing up (a surface to meet from both sides is a two-sided
+/// [`super::TriMesh`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeightField {
     rows: u32,

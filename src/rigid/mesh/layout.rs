@@ -14,7 +14,7 @@
 //! | 0 | triangle count T | node count N | offset of the nodes | 1 when two-sided, else 0 |
 //! | 1 | box min x | y | z | 0 |
 //! | 2 | box max x | y | z | 0 |
-//! | 3 + 3k + j | corner j of triangle k: x | y | z | j = 0: active-edge bits, the front's in bits 0–2 and the back's in 3–5; j = 1: the triangle's id; j = 2: 0 |
+//! | 3 + 3k + j | corner j of triangle k: x | y | z | j = 0: active-edge bits ([`TriMesh::active_edges`]); j = 1: the triangle's id; j = 2: 0 |
 //! | nodes + 2i | node i's box min x | y | z | escape index |
 //! | nodes + 2i + 1 | node i's box max x | y | z | `first \| count << 24` (count 0: inner node) |
 //!
@@ -79,8 +79,7 @@ pub fn mesh_words(mesh: &TriMesh) -> Vec<UVec4> {
     out.push(bits3(b.max, 0));
     for &id in &bvh.order {
         let corners = mesh.triangle(id).unwrap_or([Vec3::ZERO; 3]);
-        let bits = mesh.active_edges(id) | mesh.back_active_edges(id) << 3;
-        out.push(bits3(corners[0], u32::from(bits)));
+        out.push(bits3(corners[0], u32::from(mesh.active_edges(id))));
         out.push(bits3(corners[1], id));
         out.push(bits3(corners[2], 0));
     }
@@ -175,9 +174,10 @@ pub fn mesh_triangle(words: &[UVec4], m: &MeshRef, k: u32) -> ([Vec3; 3], u32, u
 
 /// Stored triangle `k` of mesh `m` as a shape at `toward` (a point in the mesh's frame) meets
 /// it: as [`mesh_triangle`], but a two-sided mesh's triangle whose plane `toward` lies behind
-/// comes turned round (corners a, c, b) with its back's active-edge bits renumbered to match
-/// (edge 0 of the turned triangle is the stored edge 2, edge 2 the stored edge 0). Every walk
-/// that meets shapes reads triangles through this, so from then on a triangle is one-sided.
+/// comes turned round (corners a, c, b) with its active-edge bits renumbered to match (edge 0
+/// of the turned triangle is the stored edge 2, edge 2 the stored edge 0; a two-sided mesh's
+/// bits hold from both sides, see [`TriMesh::with_two_sided`]). Every walk that meets shapes
+/// reads triangles through this, so from then on a triangle is one-sided.
 pub fn mesh_facing(words: &[UVec4], m: &MeshRef, k: u32, toward: Vec3) -> ([Vec3; 3], u32, u32) {
     let (tri, active, id) = mesh_triangle(words, m, k);
     if !m.two_sided {
@@ -187,8 +187,7 @@ pub fn mesh_facing(words: &[UVec4], m: &MeshRef, k: u32, toward: Vec3) -> ([Vec3
     if n.dot(toward - tri[0]) >= 0.0 {
         return (tri, active, id);
     }
-    let back = words.word(m.triangles_at.wrapping_add(k.wrapping_mul(3))).w >> 3;
-    let turned = (back >> 2 & 1) | (back & 2) | (back & 1) << 2;
+    let turned = (active >> 2 & 1) | (active & 2) | (active & 1) << 2;
     ([tri[0], tri[2], tri[1]], turned, id)
 }
 

@@ -32,7 +32,7 @@ pub use contact::{
     capsule_triangle, capsule_triangle_slots, closest_on_triangle, closest_segments,
     region_is_active, sphere_triangle, TriangleContact, TriangleRegion,
 };
-pub use edges::{active_bits, back_active_bits, classify_edges, EdgeKind, ACTIVE_ANGLE_DEG};
+pub use edges::{active_bits, classify_edges, fold_bits, EdgeKind, ACTIVE_ANGLE_DEG};
 pub use heightfield::HeightField;
 
 use crate::error::{Error, Result};
@@ -86,8 +86,9 @@ pub fn ray_triangle(origin: Vec3, dir: Vec3, max_t: f32, a: Vec3, b: Vec3, c: Ve
 ///
 /// A mesh is one-sided unless made two-sided ([`TriMesh::with_two_sided`]): a shape whose
 /// centre lies behind a triangle's plane then meets the triangle's back, as a shape in front
-/// meets its front (the triangle turned round, its back's edge flags in force), where a
-/// one-sided mesh lets it through. Rays hit both sides of either kind.
+/// meets its front (the triangle turned round), where a one-sided mesh lets it through. A
+/// two-sided mesh smooths its flat seams only, its folds active from both sides
+/// ([`fold_bits`]). Rays hit both sides of either kind.
 ///
 /// Degenerate triangles (two equal indices, or corners on a line to rounding) are dropped when the mesh is built
 /// and counted ([`TriMesh::dropped`]); everything else wrong is an error.
@@ -96,7 +97,8 @@ pub struct TriMesh {
     vertices: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,
     bvh: Bvh,
-    /// Bits 0–2: the front's active edges; bits 3–5: the back's.
+    /// Bits 0–2: the active edges one-sided ([`active_bits`]); bits 3–5: two-sided
+    /// ([`fold_bits`]).
     active: Vec<u8>,
     dropped: u32,
     two_sided: bool,
@@ -168,7 +170,7 @@ impl TriMesh {
         let kinds = classify_edges(vertices, &kept);
         let active = active_bits(&kinds)
             .iter()
-            .zip(back_active_bits(&kinds))
+            .zip(fold_bits(&kinds))
             .map(|(front, back)| front | back << 3)
             .collect();
         Ok(TriMesh {
@@ -221,16 +223,16 @@ impl TriMesh {
         &self.bvh
     }
 
-    /// Triangle `t`'s active-edge bits (bit e: the edge from vertex e to e + 1 may push); 0
-    /// past the last triangle.
+    /// Triangle `t`'s active-edge bits (bit e: the edge from vertex e to e + 1 may push): for
+    /// a one-sided mesh its convex edges and boundaries, for a two-sided one every edge but the
+    /// flat ones (see the type's docs); 0 past the last triangle.
     pub fn active_edges(&self, t: u32) -> u8 {
-        self.active.get(t as usize).map_or(0, |a| a & 7)
-    }
-
-    /// Triangle `t`'s active-edge bits seen from behind (bit e: edge e, numbered as on the
-    /// front, may push a shape behind it; see [`back_active_bits`]); 0 past the last triangle.
-    pub fn back_active_edges(&self, t: u32) -> u8 {
-        self.active.get(t as usize).map_or(0, |a| a >> 3)
+        let a = self.active.get(t as usize).copied().unwrap_or(0);
+        if self.two_sided {
+            a >> 3
+        } else {
+            a & 7
+        }
     }
 
     /// The box around the whole mesh.

@@ -15,8 +15,7 @@
 //!    meets the query is tested.
 //! 3. Contacts with one triangle (its normal from the triangle to the shape; one-sided: a
 //!    shape whose centre is behind the triangle's plane makes none; a two-sided mesh's
-//!    triangle comes turned to face the shape's centre, with its back's edge flags,
-//!    [`layout::mesh_facing`]):
+//!    triangle comes turned to face the shape's centre, [`layout::mesh_facing`]):
 //!    - sphere: [`sphere_triangle`]; capsule: [`capsule_triangle_slots`]; both with the
 //!      internal-edge rule of `crate::rigid::mesh`;
 //!    - box and hull (a box is the store's unit cube scaled): SAT over the triangle's normal,
@@ -433,9 +432,12 @@ fn polytope_triangle(
 /// normal `nf`) is the support of the half circle of directions at right angles to it through
 /// its outward side (`te × nf`, both faces of the flat triangle). They build a face when the
 /// first arc crosses the plane at right angles to `te` (`fa·te`, `fb·te` of opposite signs), at
-/// a direction `x` whose opposite lies in the second half circle (`x·(te × nf) < 0`). Every axis
-/// left out is one along which the overlap exceeds the penetration, so the deepest-axis choice
-/// and the separation test are the same as over all edge pairs.
+/// a direction `x` whose opposite lies in the second half circle (`x·(te × nf) < 0`). Every
+/// edge-pair direction left out (either way round) is one along which the overlap exceeds the
+/// penetration, so the deepest axis and the separation test are those of all edge pairs tried
+/// both ways round. (An earlier form oriented each pair's axis towards the polytope's centre;
+/// the kept axis may now lean behind the triangle at an active edge, as the Minkowski face
+/// does.)
 fn edge_axis(fa: Vec3, fb: Vec3, d: Vec3, te: Vec3, nf: Vec3) -> Vec3 {
     let s = fa.dot(te);
     let t = fb.dot(te);
