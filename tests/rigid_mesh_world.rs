@@ -873,3 +873,52 @@ fn a_world_with_level_geometry_saves_and_loads() {
         other => panic!("a moved level block was not refused: {:?}", other.err()),
     }
 }
+
+/// A save written at `712394f`, before meshes had two sides (a one-sided 4 × 4 mesh, a 3 × 3
+/// heightfield and a box on each, stepped 10 times; `tests/fixtures/level_712394f.ron`), still
+/// loads: its stored mesh words are what cooking the same geometry gives now (one-sided meshes
+/// store what they stored then), the geometry comes back one-sided, and the world steps on with
+/// both boxes above the level.
+#[cfg(feature = "serde")]
+#[test]
+fn a_save_from_before_two_sided_meshes_still_loads() {
+    let bytes = include_bytes!("fixtures/level_712394f.ron");
+    let mut w = RigidWorld::load(Backend::Cpu, bytes).expect("the older save loads");
+    let n = 4u32;
+    let half = 0.5 * n as f32;
+    let v: Vec<Vec3> = (0..=n)
+        .flat_map(|r| {
+            (0..=n).map(move |c| {
+                let (x, z) = (c as f32 - half, r as f32 - half);
+                Vec3::new(x, 0.1 * x * z, z)
+            })
+        })
+        .collect();
+    let id = |r: u32, c: u32| r * (n + 1) + c;
+    let t: Vec<[u32; 3]> = (0..n)
+        .flat_map(|r| {
+            (0..n).flat_map(move |c| {
+                [
+                    [id(r, c), id(r + 1, c), id(r + 1, c + 1)],
+                    [id(r, c), id(r + 1, c + 1), id(r, c + 1)],
+                ]
+            })
+        })
+        .collect();
+    let mesh = w.collider_handle_at(0).expect("the mesh collider");
+    match w.collider(mesh).expect("read").shape {
+        Shape::TriMesh { mesh } => {
+            assert_eq!(*mesh, TriMesh::new(&v, &t).expect("mesh"));
+            assert!(!mesh.is_two_sided());
+        }
+        other => panic!("collider 0 is {other:?}"),
+    }
+    for _ in 0..20 {
+        w.step(DT).expect("step");
+    }
+    for b in w.read_bodies().expect("read") {
+        if b.kind == wgphys::rigid::types::body_kind::DYNAMIC {
+            assert!(b.pos.y > 0.0, "a box fell through the level: {:?}", b.pos);
+        }
+    }
+}
