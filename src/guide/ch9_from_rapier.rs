@@ -236,7 +236,9 @@
 //!
 //! - Shapes are spheres, boxes ([`Collider::cuboid`](crate::rigid::Collider::cuboid) takes the
 //!   half extents as one `Vec3`), capsules along local y, convex hulls, and, for fixed bodies
-//!   only, half-spaces and two-sided planes. There are no triangle meshes or heightfields yet.
+//!   only, half-spaces, two-sided planes, triangle meshes and heightfields
+//!   ([`ch11_levels`](super::ch11_levels): a mesh is one-sided unless made two-sided, and its
+//!   internal-edge fix, rapier's `FIX_INTERNAL_EDGES`, is always on).
 //!   [`Collider::sensor`](crate::rigid::Collider::sensor) makes a sensor.
 //! - Contact events are off until
 //!   [`set_contact_events`](crate::rigid::RigidWorld::set_contact_events) turns them on (they

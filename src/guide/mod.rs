@@ -25,6 +25,8 @@
 //! 9. [`ch9_from_rapier`]: the conventions a rapier user trips over.
 //! 10. [`ch10_saving`]: saving and loading worlds (the `serde` feature): what a save holds, the
 //!     two formats, handles after a load, bad files.
+//! 11. [`ch11_levels`]: levels: triangle meshes and heightfields, one or two sides, seams,
+//!     fast bodies and queries against them, and what they cost.
 //!
 //! Conventions used throughout: SI units (metres, seconds, kilograms, newtons), y up (every
 //! default gravity is (0, −9.81, 0)), `glam` vectors, quaternions stored as (x, y, z, w), and
@@ -33,6 +35,7 @@
 //! matter).
 
 pub mod ch10_saving;
+pub mod ch11_levels;
 pub mod ch1_worlds;
 pub mod ch2_backends;
 pub mod ch3_drawing;
