@@ -39,6 +39,19 @@ impl GpuRigid {
         }
     }
 
+    /// Compiles the pipeline of every entry point of the rigid shader in the variant the steps
+    /// of a world of `shape` use (which optional code its kernels carry: joint rows, convex
+    /// sweeps, sweeps against level geometry), the variant [`Self::compile_all`] may not
+    /// cover (see [`crate::rigid::RigidWorld::precompile`]).
+    pub fn compile_for(&mut self, shape: &crate::rigid::step::StepShape) {
+        let variant = Variant::of(shape);
+        let mut entries: Vec<&'static str> = self.program.class_of.keys().copied().collect();
+        entries.sort_unstable();
+        for entry in entries {
+            self.pipeline(entry, variant);
+        }
+    }
+
     /// Compiles `entry`'s pipeline in `variant` (`program::Variant`) unless it is compiled.
     pub(super) fn pipeline(&mut self, entry: &'static str, variant: u8) {
         if !self.pipelines.contains_key(&(entry, variant)) {

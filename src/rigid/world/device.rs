@@ -33,17 +33,22 @@ impl RigidWorld {
     /// needs them (the first explosion, the first colour count above the last, ...), and on a
     /// software adapter one compile can take up to a second: a game calls this while loading.
     /// It also checks every kernel against the device's limits at once, so a device too small
-    /// for a kernel a later step would need is an error here. The velocity sweeps come in two
-    /// variants, with the joint rows and without (for worlds without joints): both are
-    /// compiled. Nothing to do on the CPU.
+    /// for a kernel a later step would need is an error here. Kernels come in variants by the
+    /// optional code they carry (joint rows, convex sweeps, sweeps against level geometry):
+    /// the variants with none and with the first two are compiled, and the one this world's
+    /// steps use now, so call this once the world's joints, hulls and level geometry are in
+    /// (a world that gains them later compiles their variant at its next step). Nothing to do
+    /// on the CPU.
     ///
     /// # Errors
     /// [`Error::Gpu`] naming the failure when the device refuses a kernel.
     pub fn precompile(&mut self) -> Result<()> {
+        let shape = self.step_shape();
         if let Engine::Gpu(g) = &mut self.engine {
             let ctx = g.rigid.ctx.clone();
             ctx.guard("compiling the rigid kernels", || {
                 g.rigid.compile_all();
+                g.rigid.compile_for(&shape);
                 Ok(())
             })?;
         }
