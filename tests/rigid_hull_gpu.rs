@@ -27,10 +27,9 @@ mod common;
 use common::rigid::hash_bodies;
 use common::rigid::narrow::{body, shape};
 use common::{gpu, Rng};
-use glam::{Quat, UVec4, Vec3, Vec4};
-use wgphys::grid::GridSpec;
+use glam::{Quat, Vec3, Vec4};
 use wgphys::rigid::ccd::ccd;
-use wgphys::rigid::gpu::{GpuRigid, GpuRigidSizes, Pass};
+use wgphys::rigid::gpu::Pass;
 use wgphys::rigid::hull::{convex_hull, Hull, HullStore};
 use wgphys::rigid::material::Combine;
 use wgphys::rigid::narrow::narrow;
@@ -38,25 +37,17 @@ use wgphys::rigid::types::*;
 use wgphys::rigid::{Collider, RigidBody, RigidConfig, RigidWorld};
 use wgphys::Backend;
 
-use common::error_model::{tail_factor, UNIT_ROUNDOFF as U};
+use common::error_model::UNIT_ROUNDOFF as U;
+use common::rigid::draws::{bounds, narrow_backend, perturbed, random_quat, Chain};
 
-/// The longest chain of roundings from the poses to a contact, in units of u of the scene's
-/// extent (see the module docs).
-const K: f64 = 128.0;
-/// The scene's extent: positions within ±1.5 m, offsets 0.3 m, sizes to 1 m.
-const EXTENT: f64 = 3.0;
+/// The longest chain of roundings from the poses to a contact: 128 units u of the scene's
+/// extent (see the module docs), 3 m: positions within ±1.5 m, offsets 0.3 m, sizes to 1 m.
+const CHAIN: Chain = Chain {
+    k: 128.0,
+    extent: 3.0,
+};
 /// Perturbed runs of the twin.
 const DRAWS: u64 = 24;
-
-fn random_quat(rng: &mut Rng) -> Vec4 {
-    let q = Vec4::new(
-        rng.range(-1.0, 1.0),
-        rng.range(-1.0, 1.0),
-        rng.range(-1.0, 1.0),
-        rng.range(-1.0, 1.0),
-    );
-    q.normalize_or(Vec4::W)
-}
 
 /// A random rock: 8 to 32 points on an ellipsoid of radii 0.3 to 0.8.
 fn rock(rng: &mut Rng) -> Hull {
@@ -66,71 +57,6 @@ fn rock(rng: &mut Rng) -> Hull {
         .map(|_| rng.vec3(-1.0, 1.0).normalize_or(Vec3::Y) * radii)
         .collect();
     convex_hull(&pts).expect("rock")
-}
-
-/// `v` with its first `lanes` lanes moved by uniform draws of ±K·u·`scale`.
-fn jitter(rng: &mut Rng, v: Vec4, scale: f32, lanes: usize) -> Vec4 {
-    let k = (K * U) as f32;
-    let mut out = v;
-    for i in 0..lanes {
-        out[i] += scale * k * (2.0 * rng.unit() - 1.0);
-    }
-    out
-}
-
-/// Bodies and shapes with every input moved within the model's chain (see the module docs).
-fn perturbed(
-    rng: &mut Rng,
-    bodies: &[GpuBody],
-    shapes: &[GpuShape],
-) -> (Vec<GpuBody>, Vec<GpuShape>) {
-    let e = EXTENT as f32;
-    let b = bodies
-        .iter()
-        .map(|b| GpuBody {
-            pos: jitter(rng, b.pos, e, 3),
-            orient: jitter(rng, b.orient, 1.0, 4).normalize(),
-            ..*b
-        })
-        .collect();
-    let s = shapes
-        .iter()
-        .map(|s| {
-            let mut dims = s.dims;
-            if s.kind == shape_kind::HALF_SPACE || s.kind == shape_kind::PLANE {
-                let n = jitter(rng, dims.truncate().extend(0.0), 1.0, 3)
-                    .truncate()
-                    .normalize();
-                dims = n.extend(jitter(rng, dims, e, 4).w);
-            } else if s.kind != shape_kind::HULL {
-                for i in 0..3 {
-                    dims[i] *= 1.0 + (K * U) as f32 * (2.0 * rng.unit() - 1.0);
-                }
-            }
-            GpuShape {
-                offset_pos: jitter(rng, s.offset_pos, e, 3),
-                offset_rot: jitter(rng, s.offset_rot, 1.0, 4).normalize(),
-                dims,
-                ..*s
-            }
-        })
-        .collect();
-    (b, s)
-}
-
-/// RMS over the draws times the tail factor, per item and field.
-fn bounds(draws: &[Vec<Vec<f32>>], items: usize, fields: usize) -> Vec<Vec<f32>> {
-    let tail = tail_factor(items as f64, 1e-3);
-    (0..items)
-        .map(|k| {
-            (0..fields)
-                .map(|f| {
-                    let sq: f64 = draws.iter().map(|d| f64::from(d[k][f]).powi(2)).sum();
-                    (tail * (sq / draws.len() as f64).sqrt()) as f32
-                })
-                .collect()
-        })
-        .collect()
 }
 
 /// A scene of rocks, spheres, boxes, capsules and planes close enough that most pairs touch,
@@ -181,27 +107,6 @@ fn hull_scene(rng: &mut Rng, n: u32, store: &mut HullStore) -> (Vec<GpuBody>, Ve
     (bodies, shapes)
 }
 
-fn backend(n: u32, cap: u32, hulls: &[UVec4]) -> GpuRigid {
-    let mut g = GpuRigid::new(
-        &gpu(),
-        GpuRigidSizes {
-            bodies: n,
-            shapes: n,
-            pairs: cap,
-            solver_words: u64::from(cap) * u64::from(wgphys::rigid::solver::solver_record_rows()),
-            pair_scratch_words: 64,
-            grid: GridSpec::new(1.0, 64).expect("grid"),
-            block_bins: 0,
-            joints: 0,
-            joint_filter: 0,
-            generators: 0,
-        },
-    )
-    .expect("gpu backend");
-    g.write_hulls(hulls, 0).expect("hulls");
-    g
-}
-
 /// The narrow stage's hull pairs on the GPU (`narrow` then `narrow_hull`) against the twin,
 /// every field of every manifold, three scenes (margins 0, 2 cm, 10 cm); every kind of hull
 /// pair touches somewhere.
@@ -237,7 +142,7 @@ fn narrow_hull_pairs_match_the_cpu_twin() {
             combine_restitution: Combine::WeightedRestitution.code(),
             ..Default::default()
         };
-        let mut g = backend(n, cap, &store);
+        let mut g = narrow_backend(n, cap, &store);
         let sentinel = GpuManifold {
             count: 99,
             ..Default::default()
@@ -270,7 +175,7 @@ fn narrow_hull_pairs_match_the_cpu_twin() {
         let mut draws = Vec::new();
         let mut prng = Rng::new(seed ^ 0x9a77);
         for _ in 0..DRAWS {
-            let (b, s) = perturbed(&mut prng, &bodies, &shapes);
+            let (b, s) = perturbed(&mut prng, CHAIN, &bodies, &shapes);
             let mut m = vec![sentinel; cap as usize];
             narrow(&params, &s, &b, &store, &[], &[], &pairs, &mut m);
             let diffs: Vec<Vec<f32>> = (0..pairs.len())
@@ -475,7 +380,7 @@ fn ccd_sweeps_match_the_cpu_twin() {
         position_slop: 0.002,
         ..Default::default()
     };
-    let mut g = backend(n, 64, &store);
+    let mut g = narrow_backend(n, 64, &store);
     g.write(&g.params, &[params]);
     g.write(&g.bodies, &bodies);
     g.write(&g.shapes, &shapes);
@@ -488,7 +393,7 @@ fn ccd_sweeps_match_the_cpu_twin() {
     let mut draws = Vec::new();
     let mut prng = Rng::new(55);
     for _ in 0..DRAWS {
-        let (b, s) = perturbed(&mut prng, &bodies, &shapes);
+        let (b, s) = perturbed(&mut prng, CHAIN, &bodies, &shapes);
         let mut m = b.clone();
         ccd(&params, &mut m, &s, &store);
         let diffs: Vec<Vec<f32>> = (0..n as usize)

@@ -18,12 +18,12 @@
 
 mod common;
 
-use common::error_model::{tail_factor, UNIT_ROUNDOFF as U};
+use common::error_model::UNIT_ROUNDOFF as U;
+use common::rigid::draws::{bounds, narrow_backend, perturbed, random_quat, Chain};
 use common::rigid::narrow::{body, shape};
 use common::{gpu, Rng};
-use glam::{UVec4, Vec3, Vec4};
-use wgphys::grid::GridSpec;
-use wgphys::rigid::gpu::{GpuRigid, GpuRigidSizes, Pass};
+use glam::{Vec3, Vec4};
+use wgphys::rigid::gpu::Pass;
 use wgphys::rigid::hull::{convex_hull, HullStore};
 use wgphys::rigid::material::Combine;
 use wgphys::rigid::mesh::layout::{heightfield_words, mesh_words};
@@ -31,89 +31,17 @@ use wgphys::rigid::mesh::{HeightField, TriMesh};
 use wgphys::rigid::narrow::narrow;
 use wgphys::rigid::types::*;
 
-/// The longest chain of roundings from the poses to a contact, in units of u of the scene's
-/// extent (see the module docs).
-const K: f64 = 128.0;
-/// The scene's extent: the grounds' centres at ±4 m, shapes within 3 m of them.
-const EXTENT: f64 = 7.0;
+/// The longest chain of roundings from the poses to a contact: 128 units u of the scene's
+/// extent (see the module docs), 7 m: the grounds' centres at ±4 m, shapes within 3 m of them.
+const CHAIN: Chain = Chain {
+    k: 128.0,
+    extent: 7.0,
+};
 /// Perturbed runs of the twin.
 const DRAWS: u64 = 16;
 
 fn bump(x: f32, z: f32) -> f32 {
     0.3 * (1.3 * x).sin() * (0.7 * z).cos()
-}
-
-fn random_quat(rng: &mut Rng) -> Vec4 {
-    let q = Vec4::new(
-        rng.range(-1.0, 1.0),
-        rng.range(-1.0, 1.0),
-        rng.range(-1.0, 1.0),
-        rng.range(-1.0, 1.0),
-    );
-    q.normalize_or(Vec4::W)
-}
-
-fn jitter(rng: &mut Rng, v: Vec4, scale: f32, lanes: usize) -> Vec4 {
-    let k = (K * U) as f32;
-    let mut out = v;
-    for i in 0..lanes {
-        out[i] += scale * k * (2.0 * rng.unit() - 1.0);
-    }
-    out
-}
-
-fn is_level(kind: u32) -> bool {
-    kind == shape_kind::MESH || kind == shape_kind::HEIGHTFIELD
-}
-
-/// Bodies and shapes with every pose and convex size moved within the model's chain.
-fn perturbed(
-    rng: &mut Rng,
-    bodies: &[GpuBody],
-    shapes: &[GpuShape],
-) -> (Vec<GpuBody>, Vec<GpuShape>) {
-    let e = EXTENT as f32;
-    let b = bodies
-        .iter()
-        .map(|b| GpuBody {
-            pos: jitter(rng, b.pos, e, 3),
-            orient: jitter(rng, b.orient, 1.0, 4).normalize(),
-            ..*b
-        })
-        .collect();
-    let s = shapes
-        .iter()
-        .map(|s| {
-            let mut dims = s.dims;
-            if s.kind != shape_kind::HULL && !is_level(s.kind) {
-                for i in 0..3 {
-                    dims[i] *= 1.0 + (K * U) as f32 * (2.0 * rng.unit() - 1.0);
-                }
-            }
-            GpuShape {
-                offset_pos: jitter(rng, s.offset_pos, e, 3),
-                offset_rot: jitter(rng, s.offset_rot, 1.0, 4).normalize(),
-                dims,
-                ..*s
-            }
-        })
-        .collect();
-    (b, s)
-}
-
-/// RMS over the draws times the tail factor, per item and field.
-fn bounds(draws: &[Vec<Vec<f32>>], items: usize, fields: usize) -> Vec<Vec<f32>> {
-    let tail = tail_factor(items as f64, 1e-3);
-    (0..items)
-        .map(|k| {
-            (0..fields)
-                .map(|f| {
-                    let sq: f64 = draws.iter().map(|d| f64::from(d[k][f]).powi(2)).sum();
-                    (tail * (sq / draws.len() as f64).sqrt()) as f32
-                })
-                .collect()
-        })
-        .collect()
 }
 
 /// A bumpy mesh (shape 0, at x = −4) and a bumpy heightfield (shape 1, at x = +4) on static
@@ -236,27 +164,6 @@ fn scene(
     (bodies, shapes)
 }
 
-fn backend(n: u32, cap: u32, hulls: &[UVec4]) -> GpuRigid {
-    let mut g = GpuRigid::new(
-        &gpu(),
-        GpuRigidSizes {
-            bodies: n,
-            shapes: n,
-            pairs: cap,
-            solver_words: u64::from(cap) * u64::from(wgphys::rigid::solver::solver_record_rows()),
-            pair_scratch_words: 64,
-            grid: GridSpec::new(1.0, 64).expect("grid"),
-            block_bins: 0,
-            joints: 0,
-            joint_filter: 0,
-            generators: 0,
-        },
-    )
-    .expect("gpu backend");
-    g.write_hulls(hulls, 0).expect("hulls");
-    g
-}
-
 /// The narrow stage's pairs with a mesh or heightfield on the GPU against the twin, every field
 /// of every manifold, at margins 0, 2 cm and 10 cm; every convex kind touches both grounds.
 #[test]
@@ -317,7 +224,7 @@ fn narrow_parity(seeds: std::ops::Range<u64>, kinds: &[u32], big: bool, two_side
             combine_restitution: Combine::WeightedRestitution.code(),
             ..Default::default()
         };
-        let mut g = backend(n, cap, &store);
+        let mut g = narrow_backend(n, cap, &store);
         let sentinel = GpuManifold {
             count: 99,
             ..Default::default()
@@ -353,7 +260,7 @@ fn narrow_parity(seeds: std::ops::Range<u64>, kinds: &[u32], big: bool, two_side
         let mut draws = Vec::new();
         let mut prng = Rng::new(seed ^ 0x3e5);
         for _ in 0..DRAWS {
-            let (b, s) = perturbed(&mut prng, &bodies, &shapes);
+            let (b, s) = perturbed(&mut prng, CHAIN, &bodies, &shapes);
             let mut m = vec![sentinel; cap as usize];
             narrow(&params, &s, &b, &store, &[], &[], &pairs, &mut m);
             let diffs: Vec<Vec<f32>> = (0..pairs.len())

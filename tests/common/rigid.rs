@@ -8,6 +8,7 @@
 //! module.
 
 pub mod broad;
+pub mod draws;
 pub mod narrow;
 pub mod queries;
 pub mod solver;
