@@ -173,7 +173,7 @@ fn narrow_mesh_pairs_match_the_cpu_twin() {
 }
 
 /// The same with the mesh two-sided and every other shape under the grounds: those under the
-/// mesh meet its triangles' backs (turned round, with the backs' edge flags), those under the
+/// mesh meet its triangles' backs (turned round, their edge bits renumbered), those under the
 /// one-sided heightfield meet nothing.
 #[test]
 fn narrow_two_sided_mesh_pairs_match_the_cpu_twin() {

@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | [`Collider::trimesh(&vertices, &indices)`](crate::rigid::Collider::trimesh) | a mesh, one-sided | degenerate triangles dropped and counted ([`TriMesh::dropped`](crate::rigid::mesh::TriMesh::dropped)) |
 //! | [`Collider::two_sided_trimesh`](crate::rigid::Collider::two_sided_trimesh) | a mesh met from both sides | walls, platforms, ceilings |
-//! | [`Collider::heightfield(rows, columns, &heights, scale)`](crate::rigid::Collider::heightfield) | terrain, met from above | rows along z, `scale` = (size x, height scale, size z), centred on the body |
+//! | [`Collider::heightfield(rows, columns, &heights, scale)`](crate::rigid::Collider::heightfield) | terrain, met from above | rows along z, `scale` = (size x, height scale, size z), centred on the collider's frame |
 //! | [`Collider::heightfield_with_holes`](crate::rigid::Collider::heightfield_with_holes) | terrain with cells cut out | holes by (row, column) of cells |
 //! | [`Collider::of_trimesh(arc)`](crate::rigid::Collider::of_trimesh), [`of_heightfield`](crate::rigid::Collider::of_heightfield) | geometry cooked once, shared | a world stores each distinct `Arc` once |
 //!
@@ -48,8 +48,8 @@
 //! ## Contacts, fast bodies and queries
 //!
 //! Spheres, boxes, capsules and hulls collide with level geometry (two levels do not collide
-//! with each other or with planes). Each body gets one manifold of up to four points per level
-//! collider, taken about the deepest contact's normal. A body marked
+//! with each other or with planes). Each pair of a shape and a level collider gets one manifold
+//! of up to four points (one for a sphere), taken about the deepest contact's normal. A body marked
 //! [`ccd(true)`](crate::rigid::RigidBody::ccd) is swept against the triangles its path may reach,
 //! so a crate thrown at 100 m/s stops at a 5 cm wall. Rays
 //! ([`cast_ray`](crate::rigid::RigidWorld::cast_ray), which hit both sides of any triangle),
@@ -86,9 +86,9 @@
 //! };
 //! let on_ground = ball(&mut world, Vec3::new(-1.0, 1.0, 1.0), Vec3::ZERO)?;
 //! let over_hole = ball(&mut world, Vec3::new(1.0, 1.0, -1.0), Vec3::ZERO)?;
-//! let on_platform = ball(&mut world, Vec3::new(-3.0, 3.0, 3.0), Vec3::ZERO)?;
+//! let on_platform = ball(&mut world, Vec3::new(-3.5, 3.0, 3.5), Vec3::ZERO)?;
 //! // Thrown up at the platform's underside: it meets the sheet's back and falls back.
-//! let thrown_up = ball(&mut world, Vec3::new(-3.0, 0.3, 3.0), Vec3::new(0.0, 6.0, 0.0))?;
+//! let thrown_up = ball(&mut world, Vec3::new(-2.5, 0.3, 2.5), Vec3::new(0.0, 6.0, 0.0))?;
 //! for _ in 0..90 {
 //!     world.step(1.0 / 60.0)?;
 //! }
@@ -107,12 +107,16 @@
 //! needs no binding of its own and a renderer can keep drawing its own copy of the triangles.
 //! The broad phase pairs each moving shape with each level collider whose box it overlaps; the
 //! narrow phase then walks the mesh's hierarchy or the heightfield's cells under the shape. On
-//! the GPU these pairs run in a kernel of their own, `narrow_mesh`, which only worlds holding
-//! level geometry compile. Two limits bound the work a pair may do on any adapter: a leaf of
-//! the hierarchy holds at most four triangles, and a shape meets at most 256 heightfield cells
-//! (those nearest its low corner when it spans more: keep cells no smaller than a tenth of
-//! your largest body). Split a very large level into several meshes so that each body's box
-//! overlaps few of them.
+//! the GPU these pairs run in a kernel of their own, `narrow_mesh`, which only the steps of
+//! worlds holding level geometry run (and so compile; `precompile` compiles every kernel).
+//! Two limits bound the work a pair may do on any adapter: a leaf of the hierarchy holds at
+//! most four triangles, and a walk of a heightfield meets at most 256 of the cells under its
+//! box, the first 256 row by row from the box's low-z row, each row from its low-x end. The
+//! same limit holds for a fast body's sweep (the box around its path) and a shape cast (the
+//! box around the whole cast), so keep cells large enough that a body's box, and the box a
+//! fast body sweeps in one step, spans fewer than 16 × 16 of them, and cast over terrain in
+//! short hops. Split a very large level into several meshes so that each body's box overlaps
+//! few of them.
 //!
 //! The `terrain` example tumbles rocks, crates and balls down a heightfield into a mesh bowl,
 //! and `BENCHMARKS.md` has the `convex vs mesh` (Jolt's scene: 1,764 bodies on 20,000

@@ -219,7 +219,7 @@ fn mesh_next_leaf(m: MeshRef, query: MeshAabb, w: ptr<function, MeshWalk>) -> bo
 /// How many of the cells under a query a walk meets: at most MESH_MAX_CELLS, the first in
 /// row-major order (layout.rs `visit_triangles`).
 fn heightfield_cell_count(hc: HeightfieldCells) -> u32 {
-    if (!hc.hit) {
+    if (!hc.hit || hc.r1 < hc.r0 || hc.c1 < hc.c0) {
         return 0u;
     }
     return min((hc.r1 - hc.r0 + 1u) * (hc.c1 - hc.c0 + 1u), MESH_MAX_CELLS);

@@ -2,13 +2,14 @@
 // heightfield stored in `hulls`. CPU twin: src/rigid/narrow/mesh.rs (the method, the manifold,
 // the feature ids), same functions in the same operation order, over the stored words
 // (shaders/rigid/mesh/layout.wgsl) and a ball's and a capsule's triangle contacts
-// (shaders/rigid/mesh/contact.wgsl). Run by `narrow_mesh` (below), a kernel of its own so worlds
-// without level geometry never compile this code.
+// (shaders/rigid/mesh/contact.wgsl). Run by `narrow_mesh` (below), a kernel of its own so the
+// steps of worlds without level geometry never run or compile this code (`precompile` compiles
+// every kernel).
 //
 // Loops are bounded for software adapters: the BVH walk makes at most one trip per node, a
 // leaf holds at most MESH_LEAF_SIZE triangles, the heightfield walk at most MESH_MAX_CELLS
-// cells (both from the prelude; a shape spanning more cells is met by those nearest the
-// query's low corner). Mesa's lavapipe also breaks a group's loops after 65,535 trips in all,
+// cells (both from the prelude; of more, the first row by row from the query's low-z row, each
+// row from its low-x end). Mesa's lavapipe also breaks a group's loops after 65,535 trips in all,
 // so the polytope–triangle SAT makes one trip per polytope vertex, face and edge (see
 // narrow/mesh.rs, "Software adapters").
 

@@ -154,9 +154,9 @@ impl Variant {
     /// The ccd stage's conservative advancement (WGSL `CCD_CONVEX`).
     pub(crate) const CCD_CONVEX: u8 = 2;
     /// The ccd stage's sweeps against level geometry (WGSL `CCD_LEVEL`): only worlds holding
-    /// triangle meshes or heightfields compile it, and it is not part of [`Self::ALL`] (the
-    /// passes recorded one by one and `precompile`), so a world with level geometry compiles
-    /// its variant at its first step.
+    /// triangle meshes or heightfields step with it. It is not part of [`Self::ALL`] (the
+    /// passes recorded one by one, and one of the variants `precompile` compiles for every
+    /// world); `precompile` compiles it through the world's own variant.
     pub(crate) const CCD_LEVEL: u8 = 4;
     /// Every optional part but [`Self::CCD_LEVEL`].
     pub(crate) const ALL: u8 = Self::JOINTS | Self::CCD_CONVEX;

@@ -82,7 +82,8 @@ pub fn ray_triangle(origin: Vec3, dir: Vec3, max_t: f32, a: Vec3, b: Vec3, c: Ve
 }
 
 /// A static triangle mesh: vertices, triangles, the BVH over them and each triangle's
-/// active-edge bits ([`classify_edges`]), for its front and its back.
+/// active-edge bits ([`classify_edges`]), one-sided ([`active_bits`]) and two-sided
+/// ([`fold_bits`]).
 ///
 /// A mesh is one-sided unless made two-sided ([`TriMesh::with_two_sided`]): a shape whose
 /// centre lies behind a triangle's plane then meets the triangle's back, as a shape in front
@@ -171,7 +172,7 @@ impl TriMesh {
         let active = active_bits(&kinds)
             .iter()
             .zip(fold_bits(&kinds))
-            .map(|(front, back)| front | back << 3)
+            .map(|(one, two)| one | two << 3)
             .collect();
         Ok(TriMesh {
             vertices: vertices.to_vec(),

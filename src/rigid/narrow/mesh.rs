@@ -11,7 +11,8 @@
 //!    phase bounds it) grown by the contact margin is the query.
 //! 2. The triangles that may touch it: for a mesh, the stackless BVH walk over the stored
 //!    words ([`layout::mesh_walk`], at most one trip per node); for a heightfield, the cells
-//!    under the query's footprint ([`layout::heightfield_cells`]). Each triangle whose own box
+//!    under the query's footprint ([`layout::heightfield_cells`]; at most [`MESH_MAX_CELLS`],
+//!    the first row by row from the low-z row, each row from its low-x end). Each triangle whose own box
 //!    meets the query is tested.
 //! 3. Contacts with one triangle (its normal from the triangle to the shape; one-sided: a
 //!    shape whose centre is behind the triangle's plane makes none; a two-sided mesh's
@@ -77,9 +78,9 @@ pub const MESH_AXIS_REL: f32 = 0.05;
 /// ... plus this (metres): a rounding-sized margin, so a box flat on a triangle keeps the
 /// triangle's normal.
 pub const MESH_AXIS_ABS: f32 = 1e-4;
-/// Heightfield cells one pair walks at most (a bound for software adapters' loop limits): a
-/// shape spanning more cells is met by those nearest the query's low corner (16 × 16 cells;
-/// size heightfield cells to the bodies on them).
+/// Heightfield cells one pair, sweep or cast walks at most (a bound for software adapters' loop
+/// limits): of more cells under its box, the first row by row from the box's low-z row, each
+/// row from its low-x end (size heightfield cells so a body's box spans fewer than 16 × 16).
 pub const MESH_MAX_CELLS: u32 = 256;
 /// Polygon points a clip may hold: a hull face (32 vertices) clipped by three sides, or a
 /// triangle clipped by a face's 32 sides.

@@ -102,8 +102,8 @@ pub struct StepShape {
     /// Whether the world holds triangle meshes or heightfields: the narrow stage then adds the
     /// `narrow_mesh` dispatch, which gives pairs with level geometry their contacts
     /// (`shaders/rigid/narrow/mesh.wgsl`), and the ccd stage sweeps against them (else its
-    /// kernel is compiled without that code). A world without level geometry never compiles
-    /// either.
+    /// kernel is compiled without that code). The steps of a world without level geometry
+    /// compile neither (`RigidWorld::precompile` compiles every kernel).
     pub level: bool,
     /// Whether contact events are on (the `contact_events` stage runs).
     pub events: bool,

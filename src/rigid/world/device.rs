@@ -43,6 +43,9 @@ impl RigidWorld {
     /// # Errors
     /// [`Error::Gpu`] naming the failure when the device refuses a kernel.
     pub fn precompile(&mut self) -> Result<()> {
+        // Plan the step as it stands first: a new grid rebuilds the backend (its grid and sort
+        // kernels with it), which the first step would otherwise do.
+        self.replan()?;
         let shape = self.step_shape();
         if let Engine::Gpu(g) = &mut self.engine {
             let ctx = g.rigid.ctx.clone();
