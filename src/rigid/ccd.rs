@@ -325,6 +325,30 @@ struct Sweep3 {
     arm: f32,
 }
 
+impl Sweep3 {
+    /// [`sweep_toi`] of `a` along this sweep against `t`.
+    fn toi(
+        &self,
+        hulls: &[UVec4],
+        a: &ConvexShape,
+        t: &SweepTarget,
+        gap: f32,
+        tol: f32,
+    ) -> Option<f32> {
+        sweep_toi(
+            hulls,
+            a,
+            self.centre,
+            self.disp,
+            self.theta,
+            self.arm,
+            t,
+            gap,
+            tol,
+        )
+    }
+}
+
 /// Conservative advancement of the convex shape `a` (of shape `own`, at its end pose) swept
 /// back along `sweep` against `target` at pose `tp`: the fraction at which the gap first falls
 /// to `½·position_slop` (within `max(½·position_slop, CA_MIN_TOLERANCE)`), or `None` (see
@@ -368,17 +392,7 @@ fn convex_toi(
         }
         SweepTarget::Convex(convex_of(hulls, target, tp))
     };
-    sweep_toi(
-        hulls,
-        a,
-        sweep.centre,
-        sweep.disp,
-        sweep.theta,
-        sweep.arm,
-        &t,
-        gap,
-        tol,
-    )
+    sweep.toi(hulls, a, &t, gap, tol)
 }
 
 /// Conservative advancement of `a` (swept back along `sweep`) against the level geometry
@@ -416,18 +430,7 @@ fn level_toi(
             return;
         }
         let t = SweepTarget::Convex(ConvexShape::triangle_at(tp.pos, tp.rot, tri));
-        let toi = sweep_toi(
-            hulls,
-            a,
-            sweep.centre,
-            sweep.disp,
-            sweep.theta,
-            sweep.arm,
-            &t,
-            gap,
-            tol,
-        );
-        if let Some(f) = toi {
+        if let Some(f) = sweep.toi(hulls, a, &t, gap, tol) {
             if f < best {
                 best = f;
             }

@@ -180,6 +180,24 @@ fn turn(seed: u32, i: u32) -> Quat {
 }
 
 /// A world for `bodies` bodies and a few static ones, with room for their pairs.
+/// Body `i` of a scene (its shape from `kinds`, its turn, both from `seed`), dynamic at `at`.
+fn drop_body(
+    world: &mut RigidWorld,
+    seed: u32,
+    i: u32,
+    kinds: &[Kind],
+    at: Vec3,
+) -> Result<BodyHandle> {
+    let (c, m) = body_shape(seed, i, kinds)?;
+    world.add_body(
+        RigidBody::dynamic()
+            .position(at)
+            .rotation(turn(seed, i))
+            .mass(m),
+        &[c],
+    )
+}
+
 fn level_world(backend: Backend, bodies: u32) -> Result<RigidWorld> {
     let mut cfg = config(bodies + 4);
     cfg.pair_capacity = 16 * (bodies + 4);
@@ -251,17 +269,13 @@ pub fn terrain(backend: Backend, bodies: u32, seed: u32) -> Result<LevelScene> {
         let x = -SLOPE_HALF + 1.5 + spacing * ix as f32;
         let z = spacing * (iz as f32 - 0.5 * (cols_z - 1) as f32);
         let top = terrain_height(x, z).max(terrain_height(-SLOPE_HALF + 1.5, z));
-        let p = Vec3::new(x, top + 2.0 + spacing * layer as f32, z);
-        let (c, m) = body_shape(seed, i, &kinds)?;
-        handles.push(
-            world.add_body(
-                RigidBody::dynamic()
-                    .position(p)
-                    .rotation(turn(seed, i))
-                    .mass(m),
-                &[c],
-            )?,
-        );
+        handles.push(drop_body(
+            &mut world,
+            seed,
+            i,
+            &kinds,
+            Vec3::new(x, top + 2.0 + spacing * layer as f32, z),
+        )?);
     }
     Ok(LevelScene {
         world,
@@ -317,17 +331,13 @@ pub fn convex_vs_mesh(backend: Backend, bodies: u32, seed: u32) -> Result<LevelS
         let (ix, iz) = (i % side, i / side);
         let x = spacing * (ix as f32 - 0.5 * (side - 1) as f32);
         let z = spacing * (iz as f32 - 0.5 * (side - 1) as f32);
-        let p = Vec3::new(x, 2.5, z);
-        let (c, m) = body_shape(seed, i, &kinds)?;
-        handles.push(
-            world.add_body(
-                RigidBody::dynamic()
-                    .position(p)
-                    .rotation(turn(seed, i))
-                    .mass(m),
-                &[c],
-            )?,
-        );
+        handles.push(drop_body(
+            &mut world,
+            seed,
+            i,
+            &kinds,
+            Vec3::new(x, 2.5, z),
+        )?);
     }
     Ok(LevelScene {
         world,
